@@ -27,6 +27,7 @@ class EntityMapping:
     """Class-level mapping from a public name to a class (or function). Compatible with 0.1."""
 
     _registry: Dict[str, Any] = {}
+    _library_loaded: bool = False
 
     @classmethod
     def register(cls, name: str, entity_cls: Any) -> None:
@@ -37,7 +38,13 @@ class EntityMapping:
 
     @classmethod
     def get(cls, name: str) -> Optional[Any]:
-        return cls._registry.get(name)
+        """The entity registered as ``name``; library classes are imported on first miss."""
+        found = cls._registry.get(name)
+        if found is None and not cls._library_loaded:
+            cls._library_loaded = True
+            _import_library()
+            found = cls._registry.get(name)
+        return found
 
     @classmethod
     def get_all(cls) -> Dict[str, Any]:
@@ -58,6 +65,33 @@ def register(obj: Any = None, *, name: Optional[str] = None) -> Any:
         return target
 
     return _do(obj) if obj is not None else _do
+
+
+#: Packages whose public classes configs may name. Importing them never imports an optional SDK.
+LIBRARY_PACKAGES = (
+    "lightrag.core",
+    "lightrag.components.model_client",
+    "lightrag.components.output_parsers",
+    "lightrag.components.data_process",
+    "lightrag.components.retriever",
+    "lightrag.components.storage",
+    "lightrag.components.graph_rag",
+    "lightrag.components.agent",
+    "lightrag.components.memory",
+    "lightrag.optim",
+    "lightrag.eval",
+)
+
+
+def _import_library() -> None:
+    import importlib
+
+    for package in LIBRARY_PACKAGES:
+        try:
+            importlib.import_module(package)
+        except ModuleNotFoundError as e:
+            if e.name != package:
+                raise
 
 
 def register_all(namespace: Dict[str, Any], names: list[str]) -> None:

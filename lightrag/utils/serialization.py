@@ -1,0 +1,114 @@
+"""Turn components and data objects into JSON-ready dicts and back (0.1's ``to_dict`` format).
+
+A serialised object is ``{"type": ClassName, "data": {...}}``; classes are found again through
+:class:`~lightrag.utils.registry.EntityMapping`. Values JSON cannot hold are pickled into a hex
+string (``{"_pickle_data": ...}``), as in lightrag 0.1: only load dicts you produced yourself.
+Configs (:mod:`lightrag.utils.config`) never use pickling.
+
+Example:
+    >>> serialize({"a": 1})
+    '{\\n    "a": 1\\n}'
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from collections import OrderedDict
+from enum import Enum
+from typing import Any, Dict, List, Optional
+
+from lightrag.utils.registry import EntityMapping
+
+_PRIMITIVES = (str, int, float, bool, type(None))
+_SKIP_ATTRS = {"_components", "_parameters", "_init_args"}
+
+
+def _to_jsonable(value: Any) -> Any:
+    if isinstance(value, _PRIMITIVES):
+        return value
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, OrderedDict):
+        return {"_ordered_dict": True, "data": [[k, _to_jsonable(v)] for k, v in value.items()]}
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_jsonable(v) for v in value]
+    if hasattr(value, "to_dict") and not isinstance(value, type):
+        try:
+            as_dict = value.to_dict()
+        except TypeError:
+            as_dict = None
+        if isinstance(as_dict, dict) and set(as_dict) == {"type", "data"}:
+            return as_dict
+        if as_dict is not None:
+            return {"type": type(value).__name__, "data": _to_jsonable(as_dict)}
+    return {"_pickle_data": pickle.dumps(value).hex()}
+
+
+def _restore(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_restore(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "_pickle_data" in value and len(value) == 1:
+        return pickle.loads(bytes.fromhex(value["_pickle_data"]))
+    if value.get("_ordered_dict") is True:
+        return OrderedDict((k, _restore(v)) for k, v in value["data"])
+    if set(value) == {"type", "data"} and isinstance(value["type"], str):
+        cls = EntityMapping.get(value["type"])
+        if cls is not None and hasattr(cls, "from_dict"):
+            return cls.from_dict(value["data"])
+    return {k: _restore(v) for k, v in value.items()}
+
+
+def component_to_dict(component: Any, exclude: Optional[List[str]] = None) -> Dict[str, Any]:
+    """Serialise a Component's attributes (children included) into a JSON-ready dict."""
+    exclude_set = set(exclude or ()) | set(getattr(component, "_to_dict_exclude", ()))
+    data = {
+        name: _to_jsonable(value)
+        for name, value in component.__dict__.items()
+        if name not in _SKIP_ATTRS and name not in exclude_set
+    }
+    data["_component_names"] = list(component._components)
+    data["_parameter_names"] = list(component._parameters)
+    return {"type": type(component).__name__, "data": data}
+
+
+def component_from_dict(cls: type, payload: Dict[str, Any]) -> Any:
+    """Rebuild a Component from :func:`component_to_dict` output without calling ``__init__``."""
+    data = dict(payload.get("data", payload))
+    component_names = data.pop("_component_names", [])
+    parameter_names = data.pop("_parameter_names", [])
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "_components", OrderedDict())
+    object.__setattr__(obj, "_parameters", OrderedDict())
+    for name, value in data.items():
+        restored = _restore(value)
+        object.__setattr__(obj, name, restored)
+        if name in component_names:
+            obj._components[name] = restored
+        elif name in parameter_names:
+            obj._parameters[name] = restored
+    restore_hook = getattr(obj, "_after_from_dict", None)
+    if restore_hook is not None:
+        restore_hook()
+    return obj
+
+
+def default(o: Any) -> Any:
+    """``json.dumps`` hook: classes give their schema, objects their ``to_dict``."""
+    if isinstance(o, type) and hasattr(o, "to_dict_class"):
+        return o.to_dict_class()
+    if hasattr(o, "to_dict"):
+        return {"type": type(o).__name__, "data": o.to_dict()}
+    return {"type": type(o).__name__, "data": str(o)}
+
+
+def serialize(obj: Any) -> str:
+    return json.dumps(obj, indent=4, default=default)
+
+
+def deserialize(text: str) -> Any:
+    return _restore(json.loads(text))
