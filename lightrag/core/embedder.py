@@ -1,0 +1,142 @@
+"""``Embedder`` and ``BatchEmbedder``: text in, vectors out, through any ModelClient.
+
+Like the Generator, an Embedder turns a failed request into ``EmbedderOutput(error=...)`` rather
+than raising; wrong input types raise ``TypeError`` at once.
+
+Example:
+    >>> from lightrag.components.model_client import OpenAIClient
+    >>> embedder = Embedder(model_client=OpenAIClient(),
+    ...                     model_kwargs={"model": "text-embedding-3-small"})
+    >>> embedder("hello").embedding_dim  # doctest: +SKIP
+    1536
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+from lightrag.core.component import Component
+from lightrag.core.model_client import ModelClient
+from lightrag.core.types import EmbedderOutput, ModelType
+
+log = logging.getLogger(__name__)
+
+EmbedderInputType = Union[str, Sequence[str]]
+
+
+def _check_input(input: Any) -> List[str]:
+    if isinstance(input, str):
+        return [input]
+    if isinstance(input, Sequence) and all(isinstance(t, str) for t in input):
+        return list(input)
+    raise TypeError(f"Embedder input must be a str or a sequence of str, got {type(input).__name__}")
+
+
+class Embedder(Component):
+    """Embed a string or a list of strings with ``model_client``.
+
+    Args:
+        model_client: a ModelClient that supports ``ModelType.EMBEDDER``.
+        model_kwargs: request arguments, e.g. ``{"model": "text-embedding-3-small"}``.
+        output_processors: a Component applied to the :class:`EmbedderOutput`.
+    """
+
+    def __init__(
+        self,
+        *,
+        model_client: ModelClient,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+        output_processors: Optional[Component] = None,
+    ) -> None:
+        super().__init__()
+        if not isinstance(model_client, ModelClient):
+            raise TypeError(
+                f"Embedder: model_client must be a ModelClient, got {type(model_client).__name__}"
+            )
+        self.model_kwargs: Dict[str, Any] = dict(model_kwargs or {})
+        self.model_client = model_client
+        self.output_processors = output_processors
+
+    def _api_kwargs(self, texts: List[str], model_kwargs: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+        merged = {**self.model_kwargs, **(model_kwargs or {})}
+        return self.model_client.convert_inputs_to_api_kwargs(
+            input=texts, model_kwargs=merged, model_type=ModelType.EMBEDDER
+        )
+
+    def _finish(self, response: Any, texts: List[str]) -> EmbedderOutput:
+        try:
+            output = self.model_client.parse_embedding_response(response)
+        except Exception as e:
+            log.warning("parse_embedding_response failed: %s", e)
+            return EmbedderOutput(error=f"parse error: {e}", raw_response=str(response), input=texts)
+        output.input = texts
+        if output.error is None and self.output_processors is not None:
+            try:
+                output = self.output_processors(output)
+            except Exception as e:
+                output.error = f"{type(e).__name__}: {e}"
+        return output
+
+    def call(
+        self, input: EmbedderInputType, model_kwargs: Optional[Dict[str, Any]] = None
+    ) -> EmbedderOutput:
+        texts = _check_input(input)
+        api_kwargs = self._api_kwargs(texts, model_kwargs)
+        try:
+            response = self.model_client.call(api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER)
+        except Exception as e:
+            log.warning("embedding call failed: %s", e)
+            return EmbedderOutput(error=f"{type(e).__name__}: {e}", input=texts)
+        return self._finish(response, texts)
+
+    async def acall(
+        self, input: EmbedderInputType, model_kwargs: Optional[Dict[str, Any]] = None
+    ) -> EmbedderOutput:
+        texts = _check_input(input)
+        api_kwargs = self._api_kwargs(texts, model_kwargs)
+        try:
+            response = await self.model_client.acall(
+                api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER
+            )
+        except Exception as e:
+            log.warning("embedding call failed: %s", e)
+            return EmbedderOutput(error=f"{type(e).__name__}: {e}", input=texts)
+        return self._finish(response, texts)
+
+    def _extra_repr(self) -> str:
+        return f"model_kwargs={self.model_kwargs}, "
+
+
+class BatchEmbedder(Component):
+    """Embed a long list of texts in batches of ``batch_size``; returns one output per batch."""
+
+    def __init__(self, embedder: Embedder, batch_size: int = 100) -> None:
+        super().__init__()
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        self.embedder = embedder
+        self.batch_size = batch_size
+
+    def call(
+        self, input: EmbedderInputType, model_kwargs: Optional[Dict[str, Any]] = None
+    ) -> List[EmbedderOutput]:
+        texts = _check_input(input)
+        outputs = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = texts[start : start + self.batch_size]
+            log.debug("embedding batch %d-%d of %d", start, start + len(batch), len(texts))
+            outputs.append(self.embedder(batch, model_kwargs=model_kwargs))
+        return outputs
+
+    async def acall(
+        self, input: EmbedderInputType, model_kwargs: Optional[Dict[str, Any]] = None
+    ) -> List[EmbedderOutput]:
+        texts = _check_input(input)
+        return [
+            await self.embedder.acall(texts[s : s + self.batch_size], model_kwargs=model_kwargs)
+            for s in range(0, len(texts), self.batch_size)
+        ]
+
+    def _extra_repr(self) -> str:
+        return f"batch_size={self.batch_size}"

@@ -1,0 +1,456 @@
+"""Schema and conversion helpers behind :class:`~lightrag.core.base_data_class.DataClass`.
+
+Three jobs, all driven by a dataclass's resolved type hints:
+
+* describe a class for a prompt: :func:`get_type_schema` and :func:`get_dataclass_schema`
+  (type strings such as ``Optional[int]``, ``List[str]``,
+  ``Enum[Label(SPAM=spam, NOT_SPAM=not_spam)]``);
+* turn an instance into containers: :func:`custom_asdict` (like ``dataclasses.asdict`` with
+  per-class ``exclude``/``include``) and :func:`to_jsonable` (plain JSON/YAML values);
+* build an instance back from a dict: :func:`dataclass_obj_from_dict`.
+
+Example:
+    >>> from dataclasses import dataclass
+    >>> from typing import List, Optional
+    >>> @dataclass
+    ... class Item:
+    ...     name: str
+    ...     tags: List[str]
+    ...     price: Optional[float] = None
+    >>> get_dataclass_schema(Item)["properties"]["price"]
+    {'type': 'Optional[float]'}
+    >>> dataclass_obj_from_dict(Item, {"name": "pen", "tags": ["office"]})
+    Item(name='pen', tags=['office'], price=None)
+"""
+
+from __future__ import annotations
+
+import collections
+import collections.abc as cabc
+import copy
+import functools
+import types
+import typing
+from dataclasses import MISSING, Field, fields, is_dataclass
+from datetime import date, datetime, time
+from enum import Enum
+from typing import Any, Dict, List, Mapping, Optional, TypeVar, Union
+from uuid import UUID
+
+__all__ = [
+    "FilterType",
+    "custom_asdict",
+    "dataclass_obj_from_dict",
+    "field_types",
+    "get_dataclass_schema",
+    "get_enum_schema",
+    "get_type_schema",
+    "is_field_kept",
+    "is_required_field",
+    "normalize_filter",
+    "schema_to_signature",
+    "to_jsonable",
+]
+
+FilterType = Optional[Dict[str, List[str]]]
+"""Per-class field names, ``{ClassName: [field, ...]}``, as used by exclude and include."""
+
+_GENERIC_NAMES: Dict[Any, str] = {
+    list: "List",
+    set: "Set",
+    frozenset: "FrozenSet",
+    dict: "Dict",
+    tuple: "Tuple",
+    type: "Type",
+    collections.OrderedDict: "OrderedDict",
+    collections.defaultdict: "DefaultDict",
+    cabc.Sequence: "Sequence",
+    cabc.MutableSequence: "MutableSequence",
+    cabc.Set: "AbstractSet",
+    cabc.Mapping: "Mapping",
+    cabc.MutableMapping: "MutableMapping",
+    cabc.Iterable: "Iterable",
+}
+_LIST_ORIGINS = (list, cabc.Sequence, cabc.MutableSequence, cabc.Iterable)
+_SET_ORIGINS = (set, frozenset, cabc.Set)
+_DICT_ORIGINS = (dict, collections.OrderedDict, cabc.Mapping, cabc.MutableMapping)
+_UNION_ORIGINS = (Union, types.UnionType)
+_NONE_TYPE = type(None)
+
+
+def _is_dataclass_type(tp: Any) -> bool:
+    return isinstance(tp, type) and is_dataclass(tp)
+
+
+def _is_enum_type(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, Enum)
+
+
+def is_required_field(f: Field) -> bool:
+    """True when ``f`` has no default, or its default factory is ``required_field()``."""
+    if f.default is not MISSING:
+        return False
+    if f.default_factory is MISSING:
+        return True
+    return getattr(f.default_factory, "__name__", "") == "required_field"
+
+
+@functools.lru_cache(maxsize=1024)
+def field_types(cls: type) -> Dict[str, Any]:
+    """``{field name: resolved type}`` of a dataclass (string annotations resolved when possible)."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # unresolvable forward references: fall back to the raw annotations
+        hints = {}
+    return {f.name: hints.get(f.name, f.type) for f in fields(cls)}
+
+
+def normalize_filter(class_name: str, spec: Any) -> FilterType:
+    """Turn an exclude/include argument into ``{ClassName: [fields]}``.
+
+    A list (or tuple/set) names fields of ``class_name``; a dict is used as it is.
+    """
+    if not spec:
+        return None
+    if isinstance(spec, Mapping):
+        return {str(k): list(v) for k, v in spec.items()}
+    if isinstance(spec, (list, tuple, set, frozenset)):
+        return {class_name: list(spec)}
+    raise TypeError(f"exclude/include must be a list of field names or a dict, got {spec!r}")
+
+
+def is_field_kept(class_name: str, name: str, exclude: FilterType, include: FilterType) -> bool:
+    """Whether field ``name`` of ``class_name`` survives the (normalised) exclude and include."""
+    if exclude and name in exclude.get(class_name, ()):
+        return False
+    if include and class_name in include and name not in include[class_name]:
+        return False
+    return True
+
+
+def get_enum_schema(enum_cls: type) -> str:
+    """``Enum[Label(SPAM=spam, NOT_SPAM=not_spam)]`` for an Enum class."""
+    members = ", ".join(f"{m.name}={m.value}" for m in enum_cls)
+    return f"Enum[{enum_cls.__name__}({members})]"
+
+
+def get_type_schema(
+    type_obj: Any,
+    exclude: FilterType = None,
+    type_var_map: Optional[Dict[Any, Any]] = None,
+    include: FilterType = None,
+) -> str:
+    """The type string used in schemas and signatures.
+
+    Example:
+        >>> get_type_schema(Optional[Dict[str, int]])
+        'Optional[Dict[str, int]]'
+    """
+    tvm = type_var_map or {}
+
+    def sub(t: Any) -> str:
+        return get_type_schema(t, exclude, tvm, include)
+
+    if isinstance(type_obj, TypeVar):
+        resolved = tvm.get(type_obj)
+        return type_obj.__name__ if resolved is None else sub(resolved)
+    if isinstance(type_obj, str):
+        return type_obj
+    if type_obj is None or type_obj is _NONE_TYPE:
+        return "None"
+    if type_obj is Any:
+        return "Any"
+    origin, args = typing.get_origin(type_obj), typing.get_args(type_obj)
+    if origin in _UNION_ORIGINS:
+        rest = [a for a in args if a is not _NONE_TYPE]
+        if len(rest) < len(args):
+            inner = sub(rest[0]) if len(rest) == 1 else f"Union[{', '.join(map(sub, rest))}]"
+            return f"Optional[{inner}]"
+        return f"Union[{', '.join(map(sub, args))}]"
+    if origin is typing.Literal:
+        return f"Literal[{', '.join(repr(a) for a in args)}]"
+    if origin is tuple and args:
+        return f"Tuple[{', '.join('...' if a is Ellipsis else sub(a) for a in args)}]"
+    if _is_dataclass_type(origin):
+        params = getattr(origin, "__parameters__", ())
+        return str(get_dataclass_schema(origin, exclude, {**tvm, **dict(zip(params, args))}, include))
+    if origin in _GENERIC_NAMES:
+        name = _GENERIC_NAMES[origin]
+        return f"{name}[{', '.join(map(sub, args))}]" if args else name
+    if _is_enum_type(type_obj):
+        return get_enum_schema(type_obj)
+    if _is_dataclass_type(type_obj):
+        return str(get_dataclass_schema(type_obj, exclude, tvm, include))
+    return getattr(type_obj, "__name__", None) or str(type_obj)
+
+
+def get_dataclass_schema(
+    cls: type,
+    exclude: FilterType = None,
+    type_var_map: Optional[Dict[Any, Any]] = None,
+    include: FilterType = None,
+) -> Dict[str, Any]:
+    """``{"type": name, "properties": {field: {"type": ..., **metadata}}, "required": [...]}``."""
+    if not _is_dataclass_type(cls):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    schema: Dict[str, Any] = {"type": cls.__name__, "properties": {}, "required": []}
+    if issubclass(cls, Enum):
+        schema["type"] = get_enum_schema(cls)
+        return schema
+    tvm = {**(type_var_map or {}), **getattr(cls, "__type_var_map__", {})}
+    hints = field_types(cls)
+    for f in fields(cls):
+        if not is_field_kept(cls.__name__, f.name, exclude, include):
+            continue
+        prop = {"type": get_type_schema(hints[f.name], exclude, tvm, include)}
+        prop.update(f.metadata)
+        schema["properties"][f.name] = prop
+        if is_required_field(f):
+            schema["required"].append(f.name)
+    return schema
+
+
+def schema_to_signature(schema: Dict[str, Any]) -> Dict[str, str]:
+    """``{field: "<desc> (<type>) (required|optional)"}`` from :func:`get_dataclass_schema`."""
+    required = set(schema.get("required", []))
+    signature = {}
+    for name, prop in schema.get("properties", {}).items():
+        desc = prop.get("desc", prop.get("description", ""))
+        status = "required" if name in required else "optional"
+        signature[name] = f"{desc} ({prop.get('type', '')}) ({status})"
+    return signature
+
+
+def _copy_leaf(obj: Any) -> Any:
+    if isinstance(obj, Enum):
+        return obj
+    try:
+        return copy.deepcopy(obj)
+    except Exception:  # un-copyable objects (locks, streams, SDK clients) are shared
+        return obj
+
+
+def _asdict_inner(obj: Any, exclude: FilterType, include: FilterType) -> Any:
+    def rec(o: Any) -> Any:
+        return _asdict_inner(o, exclude, include)
+
+    if is_dataclass(obj) and not isinstance(obj, type):
+        name = type(obj).__name__
+        return {
+            f.name: rec(getattr(obj, f.name))
+            for f in fields(obj)
+            if is_field_kept(name, f.name, exclude, include)
+        }
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*[rec(v) for v in obj])
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        items = [rec(v) for v in obj]
+        try:
+            return type(obj)(items)
+        except TypeError:
+            return items if isinstance(obj, list) else type(obj).__mro__[1](items)
+    if isinstance(obj, dict):
+        pairs = [(rec(k), rec(v)) for k, v in obj.items()]
+        if isinstance(obj, collections.defaultdict):
+            out = collections.defaultdict(obj.default_factory)
+            out.update(pairs)
+            return out
+        try:
+            return type(obj)(pairs)
+        except TypeError:
+            return dict(pairs)
+    return _copy_leaf(obj)
+
+
+def custom_asdict(obj: Any, exclude: FilterType = None, include: FilterType = None) -> Dict:
+    """``dataclasses.asdict`` with per-class ``exclude``/``include``, keeping container types.
+
+    Nested dataclasses become dicts; tuples, lists, sets, dicts and OrderedDicts keep their type;
+    Enum members stay Enum members; other leaves are deep-copied.
+    """
+    if not is_dataclass(obj) or isinstance(obj, type):
+        raise ValueError(f"custom_asdict() needs a dataclass instance, got {obj!r}")
+    return _asdict_inner(obj, exclude, include)
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Plain JSON/YAML values: Enum -> value, set/tuple -> list, datetime -> ISO string, UUID -> str.
+
+    Sets are sorted when their items allow it, so the output is stable across runs.
+    """
+    if isinstance(obj, Enum):
+        return to_jsonable(obj.value)
+    if isinstance(obj, (datetime, date, time)):
+        return obj.isoformat()
+    if isinstance(obj, UUID):
+        return str(obj)
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return to_jsonable(custom_asdict(obj))
+    if isinstance(obj, Mapping):
+        return {to_jsonable(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (set, frozenset)):
+        items = [to_jsonable(v) for v in obj]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if type(obj).__module__ == "numpy" and hasattr(obj, "tolist"):
+        return obj.tolist()
+    return obj
+
+
+def _fail(msg: str) -> ValueError:
+    return ValueError(f"Failed to load data: {msg}")
+
+
+def _is_leaf(tp: Any) -> bool:
+    return (
+        isinstance(tp, type)
+        and typing.get_origin(tp) is None
+        and not _is_dataclass_type(tp)
+        and not _is_enum_type(tp)
+        and tp not in (datetime, date, time, UUID)
+    )
+
+
+def _convert_union(args: tuple, value: Any, tvm: Dict[Any, Any], where: str) -> Any:
+    """Try the members in declaration order; a plain type matches by ``isinstance``."""
+    errors = []
+    for a in args:
+        if _is_leaf(a):
+            if isinstance(value, a):
+                return value
+            continue
+        try:
+            return _convert(a, value, tvm, where)
+        except ValueError as e:
+            errors.append(str(e))
+    if not errors:  # only plain types: like other leaves, not checked
+        return value
+    raise _fail(f"{where}: {value!r} matches none of the types; " + "; ".join(errors))
+
+
+def _convert_key(tp: Any, key: Any, tvm: Dict[Any, Any], where: str) -> Any:
+    if tp in (int, float) and isinstance(key, str):
+        try:
+            return tp(key)
+        except ValueError as e:
+            raise _fail(f"{where}: key {key!r} is not a {tp.__name__}") from e
+    return _convert(tp, key, tvm, where)
+
+
+def _convert(tp: Any, value: Any, tvm: Dict[Any, Any], where: str) -> Any:
+    """Convert a JSON-like ``value`` to the annotated type ``tp`` (leaves pass through as given)."""
+    if isinstance(tp, TypeVar):
+        tp = tvm.get(tp, Any)
+    if value is None or tp is Any or isinstance(tp, str):
+        return value
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in _UNION_ORIGINS:
+        rest = tuple(a for a in args if a is not _NONE_TYPE)
+        return _convert(rest[0], value, tvm, where) if len(rest) == 1 else _convert_union(
+            rest, value, tvm, where
+        )
+    if _is_dataclass_type(origin):
+        params = getattr(origin, "__parameters__", ())
+        return dataclass_obj_from_dict(origin, value, {**tvm, **dict(zip(params, args))})
+    if origin is not None:
+        return _convert_generic(origin, args, value, tvm, where)
+    if _is_dataclass_type(tp):
+        if isinstance(value, tp):
+            return value
+        if not tvm and isinstance(getattr(tp, "from_dict", None), types.MethodType):
+            return tp.from_dict(value)  # honours overrides such as Document.from_dict
+        return dataclass_obj_from_dict(tp, value, tvm)
+    if _is_enum_type(tp):
+        if isinstance(value, tp):
+            return value
+        try:
+            return tp(value)
+        except ValueError:
+            if isinstance(value, str) and value in tp.__members__:
+                return tp[value]
+        allowed = ", ".join(f"{m.name}={m.value!r}" for m in tp)
+        raise _fail(f"{where}: {value!r} is not a valid {tp.__name__} ({allowed})")
+    if tp in _GENERIC_NAMES:
+        return _convert_generic(tp, (), value, tvm, where)
+    if tp in (datetime, date, time) and isinstance(value, str):
+        try:
+            return tp.fromisoformat(value)
+        except ValueError as e:
+            raise _fail(f"{where}: {value!r} is not an ISO {tp.__name__}") from e
+    if tp is UUID and isinstance(value, str):
+        try:
+            return UUID(value)
+        except ValueError as e:
+            raise _fail(f"{where}: {value!r} is not a UUID") from e
+    return value
+
+
+def _convert_generic(origin: Any, args: tuple, value: Any, tvm: Dict, where: str) -> Any:
+    if origin is typing.Literal or origin is type:
+        return value
+    if origin in _DICT_ORIGINS or origin is collections.defaultdict:
+        if not isinstance(value, Mapping):
+            raise _fail(f"{where}: expected a dict, got {type(value).__name__}")
+        kt, vt = args if len(args) == 2 else (Any, Any)
+        pairs = [
+            (_convert_key(kt, k, tvm, where), _convert(vt, v, tvm, f"{where}[{k!r}]"))
+            for k, v in value.items()
+        ]
+        return collections.OrderedDict(pairs) if origin is collections.OrderedDict else dict(pairs)
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, cabc.Iterable):
+        raise _fail(f"{where}: expected a list, got {type(value).__name__}")
+    items = list(value)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            args = (args[0],) * len(items)
+        elif not args:
+            args = (Any,) * len(items)
+        if len(args) != len(items):
+            raise _fail(f"{where}: expected {len(args)} items, got {len(items)}")
+        return tuple(_convert(a, v, tvm, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, items)))
+    et = args[0] if args else Any
+    converted = [_convert(et, v, tvm, f"{where}[{i}]") for i, v in enumerate(items)]
+    if origin in _SET_ORIGINS:
+        return frozenset(converted) if origin is frozenset else set(converted)
+    return converted
+
+
+def dataclass_obj_from_dict(
+    cls: type, data: Any, type_var_map: Optional[Dict[Any, Any]] = None
+) -> Any:
+    """Build ``cls`` from ``data``, recursing through nested dataclasses and typed containers.
+
+    Unknown keys, missing required fields and values of the wrong shape raise ``ValueError``
+    (prefixed ``"Failed to load data:"``) naming the class and field.
+    """
+    name = cls.__name__
+    if not _is_dataclass_type(cls):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    if isinstance(data, cls):
+        return data
+    if not isinstance(data, Mapping):
+        raise _fail(f"{name} expects a dict, got {type(data).__name__}: {data!r}")
+    tvm = {**(type_var_map or {}), **getattr(cls, "__type_var_map__", {})}
+    by_name = {f.name: f for f in fields(cls)}
+    for key in data:
+        if key not in by_name:
+            raise _fail(f"unknown field {key!r} for {name} (fields: {', '.join(by_name)})")
+    for f in by_name.values():
+        if f.init and f.name not in data and is_required_field(f):
+            raise _fail(f"missing required field {f.name!r} for {name}")
+    hints = field_types(cls)
+    init_kwargs, late = {}, {}
+    for key, value in data.items():
+        converted = _convert(hints[key], value, tvm, f"{name}.{key}")
+        (init_kwargs if by_name[key].init else late)[key] = converted
+    try:
+        obj = cls(**init_kwargs)
+    except TypeError as e:
+        raise _fail(f"{name}: {e}") from e
+    for key, value in late.items():
+        object.__setattr__(obj, key, value)
+    return obj

@@ -1,0 +1,307 @@
+"""``Generator``: prompt -> model client -> output processors, returning a ``GeneratorOutput``.
+
+A Generator never raises because of the model: a failed request, an unparseable reply or a
+failing output processor comes back as ``GeneratorOutput(error=...)`` (with ``raw_response`` when
+there was one). It tracks token usage, can cache responses by the full request, and streams.
+
+Example:
+    >>> from lightrag.components.model_client import OpenAIClient
+    >>> gen = Generator(
+    ...     model_client=OpenAIClient(),
+    ...     model_kwargs={"model": "gpt-4o-mini"},
+    ...     template="Answer briefly: {{input_str}}",
+    ... )
+    >>> out = gen(prompt_kwargs={"input_str": "What is LightRAG?"})  # doctest: +SKIP
+    >>> out.data  # doctest: +SKIP
+    'A graph-based retrieval-augmented generation method.'
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional
+
+from lightrag.core.cache import ResponseCache
+from lightrag.core.component import Component
+from lightrag.core.model_client import ModelClient
+from lightrag.core.parameter import Parameter
+from lightrag.core.prompt_builder import Prompt
+from lightrag.core.types import CompletionUsage, GeneratorOutput, ModelType
+
+log = logging.getLogger(__name__)
+
+CALLBACK_EVENTS = ("on_success", "on_failure", "on_complete")
+
+
+@dataclass
+class GeneratorUsage:
+    """Running totals of one Generator's model calls."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    failed_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+    def add(self, usage: Optional[CompletionUsage]) -> None:
+        if usage is None:
+            return
+        self.prompt_tokens += usage.prompt_tokens or 0
+        self.completion_tokens += usage.completion_tokens or 0
+        self.total_tokens += usage.total_tokens or 0
+
+    def to_dict(self) -> Dict[str, int]:
+        return asdict(self)
+
+
+class Generator(Component):
+    """Run an LLM on a rendered prompt and post-process its reply.
+
+    Args:
+        model_client: the :class:`ModelClient` to send requests to.
+        model_kwargs: default request arguments (``model``, ``temperature``, ``stream``…).
+        template: Jinja2 prompt template; the lightrag default template when None.
+        prompt_kwargs: preset prompt variables; values may be :class:`Parameter` s.
+        output_processors: a Component (parser or ``Sequential``) applied to the reply text.
+        trainable_params: prompt variables to expose as trainable Parameters.
+        name: a name for logs and traces.
+        cache_path: an SQLite file for the response cache (implies ``use_cache``).
+        use_cache: reuse replies to identical requests.
+    """
+
+    def __init__(
+        self,
+        *,
+        model_client: ModelClient,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+        template: Optional[str] = None,
+        prompt_kwargs: Optional[Dict[str, Any]] = None,
+        output_processors: Optional[Component] = None,
+        trainable_params: Optional[List[str]] = None,
+        name: Optional[str] = None,
+        cache_path: Optional[str] = None,
+        use_cache: bool = False,
+    ) -> None:
+        super().__init__()
+        if not isinstance(model_client, ModelClient):
+            raise TypeError(
+                f"Generator: model_client must be a ModelClient, got {type(model_client).__name__}"
+            )
+        if output_processors is not None and not isinstance(output_processors, Component):
+            raise TypeError("Generator: output_processors must be a Component")
+        self.name = name or type(self).__name__
+        self.model_kwargs: Dict[str, Any] = dict(model_kwargs or {})
+        preset = copy.deepcopy(
+            {k: v for k, v in (prompt_kwargs or {}).items() if not isinstance(v, Parameter)}
+        )
+        self.prompt = Prompt(template=template, prompt_kwargs=preset)
+        self.model_client = model_client
+        self.output_processors = output_processors
+        self._prompt_parameters: Dict[str, Parameter] = {}
+        for key, value in (prompt_kwargs or {}).items():
+            if isinstance(value, Parameter):
+                self.register_parameter(key, value)
+                self._prompt_parameters[key] = value
+        for key in trainable_params or []:
+            if key not in self.prompt.prompt_variables:
+                raise ValueError(
+                    f"trainable param {key!r} is not a variable of the template "
+                    f"({self.prompt.prompt_variables})"
+                )
+            if key not in self._prompt_parameters:
+                param = Parameter(data=self.prompt.prompt_kwargs.pop(key, None), role_desc=key)
+                self.register_parameter(key, param)
+                self._prompt_parameters[key] = param
+        self.use_cache = use_cache or cache_path is not None
+        self.cache_path = cache_path
+        self._cache: Optional[ResponseCache] = (
+            ResponseCache(cache_path) if self.use_cache else None
+        )
+        self.usage = GeneratorUsage()
+        self._usage_lock = threading.Lock()
+        self._callbacks: Dict[str, List[Callable[..., None]]] = {e: [] for e in CALLBACK_EVENTS}
+
+    _to_dict_exclude = ("_cache", "_usage_lock", "_callbacks")
+
+    # ------------------------------------------------------------------ prompt
+    def _compose_prompt_kwargs(self, prompt_kwargs: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+        composed = {k: p.data for k, p in self._prompt_parameters.items()}
+        composed.update(prompt_kwargs or {})
+        return composed
+
+    def get_prompt(self, **prompt_kwargs: Any) -> str:
+        """The prompt text that would be sent for ``prompt_kwargs``."""
+        return self.prompt(**self._compose_prompt_kwargs(prompt_kwargs)).strip()
+
+    def print_prompt(self, **prompt_kwargs: Any) -> str:
+        text = self.get_prompt(**prompt_kwargs)
+        log.info("Prompt:\n%s", text)
+        return text
+
+    def _pre_call(
+        self, prompt_kwargs: Optional[Dict[str, Any]], model_kwargs: Optional[Dict[str, Any]]
+    ) -> Dict[str, Any]:
+        prompt_str = self.get_prompt(**(prompt_kwargs or {}))
+        merged = {**self.model_kwargs, **(model_kwargs or {})}
+        return self.model_client.convert_inputs_to_api_kwargs(
+            input=prompt_str, model_kwargs=merged, model_type=ModelType.LLM
+        )
+
+    # --------------------------------------------------------------- callbacks
+    def register_callback(self, event: str, callback: Callable[..., None]) -> None:
+        """Call ``callback(output=..., input=..., model_kwargs=...)`` on ``event``."""
+        if event not in self._callbacks:
+            raise ValueError(f"unknown event {event!r}; use one of {CALLBACK_EVENTS}")
+        self._callbacks[event].append(callback)
+
+    def _trigger(self, output: GeneratorOutput, prompt_kwargs: Any, model_kwargs: Any) -> None:
+        events = ["on_failure" if output.error else "on_success", "on_complete"]
+        for event in events:
+            for callback in self._callbacks[event]:
+                try:
+                    callback(output=output, input=prompt_kwargs, model_kwargs=model_kwargs)
+                except Exception:
+                    log.exception("Generator callback %s failed", event)
+
+    # ------------------------------------------------------------------ output
+    def _cache_key(self, api_kwargs: Dict[str, Any]) -> Optional[str]:
+        if self._cache is None or api_kwargs.get("stream"):
+            return None
+        return ResponseCache.key(type(self.model_client).__name__, api_kwargs)
+
+    def _from_cache(self, key: Optional[str]) -> Optional[GeneratorOutput]:
+        cached = self._cache.get(key) if (self._cache is not None and key) else None
+        if cached is None:
+            return None
+        usage = CompletionUsage(**cached["usage"]) if cached.get("usage") else None
+        with self._usage_lock:
+            self.usage.cached_calls += 1
+        return GeneratorOutput(data=cached["text"], raw_response=cached["text"], usage=usage)
+
+    def _parse_completion(self, completion: Any, key: Optional[str]) -> GeneratorOutput:
+        try:
+            parsed = self.model_client.parse_chat_completion(completion)
+        except Exception as e:
+            log.warning("parse_chat_completion failed: %s", e)
+            return GeneratorOutput(raw_response=str(completion), error=f"parse error: {e}")
+        if not isinstance(parsed, GeneratorOutput):
+            parsed = GeneratorOutput(data=parsed, raw_response=parsed)
+        with self._usage_lock:
+            self.usage.calls += 1
+            self.usage.add(parsed.usage)
+        if key is not None and parsed.error is None and isinstance(parsed.raw_response, str):
+            usage = asdict(parsed.usage) if parsed.usage is not None else None
+            self._cache.set(key, {"text": parsed.raw_response, "usage": usage})  # type: ignore[union-attr]
+        return parsed
+
+    def _post_process(self, output: GeneratorOutput, started: float, cached: bool) -> GeneratorOutput:
+        is_stream = isinstance(output.data, (Iterator, AsyncIterator))
+        if output.error is None and not is_stream and self.output_processors is not None:
+            try:
+                output.data = self.output_processors(output.data)
+            except Exception as e:
+                log.info("output processor failed: %s", e)
+                output.data = None
+                output.error = f"{type(e).__name__}: {e}"
+        if output.error is not None:
+            with self._usage_lock:
+                self.usage.failed_calls += 1
+        metadata = dict(output.metadata or {})
+        metadata.update(latency_s=round(time.perf_counter() - started, 6), cached=cached)
+        output.metadata = metadata
+        return output
+
+    # ----------------------------------------------------------------- calling
+    def call(
+        self,
+        prompt_kwargs: Optional[Dict[str, Any]] = None,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+        use_cache: Optional[bool] = None,
+        id: Optional[str] = None,
+    ) -> GeneratorOutput:
+        """Render the prompt, call the model, run the output processors."""
+        started = time.perf_counter()
+        api_kwargs = self._pre_call(prompt_kwargs, model_kwargs)
+        key = self._cache_key(api_kwargs) if use_cache is not False else None
+        output = self._from_cache(key)
+        cached = output is not None
+        if output is None:
+            try:
+                completion = self.model_client.call(api_kwargs=api_kwargs, model_type=ModelType.LLM)
+            except Exception as e:
+                log.warning("model call failed: %s", e)
+                output = GeneratorOutput(error=f"{type(e).__name__}: {e}")
+            else:
+                output = self._parse_completion(completion, key)
+        output.id = id
+        output = self._post_process(output, started, cached)
+        self._trigger(output, prompt_kwargs, model_kwargs)
+        return output
+
+    async def acall(
+        self,
+        prompt_kwargs: Optional[Dict[str, Any]] = None,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+        use_cache: Optional[bool] = None,
+        id: Optional[str] = None,
+    ) -> GeneratorOutput:
+        """Async :meth:`call`, through ``model_client.acall``."""
+        started = time.perf_counter()
+        api_kwargs = self._pre_call(prompt_kwargs, model_kwargs)
+        key = self._cache_key(api_kwargs) if use_cache is not False else None
+        output = self._from_cache(key)
+        cached = output is not None
+        if output is None:
+            try:
+                completion = await self.model_client.acall(
+                    api_kwargs=api_kwargs, model_type=ModelType.LLM
+                )
+            except Exception as e:
+                log.warning("model call failed: %s", e)
+                output = GeneratorOutput(error=f"{type(e).__name__}: {e}")
+            else:
+                output = self._parse_completion(completion, key)
+        output.id = id
+        output = self._post_process(output, started, cached)
+        self._trigger(output, prompt_kwargs, model_kwargs)
+        return output
+
+    def stream(
+        self,
+        prompt_kwargs: Optional[Dict[str, Any]] = None,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+    ) -> Iterator[str]:
+        """Yield the reply text piece by piece; raises ``RuntimeError`` if the request fails."""
+        output = self.call(prompt_kwargs, {**(model_kwargs or {}), "stream": True})
+        if output.error is not None:
+            raise RuntimeError(f"streaming failed: {output.error}")
+        if isinstance(output.data, str):
+            yield output.data
+            return
+        yield from output.data
+
+    async def astream(
+        self,
+        prompt_kwargs: Optional[Dict[str, Any]] = None,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+    ) -> AsyncIterator[str]:
+        """Async :meth:`stream`."""
+        output = await self.acall(prompt_kwargs, {**(model_kwargs or {}), "stream": True})
+        if output.error is not None:
+            raise RuntimeError(f"streaming failed: {output.error}")
+        if isinstance(output.data, str):
+            yield output.data
+        elif isinstance(output.data, AsyncIterator):
+            async for piece in output.data:
+                yield piece
+        else:
+            for piece in output.data:
+                yield piece
+
+    def _extra_repr(self) -> str:
+        return f"model_kwargs={self.model_kwargs}, "

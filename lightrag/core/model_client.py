@@ -1,0 +1,114 @@
+"""``ModelClient``: the one interface between lightrag and a model provider.
+
+A client turns lightrag's inputs into the provider's request (``convert_inputs_to_api_kwargs``),
+sends it (``call``/``acall``) and turns the reply back into lightrag types
+(``parse_chat_completion`` -> :class:`GeneratorOutput`, ``parse_embedding_response`` ->
+:class:`EmbedderOutput`). Generators and Embedders only ever talk to this interface, so swapping
+Groq for OpenAI or a local model is a one-line change.
+
+Subclasses decorate ``call``/``acall`` with :func:`lightrag.core.retry.with_retries` so transient
+provider errors are retried with exponential backoff (never client errors such as a bad request).
+
+Example (a client that echoes the prompt, handy in tests):
+    >>> from lightrag.core.types import GeneratorOutput, ModelType
+    >>> class Echo(ModelClient):
+    ...     def convert_inputs_to_api_kwargs(self, input=None, model_kwargs=None,
+    ...                                      model_type=ModelType.UNDEFINED):
+    ...         return {"prompt": input, **(model_kwargs or {})}
+    ...     def call(self, api_kwargs=None, model_type=ModelType.UNDEFINED):
+    ...         return api_kwargs["prompt"]
+    ...     def parse_chat_completion(self, completion):
+    ...         return GeneratorOutput(data=completion, raw_response=completion)
+    >>> Echo().call({"prompt": "hi"})
+    'hi'
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from lightrag.core.component import Component
+from lightrag.core.retry import RetryPolicy
+from lightrag.core.types import (
+    CompletionUsage,
+    EmbedderOutput,
+    Embedding,
+    GeneratorOutput,
+    ModelType,
+    Usage,
+)
+
+
+class ModelClient(Component):
+    """Base class of model clients (LLMs, embedders, rerankers).
+
+    Attributes:
+        sync_client: the provider's sync SDK client, created by ``init_sync_client``.
+        async_client: the provider's async SDK client, created lazily by ``init_async_client``.
+        retry_policy: how transient errors are retried.
+    """
+
+    _config_exclude = ("api_key",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+        self.sync_client: Any = None
+        self.async_client: Any = None
+        self.retry_policy = RetryPolicy()
+
+    def init_sync_client(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} has no sync client")
+
+    def init_async_client(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} has no async client")
+
+    def convert_inputs_to_api_kwargs(
+        self,
+        input: Optional[Any] = None,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+        model_type: ModelType = ModelType.UNDEFINED,
+    ) -> Dict[str, Any]:
+        """Build the provider request from lightrag's input and ``model_kwargs``."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement convert_inputs_to_api_kwargs"
+        )
+
+    def call(
+        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement call")
+
+    async def acall(
+        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        """Async call; by default the sync ``call`` in a worker thread."""
+        import asyncio
+
+        return await asyncio.to_thread(self.call, api_kwargs, model_type)
+
+    def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
+        """Turn the provider's chat reply into a :class:`GeneratorOutput` (``data`` = text)."""
+        if isinstance(completion, GeneratorOutput):
+            return completion
+        text = completion if isinstance(completion, str) else str(completion)
+        return GeneratorOutput(data=text, raw_response=text)
+
+    def parse_embedding_response(self, response: Any) -> EmbedderOutput:
+        """Turn the provider's embedding reply into an :class:`EmbedderOutput`."""
+        if isinstance(response, EmbedderOutput):
+            return response
+        vectors = list(response)
+        return EmbedderOutput(
+            data=[Embedding(embedding=list(map(float, v)), index=i) for i, v in enumerate(vectors)]
+        )
+
+    def track_completion_usage(self, completion: Any) -> CompletionUsage:
+        """Token usage of a reply; providers override this (unknown -> zeros)."""
+        return CompletionUsage(completion_tokens=0, prompt_tokens=0, total_tokens=0)
+
+    @staticmethod
+    def _process_text(text: str) -> str:
+        return text.replace("\n", " ")
+
+    def _track_usage(self, **kwargs: Any) -> Usage:
+        return Usage(**kwargs)

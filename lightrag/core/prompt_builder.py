@@ -1,0 +1,127 @@
+"""``Prompt``: a Jinja2 template rendered with preset and per-call variables.
+
+The environment uses ``StrictUndefined`` (a misspelt variable is an error, not an empty string);
+every variable the template declares defaults to ``None`` so ``{% if var %}`` sections can be left
+out. ``prompt_variables`` lists the template's variables in order of first appearance.
+A value may be a :class:`~lightrag.core.parameter.Parameter`; its ``data`` is rendered.
+
+Example:
+    >>> p = Prompt(template="Hello, {{name}}!", prompt_kwargs={"name": "world"})
+    >>> p()
+    'Hello, world!'
+    >>> p(name="you")
+    'Hello, you!'
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any, Dict, List, Optional
+
+import jinja2
+import jinja2.meta
+
+from lightrag.core.component import Component
+from lightrag.core.default_prompt_template import DEFAULT_LIGHTRAG_SYSTEM_PROMPT
+from lightrag.core.parameter import Parameter
+
+log = logging.getLogger(__name__)
+
+
+@functools.lru_cache(maxsize=1)
+def get_jinja2_environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        keep_trailing_newline=True,
+        lstrip_blocks=True,
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _compile(template: str) -> tuple[jinja2.Template, tuple[str, ...]]:
+    env = get_jinja2_environment()
+    try:
+        ast = env.parse(template)
+        compiled = env.from_string(template)
+    except jinja2.TemplateSyntaxError as e:
+        raise ValueError(f"Invalid Jinja2 template (line {e.lineno}): {e.message}") from e
+    declared = jinja2.meta.find_undeclared_variables(ast)
+    ordered = [n.name for n in ast.find_all(jinja2.nodes.Name) if n.name in declared]
+    return compiled, tuple(dict.fromkeys(ordered))
+
+
+class Prompt(Component):
+    """Render a Jinja2 ``template`` (default: the lightrag system prompt) with variables.
+
+    Args:
+        template: Jinja2 template text.
+        prompt_kwargs: preset variables, overridden by those passed at call time.
+    """
+
+    def __init__(
+        self, template: Optional[str] = None, prompt_kwargs: Optional[Dict[str, Any]] = None
+    ) -> None:
+        super().__init__()
+        self.template = template if template is not None else DEFAULT_LIGHTRAG_SYSTEM_PROMPT
+        self._template, variables = _compile(self.template)
+        self.prompt_variables: List[str] = list(variables)
+        self.prompt_kwargs: Dict[str, Any] = dict(prompt_kwargs or {})
+        for key in self.prompt_kwargs:
+            if key not in self.prompt_variables:
+                log.warning("prompt_kwargs key %r is not a variable of the template", key)
+
+    def update_prompt_kwargs(self, **kwargs: Any) -> None:
+        """Change preset variables."""
+        self.prompt_kwargs.update(kwargs)
+
+    def get_prompt_variables(self) -> List[str]:
+        return list(self.prompt_variables)
+
+    def is_key_in_template(self, key: str) -> bool:
+        return key in self.prompt_variables
+
+    def compose_prompt_kwargs(self, **kwargs: Any) -> Dict[str, Any]:
+        """All variables (None by default), then presets, then ``kwargs``; Parameters unwrapped."""
+        composed: Dict[str, Any] = dict.fromkeys(self.prompt_variables)
+        composed.update(self.prompt_kwargs)
+        for key in kwargs:
+            if key not in composed:
+                log.debug("variable %r is not used by the template", key)
+        composed.update(kwargs)
+        return {k: v.data if isinstance(v, Parameter) else v for k, v in composed.items()}
+
+    def call(self, **kwargs: Any) -> str:
+        """Render the template."""
+        try:
+            return self._template.render(**self.compose_prompt_kwargs(**kwargs))
+        except jinja2.UndefinedError as e:
+            raise ValueError(f"Prompt rendering failed: {e.message}") from e
+        except Exception as e:
+            raise ValueError(f"Prompt rendering failed: {e}") from e
+
+    async def acall(self, **kwargs: Any) -> str:
+        return self.call(**kwargs)
+
+    def print_prompt_template(self) -> str:
+        log.info("Template:\n%s", self.template)
+        return self.template
+
+    def print_prompt(self, **kwargs: Any) -> str:
+        """Render and log the prompt; returns it."""
+        text = self.call(**kwargs)
+        log.info("Prompt:\n%s", text)
+        return text
+
+    def _after_from_dict(self) -> None:
+        self._template, _ = _compile(self.template)
+
+    _to_dict_exclude = ("_template",)
+
+    def _extra_repr(self) -> str:
+        parts = [f"template: {self.template}"]
+        if self.prompt_kwargs:
+            parts.append(f"prompt_kwargs: {self.prompt_kwargs}")
+        parts.append(f"prompt_variables: {self.prompt_variables}")
+        return ", ".join(parts)

@@ -1,0 +1,122 @@
+"""Retries with exponential backoff for transient model-provider errors.
+
+Retried: rate limits (HTTP 429), timeouts, dropped connections and server errors (HTTP 5xx).
+Never retried: other client errors (HTTP 4xx such as a bad request or a wrong key), because
+sending the same request again cannot succeed. Providers' SDK exceptions are classified by their
+``status_code`` attribute, or by name for those without one (``APITimeoutError``,
+``APIConnectionError``).
+
+Example:
+    >>> class Flaky:
+    ...     def __init__(self):
+    ...         self.calls = 0
+    ...     @with_retries
+    ...     def call(self):
+    ...         self.calls += 1
+    ...         if self.calls < 2:
+    ...             raise TimeoutError("slow")
+    ...         return "ok"
+    >>> Flaky().call()
+    'ok'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, TypeVar
+
+log = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_TRANSIENT_NAMES = {
+    "APITimeoutError",
+    "APIConnectionError",
+    "RateLimitError",
+    "InternalServerError",
+    "ServiceUnavailableError",
+    "Timeout",
+    "ReadTimeout",
+    "ConnectTimeout",
+    "ConnectError",
+}
+
+
+@dataclass
+class RetryPolicy:
+    """How many times to retry and how long to wait (doubling, with jitter, capped)."""
+
+    max_retries: int = 3
+    initial_delay: float = 0.5
+    max_delay: float = 8.0
+    multiplier: float = 2.0
+    jitter: float = 0.1
+
+    def delay(self, attempt: int) -> float:
+        base = min(self.max_delay, self.initial_delay * (self.multiplier**attempt))
+        return base * (1 + random.uniform(-self.jitter, self.jitter))
+
+
+DEFAULT_RETRY_POLICY = RetryPolicy()
+
+
+def status_code_of(error: BaseException) -> Optional[int]:
+    for holder in (error, getattr(error, "response", None)):
+        code = getattr(holder, "status_code", None) if holder is not None else None
+        if isinstance(code, int):
+            return code
+    return None
+
+
+def is_transient(error: BaseException) -> bool:
+    """True for errors worth retrying: 429, 5xx, timeouts and connection failures."""
+    code = status_code_of(error)
+    if code is not None:
+        return code == 429 or code == 408 or 500 <= code < 600
+    if isinstance(error, (TimeoutError, ConnectionError, asyncio.TimeoutError)):
+        return True
+    return type(error).__name__ in _TRANSIENT_NAMES
+
+
+def _policy_of(owner: Any) -> RetryPolicy:
+    return getattr(owner, "retry_policy", None) or DEFAULT_RETRY_POLICY
+
+
+def with_retries(fn: F) -> F:
+    """Decorate a (sync or async) method so transient errors are retried per ``self.retry_policy``."""
+    if asyncio.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def async_wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            policy = _policy_of(self)
+            for attempt in range(policy.max_retries + 1):
+                try:
+                    return await fn(self, *args, **kwargs)
+                except Exception as e:
+                    if attempt >= policy.max_retries or not is_transient(e):
+                        raise
+                    wait = policy.delay(attempt)
+                    log.warning("%s failed (%s); retry %d in %.2fs", fn.__qualname__, e, attempt + 1, wait)
+                    await asyncio.sleep(wait)
+
+        return async_wrapper  # type: ignore[return-value]
+
+    @functools.wraps(fn)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        policy = _policy_of(self)
+        for attempt in range(policy.max_retries + 1):
+            try:
+                return fn(self, *args, **kwargs)
+            except Exception as e:
+                if attempt >= policy.max_retries or not is_transient(e):
+                    raise
+                wait = policy.delay(attempt)
+                log.warning("%s failed (%s); retry %d in %.2fs", fn.__qualname__, e, attempt + 1, wait)
+                time.sleep(wait)
+
+    return wrapper  # type: ignore[return-value]
