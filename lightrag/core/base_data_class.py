@@ -28,11 +28,13 @@ import copy
 import json
 import logging
 import weakref
+from collections.abc import Callable
 from dataclasses import Field, field, fields, is_dataclass, make_dataclass
 from enum import Enum
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple, Type, TypeVar, Union
+from typing import Any, ClassVar, TypeVar
 
 import yaml
+from typing_extensions import Self
 
 from lightrag.core.functional import (
     custom_asdict,
@@ -55,14 +57,14 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-ExcludeType = Optional[Union[List[str], Dict[str, List[str]]]]
+ExcludeType = list[str] | dict[str, list[str]] | None
 """Fields to leave out: a list for this class, or ``{ClassName: [fields]}`` for nested ones too."""
-IncludeType = Optional[Union[List[str], Dict[str, List[str]]]]
+IncludeType = list[str] | dict[str, list[str]] | None
 """Fields to keep: a list for this class, or ``{ClassName: [fields]}``; unnamed classes keep all."""
 
 T = TypeVar("T", bound="DataClass")
 
-_DESC_CHECKED: "weakref.WeakSet[type]" = weakref.WeakSet()
+_DESC_CHECKED: weakref.WeakSet[type] = weakref.WeakSet()
 
 
 class DataClassFormatType(Enum):
@@ -100,7 +102,7 @@ def required_field() -> Callable[[], Any]:
     return factory
 
 
-def _format_type(format_type: Union[DataClassFormatType, str]) -> DataClassFormatType:
+def _format_type(format_type: DataClassFormatType | str) -> DataClassFormatType:
     try:
         return DataClassFormatType(format_type)
     except ValueError:
@@ -134,9 +136,9 @@ class DataClass:
         }
     """
 
-    __type_var_map__: ClassVar[Dict[Any, Any]] = {}
-    __input_fields__: ClassVar[List[str]] = []
-    __output_fields__: ClassVar[List[str]] = []
+    __type_var_map__: ClassVar[dict[Any, Any]] = {}
+    __input_fields__: ClassVar[list[str]] = []
+    __output_fields__: ClassVar[list[str]] = []
 
     def __post_init__(self) -> None:
         cls = type(self)
@@ -149,14 +151,16 @@ class DataClass:
 
     # ---- instance: data out ----------------------------------------------------------------
 
-    def to_dict(self, exclude: ExcludeType = None, include: IncludeType = None) -> Dict[str, Any]:
+    def to_dict(self, exclude: ExcludeType = None, include: IncludeType = None) -> dict[str, Any]:
         """The fields as a dict, recursing into nested dataclasses and containers.
 
         Container types (list, tuple, set, dict, OrderedDict) are kept; Enum members stay Enum
         members; other values are deep copies.
         """
         if not is_dataclass(self) or isinstance(self, type):
-            raise ValueError("to_dict() needs a dataclass instance (decorate the class with @dataclass)")
+            raise ValueError(
+                "to_dict() needs a dataclass instance (decorate the class with @dataclass)"
+            )
         name = type(self).__name__
         return custom_asdict(self, normalize_filter(name, exclude), normalize_filter(name, include))
 
@@ -179,7 +183,7 @@ class DataClass:
 
     def format_example_str(
         self,
-        format_type: Union[DataClassFormatType, str],
+        format_type: DataClassFormatType | str,
         exclude: ExcludeType = None,
         include: IncludeType = None,
     ) -> str:
@@ -194,7 +198,7 @@ class DataClass:
     # ---- class: data in --------------------------------------------------------------------
 
     @classmethod
-    def from_dict(cls: Type[T], data: Dict[str, Any]) -> T:
+    def from_dict(cls, data: dict[str, Any]) -> Self:
         """Build an instance from a dict such as :meth:`to_dict` or a parsed LLM answer returns.
 
         Raises:
@@ -204,7 +208,7 @@ class DataClass:
         return dataclass_obj_from_dict(cls, data)
 
     @classmethod
-    def from_json(cls: Type[T], json_str: str) -> T:
+    def from_json(cls, json_str: str) -> Self:
         """Parse a JSON object string and :meth:`from_dict` it."""
         try:
             data = json.loads(json_str)
@@ -213,7 +217,7 @@ class DataClass:
         return cls.from_dict(data)
 
     @classmethod
-    def from_yaml(cls: Type[T], yaml_str: str) -> T:
+    def from_yaml(cls, yaml_str: str) -> Self:
         """Parse a YAML mapping string and :meth:`from_dict` it."""
         try:
             data = yaml.safe_load(yaml_str)
@@ -224,7 +228,7 @@ class DataClass:
     # ---- class: descriptions for prompts ---------------------------------------------------
 
     @classmethod
-    def to_schema(cls, exclude: ExcludeType = None, include: IncludeType = None) -> Dict[str, Any]:
+    def to_schema(cls, exclude: ExcludeType = None, include: IncludeType = None) -> dict[str, Any]:
         """``{"type": ClassName, "properties": {field: {"type": ..., **metadata}}, "required": [...]}``.
 
         Example:
@@ -247,7 +251,7 @@ class DataClass:
         return json.dumps(cls.to_schema(exclude, include), indent=4)
 
     @classmethod
-    def to_dict_class(cls, exclude: ExcludeType = None, include: IncludeType = None) -> Dict:
+    def to_dict_class(cls, exclude: ExcludeType = None, include: IncludeType = None) -> dict:
         """Alias of :meth:`to_schema`."""
         return cls.to_schema(exclude, include)
 
@@ -265,7 +269,7 @@ class DataClass:
     @classmethod
     def format_class_str(
         cls,
-        format_type: Union[DataClassFormatType, str],
+        format_type: DataClassFormatType | str,
         exclude: ExcludeType = None,
         include: IncludeType = None,
     ) -> str:
@@ -280,12 +284,12 @@ class DataClass:
         raise ValueError(f"Unsupported format type: {format_type}")
 
     @classmethod
-    def get_input_fields(cls) -> List[str]:
+    def get_input_fields(cls) -> list[str]:
         """Names listed in the class attribute ``__input_fields__`` (empty by default)."""
         return list(getattr(cls, "__input_fields__", []))
 
     @classmethod
-    def get_output_fields(cls) -> List[str]:
+    def get_output_fields(cls) -> list[str]:
         """Names listed in the class attribute ``__output_fields__`` (empty by default)."""
         return list(getattr(cls, "__output_fields__", []))
 
@@ -298,7 +302,7 @@ def check_adal_dataclass(data_class: type) -> None:
         raise TypeError(f"Provided class is not a subclass of DataClass: {data_class!r}")
 
 
-def _default_field(value: Any, metadata: Dict[str, Any]) -> Field:
+def _default_field(value: Any, metadata: dict[str, Any]) -> Field:
     if isinstance(value, (list, dict, set)) or is_dataclass(value):
         return field(default_factory=lambda: copy.deepcopy(value), metadata=metadata)
     return field(default=value, metadata=metadata)
@@ -320,12 +324,12 @@ class DynamicDataClassFactory:
 
     @staticmethod
     def create_from_dict(
-        data: Dict[str, Dict[str, Any]],
+        data: dict[str, dict[str, Any]],
         base_class: type = DataClass,
         class_name: str = "DynamicOutputs",
     ) -> type:
         """A class from ``{field: {"value": default, "desc": ..., **more metadata}}`` (0.1 API)."""
-        specs: List[Tuple[str, Any, Field]] = []
+        specs: list[tuple[str, Any, Field]] = []
         for key, spec in data.items():
             if not isinstance(spec, dict) or "value" not in spec:
                 raise ValueError(f"Field {key!r} needs a dict with a 'value' key, got {spec!r}")
@@ -337,19 +341,21 @@ class DynamicDataClassFactory:
 
     @staticmethod
     def from_dict(
-        data: Dict[str, Any],
+        data: dict[str, Any],
         base_class: type = DataClass,
         class_name: str = "DynamicDataClass",
     ) -> DataClass:
         """An instance of a class made from plain ``{field: value}``; nested dicts whose keys are
         identifiers become nested classes named ``<class_name>_<Key>``."""
-        specs: List[Tuple[str, Any, Field]] = []
-        values: Dict[str, Any] = {}
+        specs: list[tuple[str, Any, Field]] = []
+        values: dict[str, Any] = {}
         for key, value in data.items():
             if not isinstance(key, str) or not key.isidentifier():
                 raise ValueError(f"Field name {key!r} is not a valid identifier")
-            if isinstance(value, dict) and value and all(
-                isinstance(k, str) and k.isidentifier() for k in value
+            if (
+                isinstance(value, dict)
+                and value
+                and all(isinstance(k, str) and k.isidentifier() for k in value)
             ):
                 value = DynamicDataClassFactory.from_dict(
                     value, base_class, f"{class_name}_{key[0].upper()}{key[1:]}"

@@ -1,22 +1,18 @@
 """Schema and conversion helpers behind :class:`~lightrag.core.base_data_class.DataClass`.
 
-Three jobs, all driven by a dataclass's resolved type hints:
-
-* describe a class for a prompt: :func:`get_type_schema` and :func:`get_dataclass_schema`
-  (type strings such as ``Optional[int]``, ``List[str]``,
-  ``Enum[Label(SPAM=spam, NOT_SPAM=not_spam)]``);
-* turn an instance into containers: :func:`custom_asdict` (like ``dataclasses.asdict`` with
-  per-class ``exclude``/``include``) and :func:`to_jsonable` (plain JSON/YAML values);
-* build an instance back from a dict: :func:`dataclass_obj_from_dict`.
+* :func:`get_type_schema` / :func:`get_dataclass_schema` describe a class for a prompt, with type
+  strings such as ``Optional[int]``, ``List[str]`` or ``Enum[Label(SPAM=spam, NOT_SPAM=not_spam)]``;
+* :func:`custom_asdict` (``dataclasses.asdict`` with per-class exclude/include) and
+  :func:`to_jsonable` turn an instance into containers;
+* :func:`dataclass_obj_from_dict` builds an instance back from a dict, following the type hints.
 
 Example:
     >>> from dataclasses import dataclass
-    >>> from typing import List, Optional
     >>> @dataclass
     ... class Item:
     ...     name: str
-    ...     tags: List[str]
-    ...     price: Optional[float] = None
+    ...     tags: list[str]
+    ...     price: float | None = None
     >>> get_dataclass_schema(Item)["properties"]["price"]
     {'type': 'Optional[float]'}
     >>> dataclass_obj_from_dict(Item, {"name": "pen", "tags": ["office"]})
@@ -31,51 +27,35 @@ import copy
 import functools
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import MISSING, Field, fields, is_dataclass
 from datetime import date, datetime, time
 from enum import Enum
-from typing import Any, Dict, List, Mapping, Optional, TypeVar, Union
+from typing import Any, TypeVar, Union
 from uuid import UUID
 
 __all__ = [
-    "FilterType",
-    "custom_asdict",
-    "dataclass_obj_from_dict",
-    "field_types",
-    "get_dataclass_schema",
-    "get_enum_schema",
-    "get_type_schema",
-    "is_field_kept",
-    "is_required_field",
-    "normalize_filter",
-    "schema_to_signature",
-    "to_jsonable",
-]
+    "FilterType", "custom_asdict", "dataclass_obj_from_dict", "field_types",
+    "get_dataclass_schema", "get_enum_schema", "get_type_schema", "is_field_kept",
+    "is_required_field", "normalize_filter", "schema_to_signature", "to_jsonable"
+]  # fmt: skip
 
-FilterType = Optional[Dict[str, List[str]]]
+FilterType = dict[str, list[str]] | None
 """Per-class field names, ``{ClassName: [field, ...]}``, as used by exclude and include."""
 
-_GENERIC_NAMES: Dict[Any, str] = {
-    list: "List",
-    set: "Set",
-    frozenset: "FrozenSet",
-    dict: "Dict",
-    tuple: "Tuple",
-    type: "Type",
-    collections.OrderedDict: "OrderedDict",
-    collections.defaultdict: "DefaultDict",
-    cabc.Sequence: "Sequence",
-    cabc.MutableSequence: "MutableSequence",
-    cabc.Set: "AbstractSet",
-    cabc.Mapping: "Mapping",
-    cabc.MutableMapping: "MutableMapping",
-    cabc.Iterable: "Iterable",
-}
-_LIST_ORIGINS = (list, cabc.Sequence, cabc.MutableSequence, cabc.Iterable)
+_GENERIC_NAMES: dict[Any, str] = {
+    list: "List", set: "Set", frozenset: "FrozenSet", dict: "Dict", tuple: "Tuple", type: "Type",
+    collections.OrderedDict: "OrderedDict", collections.defaultdict: "DefaultDict",
+    cabc.Sequence: "Sequence", cabc.MutableSequence: "MutableSequence", cabc.Set: "AbstractSet",
+    cabc.Mapping: "Mapping", cabc.MutableMapping: "MutableMapping", cabc.Iterable: "Iterable"
+}  # fmt: skip
 _SET_ORIGINS = (set, frozenset, cabc.Set)
 _DICT_ORIGINS = (dict, collections.OrderedDict, cabc.Mapping, cabc.MutableMapping)
 _UNION_ORIGINS = (Union, types.UnionType)
 _NONE_TYPE = type(None)
+_PARSERS: dict[Any, Any] = {
+    datetime: datetime.fromisoformat, date: date.fromisoformat, time: time.fromisoformat, UUID: UUID
+}  # fmt: skip
 
 
 def _is_dataclass_type(tp: Any) -> bool:
@@ -96,11 +76,11 @@ def is_required_field(f: Field) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
-def field_types(cls: type) -> Dict[str, Any]:
+def field_types(cls: type) -> dict[str, Any]:
     """``{field name: resolved type}`` of a dataclass (string annotations resolved when possible)."""
     try:
         hints = typing.get_type_hints(cls)
-    except Exception:  # unresolvable forward references: fall back to the raw annotations
+    except (NameError, TypeError, AttributeError):  # unresolvable: keep the raw annotations
         hints = {}
     return {f.name: hints.get(f.name, f.type) for f in fields(cls)}
 
@@ -123,9 +103,7 @@ def is_field_kept(class_name: str, name: str, exclude: FilterType, include: Filt
     """Whether field ``name`` of ``class_name`` survives the (normalised) exclude and include."""
     if exclude and name in exclude.get(class_name, ()):
         return False
-    if include and class_name in include and name not in include[class_name]:
-        return False
-    return True
+    return not (include and class_name in include and name not in include[class_name])
 
 
 def get_enum_schema(enum_cls: type) -> str:
@@ -137,13 +115,13 @@ def get_enum_schema(enum_cls: type) -> str:
 def get_type_schema(
     type_obj: Any,
     exclude: FilterType = None,
-    type_var_map: Optional[Dict[Any, Any]] = None,
+    type_var_map: dict[Any, Any] | None = None,
     include: FilterType = None,
 ) -> str:
     """The type string used in schemas and signatures.
 
     Example:
-        >>> get_type_schema(Optional[Dict[str, int]])
+        >>> get_type_schema(dict[str, int] | None)
         'Optional[Dict[str, int]]'
     """
     tvm = type_var_map or {}
@@ -173,7 +151,9 @@ def get_type_schema(
         return f"Tuple[{', '.join('...' if a is Ellipsis else sub(a) for a in args)}]"
     if _is_dataclass_type(origin):
         params = getattr(origin, "__parameters__", ())
-        return str(get_dataclass_schema(origin, exclude, {**tvm, **dict(zip(params, args))}, include))
+        return str(
+            get_dataclass_schema(origin, exclude, {**tvm, **dict(zip(params, args))}, include)
+        )
     if origin in _GENERIC_NAMES:
         name = _GENERIC_NAMES[origin]
         return f"{name}[{', '.join(map(sub, args))}]" if args else name
@@ -187,13 +167,13 @@ def get_type_schema(
 def get_dataclass_schema(
     cls: type,
     exclude: FilterType = None,
-    type_var_map: Optional[Dict[Any, Any]] = None,
+    type_var_map: dict[Any, Any] | None = None,
     include: FilterType = None,
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """``{"type": name, "properties": {field: {"type": ..., **metadata}}, "required": [...]}``."""
     if not _is_dataclass_type(cls):
         raise TypeError(f"{cls!r} is not a dataclass")
-    schema: Dict[str, Any] = {"type": cls.__name__, "properties": {}, "required": []}
+    schema: dict[str, Any] = {"type": cls.__name__, "properties": {}, "required": []}
     if issubclass(cls, Enum):
         schema["type"] = get_enum_schema(cls)
         return schema
@@ -210,7 +190,7 @@ def get_dataclass_schema(
     return schema
 
 
-def schema_to_signature(schema: Dict[str, Any]) -> Dict[str, str]:
+def schema_to_signature(schema: dict[str, Any]) -> dict[str, str]:
     """``{field: "<desc> (<type>) (required|optional)"}`` from :func:`get_dataclass_schema`."""
     required = set(schema.get("required", []))
     signature = {}
@@ -226,7 +206,7 @@ def _copy_leaf(obj: Any) -> Any:
         return obj
     try:
         return copy.deepcopy(obj)
-    except Exception:  # un-copyable objects (locks, streams, SDK clients) are shared
+    except (TypeError, AttributeError, RecursionError, copy.Error):  # locks, streams: shared
         return obj
 
 
@@ -247,8 +227,8 @@ def _asdict_inner(obj: Any, exclude: FilterType, include: FilterType) -> Any:
         items = [rec(v) for v in obj]
         try:
             return type(obj)(items)
-        except TypeError:
-            return items if isinstance(obj, list) else type(obj).__mro__[1](items)
+        except TypeError:  # a subclass with another constructor
+            return items
     if isinstance(obj, dict):
         pairs = [(rec(k), rec(v)) for k, v in obj.items()]
         if isinstance(obj, collections.defaultdict):
@@ -262,7 +242,7 @@ def _asdict_inner(obj: Any, exclude: FilterType, include: FilterType) -> Any:
     return _copy_leaf(obj)
 
 
-def custom_asdict(obj: Any, exclude: FilterType = None, include: FilterType = None) -> Dict:
+def custom_asdict(obj: Any, exclude: FilterType = None, include: FilterType = None) -> dict:
     """``dataclasses.asdict`` with per-class ``exclude``/``include``, keeping container types.
 
     Nested dataclasses become dicts; tuples, lists, sets, dicts and OrderedDicts keep their type;
@@ -311,11 +291,11 @@ def _is_leaf(tp: Any) -> bool:
         and typing.get_origin(tp) is None
         and not _is_dataclass_type(tp)
         and not _is_enum_type(tp)
-        and tp not in (datetime, date, time, UUID)
+        and tp not in _PARSERS
     )
 
 
-def _convert_union(args: tuple, value: Any, tvm: Dict[Any, Any], where: str) -> Any:
+def _convert_union(args: tuple, value: Any, tvm: dict[Any, Any], where: str) -> Any:
     """Try the members in declaration order; a plain type matches by ``isinstance``."""
     errors = []
     for a in args:
@@ -332,7 +312,7 @@ def _convert_union(args: tuple, value: Any, tvm: Dict[Any, Any], where: str) -> 
     raise _fail(f"{where}: {value!r} matches none of the types; " + "; ".join(errors))
 
 
-def _convert_key(tp: Any, key: Any, tvm: Dict[Any, Any], where: str) -> Any:
+def _convert_key(tp: Any, key: Any, tvm: dict[Any, Any], where: str) -> Any:
     if tp in (int, float) and isinstance(key, str):
         try:
             return tp(key)
@@ -341,7 +321,7 @@ def _convert_key(tp: Any, key: Any, tvm: Dict[Any, Any], where: str) -> Any:
     return _convert(tp, key, tvm, where)
 
 
-def _convert(tp: Any, value: Any, tvm: Dict[Any, Any], where: str) -> Any:
+def _convert(tp: Any, value: Any, tvm: dict[Any, Any], where: str) -> Any:
     """Convert a JSON-like ``value`` to the annotated type ``tp`` (leaves pass through as given)."""
     if isinstance(tp, TypeVar):
         tp = tvm.get(tp, Any)
@@ -350,8 +330,10 @@ def _convert(tp: Any, value: Any, tvm: Dict[Any, Any], where: str) -> Any:
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in _UNION_ORIGINS:
         rest = tuple(a for a in args if a is not _NONE_TYPE)
-        return _convert(rest[0], value, tvm, where) if len(rest) == 1 else _convert_union(
-            rest, value, tvm, where
+        return (
+            _convert(rest[0], value, tvm, where)
+            if len(rest) == 1
+            else _convert_union(rest, value, tvm, where)
         )
     if _is_dataclass_type(origin):
         params = getattr(origin, "__parameters__", ())
@@ -376,20 +358,16 @@ def _convert(tp: Any, value: Any, tvm: Dict[Any, Any], where: str) -> Any:
         raise _fail(f"{where}: {value!r} is not a valid {tp.__name__} ({allowed})")
     if tp in _GENERIC_NAMES:
         return _convert_generic(tp, (), value, tvm, where)
-    if tp in (datetime, date, time) and isinstance(value, str):
+    parse = _PARSERS.get(tp)
+    if parse is not None and isinstance(value, str):
         try:
-            return tp.fromisoformat(value)
+            return parse(value)
         except ValueError as e:
-            raise _fail(f"{where}: {value!r} is not an ISO {tp.__name__}") from e
-    if tp is UUID and isinstance(value, str):
-        try:
-            return UUID(value)
-        except ValueError as e:
-            raise _fail(f"{where}: {value!r} is not a UUID") from e
+            raise _fail(f"{where}: {value!r} is not a valid {tp.__name__}") from e
     return value
 
 
-def _convert_generic(origin: Any, args: tuple, value: Any, tvm: Dict, where: str) -> Any:
+def _convert_generic(origin: Any, args: tuple, value: Any, tvm: dict, where: str) -> Any:
     if origin is typing.Literal or origin is type:
         return value
     if origin in _DICT_ORIGINS or origin is collections.defaultdict:
@@ -411,7 +389,9 @@ def _convert_generic(origin: Any, args: tuple, value: Any, tvm: Dict, where: str
             args = (Any,) * len(items)
         if len(args) != len(items):
             raise _fail(f"{where}: expected {len(args)} items, got {len(items)}")
-        return tuple(_convert(a, v, tvm, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, items)))
+        return tuple(
+            _convert(a, v, tvm, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, items))
+        )
     et = args[0] if args else Any
     converted = [_convert(et, v, tvm, f"{where}[{i}]") for i, v in enumerate(items)]
     if origin in _SET_ORIGINS:
@@ -420,7 +400,7 @@ def _convert_generic(origin: Any, args: tuple, value: Any, tvm: Dict, where: str
 
 
 def dataclass_obj_from_dict(
-    cls: type, data: Any, type_var_map: Optional[Dict[Any, Any]] = None
+    cls: type, data: Any, type_var_map: dict[Any, Any] | None = None
 ) -> Any:
     """Build ``cls`` from ``data``, recursing through nested dataclasses and typed containers.
 

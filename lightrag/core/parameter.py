@@ -19,6 +19,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Dict, Generic, Optional, TypeVar
 
+from lightrag.utils.registry import EntityMapping
+
 T = TypeVar("T")
 
 
@@ -113,3 +115,6 @@ class Parameter(Generic[T]):
 
     def __repr__(self) -> str:
         return f"Parameter: {self.data}"
+
+
+EntityMapping.register("Parameter", Parameter)

@@ -1,0 +1,40 @@
+"""Utilities: registry, config, serialization, file I/O, logging, lazy imports, .env loading."""
+
+from lightrag.utils.config import build, load_config, new_component, new_components_from_config
+from lightrag.utils.file_io import (
+    load_json,
+    load_jsonl,
+    load_pickle,
+    save_json,
+    save_jsonl,
+    save_pickle,
+)
+from lightrag.utils.lazy_import import LazyImport, OptionalPackages, safe_import
+from lightrag.utils.logger import get_logger, printc
+from lightrag.utils.registry import EntityMapping, register
+from lightrag.utils.serialization import default, deserialize, serialize
+from lightrag.utils.setup_env import setup_env
+
+__all__ = [
+    "EntityMapping",
+    "LazyImport",
+    "OptionalPackages",
+    "build",
+    "default",
+    "deserialize",
+    "get_logger",
+    "load_config",
+    "load_json",
+    "load_jsonl",
+    "load_pickle",
+    "new_component",
+    "new_components_from_config",
+    "printc",
+    "register",
+    "safe_import",
+    "save_json",
+    "save_jsonl",
+    "save_pickle",
+    "serialize",
+    "setup_env",
+]

@@ -60,6 +60,11 @@ def _restore(value: Any) -> Any:
         cls = EntityMapping.get(value["type"])
         if cls is not None and hasattr(cls, "from_dict"):
             return cls.from_dict(value["data"])
+        if isinstance(value["data"], dict) and "_component_names" in value["data"]:
+            raise ValueError(
+                f"cannot rebuild component {value['type']!r}: it is not registered "
+                "(decorate the class with lightrag.utils.registry.register)"
+            )
     return {k: _restore(v) for k, v in value.items()}
 
 

@@ -1,0 +1,295 @@
+"""String parsers: turn a model's text into a Python value.
+
+Each parser is a small :class:`~lightrag.core.component.Component`, so it can be a Generator's
+``output_processors`` or a step of a :class:`~lightrag.core.container.Sequential`. They tolerate
+the ways models wrap their answers (code fences, prose, ``<think>`` blocks, trailing commas,
+Python literals, truncation; see :mod:`lightrag.core.text_extract`) and raise ``ValueError`` with
+the reason and an excerpt of the text when there is nothing to recover.
+
+Example:
+    >>> JsonParser()('Here you go:\\n```json\\n{"city": "Paris", "rank": 1,}\\n```')
+    {'city': 'Paris', 'rank': 1}
+    >>> IntParser()("I count 42 apples.")
+    42
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Union
+
+from lightrag.core import text_extract as tx
+from lightrag.core.component import Component
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "BooleanParser",
+    "FloatParser",
+    "IntParser",
+    "JsonParser",
+    "ListParser",
+    "Parser",
+    "YamlParser",
+]
+
+BOOLEAN_PARSER_OUTPUT_TYPE = bool
+INT_PARSER_OUTPUT_TYPE = int
+FLOAT_PARSER_OUTPUT_TYPE = float
+LIST_PARSER_OUTPUT_TYPE = list[object]
+JSON_PARSER_OUTPUT_TYPE = Union[dict[str, object], list[object]]
+YAML_PARSER_OUTPUT_TYPE = JSON_PARSER_OUTPUT_TYPE
+
+_MAX_CANDIDATES = 5
+_YAML_KEY_LINE = re.compile(r"^\s*(?:-\s+\S|[\"']?[\w][\w .-]*[\"']?\s*:(?:\s|$))")
+
+
+class Parser(Component):
+    """Base class of the string parsers: ``call(input: str)`` returns the parsed value.
+
+    Subclasses implement :meth:`call`; they raise ``ValueError`` when the text holds nothing
+    they can parse.
+
+    Example:
+        >>> class Upper(Parser):
+        ...     def call(self, input: str) -> str:
+        ...         return self._check_str(input).upper()
+        >>> Upper()("abc")
+        'ABC'
+    """
+
+    def call(self, input: str) -> Any:
+        """Parse ``input``; subclasses implement this."""
+        raise NotImplementedError(f"{type(self).__name__} must implement call(input: str)")
+
+    def _check_str(self, input: Any) -> str:
+        if not isinstance(input, str):
+            raise TypeError(f"{type(self).__name__} expects a str, got {type(input).__name__}")
+        return input
+
+
+class BooleanParser(Parser):
+    """The first ``true``/``false`` word (any case) in the text.
+
+    Raises:
+        ValueError: the text has neither word.
+
+    Example:
+        >>> BooleanParser()("The statement is TRUE.")
+        True
+    """
+
+    def call(self, input: str) -> bool:
+        try:
+            return tx.extract_first_boolean(self._check_str(input))
+        except ValueError as e:
+            raise ValueError(f"BooleanParser: {e}") from None
+
+
+class IntParser(Parser):
+    """The first integer in the text (a minus sign is kept).
+
+    Raises:
+        ValueError: the text has no integer.
+
+    Example:
+        >>> IntParser()("Answer: -7 degrees")
+        -7
+    """
+
+    def call(self, input: str) -> int:
+        try:
+            return tx.extract_first_int(self._check_str(input))
+        except ValueError as e:
+            raise ValueError(f"IntParser: {e}") from None
+
+
+class FloatParser(Parser):
+    """The first number in the text, as a float.
+
+    Raises:
+        ValueError: the text has no number.
+
+    Example:
+        >>> FloatParser()("confidence: 0.85")
+        0.85
+    """
+
+    def call(self, input: str) -> float:
+        try:
+            return tx.extract_first_float(self._check_str(input))
+        except ValueError as e:
+            raise ValueError(f"FloatParser: {e}") from None
+
+
+def _parse_candidates(name: str, candidates: list[str]) -> Any:
+    """Parse the first candidate that parses; the error names the best candidate's problem."""
+    first_error: ValueError | None = None
+    for candidate in candidates[:_MAX_CANDIDATES]:
+        try:
+            return tx.parse_json_str_to_obj(candidate)
+        except ValueError as e:
+            first_error = first_error or e
+    raise ValueError(f"{name}: {first_error}")
+
+
+class ListParser(Parser):
+    """Extract the first list ``[...]`` from the text and parse it (JSON or Python literal).
+
+    Args:
+        add_missing_right_bracket: close a list left open by a truncated output.
+
+    Raises:
+        ValueError: no list in the text, or it cannot be parsed.
+
+    Example:
+        >>> ListParser()("Top picks: ['apple', 'pear', 'fig',] - enjoy")
+        ['apple', 'pear', 'fig']
+    """
+
+    def __init__(self, add_missing_right_bracket: bool = True) -> None:
+        super().__init__()
+        self.add_missing_right_bracket = add_missing_right_bracket
+
+    def call(self, input: str) -> list[object]:
+        if isinstance(input, list):
+            return input
+        text = self._check_str(input)
+        try:
+            candidates = tx.find_json_candidates(text, self.add_missing_right_bracket, "[")
+        except ValueError as e:
+            raise ValueError(f"ListParser: {e}") from None
+        result = _parse_candidates("ListParser", candidates)
+        if not isinstance(result, list):
+            raise ValueError(f"ListParser: expected a list, got {type(result).__name__}")
+        return result
+
+    def _extra_repr(self) -> str:
+        return f"add_missing_right_bracket={self.add_missing_right_bracket}"
+
+
+class JsonParser(Parser):
+    """Extract the first JSON object or array from the text and parse it.
+
+    Finds the payload inside code fences or prose, skips ``<think>`` blocks, closes a truncated
+    payload when ``add_missing_right_brace`` is set, and repairs near-JSON (single quotes,
+    trailing commas, ``True``/``None``, comments, missing commas) before giving up.
+
+    Args:
+        add_missing_right_brace: close brackets left open by a truncated output.
+
+    Raises:
+        ValueError: no ``{``/``[`` payload, or one that cannot be parsed ("Got invalid JSON
+            object ..." with an excerpt).
+
+    Example:
+        >>> JsonParser()("<think>easy</think> {'answer': 'yes', 'confident': True}")
+        {'answer': 'yes', 'confident': True}
+    """
+
+    def __init__(self, add_missing_right_brace: bool = True) -> None:
+        super().__init__()
+        self.add_missing_right_brace = add_missing_right_brace
+
+    def call(self, input: str) -> JSON_PARSER_OUTPUT_TYPE:
+        if isinstance(input, (dict, list)):
+            return input
+        text = self._check_str(input)
+        try:
+            candidates = tx.find_json_candidates(text, self.add_missing_right_brace)
+        except ValueError as e:
+            raise ValueError(f"JsonParser: {e}") from None
+        result = _parse_candidates("JsonParser", candidates)
+        log.debug("JsonParser parsed %s", type(result).__name__)
+        return result
+
+    def _extra_repr(self) -> str:
+        return f"add_missing_right_brace={self.add_missing_right_brace}"
+
+
+def _is_prose_line(lines: list[str], k: int) -> bool:
+    """A leading line like "Sure, here it is:" that YAML would misread as a key."""
+    line = lines[k].rstrip()
+    if not _YAML_KEY_LINE.match(line):
+        return True
+    if not line.endswith(":") or " " not in line.strip():
+        return False
+    indent = len(line) - len(line.lstrip())
+    for nxt in lines[k + 1 :]:
+        if nxt.strip():
+            nxt_indent = len(nxt) - len(nxt.lstrip())
+            return nxt_indent <= indent and not nxt.lstrip().startswith("- ")
+    return True
+
+
+def _strip_prose_lines(text: str) -> str:
+    """Drop leading lines that are prose rather than YAML."""
+    lines = text.splitlines()
+    for k in range(len(lines)):
+        if lines[k].strip() and not _is_prose_line(lines, k):
+            return "\n".join(lines[k:])
+    return text
+
+
+class YamlParser(Parser):
+    """Extract YAML from the text (```yaml / ```yml / ``` fences, else the whole text) and parse
+    it with ``yaml.safe_load``.
+
+    Recovers from a prose line before unfenced YAML, tabs used for indentation, and a model that
+    answered with JSON instead.
+
+    Raises:
+        ValueError: the text cannot be parsed ("Got invalid YAML object ..." with an excerpt).
+
+    Example:
+        >>> YamlParser()("```yaml\\nname: Ada\\nskills:\\n  - math\\n```")
+        {'name': 'Ada', 'skills': ['math']}
+    """
+
+    def call(self, input: str) -> YAML_PARSER_OUTPUT_TYPE:
+        if isinstance(input, (dict, list)):
+            return input
+        text = self._check_str(input)
+        yaml_str = tx.extract_yaml_str(text)
+        try:
+            result = tx.parse_yaml_str_to_obj(yaml_str)
+        except ValueError as e:
+            error: ValueError | None = e
+            result = None
+        else:
+            error = None
+            if isinstance(result, (dict, list)) and not self._has_prose_key(result, yaml_str):
+                return result
+        for recover in (self._from_yaml_body, self._from_json):
+            recovered = recover(text, yaml_str)
+            if recovered is not None:
+                return recovered
+        if error is not None:
+            raise ValueError(f"YamlParser: {error}")
+        return result
+
+    @staticmethod
+    def _has_prose_key(result: Any, yaml_str: str) -> bool:
+        if not isinstance(result, dict) or not result:
+            return False
+        first_key, first_value = next(iter(result.items()))
+        return first_value is None and isinstance(first_key, str) and " " in first_key.strip()
+
+    @staticmethod
+    def _from_yaml_body(text: str, yaml_str: str) -> Any:
+        body = _strip_prose_lines(yaml_str)
+        if body == yaml_str:
+            return None
+        try:
+            result = tx.parse_yaml_str_to_obj(body)
+        except ValueError:
+            return None
+        return result if isinstance(result, (dict, list)) else None
+
+    @staticmethod
+    def _from_json(text: str, yaml_str: str) -> Any:
+        try:
+            return _parse_candidates("YamlParser", tx.find_json_candidates(text))
+        except ValueError:
+            return None

@@ -1,0 +1,567 @@
+"""Pull JSON, list and YAML payloads out of free-form model output, and repair them.
+
+Small models rarely return a bare JSON document. They wrap it in code fences, put prose before
+and after it, open with a ``<think>...</think>`` block, leave trailing commas, write Python
+literals (``True``, ``None``, single quotes) or stop mid-object when they hit the token limit.
+The helpers here undo those habits:
+
+* :func:`strip_think_blocks` drops reasoning blocks.
+* :func:`extract_json_str` / :func:`extract_list_str` find the payload (fenced block first, then
+  the first plausible ``{`` or ``[``), match brackets while respecting strings and escapes, and
+  close whatever a truncated output left open.
+* :func:`fix_json_formatting` rewrites near-JSON into strict JSON.
+* :func:`parse_json_str_to_obj` tries ``json.loads``, then the repaired text, then
+  ``yaml.safe_load``.
+* :func:`extract_yaml_str` / :func:`parse_yaml_str_to_obj` do the same for YAML.
+
+Example:
+    >>> text = 'Sure! ```json\\n{"name": \\'Ada\\', "tags": ["x", "y",],}\\n``` Hope it helps.'
+    >>> parse_json_str_to_obj(extract_json_str(text))
+    {'name': 'Ada', 'tags': ['x', 'y']}
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+import yaml
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "extract_code_blocks",
+    "extract_first_boolean",
+    "extract_first_float",
+    "extract_first_int",
+    "extract_json_str",
+    "extract_list_str",
+    "extract_yaml_str",
+    "find_json_candidates",
+    "fix_json_escaped_single_quotes",
+    "fix_json_formatting",
+    "fix_json_missing_commas",
+    "parse_json_str_to_obj",
+    "parse_yaml_str_to_obj",
+    "strip_think_blocks",
+]
+
+_EXCERPT_CHARS = 200
+_THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.IGNORECASE)
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.-]*)[^\n`]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+_JSON_LANGS = {"json", "jsonc", "json5", "javascript", "js"}
+_YAML_LANGS = {"yaml", "yml"}
+_CLOSER = {"{": "}", "[": "]"}
+_VALUE_START = re.compile(r"""\s*(?:["'{\[\]\-\d]|true|false|null|True|False|None)""")
+_KEY_START = re.compile(r"""\s*(?:["'}]|[A-Za-z_][\w-]*\s*:)""")
+_CITATION = re.compile(r"\[\s*\d{1,3}\s*\]")
+_BARE_TOKEN = re.compile(r"[A-Za-z0-9_.+\-]+")
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_JSON_ESCAPES = set('"\\/bfnrt')
+_NEXT_KEY = re.compile(r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')\s*:""")
+_JSON_LITERALS = {"true", "false", "null", "NaN", "Infinity", "-Infinity"}
+
+
+def _excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
+
+
+def strip_think_blocks(text: str) -> str:
+    """Remove ``<think>...</think>`` (also ``thinking``/``reasoning``) blocks from model output.
+
+    A closing tag without an opening one (the chat template opened it) drops everything before
+    it; a lone opening tag (output cut off while thinking) is removed and its text kept.
+
+    Example:
+        >>> strip_think_blocks("<think>maybe 3?</think>\\nThe answer is 4")
+        'The answer is 4'
+    """
+    text = _THINK_BLOCK.sub("", text)
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end() :]
+    return _THINK_OPEN.sub("", text).strip()
+
+
+def extract_code_blocks(text: str) -> list[tuple[str, str]]:
+    """All fenced code blocks as ``(language, body)``; an unclosed last fence runs to the end.
+
+    Example:
+        >>> extract_code_blocks("Here:\\n```json\\n{}\\n```")
+        [('json', '{}\\n')]
+    """
+    return [(m.group(1).lower(), m.group(2)) for m in _FENCE.finditer(text)]
+
+
+def _match_brackets(text: str, start: int) -> tuple[int, list[str], str]:
+    """Scan from the bracket at ``start``; return (end index or -1, open stack, open quote)."""
+    stack: list[str] = []
+    quote = ""
+    prev = "{"
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch == '"' or (ch == "'" and prev in "{[,:"):
+            quote = ch
+        elif ch in _CLOSER:
+            stack.append(ch)
+        elif ch in "}]":
+            opener = "{" if ch == "}" else "["
+            if opener in stack:
+                while stack and stack.pop() != opener:
+                    pass
+            if not stack:
+                return i, stack, ""
+        if not ch.isspace():
+            prev = ch
+        i += 1
+    return -1, stack, quote
+
+
+def _close_truncated(body: str, stack: list[str], quote: str) -> str:
+    """Close an output that stopped early: the open string, a dangling comma or key, brackets."""
+    if quote:
+        body = (body.removesuffix("\\")) + quote
+    body = body.rstrip()
+    while body.endswith(","):
+        body = body[:-1].rstrip()
+    if body.endswith(":"):
+        body += " null"
+    return body + "".join(_CLOSER[opener] for opener in reversed(stack))
+
+
+def _balanced_from(text: str, start: int, add_missing: bool) -> tuple[str, int]:
+    """The bracketed payload starting at ``start`` and the index just past it in ``text``."""
+    end, stack, quote = _match_brackets(text, start)
+    if end != -1:
+        return text[start : end + 1], end + 1
+    if not add_missing:
+        kind = "JSON object" if text[start] == "{" else "list"
+        raise ValueError(
+            f"Incomplete {kind}: no closing '{_CLOSER[text[start]]}' found and adding the "
+            f"missing bracket is disabled. Got: {_excerpt(text[start:])!r}"
+        )
+    log.debug("closing a truncated JSON payload that left %r open", "".join(stack))
+    return _close_truncated(text[start:], stack, quote), len(text)
+
+
+def _plausible_start(text: str, i: int) -> bool:
+    pattern = _KEY_START if text[i] == "{" else _VALUE_START
+    return pattern.match(text, i + 1) is not None
+
+
+def _search_regions(text: str, langs: set) -> list[str]:
+    blocks = extract_code_blocks(text)
+    tagged = [body for lang, body in blocks if lang in langs]
+    untagged = [body for lang, body in blocks if not lang]
+    return tagged + untagged + [text]
+
+
+def find_json_candidates(
+    text: str, add_missing_right_brace: bool = True, openers: str = "{["
+) -> list[str]:
+    """The JSON-looking payloads of ``text``, best first.
+
+    Fenced ```json (then untagged) blocks come before the raw text. Within a region, only
+    top-level brackets count (nothing nested inside an earlier payload); brackets that open
+    something JSON-like (``{"key"``, ``["a"``, ``[1``) come before ones that open prose
+    (``[see above]``), and a lone citation such as ``[1]`` comes after real payloads. Each
+    candidate is bracket-matched and, if allowed, closed when truncated.
+
+    Raises:
+        ValueError: nothing found, or the only payload is unclosed and adding closers is off.
+
+    Example:
+        >>> find_json_candidates('As said in [2], {"a": [1, 2]}')
+        ['{"a": [1, 2]}', '[2]']
+    """
+    found: list[str] = []
+    error: ValueError | None = None
+    for region in _search_regions(strip_think_blocks(text), _JSON_LANGS):
+        ranked: list[tuple[int, str]] = []
+        pos = 0
+        while True:
+            starts = [k for k in (region.find(o, pos) for o in openers) if k != -1]
+            if not starts:
+                break
+            i = min(starts)
+            plausible = _plausible_start(region, i)
+            try:
+                candidate, end = _balanced_from(region, i, add_missing_right_brace)
+            except ValueError as e:
+                if plausible:
+                    error = error or e
+                    break
+                pos = i + 1
+                continue
+            pos = end if plausible else i + 1
+            if not plausible:
+                rank = 2
+            else:
+                rank = 1 if _CITATION.fullmatch(candidate) else 0
+            ranked.append((rank, candidate))
+        ranked.sort(key=lambda pair: pair[0])
+        found.extend(c for _, c in ranked if c not in found)
+    if found:
+        return found
+    if error is not None:
+        raise error
+    kind = "list" if openers == "[" else "JSON object or array"
+    raise ValueError(f"No {kind} found in the text: {_excerpt(text)!r}")
+
+
+def extract_json_str(text: str, add_missing_right_brace: bool = True) -> str:
+    """Extract the first JSON object or array from model output.
+
+    Skips ``<think>`` blocks and prose, prefers the body of a ```json (or plain ```) fence, starts
+    at the first plausible ``{`` or ``[``, matches brackets (ignoring those inside strings) and,
+    when ``add_missing_right_brace`` is set, closes a truncated payload.
+
+    Raises:
+        ValueError: no ``{`` or ``[`` in the text, or the payload is unclosed and
+            ``add_missing_right_brace`` is False.
+
+    Example:
+        >>> extract_json_str('Result: {"a": {"b": "}"}} trailing words')
+        '{"a": {"b": "}"}}'
+        >>> extract_json_str('{"a": [1, 2')
+        '{"a": [1, 2]}'
+    """
+    return find_json_candidates(text, add_missing_right_brace)[0]
+
+
+def extract_list_str(text: str, add_missing_right_bracket: bool = True) -> str:
+    """Extract the first list ``[...]`` from model output (fences, prose and truncation handled).
+
+    Example:
+        >>> extract_list_str('The items are ["a", "b"] as requested.')
+        '["a", "b"]'
+    """
+    return find_json_candidates(text, add_missing_right_bracket, openers="[")[0]
+
+
+def extract_yaml_str(text: str) -> str:
+    """Extract YAML from model output: a ```yaml / ```yml fence, else a plain ``` fence, else the
+    stripped text (``<think>`` blocks removed). An unclosed fence runs to the end.
+
+    Example:
+        >>> extract_yaml_str("Here you go:\\n```yaml\\nname: Ada\\n```")
+        'name: Ada'
+    """
+    text = strip_think_blocks(text)
+    blocks = extract_code_blocks(text)
+    for wanted in (_YAML_LANGS, {""}):
+        for lang, body in blocks:
+            if lang in wanted and body.strip():
+                return body.strip()
+    return text.strip()
+
+
+def _closes_string(s: str, i: int) -> bool:
+    """Whether the quote at ``s[i]`` ends its string rather than being an unescaped inner quote.
+
+    It does when JSON structure follows: ``, } ] :``, a comment, the end, the next key
+    (``"b":``), or a new value on a following line (a missing comma).
+    """
+    k = i + 1
+    while k < len(s) and s[k].isspace():
+        k += 1
+    if k >= len(s) or s[k] in ",}]:#" or s.startswith(("//", "/*"), k):
+        return True
+    if _NEXT_KEY.match(s, k):
+        return True
+    return "\n" in s[i:k] and s[k] in "\"'{["
+
+
+def _read_string(s: str, i: int, out: list[str]) -> int:
+    """Copy the quoted string starting at ``s[i]`` to ``out`` as a strict JSON string."""
+    quote = s[i]
+    i += 1
+    chars: list[str] = ['"']
+    while i < len(s):
+        ch = s[i]
+        if ch == "\\" and i + 1 < len(s):
+            nxt = s[i + 1]
+            if nxt == "'":
+                chars.append("'")
+            elif nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", s[i + 2 : i + 6] or ""):
+                chars.append(s[i : i + 6])
+                i += 6
+                continue
+            elif nxt in _JSON_ESCAPES:
+                chars.append("\\" + nxt)
+            else:
+                chars.append("\\\\" + nxt if nxt not in "\n\r\t" else json.dumps(nxt)[1:-1])
+            i += 2
+            continue
+        if ch == quote and _closes_string(s, i):
+            out.append("".join(chars) + '"')
+            return i + 1
+        if ch == '"':
+            chars.append('\\"')
+        elif ch < " ":
+            chars.append(json.dumps(ch)[1:-1])
+        else:
+            chars.append(ch)
+        i += 1
+    out.append("".join(chars).rstrip("\\") + '"')
+    return i
+
+
+def _last_significant(out: list[str]) -> str:
+    for piece in reversed(out):
+        stripped = piece.rstrip()
+        if stripped:
+            return stripped[-1]
+    return ""
+
+
+def _insert_comma(out: list[str]) -> None:
+    for k in range(len(out) - 1, -1, -1):
+        if out[k].strip():
+            out.insert(k + 1, ",")
+            return
+
+
+def _drop_trailing_comma(out: list[str]) -> None:
+    for k in range(len(out) - 1, -1, -1):
+        if out[k].strip():
+            if out[k].rstrip().endswith(","):
+                out[k] = out[k].rstrip()[:-1]
+            return
+
+
+def fix_json_formatting(json_str: str) -> str:
+    """Rewrite near-JSON into strict JSON without changing its data.
+
+    Repairs: ``//``, ``/* */`` and ``#`` comments; single-quoted strings; ``True``/``False``/
+    ``None``; unquoted keys; trailing and doubled commas; missing commas between fields and
+    items; raw newlines and invalid escapes inside strings; unclosed strings and brackets.
+
+    Example:
+        >>> fix_json_formatting("{'ok': True, 'n': None, 'xs': [1, 2,],} // done")
+        '{"ok": true, "n": null, "xs": [1, 2]}'
+        >>> fix_json_formatting('{"a": 1\\n "b": "two\\nlines"}')
+        '{"a": 1,\\n "b": "two\\\\nlines"}'
+    """
+    s = json_str.strip()
+    out: list[str] = []
+    stack: list[str] = []
+    value_done = False
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if ch.isspace():
+            out.append(ch)
+            i += 1
+            continue
+        if s.startswith("//", i) or ch == "#":
+            end = s.find("\n", i)
+            i = len(s) if end == -1 else end
+            continue
+        if s.startswith("/*", i):
+            end = s.find("*/", i + 2)
+            i = len(s) if end == -1 else end + 2
+            continue
+        if ch in ",:":
+            if ch == "," and _last_significant(out) in ",{[":
+                i += 1
+                continue
+            out.append(ch)
+            value_done = False
+            i += 1
+            continue
+        if ch in "}]":
+            opener = "{" if ch == "}" else "["
+            if opener not in stack:
+                i += 1
+                continue
+            _drop_trailing_comma(out)
+            while stack:
+                top = stack.pop()
+                out.append(_CLOSER[top])
+                if top == opener:
+                    break
+            value_done = True
+            i += 1
+            continue
+        if value_done and stack:
+            _insert_comma(out)
+        if ch in _CLOSER:
+            stack.append(ch)
+            out.append(ch)
+            value_done = False
+            i += 1
+            continue
+        if ch in "\"'":
+            i = _read_string(s, i, out)
+            value_done = True
+            continue
+        token_match = _BARE_TOKEN.match(s, i)
+        if not token_match:
+            out.append(ch)
+            i += 1
+            continue
+        token = token_match.group()
+        i = token_match.end()
+        rest = s[i:].lstrip()
+        if token in _PY_LITERALS:
+            out.append(_PY_LITERALS[token])
+        elif token in _JSON_LITERALS or _NUMBER.fullmatch(token):
+            out.append(token)
+        elif stack and stack[-1] == "{" and rest.startswith(":"):
+            out.append(json.dumps(token))
+        else:
+            out.append(token)
+        value_done = True
+    _drop_trailing_comma(out)
+    out.extend(_CLOSER[opener] for opener in reversed(stack))
+    return "".join(out).strip()
+
+
+def fix_json_missing_commas(json_str: str) -> str:
+    """Insert the commas a model forgot between values (kept for 0.1 compatibility).
+
+    Example:
+        >>> fix_json_missing_commas('{"a": 1 "b": 2}')
+        '{"a": 1, "b": 2}'
+    """
+    return re.sub(r'(?<=[}\]"\'\d])(\s+)(?=["{\[])', r",\1", json_str)
+
+
+def fix_json_escaped_single_quotes(json_str: str) -> str:
+    r"""Turn ``\'`` (invalid in JSON) into ``'`` (kept for 0.1 compatibility).
+
+    Example:
+        >>> fix_json_escaped_single_quotes(r'{"a": "it\'s"}')
+        '{"a": "it\'s"}'
+    """
+    return json_str.replace("\\'", "'")
+
+
+def _undouble_braces(s: str) -> str | None:
+    """``{{"a": 1}}`` (a model copying an escaped template) -> ``{"a": 1}``; None if not doubled."""
+    if s.startswith("{{") and s.endswith("}}"):
+        return s[1:-1]
+    return None
+
+
+def parse_json_str_to_obj(json_str: str) -> Any:
+    """Parse JSON text leniently: ``json.loads``, then the :func:`fix_json_formatting` repair,
+    then ``yaml.safe_load`` (which must give a mapping or a list).
+
+    Raises:
+        ValueError: "Got invalid JSON object ..." with the first decoding error and an excerpt.
+
+    Example:
+        >>> parse_json_str_to_obj("{'a': 1, 'b': [True, None],}")
+        {'a': 1, 'b': [True, None]}
+    """
+    json_str = json_str.strip()
+    try:
+        return json.loads(json_str)
+    except json.JSONDecodeError as e:
+        first_error = e
+    attempts = [json_str]
+    undoubled = _undouble_braces(json_str)
+    if undoubled is not None:
+        attempts.append(undoubled)
+    for attempt in attempts:
+        try:
+            repaired = fix_json_formatting(attempt)
+            obj = json.loads(repaired)
+            log.debug("parsed JSON after repair: %s", _excerpt(repaired))
+            return obj
+        except (json.JSONDecodeError, RecursionError):
+            continue
+    try:
+        obj = yaml.safe_load(json_str)
+        if isinstance(obj, (dict, list)):
+            log.debug("parsed JSON with the YAML fallback")
+            return obj
+    except yaml.YAMLError:
+        pass
+    raise ValueError(
+        f"Got invalid JSON object. Error: {first_error}. Got JSON string: {_excerpt(json_str)!r}"
+    )
+
+
+def parse_yaml_str_to_obj(yaml_str: str) -> Any:
+    """Parse YAML text with ``yaml.safe_load``; retries with tabs expanded, and as JSON when the
+    text is a JSON document.
+
+    Raises:
+        ValueError: "Got invalid YAML object ..." with the error and an excerpt.
+
+    Example:
+        >>> parse_yaml_str_to_obj("name: Ada\\nlangs:\\n  - python")
+        {'name': 'Ada', 'langs': ['python']}
+    """
+    yaml_str = yaml_str.strip()
+    try:
+        return yaml.safe_load(yaml_str)
+    except yaml.YAMLError as e:
+        first_error = e
+    try:
+        return yaml.safe_load(yaml_str.expandtabs(2))
+    except yaml.YAMLError:
+        pass
+    if yaml_str[:1] in "{[":
+        try:
+            return parse_json_str_to_obj(yaml_str)
+        except ValueError:
+            pass
+    raise ValueError(
+        f"Got invalid YAML object. Error: {first_error}. Got YAML string: {_excerpt(yaml_str)!r}"
+    )
+
+
+def extract_first_boolean(text: str) -> bool:
+    """The first ``true``/``false`` word (any case) in ``text``.
+
+    Example:
+        >>> extract_first_boolean("Answer: FALSE, because ...")
+        False
+    """
+    match = re.search(r"\b(true|false)\b", text, re.IGNORECASE)
+    if match is None:
+        raise ValueError(f"No boolean (true/false) found in the text: {_excerpt(text)!r}")
+    return match.group(1).lower() == "true"
+
+
+def extract_first_int(text: str) -> int:
+    """The first integer in ``text`` (a leading minus sign is kept; ``3.5`` gives 3).
+
+    Example:
+        >>> extract_first_int("There are -12 items")
+        -12
+    """
+    match = re.search(r"(?<![\w.])-?\d+", text)
+    if match is None:
+        raise ValueError(f"No integer found in the text: {_excerpt(text)!r}")
+    return int(match.group())
+
+
+def extract_first_float(text: str) -> float:
+    """The first number in ``text`` as a float (sign, decimals and exponent kept).
+
+    Example:
+        >>> extract_first_float("score = -0.75 (out of 1)")
+        -0.75
+    """
+    match = re.search(r"(?<![\w.])-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", text)
+    if match is None:
+        raise ValueError(f"No float found in the text: {_excerpt(text)!r}")
+    return float(match.group())

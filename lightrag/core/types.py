@@ -1,0 +1,524 @@
+"""The data types passed between components: model outputs, documents, tools and conversations.
+
+Every type is a :class:`~lightrag.core.base_data_class.DataClass`, so each can render a schema or
+signature for a prompt and round-trip through ``to_dict``/``from_dict``, JSON and YAML.
+
+Example:
+    >>> out = GeneratorOutput(data={"answer": 4}, raw_response='{"answer": 4}')
+    >>> out.error is None, out.data["answer"]
+    (True, 4)
+    >>> FunctionExpression.from_function(pow, "square it", 3, 2).action
+    'pow(3, 2)'
+"""
+
+import inspect
+import logging
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum, auto
+from typing import Any, Generic, Literal, TypeVar
+from uuid import UUID
+
+import numpy as np
+
+from lightrag.core.base_data_class import DataClass, required_field
+from lightrag.core.tokenizer import count_tokens
+
+__all__ = [
+    "AssistantResponse",
+    "BatchEmbedderInputType",
+    "BatchEmbedderOutputType",
+    "CompletionUsage",
+    "Conversation",
+    "DialogTurn",
+    "Document",
+    "EmbedderInputType",
+    "EmbedderOutput",
+    "EmbedderOutputType",
+    "Embedding",
+    "Function",
+    "FunctionDefinition",
+    "FunctionExpression",
+    "FunctionOutput",
+    "GeneratorOutput",
+    "GeneratorOutputType",
+    "ModelType",
+    "RetrieverDocumentType",
+    "RetrieverDocumentsType",
+    "RetrieverOutput",
+    "RetrieverOutputType",
+    "RetrieverQueriesType",
+    "RetrieverQueryType",
+    "RetrieverStrDocumentType",
+    "RetrieverStrQueriesType",
+    "RetrieverStrQueryType",
+    "StepOutput",
+    "TokenLogProb",
+    "Usage",
+    "UserQuery",
+    "get_model_args",
+]
+
+log = logging.getLogger(__name__)
+
+T_co = TypeVar("T_co", covariant=True)
+T = TypeVar("T")
+
+
+def _desc(text: str) -> dict[str, str]:
+    return {"desc": text}
+
+
+class ModelType(Enum):
+    """What a model client is asked to do."""
+
+    EMBEDDER = auto()
+    LLM = auto()
+    RERANKER = auto()
+    UNDEFINED = auto()
+
+
+def get_model_args(model_type: ModelType) -> list[str]:
+    """The ``model_kwargs`` keys a model type needs.
+
+    Example:
+        >>> get_model_args(ModelType.RERANKER)
+        ['model', 'top_k', 'documents', 'query']
+    """
+    if model_type in (ModelType.EMBEDDER, ModelType.LLM):
+        return ["model"]
+    if model_type == ModelType.RERANKER:
+        return ["model", "top_k", "documents", "query"]
+    return []
+
+
+# ---- embedder -------------------------------------------------------------------------------
+
+
+@dataclass
+class Embedding(DataClass):
+    """One embedding vector and the position of its input in the batch."""
+
+    embedding: list[float] = field(metadata=_desc("The embedding vector"))
+    index: int | None = field(metadata=_desc("Index of the input this embedding belongs to"))
+
+
+@dataclass
+class Usage(DataClass):
+    """Token usage of an embedding call."""
+
+    prompt_tokens: int = field(metadata=_desc("Number of tokens in the input"))
+    total_tokens: int = field(metadata=_desc("Total number of tokens used"))
+
+
+@dataclass
+class CompletionUsage(DataClass):
+    """Token usage of a completion (LLM) call."""
+
+    completion_tokens: int | None = field(default=None, metadata=_desc("Tokens generated"))
+    prompt_tokens: int | None = field(default=None, metadata=_desc("Tokens in the prompt"))
+    total_tokens: int | None = field(default=None, metadata=_desc("Total tokens used"))
+
+
+@dataclass
+class EmbedderOutput(DataClass):
+    """The result of an ``Embedder`` call; ``error`` is set instead of raising.
+
+    Example:
+        >>> out = EmbedderOutput(data=[Embedding([0.6, 0.8], 0), Embedding([1.0, 0.0], 1)])
+        >>> out.length, out.embedding_dim, out.is_normalized
+        (2, 2, True)
+    """
+
+    data: list[Embedding] = field(default_factory=list, metadata=_desc("The embeddings, in order"))
+    model: str | None = field(default=None, metadata=_desc("The model used"))
+    usage: Usage | None = field(default=None, metadata=_desc("Token usage"))
+    error: str | None = field(default=None, metadata=_desc("Error message, if any"))
+    raw_response: Any | None = field(default=None, metadata=_desc("The raw model response"))
+    input: list[str] | None = field(default=None, metadata=_desc("The input texts"))
+
+    @property
+    def length(self) -> int:
+        """Number of embeddings."""
+        return len(self.data) if self.data else 0
+
+    @property
+    def embedding_dim(self) -> int:
+        """Dimension of the first embedding (0 when there is none)."""
+        return len(self.data[0].embedding) if self.data else 0
+
+    @property
+    def is_normalized(self) -> bool:
+        """True when every embedding has unit L2 norm (False when there is none)."""
+        if not self.data:
+            return False
+        norms = (np.linalg.norm(np.asarray(e.embedding, dtype=float)) for e in self.data)
+        return all(bool(np.isclose(n, 1.0, atol=1e-5)) for n in norms)
+
+
+EmbedderInputType = str | Sequence[str]
+EmbedderOutputType = EmbedderOutput
+BatchEmbedderInputType = EmbedderInputType
+BatchEmbedderOutputType = list[EmbedderOutputType]
+
+
+# ---- generator ------------------------------------------------------------------------------
+
+
+@dataclass
+class TokenLogProb(DataClass):
+    """A generated token and its log probability."""
+
+    token: str = field(metadata=_desc("The token"))
+    logprob: float = field(metadata=_desc("Its log probability"))
+
+
+@dataclass
+class GeneratorOutput(DataClass, Generic[T_co]):
+    """The result of a ``Generator`` call. Failures are data: ``error`` is set, nothing raises.
+
+    ``raw_response`` is the model's text; ``data`` is what the output processors made of it (the
+    raw text itself when there are none).
+
+    Example:
+        >>> GeneratorOutput(error="timeout").data is None
+        True
+    """
+
+    id: str | None = field(default=None, metadata=_desc("The id of this output"))
+    data: T_co = field(
+        default=None, metadata=_desc("The final output data, after the output processors")
+    )
+    error: str | None = field(default=None, metadata=_desc("Error message, if any"))
+    usage: CompletionUsage | None = field(default=None, metadata=_desc("Token usage"))
+    raw_response: str | None = field(
+        default=None, metadata=_desc("The raw response, before the output processors")
+    )
+    metadata: dict[str, object] | None = field(
+        default=None, metadata=_desc("Additional information")
+    )
+
+
+GeneratorOutputType = GeneratorOutput[object]
+
+
+# ---- retriever and documents ----------------------------------------------------------------
+
+
+@dataclass
+class Document(DataClass):
+    """A text with metadata, an optional vector and its estimated token count.
+
+    ``estimated_num_tokens`` is counted with tiktoken ``cl100k_base`` when not given.
+
+    Example:
+        >>> doc = Document(text="hello world", meta_data={"source": "a.txt"})
+        >>> doc.estimated_num_tokens
+        2
+    """
+
+    text: str | None = field(default=None, metadata=_desc("The main text"))
+    meta_data: dict[str, Any] | None = field(
+        default=None, metadata=_desc("Metadata such as title, source or author")
+    )
+    vector: list[float] = field(
+        default_factory=list, metadata=_desc("The embedding vector of the text")
+    )
+    id: str | None = field(
+        default_factory=lambda: str(uuid.uuid4()), metadata=_desc("Unique id of the document")
+    )
+    order: int | None = field(
+        default=None, metadata=_desc("Position of this chunk in its parent document")
+    )
+    score: float | None = field(default=None, metadata=_desc("Retrieval score"))
+    parent_doc_id: str | UUID | None = field(
+        default=None, metadata=_desc("Id of the document this chunk was split from")
+    )
+    estimated_num_tokens: int | None = field(
+        default=None, metadata=_desc("Estimated number of tokens in the text")
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.estimated_num_tokens is None and isinstance(self.text, str):
+            self.estimated_num_tokens = count_tokens(self.text)
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> "Document":
+        """Like :meth:`DataClass.from_dict`; a missing or empty ``id`` gets a new uuid."""
+        if isinstance(doc, dict) and not doc.get("id"):
+            doc = {**doc, "id": str(uuid.uuid4())}
+        return super().from_dict(doc)
+
+    def __repr__(self) -> str:
+        text = self.text
+        if isinstance(text, str) and len(text) > 100:
+            text = text[:100] + "..."
+        vector: Any = self.vector
+        if vector is not None and len(vector) > 10:
+            vector = f"{list(vector[:10])}...(len={len(vector)})"
+        return (
+            f"Document(id={self.id}, text={text!r}, meta_data={self.meta_data}, "
+            f"vector={vector}, parent_doc_id={self.parent_doc_id}, order={self.order}, "
+            f"score={self.score})"
+        )
+
+
+RetrieverQueryType = TypeVar("RetrieverQueryType", contravariant=True)  # noqa: PLC0105 (0.1 name)
+RetrieverStrQueryType = str
+RetrieverQueriesType = RetrieverQueryType | Sequence[RetrieverQueryType]
+RetrieverStrQueriesType = str | Sequence[RetrieverStrQueryType]
+RetrieverDocumentType = TypeVar("RetrieverDocumentType", contravariant=True)  # noqa: PLC0105
+RetrieverStrDocumentType = str
+RetrieverDocumentsType = Sequence[RetrieverDocumentType]
+
+
+@dataclass
+class RetrieverOutput(DataClass):
+    """The top-k result of one query: indices into the indexed documents, with scores."""
+
+    doc_indices: list[int] = field(metadata=_desc("Indices of the retrieved documents"))
+    doc_scores: list[float] | None = field(
+        default=None, metadata=_desc("Scores of the retrieved documents")
+    )
+    query: Any | None = field(default=None, metadata=_desc("The query"))
+    documents: list[Any] | None = field(
+        default=None, metadata=_desc("The retrieved documents themselves")
+    )
+
+
+RetrieverOutputType = list[RetrieverOutput]
+
+
+# ---- tools ----------------------------------------------------------------------------------
+
+
+@dataclass
+class FunctionDefinition(DataClass):
+    """A tool's name, description and JSON-schema-like parameters, for the LLM to read."""
+
+    func_name: str = field(metadata=_desc("The name of the tool"))
+    func_desc: str | None = field(default=None, metadata=_desc("The description of the tool"))
+    func_parameters: dict[str, object] = field(
+        default_factory=dict, metadata=_desc("The schema of the function parameters")
+    )
+
+    def fn_schema_str(self, type: Literal["json", "yaml"] = "json") -> str:
+        """This definition as a JSON or YAML string."""
+        if type == "json":
+            return self.to_json()
+        if type == "yaml":
+            return self.to_yaml()
+        raise ValueError(f"Unsupported type {type!r}: use 'json' or 'yaml'")
+
+
+@dataclass
+class Function(DataClass):
+    """A parsed function call: a name with positional and keyword arguments."""
+
+    thought: str | None = field(default=None, metadata=_desc("Why the function is called"))
+    name: str = field(default="", metadata=_desc("The name of the function"))
+    args: list[object] | None = field(
+        default_factory=list, metadata=_desc("The positional arguments")
+    )
+    kwargs: dict[str, object] | None = field(
+        default_factory=dict, metadata=_desc("The keyword arguments")
+    )
+
+
+@dataclass
+class FunctionExpression(DataClass):
+    """A function call written as Python, e.g. ``action="add(1, b=2)"``, as an LLM emits it."""
+
+    thought: str | None = field(default=None, metadata=_desc("Why the function is called"))
+    action: str = field(
+        default_factory=required_field(),
+        metadata=_desc("A valid Python function call, e.g. fn(1, b=2)"),
+    )
+
+    @classmethod
+    def from_function(
+        cls, func: Callable[..., Any], thought: str | None = None, *args: Any, **kwargs: Any
+    ) -> "FunctionExpression":
+        """The expression calling ``func`` with these arguments (written with ``repr``).
+
+        Raises:
+            ValueError: when the arguments do not fit ``func``'s signature.
+
+        Example:
+            >>> def add(a, b=0): return a + b
+            >>> FunctionExpression.from_function(add, None, 1, b=2).action
+            'add(1, b=2)'
+        """
+        try:
+            inspect.signature(func).bind(*args, **kwargs)
+        except TypeError as e:
+            raise ValueError(f"Arguments do not fit {func.__name__}: {e}") from e
+        except ValueError:  # builtins without a signature: nothing to check
+            pass
+        parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+        return cls(thought=thought, action=f"{func.__name__}({', '.join(parts)})")
+
+
+@dataclass
+class FunctionOutput(DataClass):
+    """The result of running a tool: its output, or the error it raised."""
+
+    name: str | None = field(default=None, metadata=_desc("The name of the function"))
+    input: Function | FunctionExpression | None = field(
+        default=None, metadata=_desc("The function call or expression that was run")
+    )
+    parsed_input: Function | None = field(
+        default=None, metadata=_desc("The function call parsed from an expression")
+    )
+    output: object | None = field(default=None, metadata=_desc("The function's return value"))
+    error: str | None = field(default=None, metadata=_desc("Error message, if any"))
+
+
+@dataclass
+class StepOutput(DataClass, Generic[T]):
+    """One step of an agent: the action it chose, the parsed call and what it observed.
+
+    Example:
+        >>> StepOutput.with_action_type(FunctionExpression).to_schema()["properties"]["action"][
+        ...     "type"
+        ... ].startswith("{'type': 'FunctionExpression'")
+        True
+    """
+
+    step: int = field(default=0, metadata=_desc("The step number"))
+    action: T = field(default=None, metadata=_desc("The action the agent chose"))
+    function: Function | None = field(
+        default=None, metadata=_desc("The function parsed from the action")
+    )
+    observation: str | None = field(default=None, metadata=_desc("The result of the action"))
+
+    @classmethod
+    def with_action_type(cls, action_type: type[Any]) -> type["StepOutput"]:
+        """A subclass whose ``action`` is ``action_type`` in schemas and ``from_dict``."""
+        type_var_map = {**cls.__type_var_map__, T: action_type}
+        attrs = {"__type_var_map__": type_var_map, "__module__": cls.__module__}
+        return type(cls.__name__, (cls,), attrs)
+
+
+# ---- conversation ---------------------------------------------------------------------------
+
+
+@dataclass
+class UserQuery(DataClass):
+    """What the user said."""
+
+    query_str: str = field(metadata=_desc("The user's query"))
+    metadata: dict[str, Any] | None = field(default=None, metadata=_desc("Extra information"))
+
+
+@dataclass
+class AssistantResponse(DataClass):
+    """What the assistant answered."""
+
+    response_str: str = field(metadata=_desc("The assistant's response"))
+    metadata: dict[str, Any] | None = field(default=None, metadata=_desc("Extra information"))
+
+
+@dataclass
+class DialogTurn(DataClass):
+    """One exchange: a user query and the assistant's response.
+
+    ``session_id`` is an alias of ``conversation_id``.
+    """
+
+    id: str = field(default_factory=lambda: str(uuid.uuid4()), metadata=_desc("Turn id"))
+    user_id: str | None = field(default=None, metadata=_desc("The user's id"))
+    conversation_id: str | None = field(default=None, metadata=_desc("The conversation's id"))
+    order: int | None = field(default=None, metadata=_desc("Position in the conversation"))
+    user_query: UserQuery | None = field(default=None, metadata=_desc("The user's query"))
+    assistant_response: AssistantResponse | None = field(
+        default=None, metadata=_desc("The assistant's response")
+    )
+    user_query_timestamp: datetime | None = field(
+        default_factory=datetime.now, metadata=_desc("When the user asked")
+    )
+    assistant_response_timestamp: datetime | None = field(
+        default_factory=datetime.now, metadata=_desc("When the assistant answered")
+    )
+    metadata: dict[str, Any] | None = field(default=None, metadata=_desc("Extra information"))
+    vector: list[float] | None = field(default=None, metadata=_desc("Embedding of the turn"))
+
+    @property
+    def session_id(self) -> str | None:
+        """Alias of ``conversation_id``."""
+        return self.conversation_id
+
+    @session_id.setter
+    def session_id(self, value: str | None) -> None:
+        self.conversation_id = value
+
+
+@dataclass
+class Conversation(DataClass):
+    """An ordered record of dialog turns, keyed by their ``order``.
+
+    Example:
+        >>> conv = Conversation()
+        >>> conv.append_dialog_turn(DialogTurn(
+        ...     user_query=UserQuery("Hi"), assistant_response=AssistantResponse("Hello!")))
+        >>> print(conv.get_chat_history_str())
+        User: Hi
+        Assistant: Hello!
+    """
+
+    id: str = field(default_factory=lambda: str(uuid.uuid4()), metadata=_desc("Conversation id"))
+    name: str | None = field(default=None, metadata=_desc("The conversation's name"))
+    user_id: str | None = field(default=None, metadata=_desc("The user's id"))
+    dialog_turns: OrderedDict[int, DialogTurn] = field(
+        default_factory=OrderedDict, metadata=_desc("The turns, keyed by order")
+    )
+    metadata: dict[str, Any] | None = field(default=None, metadata=_desc("Extra information"))
+    created_at: datetime | None = field(
+        default_factory=datetime.now, metadata=_desc("When the conversation started")
+    )
+
+    @property
+    def next_order(self) -> int:
+        """The order the next appended turn must have."""
+        return max(self.dialog_turns) + 1 if self.dialog_turns else 0
+
+    def append_dialog_turn(self, dialog_turn: DialogTurn) -> None:
+        """Add a turn at :attr:`next_order` (a turn with ``order=None`` is given it).
+
+        Raises:
+            ValueError: when the turn's ``order`` is set to anything else.
+        """
+        expected = self.next_order
+        if dialog_turn.order is None:
+            dialog_turn.order = expected
+        elif dialog_turn.order != expected:
+            raise ValueError(
+                f"Dialog turn order must be {expected} (the next index), got {dialog_turn.order}"
+            )
+        self.dialog_turns[expected] = dialog_turn
+
+    def get_dialog_turns(self) -> OrderedDict[int, DialogTurn]:
+        """The turns, keyed by order."""
+        return self.dialog_turns
+
+    def update_dialog_turn(self, order: int, dialog_turn: DialogTurn) -> None:
+        """Replace (or set) the turn at ``order``."""
+        self.dialog_turns[order] = dialog_turn
+
+    def delete_dialog_turn(self, order: int) -> None:
+        """Remove the turn at ``order``; ``KeyError`` if there is none."""
+        del self.dialog_turns[order]
+
+    def get_chat_history_str(self) -> str:
+        """``User: ...`` / ``Assistant: ...`` lines for every turn, in order."""
+        lines = []
+        for turn in self.dialog_turns.values():
+            if turn.user_query is not None:
+                lines.append(f"User: {turn.user_query.query_str}")
+            if turn.assistant_response is not None:
+                lines.append(f"Assistant: {turn.assistant_response.response_str}")
+        return "\n".join(lines)

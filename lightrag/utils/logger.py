@@ -1,0 +1,65 @@
+"""Logging set-up for applications built on lightrag (the library itself only logs)."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import sys
+from datetime import datetime
+from typing import Optional
+
+COLOR_MAP = {
+    "black": "\x1b[30m",
+    "red": "\x1b[31m",
+    "green": "\x1b[32m",
+    "yellow": "\x1b[33m",
+    "blue": "\x1b[34m",
+    "magenta": "\x1b[35m",
+    "cyan": "\x1b[36m",
+    "white": "\x1b[37m",
+}
+_RESET = "\x1b[0m"
+_FORMAT = "%(asctime)s - %(name)s - %(levelname)s - [%(filename)s:%(lineno)d] - %(message)s"
+
+
+def get_logger(
+    name: Optional[str] = None,
+    level: str = "INFO",
+    save_dir: Optional[str] = None,
+    filename: Optional[str] = None,
+    enable_console: bool = True,
+    enable_file: bool = False,
+) -> logging.Logger:
+    """Configure and return the root logger (``name=None``) or a named one.
+
+    Handlers set up by an earlier call are replaced. A file handler writes to
+    ``save_dir/filename`` (default ``./logs/lib.log`` or ``./logs/<name>.log``).
+    """
+    logger = logging.getLogger(name)
+    logger.setLevel(level.upper())
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+    formatter = logging.Formatter(_FORMAT)
+    if enable_console:
+        console = logging.StreamHandler(sys.stdout)
+        console.setFormatter(formatter)
+        logger.addHandler(console)
+    if enable_file:
+        directory = save_dir or "./logs"
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, filename or f"{name or 'lib'}.log")
+        file_handler = logging.FileHandler(path, encoding="utf-8")
+        file_handler.setFormatter(formatter)
+        logger.addHandler(file_handler)
+    if name is not None:
+        logger.propagate = False
+    return logger
+
+
+def printc(text: str, color: str = "cyan") -> None:
+    """Write a coloured, time-stamped line naming the caller (a debugging aid for scripts)."""
+    frame = inspect.stack()[1]
+    where = f"{os.path.basename(frame.filename)}:{frame.lineno}:{frame.function}"
+    stamp = datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+    sys.stdout.write(f"{COLOR_MAP.get(color, COLOR_MAP['cyan'])}{stamp} - [{where}]: {text}{_RESET}\n")

@@ -1,0 +1,51 @@
+import asyncio
+
+import numpy as np
+import pytest
+
+from lightrag.components.model_client.scripted_client import ScriptedClient
+from lightrag.core.embedder import BatchEmbedder, Embedder
+
+
+def test_embeds_single_and_list():
+    embedder = Embedder(model_client=ScriptedClient(embedding_dim=32), model_kwargs={"model": "x"})
+    one = embedder("hello world")
+    assert one.error is None and one.length == 1 and one.embedding_dim == 32
+    assert one.input == ["hello world"]
+    many = embedder(["a b", "c d", "e f"])
+    assert [e.index for e in many.data] == [0, 1, 2]
+    assert many.is_normalized
+
+
+def test_similar_texts_have_similar_vectors():
+    embedder = Embedder(model_client=ScriptedClient(embedding_dim=256))
+    vecs = np.array([e.embedding for e in embedder(
+        ["jupiter is the largest planet", "the largest planet is jupiter", "bananas are yellow"]
+    ).data])
+    assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2]
+
+
+def test_bad_input_type_raises():
+    embedder = Embedder(model_client=ScriptedClient())
+    with pytest.raises(TypeError, match="str or a sequence of str"):
+        embedder(42)
+    with pytest.raises(TypeError):
+        embedder(["ok", 3])
+
+
+def test_client_failure_is_data():
+    client = ScriptedClient()
+    client.call = lambda api_kwargs=None, model_type=None: (_ for _ in ()).throw(RuntimeError("down"))
+    out = Embedder(model_client=client)("x")
+    assert "down" in out.error and out.data == []
+
+
+def test_batch_embedder_batches():
+    client = ScriptedClient()
+    batch = BatchEmbedder(Embedder(model_client=client), batch_size=2)
+    outputs = batch([f"text {i}" for i in range(5)])
+    assert [o.length for o in outputs] == [2, 2, 1]
+    assert len(client.requests) == 3
+    assert len(asyncio.run(batch.acall(["a", "b", "c"]))) == 2
+    with pytest.raises(ValueError):
+        BatchEmbedder(Embedder(model_client=client), batch_size=0)

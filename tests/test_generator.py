@@ -1,0 +1,174 @@
+"""Generator: prompt -> client -> processors, errors as data, cache, usage, streaming, callbacks."""
+
+import asyncio
+from unittest.mock import Mock
+
+import pytest
+
+from lightrag.components.model_client.scripted_client import ScriptedClient
+from lightrag.core.component import Component, FunComponent
+from lightrag.core.generator import Generator
+from lightrag.core.model_client import ModelClient
+from lightrag.core.parameter import Parameter
+from lightrag.core.types import GeneratorOutput, ModelType
+
+
+class Upper(Component):
+    def call(self, text):
+        return text.upper()
+
+
+class Failing(Component):
+    def call(self, text):
+        raise ValueError("cannot parse")
+
+
+def test_renders_prompt_and_returns_text():
+    client = ScriptedClient(responses=["Paris"])
+    gen = Generator(model_client=client, model_kwargs={"model": "m"}, template="Capital of {{c}}?")
+    out = gen(prompt_kwargs={"c": "France"})
+    assert isinstance(out, GeneratorOutput)
+    assert out.data == "Paris" and out.raw_response == "Paris" and out.error is None
+    assert client.requests == [{"prompt": "Capital of France?", "model": "m"}]
+
+
+def test_model_kwargs_merge_call_overrides_defaults():
+    client = ScriptedClient(responses=["a"])
+    gen = Generator(model_client=client, model_kwargs={"model": "m", "temperature": 0})
+    gen(prompt_kwargs={"input_str": "q"}, model_kwargs={"temperature": 1})
+    assert client.requests[0]["temperature"] == 1 and client.requests[0]["model"] == "m"
+
+
+def test_output_processors_applied_and_failures_become_errors():
+    gen = Generator(model_client=ScriptedClient(responses=["yes"]), output_processors=Upper())
+    assert gen({"input_str": "q"}).data == "YES"
+    bad = Generator(model_client=ScriptedClient(responses=["raw"]), output_processors=Failing())
+    out = bad({"input_str": "q"})
+    assert out.data is None and "cannot parse" in out.error and out.raw_response == "raw"
+
+
+def test_model_failure_never_raises():
+    gen = Generator(model_client=ScriptedClient(responses=[RuntimeError("provider down")]))
+    out = gen({"input_str": "q"})
+    assert out.data is None and "provider down" in out.error
+    assert gen.usage.failed_calls == 1
+
+
+def test_parse_failure_keeps_raw_response():
+    client = ScriptedClient(responses=["x"])
+    client.parse_chat_completion = Mock(side_effect=KeyError("choices"))
+    out = Generator(model_client=client)({"input_str": "q"})
+    assert "parse error" in out.error and out.raw_response == "x"
+
+
+def test_client_returning_plain_string_is_accepted():
+    class OldStyle(ModelClient):
+        def convert_inputs_to_api_kwargs(self, input=None, model_kwargs=None,
+                                         model_type=ModelType.UNDEFINED):
+            return {"input": input}
+
+        def call(self, api_kwargs=None, model_type=ModelType.UNDEFINED):
+            return {"text": "hi"}
+
+        def parse_chat_completion(self, completion):
+            return completion["text"]
+
+    assert Generator(model_client=OldStyle())({"input_str": "q"}).data == "hi"
+
+
+def test_model_client_type_checked():
+    with pytest.raises(TypeError, match="ModelClient"):
+        Generator(model_client=object())
+    Generator(model_client=Mock(spec=ModelClient))
+
+
+def test_cache_hits_skip_the_model_and_are_keyed_by_request(tmp_path):
+    client = ScriptedClient(responses=["first", "second", "third"])
+    gen = Generator(model_client=client, cache_path=str(tmp_path / "c.sqlite"))
+    a = gen({"input_str": "q"})
+    b = gen({"input_str": "q"})
+    assert a.data == b.data == "first" and b.metadata["cached"] and not a.metadata["cached"]
+    assert len(client.requests) == 1
+    assert gen({"input_str": "q"}, model_kwargs={"temperature": 1}).data == "second"
+    assert gen({"input_str": "q"}, use_cache=False).data == "third"
+    fresh_client = ScriptedClient(responses=[])
+    again = Generator(model_client=fresh_client, cache_path=str(tmp_path / "c.sqlite"))
+    assert again({"input_str": "q"}).data == "first" and fresh_client.requests == []
+
+
+def test_errors_are_not_cached():
+    client = ScriptedClient(responses=[RuntimeError("x"), "ok"])
+    gen = Generator(model_client=client, use_cache=True)
+    assert gen({"input_str": "q"}).error
+    assert gen({"input_str": "q"}).data == "ok"
+
+
+def test_usage_totals():
+    gen = Generator(model_client=ScriptedClient(responses=["one two", "three"]))
+    gen({"input_str": "a"})
+    gen({"input_str": "b"})
+    assert gen.usage.calls == 2
+    assert gen.usage.completion_tokens == 3
+    assert gen.usage.total_tokens == gen.usage.prompt_tokens + 3
+
+
+def test_streaming_sync_and_async_and_after_stream():
+    client = ScriptedClient(responses=["hello world", "again", "plain"], stream_chunk_size=3)
+    gen = Generator(model_client=client, output_processors=Upper())
+    assert "".join(gen.stream({"input_str": "q"})) == "hello world"
+
+    async def collect():
+        return [piece async for piece in gen.astream({"input_str": "q"})]
+
+    assert "".join(asyncio.run(collect())) == "again"
+    assert gen({"input_str": "q"}).data == "PLAIN"
+
+
+def test_acall_matches_call():
+    gen = Generator(model_client=ScriptedClient(responses=["async answer"]), output_processors=Upper())
+    out = asyncio.run(gen.acall({"input_str": "q"}))
+    assert out.data == "ASYNC ANSWER"
+
+
+def test_trainable_params_and_prompt_parameters():
+    gen = Generator(
+        model_client=ScriptedClient(),
+        template="{{task_desc_str}} | {{examples_str}} | {{input_str}}",
+        prompt_kwargs={"task_desc_str": "Be brief.", "examples_str": Parameter(data="ex1")},
+        trainable_params=["task_desc_str"],
+    )
+    names = [n for n, _ in gen.named_parameters()]
+    assert set(names) == {"task_desc_str", "examples_str"}
+    assert gen({"input_str": "q"}).data == "Be brief. | ex1 | q"
+    gen.load_state_dict({"task_desc_str": "Be verbose.", "examples_str": "ex2"})
+    assert gen({"input_str": "q"}).data == "Be verbose. | ex2 | q"
+    with pytest.raises(ValueError, match="not a variable"):
+        Generator(model_client=ScriptedClient(), template="{{a}}", trainable_params=["b"])
+
+
+def test_callbacks():
+    events = []
+    gen = Generator(model_client=ScriptedClient(responses=["ok", RuntimeError("no")]))
+    gen.register_callback("on_success", lambda output, **_: events.append(("s", output.data)))
+    gen.register_callback("on_failure", lambda output, **_: events.append(("f", output.error)))
+    gen.register_callback("on_complete", lambda output, **_: events.append(("c", None)))
+    gen({"input_str": "a"})
+    gen({"input_str": "b"})
+    assert [e[0] for e in events] == ["s", "c", "f", "c"]
+    with pytest.raises(ValueError):
+        gen.register_callback("on_whatever", print)
+
+
+def test_repr_matches_seed_format():
+    gen = Generator(
+        model_client=ScriptedClient(), model_kwargs={"model": "m"}, template="Q: {{input_str}}",
+        output_processors=FunComponent(str.strip),
+    )
+    assert repr(gen) == (
+        "Generator(\n"
+        "  model_kwargs={'model': 'm'}, \n"
+        "  (prompt): Prompt(template: Q: {{input_str}}, prompt_variables: ['input_str'])\n"
+        "  (model_client): ScriptedClient(responses=0, cycle=False)\n"
+        "  (output_processors): FunComponent(fun_name=strip)\n"
+        ")"
+    )
