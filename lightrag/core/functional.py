@@ -337,15 +337,15 @@ def _convert(tp: Any, value: Any, tvm: dict[Any, Any], where: str) -> Any:
         )
     if _is_dataclass_type(origin):
         params = getattr(origin, "__parameters__", ())
-        return dataclass_obj_from_dict(origin, value, {**tvm, **dict(zip(params, args))})
+        return dataclass_obj_from_dict(origin, value, {**tvm, **dict(zip(params, args))}, where)
     if origin is not None:
         return _convert_generic(origin, args, value, tvm, where)
     if _is_dataclass_type(tp):
         if isinstance(value, tp):
             return value
-        if not tvm and isinstance(getattr(tp, "from_dict", None), types.MethodType):
-            return tp.from_dict(value)  # honours overrides such as Document.from_dict
-        return dataclass_obj_from_dict(tp, value, tvm)
+        if isinstance(value, Mapping) and not tvm and _overrides_from_dict(tp):
+            return tp.from_dict(value)  # e.g. Document.from_dict
+        return dataclass_obj_from_dict(tp, value, tvm, where)
     if _is_enum_type(tp):
         if isinstance(value, tp):
             return value
@@ -399,38 +399,47 @@ def _convert_generic(origin: Any, args: tuple, value: Any, tvm: dict, where: str
     return converted
 
 
+def _overrides_from_dict(cls: type) -> bool:
+    for klass in cls.__mro__:
+        if "from_dict" in vars(klass):
+            return getattr(klass, "__module__", "") != "lightrag.core.base_data_class"
+    return False
+
+
 def dataclass_obj_from_dict(
-    cls: type, data: Any, type_var_map: dict[Any, Any] | None = None
+    cls: type, data: Any, type_var_map: dict[Any, Any] | None = None, where: str | None = None
 ) -> Any:
     """Build ``cls`` from ``data``, recursing through nested dataclasses and typed containers.
 
     Unknown keys, missing required fields and values of the wrong shape raise ``ValueError``
-    (prefixed ``"Failed to load data:"``) naming the class and field.
+    (prefixed ``"Failed to load data:"``) naming the class, the field and, for nested values,
+    ``where`` they sit (e.g. ``Person.address``).
     """
     name = cls.__name__
+    at = f" at {where}" if where else ""
     if not _is_dataclass_type(cls):
         raise TypeError(f"{cls!r} is not a dataclass")
     if isinstance(data, cls):
         return data
     if not isinstance(data, Mapping):
-        raise _fail(f"{name} expects a dict, got {type(data).__name__}: {data!r}")
+        raise _fail(f"{name}{at} expects a dict, got {type(data).__name__}: {data!r}")
     tvm = {**(type_var_map or {}), **getattr(cls, "__type_var_map__", {})}
     by_name = {f.name: f for f in fields(cls)}
     for key in data:
         if key not in by_name:
-            raise _fail(f"unknown field {key!r} for {name} (fields: {', '.join(by_name)})")
+            raise _fail(f"unknown field {key!r} for {name}{at} (fields: {', '.join(by_name)})")
     for f in by_name.values():
         if f.init and f.name not in data and is_required_field(f):
-            raise _fail(f"missing required field {f.name!r} for {name}")
+            raise _fail(f"missing required field {f.name!r} for {name}{at}")
     hints = field_types(cls)
     init_kwargs, late = {}, {}
     for key, value in data.items():
-        converted = _convert(hints[key], value, tvm, f"{name}.{key}")
+        converted = _convert(hints[key], value, tvm, f"{where or name}.{key}")
         (init_kwargs if by_name[key].init else late)[key] = converted
     try:
         obj = cls(**init_kwargs)
     except TypeError as e:
-        raise _fail(f"{name}: {e}") from e
+        raise _fail(f"{name}{at}: {e}") from e
     for key, value in late.items():
         object.__setattr__(obj, key, value)
     return obj

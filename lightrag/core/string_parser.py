@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Union
+from typing import Any
 
 from lightrag.core import text_extract as tx
 from lightrag.core.component import Component
@@ -38,7 +38,7 @@ BOOLEAN_PARSER_OUTPUT_TYPE = bool
 INT_PARSER_OUTPUT_TYPE = int
 FLOAT_PARSER_OUTPUT_TYPE = float
 LIST_PARSER_OUTPUT_TYPE = list[object]
-JSON_PARSER_OUTPUT_TYPE = Union[dict[str, object], list[object]]
+JSON_PARSER_OUTPUT_TYPE = dict[str, object] | list[object]
 YAML_PARSER_OUTPUT_TYPE = JSON_PARSER_OUTPUT_TYPE
 
 _MAX_CANDIDATES = 5
@@ -160,10 +160,7 @@ class ListParser(Parser):
             candidates = tx.find_json_candidates(text, self.add_missing_right_bracket, "[")
         except ValueError as e:
             raise ValueError(f"ListParser: {e}") from None
-        result = _parse_candidates("ListParser", candidates)
-        if not isinstance(result, list):
-            raise ValueError(f"ListParser: expected a list, got {type(result).__name__}")
-        return result
+        return _parse_candidates("ListParser", candidates)
 
     def _extra_repr(self) -> str:
         return f"add_missing_right_bracket={self.add_missing_right_bracket}"
