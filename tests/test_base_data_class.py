@@ -226,7 +226,7 @@ def test_generic_field_resolved_through_type_var_map():
     assert Box.to_yaml_signature() == "item: The item (T) (optional)"
 
     class AddressBox(Box):
-        __type_var_map__ = {T: Address}
+        __type_var_map__ = {T: Address}  # noqa: RUF012
 
     assert AddressBox.to_schema()["properties"]["item"]["type"] == str(ADDRESS_SCHEMA)
     box = AddressBox.from_dict({"item": {"street": "s", "city": "c"}})
@@ -395,8 +395,8 @@ def test_input_and_output_fields():
     class QA(DataClass):
         question: str = field(metadata={"desc": "Question"})
         answer: str = field(metadata={"desc": "Answer"})
-        __input_fields__ = ["question"]
-        __output_fields__ = ["answer"]
+        __input_fields__ = ["question"]  # noqa: RUF012
+        __output_fields__ = ["answer"]  # noqa: RUF012
 
     assert QA.get_input_fields() == ["question"]
     assert QA.get_output_fields() == ["answer"]

@@ -24,36 +24,36 @@ Example:
 
 from __future__ import annotations
 
+import collections
 import copy
 import json
 import logging
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import Field, field, fields, is_dataclass, make_dataclass
+from datetime import date, datetime, time
 from enum import Enum
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
+from uuid import UUID
 
 import yaml
-from typing_extensions import Self
 
 from lightrag.core.functional import (
-    custom_asdict,
+    FilterType,
     dataclass_obj_from_dict,
     get_dataclass_schema,
+    is_field_kept,
     normalize_filter,
     schema_to_signature,
-    to_jsonable,
 )
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 __all__ = [
-    "DataClass",
-    "DataClassFormatType",
-    "DynamicDataClassFactory",
-    "ExcludeType",
-    "IncludeType",
-    "check_adal_dataclass",
-    "required_field",
-]
+    "DataClass", "DataClassFormatType", "DynamicDataClassFactory", "ExcludeType", "IncludeType",
+    "check_adal_dataclass", "custom_asdict", "required_field", "to_jsonable"
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +62,83 @@ ExcludeType = list[str] | dict[str, list[str]] | None
 IncludeType = list[str] | dict[str, list[str]] | None
 """Fields to keep: a list for this class, or ``{ClassName: [fields]}``; unnamed classes keep all."""
 
-T = TypeVar("T", bound="DataClass")
-
 _DESC_CHECKED: weakref.WeakSet[type] = weakref.WeakSet()
+
+
+def _asdict_inner(obj: Any, exclude: FilterType, include: FilterType) -> Any:
+    def rec(o: Any) -> Any:
+        return _asdict_inner(o, exclude, include)
+
+    if is_dataclass(obj) and not isinstance(obj, type):
+        name = type(obj).__name__
+        return {
+            f.name: rec(getattr(obj, f.name))
+            for f in fields(obj)
+            if is_field_kept(name, f.name, exclude, include)
+        }
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*[rec(v) for v in obj])
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        items = [rec(v) for v in obj]
+        try:
+            return type(obj)(items)
+        except TypeError:  # a subclass with another constructor
+            return items
+    if isinstance(obj, dict):
+        pairs = [(rec(k), rec(v)) for k, v in obj.items()]
+        if isinstance(obj, collections.defaultdict):
+            out = collections.defaultdict(obj.default_factory)
+            out.update(pairs)
+            return out
+        try:
+            return type(obj)(pairs)
+        except TypeError:
+            return dict(pairs)
+    if isinstance(obj, Enum):
+        return obj
+    try:
+        return copy.deepcopy(obj)
+    except (TypeError, AttributeError, RecursionError, copy.Error):  # locks, streams: shared
+        return obj
+
+
+def custom_asdict(obj: Any, exclude: FilterType = None, include: FilterType = None) -> dict:
+    """``dataclasses.asdict`` with per-class ``exclude``/``include``, keeping container types.
+
+    Nested dataclasses become dicts; tuples, lists, sets, dicts and OrderedDicts keep their type;
+    Enum members stay Enum members; other leaves are deep-copied.
+    """
+    if not is_dataclass(obj) or isinstance(obj, type):
+        raise ValueError(f"custom_asdict() needs a dataclass instance, got {obj!r}")
+    return _asdict_inner(obj, exclude, include)
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Plain JSON/YAML values: Enum -> value, set/tuple -> list, datetime -> ISO string, UUID -> str.
+
+    Sets are sorted when their items allow it, so the output is stable across runs.
+    """
+    if isinstance(obj, Enum):
+        return to_jsonable(obj.value)
+    if isinstance(obj, (datetime, date, time)):
+        return obj.isoformat()
+    if isinstance(obj, UUID):
+        return str(obj)
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return to_jsonable(custom_asdict(obj))
+    if isinstance(obj, Mapping):
+        return {to_jsonable(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (set, frozenset)):
+        items = [to_jsonable(v) for v in obj]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if type(obj).__module__ == "numpy" and hasattr(obj, "tolist"):
+        return obj.tolist()
+    return obj
 
 
 class DataClassFormatType(Enum):
@@ -84,7 +158,7 @@ def required_field() -> Callable[[], Any]:
         >>> from dataclasses import dataclass, field
         >>> @dataclass
         ... class Step(DataClass):
-        ...     thought: Optional[str] = field(default=None, metadata={"desc": "Why"})
+        ...     thought: str | None = field(default=None, metadata={"desc": "Why"})
         ...     action: str = field(default_factory=required_field(), metadata={"desc": "What"})
         >>> Step.to_schema()["required"]
         ['action']
@@ -125,7 +199,7 @@ class DataClass:
         >>> @dataclass
         ... class QA(DataClass):
         ...     question: str = field(metadata={"desc": "The question"})
-        ...     answer: Optional[str] = field(default=None, metadata={"desc": "The answer"})
+        ...     answer: str | None = field(default=None, metadata={"desc": "The answer"})
         ...     __input_fields__ = ["question"]
         >>> QA("2+2?", "4").to_dict(exclude=["answer"])
         {'question': '2+2?'}

@@ -271,7 +271,9 @@ class Component:
             destination[name] = param.data
         return destination
 
-    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True) -> LoadStateResult:
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True
+    ) -> LoadStateResult:
         """Restore Parameter values saved by :meth:`state_dict`.
 
         With ``strict`` a missing or unexpected key raises ``RuntimeError`` listing them and

@@ -30,7 +30,9 @@ def _check_input(input: Any) -> List[str]:
         return [input]
     if isinstance(input, Sequence) and all(isinstance(t, str) for t in input):
         return list(input)
-    raise TypeError(f"Embedder input must be a str or a sequence of str, got {type(input).__name__}")
+    raise TypeError(
+        f"Embedder input must be a str or a sequence of str, got {type(input).__name__}"
+    )
 
 
 class Embedder(Component):
@@ -58,7 +60,9 @@ class Embedder(Component):
         self.model_client = model_client
         self.output_processors = output_processors
 
-    def _api_kwargs(self, texts: List[str], model_kwargs: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    def _api_kwargs(
+        self, texts: List[str], model_kwargs: Optional[Dict[str, Any]]
+    ) -> Dict[str, Any]:
         merged = {**self.model_kwargs, **(model_kwargs or {})}
         return self.model_client.convert_inputs_to_api_kwargs(
             input=texts, model_kwargs=merged, model_type=ModelType.EMBEDDER
@@ -69,7 +73,9 @@ class Embedder(Component):
             output = self.model_client.parse_embedding_response(response)
         except Exception as e:
             log.warning("parse_embedding_response failed: %s", e)
-            return EmbedderOutput(error=f"parse error: {e}", raw_response=str(response), input=texts)
+            return EmbedderOutput(
+                error=f"parse error: {e}", raw_response=str(response), input=texts
+            )
         output.input = texts
         if output.error is None and self.output_processors is not None:
             try:

@@ -24,7 +24,8 @@ import functools
 import inspect
 import json
 import logging
-from typing import Any, Callable, Dict, Optional, Union, get_type_hints
+from collections.abc import Callable
+from typing import Any, get_type_hints
 
 from lightrag.core.component import Component
 from lightrag.core.functional import get_type_schema
@@ -48,8 +49,7 @@ def _is_async_callable(fn: Callable[..., Any]) -> bool:
         fn = fn.func
     if inspect.iscoroutinefunction(fn):
         return True
-    call = getattr(fn, "__call__", None)
-    return not inspect.isroutine(fn) and inspect.iscoroutinefunction(call)
+    return not inspect.isroutine(fn) and inspect.iscoroutinefunction(type(fn).__call__)
 
 
 def _json_default(value: Any) -> Any:
@@ -61,7 +61,7 @@ def _json_default(value: Any) -> Any:
         return repr(value)
 
 
-def get_fun_schema(name: str, fn: Callable[..., Any]) -> Dict[str, Any]:
+def get_fun_schema(name: str, fn: Callable[..., Any]) -> dict[str, Any]:
     """The parameter schema of ``fn``: ``{"type": "object", "properties": ..., "required": ...}``.
 
     Each property has a ``type`` string (``int``, ``List[str]``, ``Optional[int]``; ``Any`` when
@@ -76,7 +76,7 @@ def get_fun_schema(name: str, fn: Callable[..., Any]) -> Dict[str, Any]:
         >>> get_fun_schema("search", search)["properties"]["top_k"]
         {'type': 'Optional[int]', 'default': None}
     """
-    schema: Dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+    schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -84,14 +84,14 @@ def get_fun_schema(name: str, fn: Callable[..., Any]) -> Dict[str, Any]:
         return schema
     try:
         hints = get_type_hints(fn)
-    except Exception:  # unresolved forward references: fall back to the raw annotations
+    except (NameError, TypeError, AttributeError):  # unresolvable: use the raw annotations
         hints = {}
     for param_name, param in signature.parameters.items():
         if param.kind in _VARIADIC:
             continue
         annotation = hints.get(param_name, param.annotation)
         type_str = "Any" if annotation is inspect.Parameter.empty else get_type_schema(annotation)
-        prop: Dict[str, Any] = {"type": type_str}
+        prop: dict[str, Any] = {"type": type_str}
         if param.default is inspect.Parameter.empty:
             schema["required"].append(param_name)
         else:
@@ -125,7 +125,7 @@ class FunctionTool(Component):
     """
 
     def __init__(
-        self, fn: Callable[..., Any], definition: Optional[FunctionDefinition] = None
+        self, fn: Callable[..., Any], definition: FunctionDefinition | None = None
     ) -> None:
         super().__init__()
         if not callable(fn):
@@ -160,7 +160,7 @@ class FunctionTool(Component):
         )
 
     def _output(
-        self, args: tuple, kwargs: Dict[str, Any], output: Any = None, error: Optional[str] = None
+        self, args: tuple, kwargs: dict[str, Any], output: Any = None, error: str | None = None
     ) -> FunctionOutput:
         name = self.definition.func_name
         return FunctionOutput(
@@ -187,7 +187,7 @@ class FunctionTool(Component):
             )
         try:
             return self._output(args, kwargs, output=self.fn(*args, **kwargs))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a failing tool is reported, not raised
             return self._output(args, kwargs, error=self._error(e))
 
     async def acall(self, *args: Any, **kwargs: Any) -> FunctionOutput:
@@ -196,18 +196,16 @@ class FunctionTool(Component):
             if isinstance(self.fn, Component):
                 try:
                     output = await self.fn.acall(*args, **kwargs)
-                except Exception as e:
+                except Exception as e:  # noqa: BLE001 - reported in the output  # noqa: BLE001 - a failing tool is reported, not raised
                     return self._output(args, kwargs, error=self._error(e))
                 return self._output(args, kwargs, output=output)
             return await asyncio.to_thread(self.call, *args, **kwargs)
         try:
             return self._output(args, kwargs, output=await self.fn(*args, **kwargs))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a failing tool is reported, not raised
             return self._output(args, kwargs, error=self._error(e))
 
-    def execute(
-        self, *args: Any, **kwargs: Any
-    ) -> Union[FunctionOutput, "asyncio.Task[FunctionOutput]"]:
+    def execute(self, *args: Any, **kwargs: Any) -> FunctionOutput | asyncio.Task[FunctionOutput]:
         """Run sync or async functions alike.
 
         Outside an event loop this returns the :class:`FunctionOutput`. Inside a running loop
@@ -222,9 +220,7 @@ class FunctionTool(Component):
             return self.call(*args, **kwargs)
         return asyncio.ensure_future(self.acall(*args, **kwargs))
 
-    def __call__(
-        self, *args: Any, **kwargs: Any
-    ) -> Union[FunctionOutput, "asyncio.Task[FunctionOutput]"]:
+    def __call__(self, *args: Any, **kwargs: Any) -> FunctionOutput | asyncio.Task[FunctionOutput]:
         return self.execute(*args, **kwargs)
 
     def _extra_repr(self) -> str:

@@ -2,8 +2,6 @@
 
 * :func:`get_type_schema` / :func:`get_dataclass_schema` describe a class for a prompt, with type
   strings such as ``Optional[int]``, ``List[str]`` or ``Enum[Label(SPAM=spam, NOT_SPAM=not_spam)]``;
-* :func:`custom_asdict` (``dataclasses.asdict`` with per-class exclude/include) and
-  :func:`to_jsonable` turn an instance into containers;
 * :func:`dataclass_obj_from_dict` builds an instance back from a dict, following the type hints.
 
 Example:
@@ -23,7 +21,6 @@ from __future__ import annotations
 
 import collections
 import collections.abc as cabc
-import copy
 import functools
 import types
 import typing
@@ -35,9 +32,9 @@ from typing import Any, TypeVar, Union
 from uuid import UUID
 
 __all__ = [
-    "FilterType", "custom_asdict", "dataclass_obj_from_dict", "field_types",
-    "get_dataclass_schema", "get_enum_schema", "get_type_schema", "is_field_kept",
-    "is_required_field", "normalize_filter", "schema_to_signature", "to_jsonable"
+    "FilterType", "dataclass_obj_from_dict", "field_types", "get_dataclass_schema",
+    "get_enum_schema", "get_type_schema", "is_field_kept", "is_required_field", "normalize_filter",
+    "schema_to_signature"
 ]  # fmt: skip
 
 FilterType = dict[str, list[str]] | None
@@ -199,86 +196,6 @@ def schema_to_signature(schema: dict[str, Any]) -> dict[str, str]:
         status = "required" if name in required else "optional"
         signature[name] = f"{desc} ({prop.get('type', '')}) ({status})"
     return signature
-
-
-def _copy_leaf(obj: Any) -> Any:
-    if isinstance(obj, Enum):
-        return obj
-    try:
-        return copy.deepcopy(obj)
-    except (TypeError, AttributeError, RecursionError, copy.Error):  # locks, streams: shared
-        return obj
-
-
-def _asdict_inner(obj: Any, exclude: FilterType, include: FilterType) -> Any:
-    def rec(o: Any) -> Any:
-        return _asdict_inner(o, exclude, include)
-
-    if is_dataclass(obj) and not isinstance(obj, type):
-        name = type(obj).__name__
-        return {
-            f.name: rec(getattr(obj, f.name))
-            for f in fields(obj)
-            if is_field_kept(name, f.name, exclude, include)
-        }
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*[rec(v) for v in obj])
-    if isinstance(obj, (list, tuple, set, frozenset)):
-        items = [rec(v) for v in obj]
-        try:
-            return type(obj)(items)
-        except TypeError:  # a subclass with another constructor
-            return items
-    if isinstance(obj, dict):
-        pairs = [(rec(k), rec(v)) for k, v in obj.items()]
-        if isinstance(obj, collections.defaultdict):
-            out = collections.defaultdict(obj.default_factory)
-            out.update(pairs)
-            return out
-        try:
-            return type(obj)(pairs)
-        except TypeError:
-            return dict(pairs)
-    return _copy_leaf(obj)
-
-
-def custom_asdict(obj: Any, exclude: FilterType = None, include: FilterType = None) -> dict:
-    """``dataclasses.asdict`` with per-class ``exclude``/``include``, keeping container types.
-
-    Nested dataclasses become dicts; tuples, lists, sets, dicts and OrderedDicts keep their type;
-    Enum members stay Enum members; other leaves are deep-copied.
-    """
-    if not is_dataclass(obj) or isinstance(obj, type):
-        raise ValueError(f"custom_asdict() needs a dataclass instance, got {obj!r}")
-    return _asdict_inner(obj, exclude, include)
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Plain JSON/YAML values: Enum -> value, set/tuple -> list, datetime -> ISO string, UUID -> str.
-
-    Sets are sorted when their items allow it, so the output is stable across runs.
-    """
-    if isinstance(obj, Enum):
-        return to_jsonable(obj.value)
-    if isinstance(obj, (datetime, date, time)):
-        return obj.isoformat()
-    if isinstance(obj, UUID):
-        return str(obj)
-    if is_dataclass(obj) and not isinstance(obj, type):
-        return to_jsonable(custom_asdict(obj))
-    if isinstance(obj, Mapping):
-        return {to_jsonable(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (set, frozenset)):
-        items = [to_jsonable(v) for v in obj]
-        try:
-            return sorted(items)
-        except TypeError:
-            return items
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if type(obj).__module__ == "numpy" and hasattr(obj, "tolist"):
-        return obj.tolist()
-    return obj
 
 
 def _fail(msg: str) -> ValueError:

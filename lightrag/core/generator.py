@@ -119,9 +119,7 @@ class Generator(Component):
                 self._prompt_parameters[key] = param
         self.use_cache = use_cache or cache_path is not None
         self.cache_path = cache_path
-        self._cache: Optional[ResponseCache] = (
-            ResponseCache(cache_path) if self.use_cache else None
-        )
+        self._cache: Optional[ResponseCache] = ResponseCache(cache_path) if self.use_cache else None
         self.usage = GeneratorUsage()
         self._usage_lock = threading.Lock()
         self._callbacks: Dict[str, List[Callable[..., None]]] = {e: [] for e in CALLBACK_EVENTS}
@@ -199,7 +197,9 @@ class Generator(Component):
             self._cache.set(key, {"text": parsed.raw_response, "usage": usage})  # type: ignore[union-attr]
         return parsed
 
-    def _post_process(self, output: GeneratorOutput, started: float, cached: bool) -> GeneratorOutput:
+    def _post_process(
+        self, output: GeneratorOutput, started: float, cached: bool
+    ) -> GeneratorOutput:
         is_stream = isinstance(output.data, (Iterator, AsyncIterator))
         if output.error is None and not is_stream and self.output_processors is not None:
             try:

@@ -74,12 +74,16 @@ class ModelClient(Component):
         )
 
     def call(
-        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+        self,
+        api_kwargs: Optional[Dict[str, Any]] = None,
+        model_type: ModelType = ModelType.UNDEFINED,
     ) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement call")
 
     async def acall(
-        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+        self,
+        api_kwargs: Optional[Dict[str, Any]] = None,
+        model_type: ModelType = ModelType.UNDEFINED,
     ) -> Any:
         """Async call; by default the sync ``call`` in a worker thread."""
         import asyncio

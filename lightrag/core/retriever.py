@@ -42,7 +42,9 @@ class Retriever(Component, Generic[DocType, QueryType]):
         document_map_func: Optional[Callable[[Any], DocType]] = None,
         **kwargs: Any,
     ) -> None:
-        raise NotImplementedError(f"{type(self).__name__} must implement build_index_from_documents")
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement build_index_from_documents"
+        )
 
     def save_to_file(self, path: str) -> None:
         raise NotImplementedError(f"{type(self).__name__} cannot save its index")

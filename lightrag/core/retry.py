@@ -101,7 +101,9 @@ def with_retries(fn: F) -> F:
                     if attempt >= policy.max_retries or not is_transient(e):
                         raise
                     wait = policy.delay(attempt)
-                    log.warning("%s failed (%s); retry %d in %.2fs", fn.__qualname__, e, attempt + 1, wait)
+                    log.warning(
+                        "%s failed (%s); retry %d in %.2fs", fn.__qualname__, e, attempt + 1, wait
+                    )
                     await asyncio.sleep(wait)
 
         return async_wrapper  # type: ignore[return-value]
@@ -116,7 +118,9 @@ def with_retries(fn: F) -> F:
                 if attempt >= policy.max_retries or not is_transient(e):
                     raise
                 wait = policy.delay(attempt)
-                log.warning("%s failed (%s); retry %d in %.2fs", fn.__qualname__, e, attempt + 1, wait)
+                log.warning(
+                    "%s failed (%s); retry %d in %.2fs", fn.__qualname__, e, attempt + 1, wait
+                )
                 time.sleep(wait)
 
     return wrapper  # type: ignore[return-value]

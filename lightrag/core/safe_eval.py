@@ -12,7 +12,7 @@ subset of Python:
 - calls of functions reached that way, nested to any depth.
 
 Anything else (lambdas, comprehensions, subscripts, f-strings, ``*``/``**`` unpacking, unknown
-names, ...) raises ``ValueError`` naming what was refused.
+names, ...) raises :class:`UnsafeExpressionError`, a ``ValueError``, naming what was refused.
 
 Example:
     >>> def add(a, b=0):
@@ -27,16 +27,18 @@ import ast
 import logging
 import operator
 import re
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from collections.abc import Callable, Mapping
+from typing import Any
 
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "MAX_INT_BITS",
     "MAX_POWER_EXPONENT",
     "MAX_SEQUENCE_LENGTH",
-    "MAX_INT_BITS",
-    "parse_function_call_expr",
+    "UnsafeExpressionError",
     "evaluate_ast_node",
+    "parse_function_call_expr",
 ]
 
 #: Largest exponent ``**`` accepts.
@@ -46,7 +48,7 @@ MAX_SEQUENCE_LENGTH = 1_000_000
 #: Largest integer (in bits) an operator may produce.
 MAX_INT_BITS = 100_000
 
-_BINARY_OPS: Dict[type, Callable[[Any, Any], Any]] = {
+_BINARY_OPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
@@ -55,8 +57,14 @@ _BINARY_OPS: Dict[type, Callable[[Any, Any], Any]] = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY_OPS: Dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_UNARY_OPS: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 _SEQUENCES = (str, bytes, list, tuple)
+
+
+class UnsafeExpressionError(ValueError):
+    """An expression that is malformed or uses something outside the allowed subset."""
+
+
 _FENCE = re.compile(r"^```[\w+-]*[ \t]*\n?(.*?)\n?[ \t]*```$", re.DOTALL)
 _QUOTES = ('"""', "'''", '"', "'", "`")
 
@@ -71,7 +79,7 @@ def _node_name(node: ast.AST) -> str:
 
 def _check_name(name: str, kind: str) -> None:
     if name.startswith("__"):
-        raise ValueError(f"Access to dunder {kind} {name!r} is not allowed")
+        raise UnsafeExpressionError(f"Access to dunder {kind} {name!r} is not allowed")
 
 
 def _is_number(value: Any) -> bool:
@@ -82,25 +90,27 @@ def _check_power(base: Any, exponent: Any) -> None:
     if not (_is_number(base) and _is_number(exponent)):
         return
     if isinstance(exponent, complex) or abs(exponent) > MAX_POWER_EXPONENT:
-        raise ValueError(f"Exponent {exponent!r} is too large (at most {MAX_POWER_EXPONENT})")
-    if isinstance(base, int) and isinstance(exponent, int) and exponent > 0:
-        if base.bit_length() * exponent > MAX_INT_BITS:
-            raise ValueError(f"Power result would exceed {MAX_INT_BITS} bits")
+        raise UnsafeExpressionError(
+            f"Exponent {exponent!r} is too large (at most {MAX_POWER_EXPONENT})"
+        )
+    both_int = isinstance(base, int) and isinstance(exponent, int)
+    if both_int and exponent > 0 and base.bit_length() * exponent > MAX_INT_BITS:
+        raise UnsafeExpressionError(f"Power result would exceed {MAX_INT_BITS} bits")
 
 
 def _check_repeat(left: Any, right: Any) -> None:
     for seq, count in ((left, right), (right, left)):
-        if isinstance(seq, _SEQUENCES) and isinstance(count, int):
-            if len(seq) * max(count, 0) > MAX_SEQUENCE_LENGTH:
-                raise ValueError(
-                    f"Sequence repetition would exceed {MAX_SEQUENCE_LENGTH} elements"
-                )
+        repeated = isinstance(seq, _SEQUENCES) and isinstance(count, int)
+        if repeated and len(seq) * max(count, 0) > MAX_SEQUENCE_LENGTH:
+            raise UnsafeExpressionError(
+                f"Sequence repetition would exceed {MAX_SEQUENCE_LENGTH} elements"
+            )
 
 
 def _binary_op(node: ast.BinOp, context_map: Mapping[str, Any]) -> Any:
     op = _BINARY_OPS.get(type(node.op))
     if op is None:
-        raise ValueError(f"Unsupported operator: {_node_name(node.op)}")
+        raise UnsafeExpressionError(f"Unsupported operator: {_node_name(node.op)}")
     left = evaluate_ast_node(node.left, context_map)
     right = evaluate_ast_node(node.right, context_map)
     if isinstance(node.op, ast.Pow):
@@ -108,42 +118,46 @@ def _binary_op(node: ast.BinOp, context_map: Mapping[str, Any]) -> Any:
     elif isinstance(node.op, ast.Mult):
         _check_repeat(left, right)
     elif isinstance(node.op, ast.Mod) and isinstance(left, (str, bytes)):
-        raise ValueError("String formatting with % is not allowed")
+        raise UnsafeExpressionError("String formatting with % is not allowed")
     try:
         result = op(left, right)
     except (ArithmeticError, TypeError) as e:
-        raise ValueError(f"Cannot evaluate {_node_name(node.op)}: {e}") from e
+        raise UnsafeExpressionError(f"Cannot evaluate {_node_name(node.op)}: {e}") from e
     if isinstance(result, int) and result.bit_length() > MAX_INT_BITS:
-        raise ValueError(f"Integer result exceeds {MAX_INT_BITS} bits")
+        raise UnsafeExpressionError(f"Integer result exceeds {MAX_INT_BITS} bits")
     return result
 
 
 def _resolve_attribute(node: ast.Attribute, context_map: Mapping[str, Any]) -> Any:
-    chain: List[str] = []
+    chain: list[str] = []
     current: ast.AST = node
     while isinstance(current, ast.Attribute):
         chain.append(current.attr)
         current = current.value
     if not isinstance(current, ast.Name):
-        raise ValueError(
+        raise UnsafeExpressionError(
             f"Attribute access is only allowed on names from the context, not on "
             f"{_node_name(current)}"
         )
     value = _lookup_name(current.id, context_map)
     for attr in reversed(chain):
         if attr.startswith("_"):
-            raise ValueError(f"Access to private or dunder attribute {attr!r} is not allowed")
+            raise UnsafeExpressionError(
+                f"Access to private or dunder attribute {attr!r} is not allowed"
+            )
         try:
             value = getattr(value, attr)
         except AttributeError as e:
-            raise ValueError(f"Unknown attribute {attr!r}: {e}") from e
+            raise UnsafeExpressionError(f"Unknown attribute {attr!r}: {e}") from e
     return value
 
 
 def _lookup_name(name: str, context_map: Mapping[str, Any]) -> Any:
     _check_name(name, "name")
     if name not in context_map:
-        raise ValueError(f"Unknown name {name!r}: only names from the context map are allowed")
+        raise UnsafeExpressionError(
+            f"Unknown name {name!r}: only names from the context map are allowed"
+        )
     return context_map[name]
 
 
@@ -153,26 +167,26 @@ def _call(node: ast.Call, context_map: Mapping[str, Any]) -> Any:
     elif isinstance(node.func, ast.Attribute):
         func = _resolve_attribute(node.func, context_map)
     else:
-        raise ValueError(f"Unsupported callee: {_node_name(node.func)}")
+        raise UnsafeExpressionError(f"Unsupported callee: {_node_name(node.func)}")
     if not callable(func):
-        raise ValueError(f"{ast.unparse(node.func)!r} is not callable")
+        raise UnsafeExpressionError(f"{ast.unparse(node.func)!r} is not callable")
     args, kwargs = _call_arguments(node, context_map)
     return func(*args, **kwargs)
 
 
 def _call_arguments(
     node: ast.Call, context_map: Mapping[str, Any]
-) -> Tuple[List[Any], Dict[str, Any]]:
+) -> tuple[list[Any], dict[str, Any]]:
     args = [evaluate_ast_node(arg, context_map) for arg in node.args]
-    kwargs: Dict[str, Any] = {}
+    kwargs: dict[str, Any] = {}
     for keyword in node.keywords:
         if keyword.arg is None:
-            raise ValueError("Unsupported syntax: '**' keyword unpacking")
+            raise UnsafeExpressionError("Unsupported syntax: '**' keyword unpacking")
         kwargs[keyword.arg] = evaluate_ast_node(keyword.value, context_map)
     return args, kwargs
 
 
-def evaluate_ast_node(node: ast.AST, context_map: Optional[Mapping[str, Any]] = None) -> Any:
+def evaluate_ast_node(node: ast.AST, context_map: Mapping[str, Any] | None = None) -> Any:
     """Evaluate one expression node of the allowed subset.
 
     Args:
@@ -180,7 +194,8 @@ def evaluate_ast_node(node: ast.AST, context_map: Optional[Mapping[str, Any]] = 
         context_map: the names the expression may use (functions, objects, values).
 
     Raises:
-        ValueError: for any node, name, attribute or operation outside the allowed subset.
+        UnsafeExpressionError: (a ``ValueError``) for any node, name, attribute or operation
+            outside the allowed subset.
 
     Example:
         >>> import ast
@@ -198,7 +213,7 @@ def evaluate_ast_node(node: ast.AST, context_map: Optional[Mapping[str, Any]] = 
         return {evaluate_ast_node(e, context_map) for e in node.elts}
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
-            raise ValueError("Unsupported syntax: '**' dict unpacking")
+            raise UnsafeExpressionError("Unsupported syntax: '**' dict unpacking")
         return {
             evaluate_ast_node(k, context_map): evaluate_ast_node(v, context_map)
             for k, v in zip(node.keys, node.values)
@@ -207,12 +222,12 @@ def evaluate_ast_node(node: ast.AST, context_map: Optional[Mapping[str, Any]] = 
     if isinstance(node, ast.UnaryOp):
         op = _UNARY_OPS.get(type(node.op))
         if op is None:
-            raise ValueError(f"Unsupported unary operator: {_node_name(node.op)}")
+            raise UnsafeExpressionError(f"Unsupported unary operator: {_node_name(node.op)}")
         operand = evaluate_ast_node(node.operand, context_map)
         try:
             return op(operand)
         except TypeError as e:
-            raise ValueError(f"Cannot evaluate {_node_name(node.op)}: {e}") from e
+            raise UnsafeExpressionError(f"Cannot evaluate {_node_name(node.op)}: {e}") from e
     if isinstance(node, ast.BinOp):
         return _binary_op(node, context_map)
     if isinstance(node, ast.Name):
@@ -221,7 +236,7 @@ def evaluate_ast_node(node: ast.AST, context_map: Optional[Mapping[str, Any]] = 
         return _resolve_attribute(node, context_map)
     if isinstance(node, ast.Call):
         return _call(node, context_map)
-    raise ValueError(f"Unsupported expression node: {_node_name(node)}")
+    raise UnsafeExpressionError(f"Unsupported expression node: {_node_name(node)}")
 
 
 def _clean_expression(expr: str) -> str:
@@ -246,14 +261,14 @@ def _parse(text: str) -> ast.Expression:
                 return ast.parse(text + ")" * missing, mode="eval")
             except SyntaxError:
                 pass
-        raise ValueError(
+        raise UnsafeExpressionError(
             f"Invalid function call expression {_short(text)!r}: {first_error.msg}"
         ) from None
 
 
 def parse_function_call_expr(
-    expr: str, context_map: Optional[Mapping[str, Any]] = None
-) -> Tuple[str, List[Any], Dict[str, Any]]:
+    expr: str, context_map: Mapping[str, Any] | None = None
+) -> tuple[str, list[Any], dict[str, Any]]:
     """Parse ``"fn(arg, key=value)"`` into ``(fn_name, args, kwargs)`` with evaluated arguments.
 
     The expression may be wrapped in a code fence or in quotes, and missing closing parentheses
@@ -262,31 +277,35 @@ def parse_function_call_expr(
     must be one of its names; without one only the syntax and the arguments are checked.
 
     Raises:
-        ValueError: when the text is not a single call by plain name, or uses anything outside
-            the allowed subset.
+        UnsafeExpressionError: (a ``ValueError``) when the text is not a single call by plain
+            name, or uses anything outside the allowed subset.
 
     Example:
         >>> parse_function_call_expr("```python\\nsearch('paris', top_k=2 * 3\\n```", {"search": len})
         ('search', ['paris'], {'top_k': 6})
     """
     if not isinstance(expr, str):
-        raise ValueError(f"Expression must be a string, got {type(expr).__name__}")
+        raise UnsafeExpressionError(f"Expression must be a string, got {type(expr).__name__}")
     text = _clean_expression(expr)
     try:
         tree = _parse(text)
         call = tree.body
         if not isinstance(call, ast.Call):
-            raise ValueError(f"Not a function call: {_node_name(call)} in {_short(text)!r}")
+            raise UnsafeExpressionError(
+                f"Not a function call: {_node_name(call)} in {_short(text)!r}"
+            )
         if not isinstance(call.func, ast.Name):
-            raise ValueError(
+            raise UnsafeExpressionError(
                 f"The function must be called by a plain name, got {_node_name(call.func)}"
             )
         func_name = call.func.id
         _check_name(func_name, "function")
         if context_map is not None and func_name not in context_map:
-            raise ValueError(f"Unknown function {func_name!r}")
+            raise UnsafeExpressionError(f"Unknown function {func_name!r}")
         args, kwargs = _call_arguments(call, context_map or {})
     except (RecursionError, MemoryError) as e:
-        raise ValueError(f"Expression is nested too deeply: {type(e).__name__}") from None
+        raise UnsafeExpressionError(
+            f"Expression is nested too deeply: {type(e).__name__}"
+        ) from None
     log.debug("parsed %r into %s", _short(text), func_name)
     return func_name, args, kwargs

@@ -33,16 +33,11 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "extract_code_blocks",
-    "extract_first_boolean",
-    "extract_first_float",
-    "extract_first_int",
     "extract_json_str",
     "extract_list_str",
     "extract_yaml_str",
     "find_json_candidates",
-    "fix_json_escaped_single_quotes",
     "fix_json_formatting",
-    "fix_json_missing_commas",
     "parse_json_str_to_obj",
     "parse_yaml_str_to_obj",
     "strip_think_blocks",
@@ -60,6 +55,7 @@ _VALUE_START = re.compile(r"""\s*(?:["'{\[\]\-\d]|true|false|null|True|False|Non
 _KEY_START = re.compile(r"""\s*(?:["'}]|[A-Za-z_][\w-]*\s*:)""")
 _CITATION = re.compile(r"\[\s*\d{1,3}\s*\]")
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_.+\-]+")
+_TOKEN = re.compile(r"\s+|//[^\n]*|#[^\n]*|/\*.*?(?:\*/|\Z)|[A-Za-z0-9_.+\-]+|.", re.DOTALL)
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 _JSON_ESCAPES = set('"\\/bfnrt')
@@ -320,27 +316,29 @@ def _read_string(s: str, i: int, out: list[str]) -> int:
     return i
 
 
-def _last_significant(out: list[str]) -> str:
-    for piece in reversed(out):
-        stripped = piece.rstrip()
-        if stripped:
-            return stripped[-1]
-    return ""
+def _last_index(out: list[str]) -> int:
+    """Index of the last non-whitespace piece of ``out`` (-1 if none)."""
+    return next((k for k in range(len(out) - 1, -1, -1) if out[k].strip()), -1)
 
 
 def _insert_comma(out: list[str]) -> None:
-    for k in range(len(out) - 1, -1, -1):
-        if out[k].strip():
-            out.insert(k + 1, ",")
-            return
+    out.insert(_last_index(out) + 1, ",")
 
 
 def _drop_trailing_comma(out: list[str]) -> None:
-    for k in range(len(out) - 1, -1, -1):
-        if out[k].strip():
-            if out[k].rstrip().endswith(","):
-                out[k] = out[k].rstrip()[:-1]
-            return
+    k = _last_index(out)
+    if k >= 0 and out[k].rstrip().endswith(","):
+        out[k] = out[k].rstrip()[:-1]
+
+
+def _bare_token(token: str, stack: list[str], rest: str) -> str:
+    if token in _PY_LITERALS:
+        return _PY_LITERALS[token]
+    if token in _JSON_LITERALS or _NUMBER.fullmatch(token):
+        return token
+    if stack and stack[-1] == "{" and rest.lstrip().startswith(":"):
+        return json.dumps(token)
+    return token
 
 
 def fix_json_formatting(json_str: str) -> str:
@@ -348,7 +346,8 @@ def fix_json_formatting(json_str: str) -> str:
 
     Repairs: ``//``, ``/* */`` and ``#`` comments; single-quoted strings; ``True``/``False``/
     ``None``; unquoted keys; trailing and doubled commas; missing commas between fields and
-    items; raw newlines and invalid escapes inside strings; unclosed strings and brackets.
+    items; raw newlines, unescaped inner quotes and invalid escapes inside strings; unclosed
+    strings and brackets.
 
     Example:
         >>> fix_json_formatting("{'ok': True, 'n': None, 'xs': [1, 2,],} // done")
@@ -362,93 +361,42 @@ def fix_json_formatting(json_str: str) -> str:
     value_done = False
     i = 0
     while i < len(s):
-        ch = s[i]
-        if ch.isspace():
-            out.append(ch)
-            i += 1
-            continue
-        if s.startswith("//", i) or ch == "#":
-            end = s.find("\n", i)
-            i = len(s) if end == -1 else end
-            continue
-        if s.startswith("/*", i):
-            end = s.find("*/", i + 2)
-            i = len(s) if end == -1 else end + 2
-            continue
-        if ch in ",:":
-            if ch == "," and _last_significant(out) in ",{[":
-                i += 1
-                continue
-            out.append(ch)
-            value_done = False
-            i += 1
-            continue
-        if ch in "}]":
-            opener = "{" if ch == "}" else "["
-            if opener not in stack:
-                i += 1
-                continue
-            _drop_trailing_comma(out)
-            while stack:
-                top = stack.pop()
-                out.append(_CLOSER[top])
-                if top == opener:
-                    break
-            value_done = True
-            i += 1
-            continue
-        if value_done and stack:
-            _insert_comma(out)
-        if ch in _CLOSER:
-            stack.append(ch)
-            out.append(ch)
-            value_done = False
-            i += 1
-            continue
-        if ch in "\"'":
+        if s[i] in "\"'":
+            if value_done and stack:
+                _insert_comma(out)
             i = _read_string(s, i, out)
             value_done = True
             continue
-        token_match = _BARE_TOKEN.match(s, i)
-        if not token_match:
-            out.append(ch)
-            i += 1
-            continue
-        token = token_match.group()
-        i = token_match.end()
-        rest = s[i:].lstrip()
-        if token in _PY_LITERALS:
-            out.append(_PY_LITERALS[token])
-        elif token in _JSON_LITERALS or _NUMBER.fullmatch(token):
+        token = _TOKEN.match(s, i).group()
+        i += len(token)
+        if token.isspace():
             out.append(token)
-        elif stack and stack[-1] == "{" and rest.startswith(":"):
-            out.append(json.dumps(token))
+        elif token.startswith(("//", "/*", "#")):
+            continue
+        elif token in ",:":
+            if token == ":" or out[_last_index(out)][-1:] not in ",{[":
+                out.append(token)
+            value_done = False
+        elif token in "}]":
+            opener = "{" if token == "}" else "["
+            if opener in stack:
+                _drop_trailing_comma(out)
+                while stack and (top := stack.pop()) != opener:
+                    out.append(_CLOSER[top])
+                out.append(token)
+                value_done = True
+        elif _BARE_TOKEN.fullmatch(token) or token in _CLOSER:
+            if value_done and stack:
+                _insert_comma(out)
+            if token in _CLOSER:
+                stack.append(token)
+            out.append(token if token in _CLOSER else _bare_token(token, stack, s[i:]))
+            value_done = token not in _CLOSER
         else:
             out.append(token)
-        value_done = True
     _drop_trailing_comma(out)
     out.extend(_CLOSER[opener] for opener in reversed(stack))
     return "".join(out).strip()
-
-
-def fix_json_missing_commas(json_str: str) -> str:
-    """Insert the commas a model forgot between values (kept for 0.1 compatibility).
-
-    Example:
-        >>> fix_json_missing_commas('{"a": 1 "b": 2}')
-        '{"a": 1, "b": 2}'
-    """
-    return re.sub(r'(?<=[}\]"\'\d])(\s+)(?=["{\[])', r",\1", json_str)
-
-
-def fix_json_escaped_single_quotes(json_str: str) -> str:
-    r"""Turn ``\'`` (invalid in JSON) into ``'`` (kept for 0.1 compatibility).
-
-    Example:
-        >>> fix_json_escaped_single_quotes(r'{"a": "it\'s"}')
-        '{"a": "it\'s"}'
-    """
-    return json_str.replace("\\'", "'")
 
 
 def _undouble_braces(s: str) -> str | None:
@@ -526,42 +474,3 @@ def parse_yaml_str_to_obj(yaml_str: str) -> Any:
     raise ValueError(
         f"Got invalid YAML object. Error: {first_error}. Got YAML string: {_excerpt(yaml_str)!r}"
     )
-
-
-def extract_first_boolean(text: str) -> bool:
-    """The first ``true``/``false`` word (any case) in ``text``.
-
-    Example:
-        >>> extract_first_boolean("Answer: FALSE, because ...")
-        False
-    """
-    match = re.search(r"\b(true|false)\b", text, re.IGNORECASE)
-    if match is None:
-        raise ValueError(f"No boolean (true/false) found in the text: {_excerpt(text)!r}")
-    return match.group(1).lower() == "true"
-
-
-def extract_first_int(text: str) -> int:
-    """The first integer in ``text`` (a leading minus sign is kept; ``3.5`` gives 3).
-
-    Example:
-        >>> extract_first_int("There are -12 items")
-        -12
-    """
-    match = re.search(r"(?<![\w.])-?\d+", text)
-    if match is None:
-        raise ValueError(f"No integer found in the text: {_excerpt(text)!r}")
-    return int(match.group())
-
-
-def extract_first_float(text: str) -> float:
-    """The first number in ``text`` as a float (sign, decimals and exponent kept).
-
-    Example:
-        >>> extract_first_float("score = -0.75 (out of 1)")
-        -0.75
-    """
-    match = re.search(r"(?<![\w.])-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", text)
-    if match is None:
-        raise ValueError(f"No float found in the text: {_excerpt(text)!r}")
-    return float(match.group())

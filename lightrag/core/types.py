@@ -188,7 +188,6 @@ class GeneratorOutput(DataClass, Generic[T_co]):
         True
     """
 
-    id: str | None = field(default=None, metadata=_desc("The id of this output"))
     data: T_co = field(
         default=None, metadata=_desc("The final output data, after the output processors")
     )
@@ -200,6 +199,7 @@ class GeneratorOutput(DataClass, Generic[T_co]):
     metadata: dict[str, object] | None = field(
         default=None, metadata=_desc("Additional information")
     )
+    id: str | None = field(default=None, metadata=_desc("The id of this output"))
 
 
 GeneratorOutputType = GeneratorOutput[object]

@@ -1,0 +1,32 @@
+# Two commands do all the set-up on a fresh machine:
+#   make demo   installs lightrag with the local models and runs the demo
+#   make test   installs lightrag with test extras and runs the whole test suite
+# torch is pinned to the CPU build through constraints.txt (an unpinned torch pulls CUDA).
+
+PYTHON ?= python3
+VENV ?= .venv
+PIP = $(VENV)/bin/pip
+PIP_INSTALL = $(PIP) install --quiet --disable-pip-version-check -c constraints.txt
+
+.PHONY: demo test install-demo install-test lint bench
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+install-demo: $(VENV)/bin/python
+	$(PIP_INSTALL) -e ".[local]"
+
+install-test: $(VENV)/bin/python
+	$(PIP_INSTALL) -e ".[dev,openai,groq,local]"
+
+demo: install-demo
+	$(VENV)/bin/lightrag demo
+
+test: install-test
+	$(VENV)/bin/python -m pytest -q
+
+lint: install-test
+	$(VENV)/bin/ruff check lightrag tests benchmarks use_cases
+
+bench: install-test
+	$(VENV)/bin/python benchmarks/component_overhead.py

@@ -1,0 +1,297 @@
+"""Helpers shared by the chat-completion clients (OpenAI, Groq and OpenAI-compatible servers).
+
+* :func:`to_messages` turns lightrag's LLM input into chat ``messages``: a rendered prompt string
+  (a ``<SYS>…</SYS>`` block becomes the system message, the rest the user message) or a list of
+  ``{"role", "content"}`` messages passed through as they are.
+* :func:`parse_completion` and :func:`stream_output` turn a provider reply, whole or streamed
+  (sync or async), into a :class:`~lightrag.core.types.GeneratorOutput`.
+* ``get_first_message_content``, ``get_all_messages_content`` and ``get_probabilities`` are the
+  0.1 parser helpers; any of them can be given to a client as ``chat_completion_parser``.
+
+None of these functions imports a provider SDK: they only read the attributes the SDKs' response
+objects share (``choices``, ``message``, ``delta``, ``usage``).
+
+Example:
+    >>> to_messages("<SYS>Be brief.</SYS> What is RAG?")
+    [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'What is RAG?'}]
+    >>> to_messages([{"role": "user", "content": "hi"}])
+    [{'role': 'user', 'content': 'hi'}]
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Callable, Dict, List, Mapping, Optional
+
+from lightrag.core.types import (
+    CompletionUsage,
+    EmbedderOutput,
+    Embedding,
+    GeneratorOutput,
+    TokenLogProb,
+    Usage,
+)
+
+log = logging.getLogger(__name__)
+
+Message = Dict[str, Any]
+ChatCompletionParser = Callable[[Any], Any]
+
+INPUT_TYPES = ("text", "messages")
+
+_SYS_BLOCK = re.compile(r"<SYS>(.*?)</SYS>", re.DOTALL)
+_USER_BLOCK = re.compile(r"^\s*<USER>(.*?)</USER>\s*$", re.DOTALL | re.IGNORECASE)
+
+
+def check_input_type(input_type: str) -> str:
+    if input_type not in INPUT_TYPES:
+        raise ValueError(f"input_type must be one of {INPUT_TYPES}, got {input_type!r}")
+    return input_type
+
+
+# ------------------------------------------------------------------------------- requests
+def split_prompt(prompt: str) -> List[Message]:
+    """Split a rendered prompt into a system message (its ``<SYS>`` block) and a user message.
+
+    Without a ``<SYS>`` block the whole prompt is one user message. A remainder that is only a
+    ``<USER>…</USER>`` block (0.1's messages format) is unwrapped.
+    """
+    match = _SYS_BLOCK.search(prompt)
+    if match is None:
+        return [{"role": "user", "content": prompt.strip()}]
+    system = match.group(1).strip()
+    rest = (prompt[: match.start()] + prompt[match.end() :]).strip()
+    user_only = _USER_BLOCK.match(rest)
+    if user_only is not None:
+        rest = user_only.group(1).strip()
+    messages: List[Message] = []
+    if system:
+        messages.append({"role": "system", "content": system})
+    if rest or not messages:
+        messages.append({"role": "user", "content": rest})
+    return messages
+
+
+def _as_message(item: Any, position: int) -> Message:
+    if isinstance(item, Mapping):
+        if "role" not in item:
+            raise ValueError(f"message {position} has no 'role': {item!r}")
+        return dict(item)
+    if hasattr(item, "role"):
+        dump = getattr(item, "model_dump", None)
+        if callable(dump):
+            return dump(exclude_none=True)
+        return {"role": item.role, "content": getattr(item, "content", None)}
+    raise TypeError(
+        f"message {position} must be a dict with 'role' and 'content' (or an object with those "
+        f"attributes), got {type(item).__name__}"
+    )
+
+
+def to_messages(input: Any) -> List[Message]:
+    """Chat ``messages`` for an LLM input: a prompt string, one message, or a list of messages."""
+    if isinstance(input, str):
+        return split_prompt(input)
+    if isinstance(input, Mapping) or (hasattr(input, "role") and hasattr(input, "content")):
+        return [_as_message(input, 0)]
+    if isinstance(input, (list, tuple)):
+        if not input:
+            raise ValueError("cannot send an empty list of messages")
+        return [_as_message(item, i) for i, item in enumerate(input)]
+    if input is None:
+        raise ValueError("an LLM call needs a prompt or messages, got None")
+    return split_prompt(str(input))
+
+
+def to_embedding_input(input: Any) -> List[str]:
+    """The ``input`` list of an embeddings request."""
+    if isinstance(input, str):
+        return [input]
+    if isinstance(input, (list, tuple)):
+        return list(input)
+    raise TypeError(f"embedding input must be a str or a list of str, got {type(input).__name__}")
+
+
+# ------------------------------------------------------------------------------ responses
+def to_completion_usage(usage: Any) -> Optional[CompletionUsage]:
+    """A :class:`CompletionUsage` from an SDK usage object or dict (None when there is none)."""
+    if usage is None:
+        return None
+
+    def read(name: str) -> Optional[int]:
+        value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name, None)
+        return value if isinstance(value, int) else None
+
+    return CompletionUsage(
+        completion_tokens=read("completion_tokens"),
+        prompt_tokens=read("prompt_tokens"),
+        total_tokens=read("total_tokens"),
+    )
+
+
+def get_first_message_content(completion: Any) -> Optional[str]:
+    """The text of the first choice (the default ``chat_completion_parser``)."""
+    return completion.choices[0].message.content
+
+
+def get_all_messages_content(completion: Any) -> List[Optional[str]]:
+    """The text of every choice (for ``n > 1``)."""
+    return [choice.message.content for choice in completion.choices]
+
+
+def get_probabilities(completion: Any) -> List[List[TokenLogProb]]:
+    """Token log-probabilities of every choice (request them with ``logprobs=True``)."""
+    result: List[List[TokenLogProb]] = []
+    for choice in completion.choices:
+        content = getattr(choice.logprobs, "content", None) or []
+        result.append([TokenLogProb(token=t.token, logprob=t.logprob) for t in content])
+    return result
+
+
+def parse_stream_response(chunk: Any) -> Optional[str]:
+    """The text delta of one streamed chunk (None for chunks without text, e.g. usage-only)."""
+    choices = getattr(chunk, "choices", None)
+    if not choices:
+        return None
+    delta = getattr(choices[0], "delta", None)
+    return getattr(delta, "content", None)
+
+
+def chunk_usage(chunk: Any) -> Optional[CompletionUsage]:
+    """Usage carried by a streamed chunk: ``chunk.usage`` (OpenAI) or ``chunk.x_groq.usage``."""
+    usage = getattr(chunk, "usage", None)
+    if usage is None:
+        usage = getattr(getattr(chunk, "x_groq", None), "usage", None)
+    return to_completion_usage(usage)
+
+
+def is_stream(completion: Any) -> bool:
+    """True for a streamed reply (a sync or async iterator of chunks)."""
+    return isinstance(completion, (Iterator, AsyncIterator))
+
+
+def stream_output(stream: Any) -> GeneratorOutput:
+    """Wrap a sync or async chunk stream in a ``GeneratorOutput`` whose ``data`` yields text.
+
+    ``data`` and ``raw_response`` are the same (async) generator of text deltas. When a chunk
+    reports token usage (the final one, with ``stream_options={"include_usage": True}``), it is
+    stored in the output's ``usage`` while the stream is consumed.
+    """
+    output: GeneratorOutput = GeneratorOutput()
+
+    def take(chunk: Any) -> Optional[str]:
+        usage = chunk_usage(chunk)
+        if usage is not None:
+            output.usage = usage
+        return parse_stream_response(chunk)
+
+    def deltas() -> Iterator[str]:
+        try:
+            for chunk in stream:
+                text = take(chunk)
+                if text:
+                    yield text
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()
+
+    async def adeltas() -> AsyncIterator[str]:
+        try:
+            async for chunk in stream:
+                text = take(chunk)
+                if text:
+                    yield text
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):
+                result = close()
+                if inspect.isawaitable(result):
+                    await result
+
+    pieces = adeltas() if isinstance(stream, AsyncIterator) else deltas()
+    output.data = pieces
+    output.raw_response = pieces  # type: ignore[assignment]
+    return output
+
+
+def parse_completion(
+    completion: Any, parser: Optional[ChatCompletionParser] = None
+) -> GeneratorOutput:
+    """A ``GeneratorOutput`` for a whole or streamed chat reply; failures become ``error``.
+
+    Args:
+        completion: the SDK's ``ChatCompletion``, a (sync or async) chunk stream, or plain text.
+        parser: turns a whole completion into ``data``; defaults to the first message's text.
+    """
+    if isinstance(completion, GeneratorOutput):
+        return completion
+    if is_stream(completion):
+        return stream_output(completion)
+    if isinstance(completion, str):
+        return GeneratorOutput(data=completion, raw_response=completion)
+    try:
+        data = (parser or get_first_message_content)(completion)
+    except Exception as e:
+        log.warning("could not parse the chat completion: %s", e)
+        return GeneratorOutput(
+            raw_response=str(completion), error=f"parse error: {type(e).__name__}: {e}"
+        )
+    usage = to_completion_usage(getattr(completion, "usage", None))
+    return GeneratorOutput(data=data, raw_response=data, usage=usage)
+
+
+# ------------------------------------------------------------------------------- clients
+def resolve_api_key(
+    api_key: Optional[str], env_name: str, provider: str, placeholder: Optional[str] = None
+) -> str:
+    """The API key from the argument or ``env_name``; ``placeholder`` (local servers) or an error."""
+    key = api_key or os.getenv(env_name)
+    if key:
+        return key
+    if placeholder is not None:
+        return placeholder
+    raise ValueError(
+        f"{provider} needs an API key: set the environment variable {env_name} "
+        f"or pass api_key=... to the client"
+    )
+
+
+def chat_api_kwargs(input: Any, model_kwargs: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    """``{**model_kwargs, "messages": [...]}`` for a chat-completions request."""
+    api_kwargs = dict(model_kwargs or {})
+    api_kwargs["messages"] = to_messages(input)
+    return api_kwargs
+
+
+def embedding_api_kwargs(input: Any, model_kwargs: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    """``{**model_kwargs, "input": [...]}`` for an embeddings request."""
+    api_kwargs = dict(model_kwargs or {})
+    api_kwargs["input"] = to_embedding_input(input)
+    return api_kwargs
+
+
+def parse_embeddings(response: Any) -> EmbedderOutput:
+    """An :class:`EmbedderOutput` from an SDK ``CreateEmbeddingResponse``; failures -> ``error``."""
+    try:
+        data = [
+            Embedding(embedding=list(item.embedding), index=getattr(item, "index", i))
+            for i, item in enumerate(response.data)
+        ]
+        raw_usage = getattr(response, "usage", None)
+        usage = None
+        if raw_usage is not None:
+            usage = Usage(
+                prompt_tokens=getattr(raw_usage, "prompt_tokens", 0) or 0,
+                total_tokens=getattr(raw_usage, "total_tokens", 0) or 0,
+            )
+        return EmbedderOutput(data=data, model=getattr(response, "model", None), usage=usage)
+    except Exception as e:
+        log.warning("could not parse the embedding response: %s", e)
+        return EmbedderOutput(
+            error=f"parse error: {type(e).__name__}: {e}", raw_response=str(response)
+        )

@@ -1,0 +1,429 @@
+"""Output parsers: tell the model what shape to answer in, and parse its answer back.
+
+An output parser does two jobs for a :class:`~lightrag.core.generator.Generator`:
+
+1. ``format_instructions()`` renders the part of the prompt that describes the output format
+   (pass it as ``output_format_str``);
+2. ``call(text)`` parses the model's reply (pass the parser as ``output_processors``). On failure
+   it raises ``ValueError`` naming what was wrong; the Generator records that message in
+   ``GeneratorOutput.error``.
+
+Example:
+    >>> from dataclasses import dataclass, field
+    >>> from lightrag.core.base_data_class import DataClass
+    >>> @dataclass
+    ... class Joke(DataClass):
+    ...     setup: str = field(metadata={"desc": "The question"})
+    ...     punchline: str = field(metadata={"desc": "The answer"})
+    >>> parser = JsonOutputParser(Joke, return_data_class=True)
+    >>> "punchline" in parser.format_instructions()
+    True
+    >>> parser('```json\\n{"setup": "Why?", "punchline": "Because.",}\\n```')
+    Joke(setup='Why?', punchline='Because.')
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+import jinja2
+from jinja2 import meta
+
+from lightrag.core.base_data_class import DataClass, DataClassFormatType
+from lightrag.core.component import Component
+from lightrag.core.string_parser import JsonParser, ListParser, YamlParser
+from lightrag.core.text_extract import strip_think_blocks
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "JSON_OUTPUT_FORMAT",
+    "LIST_OUTPUT_FORMAT",
+    "YAML_OUTPUT_FORMAT",
+    "BooleanOutputParser",
+    "JsonOutputParser",
+    "ListOutputParser",
+    "OutputParser",
+    "YamlOutputParser",
+]
+
+JSON_OUTPUT_FORMAT = r"""Your output must be a single JSON object that follows this schema:
+```
+{{schema}}
+```
+{% if example %}
+Examples:
+```
+{{example}}
+```
+{% endif %}
+- Reply with the JSON object only, inside triple backticks (```json ... ```), with no text before or after it.
+- Use double quotes for keys and string values. No comments, no trailing commas.
+- The schema describes each field; do not copy "type", "properties" or the descriptions into your output."""
+
+YAML_OUTPUT_FORMAT = r"""Your output must be a single YAML document that follows this schema:
+```
+{{schema}}
+```
+{% if example %}
+Examples:
+```
+{{example}}
+```
+{% endif %}
+- Reply with the YAML only, inside triple backticks (```yaml ... ```), with no text before or after it.
+- Indent nested items with 2 spaces. Quote strings that contain ": ", " #" or start with a special character.
+- The schema describes each field; do not copy "type", "properties" or the descriptions into your output."""
+
+LIST_OUTPUT_FORMAT = r"""Your output must be a list written in JSON syntax, such as ["first", "second"].
+- Items may be strings, numbers, booleans, lists or objects, and may be nested.
+- Reply with the list only, with no text before or after it."""
+
+_EXAMPLE_SEPARATOR = "\n________\n"
+_EXCERPT_CHARS = 200
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(template: str) -> tuple[jinja2.Template, frozenset]:
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    try:
+        parsed = env.parse(template)
+        return env.from_string(template), frozenset(meta.find_undeclared_variables(parsed))
+    except jinja2.TemplateSyntaxError as e:
+        raise ValueError(f"Invalid output format template: {e}") from e
+
+
+def render_template(template: str, **variables: Any) -> str:
+    """Render a Jinja2 format template; variables it uses but that are not given render as None.
+
+    Example:
+        >>> render_template("Schema: {{schema}}{% if example %} e.g. {{example}}{% endif %}", schema="x")
+        'Schema: x'
+    """
+    compiled, names = _compile(template)
+    values = {name: None for name in names}
+    values.update(variables)
+    return compiled.render(**values)
+
+
+def _excerpt(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "..."
+
+
+def _check_data_class(owner: str, data_class: Any, examples: Any) -> list[DataClass] | None:
+    """Validate the constructor arguments shared by the JSON and YAML parsers."""
+    if not (isinstance(data_class, type) and is_dataclass(data_class)):
+        raise TypeError(
+            f"{owner}: data_class must be a @dataclass class, got {_excerpt(data_class)}"
+        )
+    if not issubclass(data_class, DataClass):
+        raise TypeError(f"{owner}: data_class {data_class.__name__} must subclass DataClass")
+    if examples is None:
+        return None
+    if isinstance(examples, DataClass):
+        examples = [examples]
+    if not isinstance(examples, Sequence) or isinstance(examples, str):
+        raise TypeError(f"{owner}: examples must be a list of {data_class.__name__} instances")
+    for k, example in enumerate(examples):
+        if not isinstance(example, data_class):
+            raise TypeError(
+                f"{owner}: examples[{k}] must be an instance of {data_class.__name__}, "
+                f"got {type(example).__name__}"
+            )
+    return list(examples) or None
+
+
+def _filters(include: Any, exclude: Any) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    if include is not None:
+        kwargs["include"] = include
+    if exclude is not None:
+        kwargs["exclude"] = exclude
+    return kwargs
+
+
+def _examples_str(
+    examples: list[DataClass] | None, format_type: DataClassFormatType, filters: dict[str, Any]
+) -> str | None:
+    if not examples:
+        return None
+    return _EXAMPLE_SEPARATOR.join(ex.format_example_str(format_type, **filters) for ex in examples)
+
+
+def parsed_to_data_class(owner: str, data_class: type[DataClass], obj: Any) -> DataClass:
+    """Build ``data_class`` from a parsed reply, tolerating the usual small-model slips.
+
+    A one-item list is unwrapped, so is a single key wrapping the fields (``{"Answer": {...}}``);
+    keys the class lacks are dropped (logged at INFO).
+
+    Raises:
+        ValueError: the reply is not an object, or ``from_dict`` rejects it; the message names
+            ``owner``, the class and an excerpt of the data.
+
+    Example:
+        >>> from dataclasses import dataclass, field
+        >>> @dataclass
+        ... class Pt(DataClass):
+        ...     x: int = field(metadata={"desc": "x"})
+        >>> parsed_to_data_class("demo", Pt, {"Pt": {"x": 1, "note": "extra"}})
+        Pt(x=1)
+    """
+    name = data_class.__name__
+    if isinstance(obj, list) and len(obj) == 1:
+        obj = obj[0]
+    if not isinstance(obj, dict):  # bad model output, not a bad argument
+        raise ValueError(  # noqa: TRY004
+            f"{owner}: expected an object with the fields of {name}, "
+            f"got {type(obj).__name__}: {_excerpt(obj)}"
+        )
+    known = {f.name for f in fields(data_class) if f.init}
+    if len(obj) == 1 and not known & obj.keys():
+        inner = next(iter(obj.values()))
+        if isinstance(inner, dict) and known & inner.keys():
+            obj = inner
+    unknown = [key for key in obj if key not in known]
+    if unknown:
+        log.info("%s: ignoring fields %s that %s does not have", owner, unknown, name)
+        obj = {key: value for key, value in obj.items() if key in known}
+    try:
+        return data_class.from_dict(obj)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{owner}: could not build {name} from {_excerpt(obj)}: {e}") from None
+
+
+class OutputParser(Component):
+    """Base class of output parsers: ``format_instructions()`` for the prompt, ``call(input)``
+    for the reply.
+
+    Example:
+        >>> class Upper(OutputParser):
+        ...     def format_instructions(self) -> str:
+        ...         return "Answer in one word."
+        ...     def call(self, input: str) -> str:
+        ...         return input.strip().upper()
+        >>> Upper()("yes")
+        'YES'
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def format_instructions(self) -> str:
+        """The output-format text to put in the prompt."""
+        raise NotImplementedError(f"{type(self).__name__} must implement format_instructions()")
+
+    def call(self, input: str) -> Any:
+        """Parse the model's reply."""
+        raise NotImplementedError(f"{type(self).__name__} must implement call(input: str)")
+
+
+class JsonOutputParser(OutputParser):
+    """Ask for a JSON object shaped like ``data_class`` and parse the reply into a dict (or into
+    a ``data_class`` instance with ``return_data_class=True``).
+
+    Args:
+        data_class: a ``@dataclass`` subclass of :class:`DataClass` describing the answer.
+        examples: instances of ``data_class`` shown in the prompt.
+        include_fields: only these fields in the schema and examples.
+        exclude_fields: leave these fields out of the schema and examples.
+        return_data_class: return ``data_class.from_dict(...)`` instead of the dict. Keys the
+            class does not have are dropped, and a single wrapping key is unwrapped.
+
+    Raises:
+        TypeError: ``data_class`` is not a DataClass dataclass, or an example is not an instance.
+
+    Example:
+        >>> from dataclasses import dataclass, field
+        >>> @dataclass
+        ... class City(DataClass):
+        ...     name: str = field(metadata={"desc": "City name"})
+        >>> parser = JsonOutputParser(City)
+        >>> print(parser.format_instructions().splitlines()[3])
+            "name": "City name (str) (required)"
+        >>> parser("The city is: {'name': 'Paris'}")
+        {'name': 'Paris'}
+    """
+
+    def __init__(
+        self,
+        data_class: type[DataClass],
+        examples: list[DataClass] | None = None,
+        include_fields: Any = None,
+        exclude_fields: Any = None,
+        return_data_class: bool = False,
+    ) -> None:
+        super().__init__()
+        self.examples = _check_data_class(type(self).__name__, data_class, examples)
+        self.data_class = data_class
+        self._include_fields = include_fields
+        self._exclude_fields = exclude_fields
+        self._return_data_class = return_data_class
+        self.output_processors = JsonParser()
+
+    def format_instructions(self, format_type: DataClassFormatType | str | None = None) -> str:
+        """Render :data:`JSON_OUTPUT_FORMAT` with the class as ``schema`` (``SIGNATURE_JSON`` by
+        default; ``SIGNATURE_YAML`` or ``SCHEMA`` on request) and the examples as JSON."""
+        filters = _filters(self._include_fields, self._exclude_fields)
+        schema = self.data_class.format_class_str(
+            format_type or DataClassFormatType.SIGNATURE_JSON, **filters
+        )
+        example = _examples_str(self.examples, DataClassFormatType.EXAMPLE_JSON, filters)
+        return render_template(JSON_OUTPUT_FORMAT, schema=schema, example=example)
+
+    def call(self, input: str) -> Any:
+        """Parse the reply's JSON; a dict, or a ``data_class`` instance with return_data_class."""
+        owner = f"{type(self).__name__}({self.data_class.__name__})"
+        try:
+            obj = self.output_processors(input)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{owner}: {e}") from None
+        if self._return_data_class:
+            return parsed_to_data_class(owner, self.data_class, obj)
+        return obj
+
+    def _extra_repr(self) -> str:
+        return _repr_fields(self)
+
+
+class YamlOutputParser(OutputParser):
+    """Ask for a YAML document shaped like ``data_class`` and parse the reply into a dict (or
+    into a ``data_class`` instance with ``return_data_class=True``). Prefer JSON for deeply
+    nested classes; YAML is cheaper in tokens for flat ones.
+
+    Args:
+        data_class: a ``@dataclass`` subclass of :class:`DataClass` describing the answer.
+        examples: instances of ``data_class`` shown in the prompt.
+        include_fields: only these fields in the schema and examples.
+        exclude_fields: leave these fields out of the schema and examples.
+        return_data_class: return ``data_class.from_dict(...)`` instead of the dict.
+
+    Raises:
+        TypeError: ``data_class`` is not a DataClass dataclass, or an example is not an instance.
+
+    Example:
+        >>> from dataclasses import dataclass, field
+        >>> @dataclass
+        ... class City(DataClass):
+        ...     name: str = field(metadata={"desc": "City name"})
+        >>> parser = YamlOutputParser(City)
+        >>> "name: City name (str) (required)" in parser.format_instructions()
+        True
+        >>> parser("```yaml\\nname: Paris\\n```")
+        {'name': 'Paris'}
+    """
+
+    def __init__(
+        self,
+        data_class: type[DataClass],
+        examples: list[DataClass] | None = None,
+        include_fields: Any = None,
+        exclude_fields: Any = None,
+        return_data_class: bool = False,
+    ) -> None:
+        super().__init__()
+        self.examples = _check_data_class(type(self).__name__, data_class, examples)
+        self.data_class = data_class
+        self._include_fields = include_fields
+        self._exclude_fields = exclude_fields
+        self._return_data_class = return_data_class
+        self.output_processors = YamlParser()
+
+    def format_instructions(self, format_type: DataClassFormatType | str | None = None) -> str:
+        """Render :data:`YAML_OUTPUT_FORMAT` with the class as ``schema`` (``SIGNATURE_YAML`` by
+        default; ``SIGNATURE_JSON`` or ``SCHEMA`` on request) and the examples as YAML."""
+        filters = _filters(self._include_fields, self._exclude_fields)
+        schema = self.data_class.format_class_str(
+            format_type or DataClassFormatType.SIGNATURE_YAML, **filters
+        )
+        example = _examples_str(self.examples, DataClassFormatType.EXAMPLE_YAML, filters)
+        return render_template(YAML_OUTPUT_FORMAT, schema=schema, example=example)
+
+    def call(self, input: str) -> Any:
+        """Parse the reply's YAML; a dict, or a ``data_class`` instance with return_data_class."""
+        owner = f"{type(self).__name__}({self.data_class.__name__})"
+        try:
+            obj = self.output_processors(input)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{owner}: {e}") from None
+        if self._return_data_class:
+            return parsed_to_data_class(owner, self.data_class, obj)
+        return obj
+
+    def _extra_repr(self) -> str:
+        return _repr_fields(self)
+
+
+def _repr_fields(parser: JsonOutputParser | YamlOutputParser) -> str:
+    parts = [f"data_class={parser.data_class.__name__}"]
+    if parser.examples:
+        parts.append(f"examples={len(parser.examples)}")
+    if parser._include_fields is not None:
+        parts.append(f"include_fields={parser._include_fields}")
+    if parser._exclude_fields is not None:
+        parts.append(f"exclude_fields={parser._exclude_fields}")
+    parts.append(f"return_data_class={parser._return_data_class}")
+    return ", ".join(parts)
+
+
+class ListOutputParser(OutputParser):
+    """Ask for a list and parse the reply into a Python list.
+
+    Args:
+        list_output_format_template: the Jinja2 text :meth:`format_instructions` renders.
+
+    Example:
+        >>> ListOutputParser()("Here are three: ['red', 'green', 'blue']")
+        ['red', 'green', 'blue']
+    """
+
+    def __init__(self, list_output_format_template: str = LIST_OUTPUT_FORMAT) -> None:
+        super().__init__()
+        _compile(list_output_format_template)
+        self.list_output_format_template = list_output_format_template
+        self.output_processors = ListParser()
+
+    def format_instructions(self, **variables: Any) -> str:
+        """Render the list format template (extra ``variables`` are passed to it)."""
+        return render_template(self.list_output_format_template, **variables)
+
+    def call(self, input: str) -> list:
+        try:
+            return self.output_processors(input)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"ListOutputParser: {e}") from None
+
+
+_TRUE_FALSE = re.compile(r"\b(true|false)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
+
+
+class BooleanOutputParser(OutputParser):
+    """Read a yes/no answer: the first ``true``/``false`` word, else the first ``yes``/``no``
+    word (any case); ``None`` when there is neither. The text is never evaluated as code.
+
+    Example:
+        >>> parser = BooleanOutputParser()
+        >>> parser("True."), parser("No, it is not."), parser("__import__('os')")
+        (True, False, None)
+    """
+
+    def format_instructions(self) -> str:
+        return "The output should be a boolean value: True or False."
+
+    def call(self, input: str) -> bool | None:
+        if isinstance(input, bool):
+            return input
+        if not isinstance(input, str):
+            return None
+        text = strip_think_blocks(input)
+        for pattern, truthy in ((_TRUE_FALSE, "true"), (_YES_NO, "yes")):
+            match = pattern.search(text)
+            if match:
+                return match.group(1).lower() == truthy
+        return None
