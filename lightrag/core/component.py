@@ -84,7 +84,7 @@ class Component:
 
     _version: int = 1
     _custom_call: bool = False
-    _components: Dict[str, Optional["Component"]]
+    _components: Dict[str, Optional[Component]]
     _parameters: Dict[str, Optional[Parameter]]
     _init_args: Dict[str, Any]
     training: bool
@@ -100,7 +100,7 @@ class Component:
 
             EntityMapping.register(cls.__name__, cls)
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> "Component":
+    def __new__(cls, *args: Any, **kwargs: Any) -> Component:
         obj = super().__new__(cls)
         try:
             bound = _init_signature(cls).bind(obj, *args, **kwargs)
@@ -165,7 +165,7 @@ class Component:
             self._unregister(name)
         object.__delattr__(self, name)
 
-    def register_component(self, name: str, component: Optional["Component"]) -> None:
+    def register_component(self, name: str, component: Optional[Component]) -> None:
         """Register ``component`` under ``name`` (the same as assigning the attribute)."""
         if "_components" not in self.__dict__:
             raise AttributeError("cannot register a component before Component.__init__() call")
@@ -195,12 +195,12 @@ class Component:
             param.name = name
         object.__setattr__(self, name, param)
 
-    def get_subcomponent(self, name: str) -> Optional["Component"]:
+    def get_subcomponent(self, name: str) -> Optional[Component]:
         """The direct child registered as ``name``, or None."""
         return self._components.get(name)
 
     # ---------------------------------------------------------------- traversal
-    def named_children(self) -> Iterator[Tuple[str, "Component"]]:
+    def named_children(self) -> Iterator[Tuple[str, Component]]:
         """Direct children as ``(name, component)``, each object once."""
         seen: Set[int] = set()
         for name, child in self._components.items():
@@ -208,7 +208,7 @@ class Component:
                 seen.add(id(child))
                 yield name, child
 
-    def children(self) -> Iterator["Component"]:
+    def children(self) -> Iterator[Component]:
         for _, child in self.named_children():
             yield child
 
@@ -219,7 +219,7 @@ class Component:
         memo: Optional[Set[int]] = None,
         prefix: str = "",
         remove_duplicate: bool = True,
-    ) -> Iterator[Tuple[str, "Component"]]:
+    ) -> Iterator[Tuple[str, Component]]:
         """Depth-first walk yielding ``("", self)`` first, then dotted names of descendants."""
         if memo is None:
             memo = set()

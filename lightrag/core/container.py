@@ -55,9 +55,9 @@ class Sequential(Component):
     @overload
     def __getitem__(self, idx: str) -> Component: ...
     @overload
-    def __getitem__(self, idx: slice) -> "Sequential": ...
+    def __getitem__(self, idx: slice) -> Sequential: ...
 
-    def __getitem__(self, idx: Union[int, str, slice]) -> Union[Component, "Sequential"]:
+    def __getitem__(self, idx: Union[int, str, slice]) -> Union[Component, Sequential]:
         if isinstance(idx, slice):
             return type(self)(OrderedDict(list(self._components.items())[idx]))
         if isinstance(idx, str):
@@ -92,21 +92,21 @@ class Sequential(Component):
     def __iter__(self) -> Iterator[Component]:
         return iter(self._components.values())
 
-    def __add__(self, other: "Sequential") -> "Sequential":
+    def __add__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
             raise ValueError("add operator supports only objects of Sequential class")
         return Sequential(*self, *other)
 
-    def __iadd__(self, other: "Sequential") -> "Sequential":
+    def __iadd__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
             raise ValueError("add operator supports only objects of Sequential class")
         return self.extend(other)
 
-    def append(self, component: Component) -> "Sequential":
+    def append(self, component: Component) -> Sequential:
         self.register_component(str(len(self)), component)
         return self
 
-    def insert(self, index: int, component: Component) -> "Sequential":
+    def insert(self, index: int, component: Component) -> Sequential:
         items = list(self._components.values())
         items.insert(index, component)
         for key in list(self._components):
@@ -115,7 +115,7 @@ class Sequential(Component):
             self.register_component(str(i), item)
         return self
 
-    def extend(self, components: Iterable[Component]) -> "Sequential":
+    def extend(self, components: Iterable[Component]) -> Sequential:
         for component in components:
             self.append(component)
         return self

@@ -197,10 +197,32 @@ class Generator(Component):
             self._cache.set(key, {"text": parsed.raw_response, "usage": usage})  # type: ignore[union-attr]
         return parsed
 
+    def _count_stream_usage(self, output: GeneratorOutput) -> None:
+        """Wrap a streamed reply so its usage (known once the stream ends) reaches ``self.usage``."""
+        source = output.data
+
+        def count() -> None:
+            with self._usage_lock:
+                self.usage.add(output.usage)
+
+        def sync_stream() -> Iterator[str]:
+            yield from source
+            count()
+
+        async def async_stream() -> AsyncIterator[str]:
+            async for piece in source:
+                yield piece
+            count()
+
+        wrapped = async_stream() if isinstance(source, AsyncIterator) else sync_stream()
+        output.data = output.raw_response = wrapped
+
     def _post_process(
         self, output: GeneratorOutput, started: float, cached: bool
     ) -> GeneratorOutput:
         is_stream = isinstance(output.data, (Iterator, AsyncIterator))
+        if is_stream:
+            self._count_stream_usage(output)
         if output.error is None and not is_stream and self.output_processors is not None:
             try:
                 output.data = self.output_processors(output.data)

@@ -102,7 +102,7 @@ class Parameter(Generic[T]):
         }
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "Parameter":
+    def from_dict(cls, data: Dict[str, Any]) -> Parameter:
         return cls(**data)
 
     def __eq__(self, other: object) -> bool:

@@ -50,7 +50,7 @@ class Retriever(Component, Generic[DocType, QueryType]):
         raise NotImplementedError(f"{type(self).__name__} cannot save its index")
 
     @classmethod
-    def load_from_file(cls, path: str) -> "Retriever":
+    def load_from_file(cls, path: str) -> Retriever:
         raise NotImplementedError(f"{cls.__name__} cannot load an index")
 
     def call(

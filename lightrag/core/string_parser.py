@@ -45,6 +45,45 @@ _MAX_CANDIDATES = 5
 _YAML_KEY_LINE = re.compile(r"^\s*(?:-\s+\S|[\"']?[\w][\w .-]*[\"']?\s*:(?:\s|$))")
 
 
+def extract_first_boolean(text: str) -> bool:
+    """The first ``true``/``false`` word (any case) in ``text``.
+
+    Example:
+        >>> extract_first_boolean("Answer: FALSE, because ...")
+        False
+    """
+    match = re.search(r"\b(true|false)\b", text, re.IGNORECASE)
+    if match is None:
+        raise ValueError(f"No boolean (true/false) found in the text: {tx.excerpt(text)!r}")
+    return match.group(1).lower() == "true"
+
+
+def extract_first_int(text: str) -> int:
+    """The first integer in ``text`` (a leading minus sign is kept; ``3.5`` gives 3).
+
+    Example:
+        >>> extract_first_int("There are -12 items")
+        -12
+    """
+    match = re.search(r"(?<![\w.])-?\d+", text)
+    if match is None:
+        raise ValueError(f"No integer found in the text: {tx.excerpt(text)!r}")
+    return int(match.group())
+
+
+def extract_first_float(text: str) -> float:
+    """The first number in ``text`` as a float (sign, decimals and exponent kept).
+
+    Example:
+        >>> extract_first_float("score = -0.75 (out of 1)")
+        -0.75
+    """
+    match = re.search(r"(?<![\w.])-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", text)
+    if match is None:
+        raise ValueError(f"No float found in the text: {tx.excerpt(text)!r}")
+    return float(match.group())
+
+
 class Parser(Component):
     """Base class of the string parsers: ``call(input: str)`` returns the parsed value.
 
@@ -82,7 +121,7 @@ class BooleanParser(Parser):
 
     def call(self, input: str) -> bool:
         try:
-            return tx.extract_first_boolean(self._check_str(input))
+            return extract_first_boolean(self._check_str(input))
         except ValueError as e:
             raise ValueError(f"BooleanParser: {e}") from None
 
@@ -100,7 +139,7 @@ class IntParser(Parser):
 
     def call(self, input: str) -> int:
         try:
-            return tx.extract_first_int(self._check_str(input))
+            return extract_first_int(self._check_str(input))
         except ValueError as e:
             raise ValueError(f"IntParser: {e}") from None
 
@@ -118,7 +157,7 @@ class FloatParser(Parser):
 
     def call(self, input: str) -> float:
         try:
-            return tx.extract_first_float(self._check_str(input))
+            return extract_first_float(self._check_str(input))
         except ValueError as e:
             raise ValueError(f"FloatParser: {e}") from None
 

@@ -1,18 +1,12 @@
 """Pull JSON, list and YAML payloads out of free-form model output, and repair them.
 
-Small models rarely return a bare JSON document. They wrap it in code fences, put prose before
-and after it, open with a ``<think>...</think>`` block, leave trailing commas, write Python
-literals (``True``, ``None``, single quotes) or stop mid-object when they hit the token limit.
-The helpers here undo those habits:
-
-* :func:`strip_think_blocks` drops reasoning blocks.
-* :func:`extract_json_str` / :func:`extract_list_str` find the payload (fenced block first, then
-  the first plausible ``{`` or ``[``), match brackets while respecting strings and escapes, and
-  close whatever a truncated output left open.
-* :func:`fix_json_formatting` rewrites near-JSON into strict JSON.
-* :func:`parse_json_str_to_obj` tries ``json.loads``, then the repaired text, then
-  ``yaml.safe_load``.
-* :func:`extract_yaml_str` / :func:`parse_yaml_str_to_obj` do the same for YAML.
+Small models wrap their answer in code fences, put prose around it, open with a
+``<think>...</think>`` block, leave trailing commas, write Python literals (``True``, ``None``,
+single quotes) or stop mid-object at the token limit. :func:`extract_json_str` and
+:func:`extract_list_str` find the payload and close what a truncated output left open,
+:func:`fix_json_formatting` rewrites near-JSON into strict JSON, :func:`parse_json_str_to_obj`
+tries ``json.loads``, the repair, then ``yaml.safe_load``; :func:`extract_yaml_str` and
+:func:`parse_yaml_str_to_obj` do the same for YAML.
 
 Example:
     >>> text = 'Sure! ```json\\n{"name": \\'Ada\\', "tags": ["x", "y",],}\\n``` Hope it helps.'
@@ -31,19 +25,9 @@ import yaml
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "extract_code_blocks",
-    "extract_json_str",
-    "extract_list_str",
-    "extract_yaml_str",
-    "find_json_candidates",
-    "fix_json_formatting",
-    "parse_json_str_to_obj",
-    "parse_yaml_str_to_obj",
-    "strip_think_blocks",
-]
-
 _EXCERPT_CHARS = 200
+_MAX_CANDIDATES = 16
+_MAX_PROSE_BRACKETS = 16
 _THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.IGNORECASE)
@@ -57,13 +41,15 @@ _CITATION = re.compile(r"\[\s*\d{1,3}\s*\]")
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_.+\-]+")
 _TOKEN = re.compile(r"\s+|//[^\n]*|#[^\n]*|/\*.*?(?:\*/|\Z)|[A-Za-z0-9_.+\-]+|.", re.DOTALL)
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
-_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_LITERALS.update((name, name) for name in ("true", "false", "null", "NaN", "Infinity", "-Infinity"))
 _JSON_ESCAPES = set('"\\/bfnrt')
+_SPACES = re.compile(r"\s*")
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _NEXT_KEY = re.compile(r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')\s*:""")
-_JSON_LITERALS = {"true", "false", "null", "NaN", "Infinity", "-Infinity"}
 
 
-def _excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
+def excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
@@ -71,8 +57,8 @@ def _excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
 def strip_think_blocks(text: str) -> str:
     """Remove ``<think>...</think>`` (also ``thinking``/``reasoning``) blocks from model output.
 
-    A closing tag without an opening one (the chat template opened it) drops everything before
-    it; a lone opening tag (output cut off while thinking) is removed and its text kept.
+    A lone closing tag (the chat template opened the block) drops everything before it; a lone
+    opening tag (cut off while thinking) is removed and its text kept.
 
     Example:
         >>> strip_think_blocks("<think>maybe 3?</think>\\nThe answer is 4")
@@ -126,18 +112,6 @@ def _match_brackets(text: str, start: int) -> tuple[int, list[str], str]:
     return -1, stack, quote
 
 
-def _close_truncated(body: str, stack: list[str], quote: str) -> str:
-    """Close an output that stopped early: the open string, a dangling comma or key, brackets."""
-    if quote:
-        body = (body.removesuffix("\\")) + quote
-    body = body.rstrip()
-    while body.endswith(","):
-        body = body[:-1].rstrip()
-    if body.endswith(":"):
-        body += " null"
-    return body + "".join(_CLOSER[opener] for opener in reversed(stack))
-
-
 def _balanced_from(text: str, start: int, add_missing: bool) -> tuple[str, int]:
     """The bracketed payload starting at ``start`` and the index just past it in ``text``."""
     end, stack, quote = _match_brackets(text, start)
@@ -147,22 +121,12 @@ def _balanced_from(text: str, start: int, add_missing: bool) -> tuple[str, int]:
         kind = "JSON object" if text[start] == "{" else "list"
         raise ValueError(
             f"Incomplete {kind}: no closing '{_CLOSER[text[start]]}' found and adding the "
-            f"missing bracket is disabled. Got: {_excerpt(text[start:])!r}"
+            f"missing bracket is disabled. Got: {excerpt(text[start:])!r}"
         )
     log.debug("closing a truncated JSON payload that left %r open", "".join(stack))
-    return _close_truncated(text[start:], stack, quote), len(text)
-
-
-def _plausible_start(text: str, i: int) -> bool:
-    pattern = _KEY_START if text[i] == "{" else _VALUE_START
-    return pattern.match(text, i + 1) is not None
-
-
-def _search_regions(text: str, langs: set) -> list[str]:
-    blocks = extract_code_blocks(text)
-    tagged = [body for lang, body in blocks if lang in langs]
-    untagged = [body for lang, body in blocks if not lang]
-    return tagged + untagged + [text]
+    body = (text[start:].removesuffix("\\") + quote).rstrip().rstrip(",").rstrip()
+    body += " null" if body.endswith(":") else ""  # a key whose value was cut off
+    return body + "".join(_CLOSER[opener] for opener in reversed(stack)), len(text)
 
 
 def find_json_candidates(
@@ -185,15 +149,24 @@ def find_json_candidates(
     """
     found: list[str] = []
     error: ValueError | None = None
-    for region in _search_regions(strip_think_blocks(text), _JSON_LANGS):
+    text = strip_think_blocks(text)
+    blocks = extract_code_blocks(text)
+    tagged = [body for lang, body in blocks if lang in _JSON_LANGS]
+    for region in tagged + [body for lang, body in blocks if not lang] + [text]:
         ranked: list[tuple[int, str]] = []
-        pos = 0
-        while True:
+        pos, prose_budget = 0, _MAX_PROSE_BRACKETS
+        while sum(rank == 0 for rank, _ in ranked) < _MAX_CANDIDATES:
             starts = [k for k in (region.find(o, pos) for o in openers) if k != -1]
             if not starts:
                 break
             i = min(starts)
-            plausible = _plausible_start(region, i)
+            pattern = _KEY_START if region[i] == "{" else _VALUE_START
+            plausible = pattern.match(region, i + 1) is not None
+            if not plausible:
+                prose_budget -= 1
+                if prose_budget < 0:  # prose full of brackets: stop scanning each one to the end
+                    pos = i + 1
+                    continue
             try:
                 candidate, end = _balanced_from(region, i, add_missing_right_brace)
             except ValueError as e:
@@ -203,11 +176,9 @@ def find_json_candidates(
                 pos = i + 1
                 continue
             pos = end if plausible else i + 1
-            if not plausible:
-                rank = 2
-            else:
-                rank = 1 if _CITATION.fullmatch(candidate) else 0
-            ranked.append((rank, candidate))
+            rank = 2 if not plausible else int(bool(_CITATION.fullmatch(candidate)))
+            if rank == 0 or sum(r == rank for r, _ in ranked) < _MAX_CANDIDATES:
+                ranked.append((rank, candidate))
         ranked.sort(key=lambda pair: pair[0])
         found.extend(c for _, c in ranked if c not in found)
     if found:
@@ -215,19 +186,13 @@ def find_json_candidates(
     if error is not None:
         raise error
     kind = "list" if openers == "[" else "JSON object or array"
-    raise ValueError(f"No {kind} found in the text: {_excerpt(text)!r}")
+    raise ValueError(f"No {kind} found in the text: {excerpt(text)!r}")
 
 
 def extract_json_str(text: str, add_missing_right_brace: bool = True) -> str:
-    """Extract the first JSON object or array from model output.
-
-    Skips ``<think>`` blocks and prose, prefers the body of a ```json (or plain ```) fence, starts
-    at the first plausible ``{`` or ``[``, matches brackets (ignoring those inside strings) and,
-    when ``add_missing_right_brace`` is set, closes a truncated payload.
-
-    Raises:
-        ValueError: no ``{`` or ``[`` in the text, or the payload is unclosed and
-            ``add_missing_right_brace`` is False.
+    """The first JSON object or array of model output (the best of :func:`find_json_candidates`:
+    fences and ``<think>`` blocks handled, brackets inside strings ignored, truncation closed
+    when ``add_missing_right_brace`` is set).
 
     Example:
         >>> extract_json_str('Result: {"a": {"b": "}"}} trailing words')
@@ -266,75 +231,42 @@ def extract_yaml_str(text: str) -> str:
 
 
 def _closes_string(s: str, i: int) -> bool:
-    """Whether the quote at ``s[i]`` ends its string rather than being an unescaped inner quote.
-
-    It does when JSON structure follows: ``, } ] :``, a comment, the end, the next key
-    (``"b":``), or a new value on a following line (a missing comma).
-    """
-    k = i + 1
-    while k < len(s) and s[k].isspace():
-        k += 1
-    if k >= len(s) or s[k] in ",}]:#" or s.startswith(("//", "/*"), k):
-        return True
-    if _NEXT_KEY.match(s, k):
+    """Whether the quote at ``s[i]`` ends its string (JSON structure, a comment, the end, the
+    next ``"key":`` or a new line's value follows) rather than being an unescaped inner quote."""
+    k = _SPACES.match(s, i + 1).end()
+    if k >= len(s) or s[k] in ",}]:#" or s.startswith(("//", "/*"), k) or _NEXT_KEY.match(s, k):
         return True
     return "\n" in s[i:k] and s[k] in "\"'{["
 
 
-def _read_string(s: str, i: int, out: list[str]) -> int:
-    """Copy the quoted string starting at ``s[i]`` to ``out`` as a strict JSON string."""
-    quote = s[i]
-    i += 1
-    chars: list[str] = ['"']
+def _read_string(s: str, i: int) -> tuple[str, int]:
+    """The quoted string starting at ``s[i]`` as a strict JSON string, and the index after it."""
+    quote, i, chars = s[i], i + 1, ['"']
     while i < len(s):
         ch = s[i]
         if ch == "\\" and i + 1 < len(s):
             nxt = s[i + 1]
-            if nxt == "'":
-                chars.append("'")
-            elif nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", s[i + 2 : i + 6] or ""):
+            if nxt == "u" and _HEX4.fullmatch(s, i + 2, i + 6):
                 chars.append(s[i : i + 6])
                 i += 6
                 continue
-            elif nxt in _JSON_ESCAPES:
-                chars.append("\\" + nxt)
+            if nxt == "'":
+                chars.append("'")
             else:
-                chars.append("\\\\" + nxt if nxt not in "\n\r\t" else json.dumps(nxt)[1:-1])
+                chars.append("\\" + nxt if nxt in _JSON_ESCAPES else json.dumps("\\" + nxt)[1:-1])
             i += 2
             continue
         if ch == quote and _closes_string(s, i):
-            out.append("".join(chars) + '"')
-            return i + 1
-        if ch == '"':
-            chars.append('\\"')
-        elif ch < " ":
-            chars.append(json.dumps(ch)[1:-1])
-        else:
-            chars.append(ch)
+            return "".join(chars) + '"', i + 1
+        chars.append('\\"' if ch == '"' else json.dumps(ch)[1:-1] if ch < " " else ch)
         i += 1
-    out.append("".join(chars).rstrip("\\") + '"')
-    return i
-
-
-def _last_index(out: list[str]) -> int:
-    """Index of the last non-whitespace piece of ``out`` (-1 if none)."""
-    return next((k for k in range(len(out) - 1, -1, -1) if out[k].strip()), -1)
-
-
-def _insert_comma(out: list[str]) -> None:
-    out.insert(_last_index(out) + 1, ",")
-
-
-def _drop_trailing_comma(out: list[str]) -> None:
-    k = _last_index(out)
-    if k >= 0 and out[k].rstrip().endswith(","):
-        out[k] = out[k].rstrip()[:-1]
+    return "".join(chars).rstrip("\\") + '"', i
 
 
 def _bare_token(token: str, stack: list[str], rest: str) -> str:
-    if token in _PY_LITERALS:
-        return _PY_LITERALS[token]
-    if token in _JSON_LITERALS or _NUMBER.fullmatch(token):
+    if token in _LITERALS:
+        return _LITERALS[token]
+    if _NUMBER.fullmatch(token):
         return token
     if stack and stack[-1] == "{" and rest.lstrip().startswith(":"):
         return json.dumps(token)
@@ -351,9 +283,9 @@ def fix_json_formatting(json_str: str) -> str:
 
     Example:
         >>> fix_json_formatting("{'ok': True, 'n': None, 'xs': [1, 2,],} // done")
-        '{"ok": true, "n": null, "xs": [1, 2]}'
+        '{"ok":true,"n":null,"xs":[1,2]}'
         >>> fix_json_formatting('{"a": 1\\n "b": "two\\nlines"}')
-        '{"a": 1,\\n "b": "two\\\\nlines"}'
+        '{"a":1,"b":"two\\\\nlines"}'
     """
     s = json_str.strip()
     out: list[str] = []
@@ -363,47 +295,41 @@ def fix_json_formatting(json_str: str) -> str:
     while i < len(s):
         if s[i] in "\"'":
             if value_done and stack:
-                _insert_comma(out)
-            i = _read_string(s, i, out)
+                out.append(",")
+            piece, i = _read_string(s, i)
+            out.append(piece)
             value_done = True
             continue
         token = _TOKEN.match(s, i).group()
         i += len(token)
-        if token.isspace():
-            out.append(token)
-        elif token.startswith(("//", "/*", "#")):
+        if token.isspace() or token.startswith(("//", "/*", "#")):
             continue
-        elif token in ",:":
-            if token == ":" or out[_last_index(out)][-1:] not in ",{[":
+        if token in ",:":
+            if token == ":" or (out and out[-1][-1] not in ",{["):
                 out.append(token)
             value_done = False
         elif token in "}]":
             opener = "{" if token == "}" else "["
             if opener in stack:
-                _drop_trailing_comma(out)
+                if out and out[-1] == ",":
+                    out.pop()
                 while stack and (top := stack.pop()) != opener:
                     out.append(_CLOSER[top])
                 out.append(token)
                 value_done = True
         elif _BARE_TOKEN.fullmatch(token) or token in _CLOSER:
             if value_done and stack:
-                _insert_comma(out)
+                out.append(",")
             if token in _CLOSER:
                 stack.append(token)
             out.append(token if token in _CLOSER else _bare_token(token, stack, s[i:]))
             value_done = token not in _CLOSER
         else:
             out.append(token)
-    _drop_trailing_comma(out)
+    if out and out[-1] == ",":
+        out.pop()
     out.extend(_CLOSER[opener] for opener in reversed(stack))
-    return "".join(out).strip()
-
-
-def _undouble_braces(s: str) -> str | None:
-    """``{{"a": 1}}`` (a model copying an escaped template) -> ``{"a": 1}``; None if not doubled."""
-    if s.startswith("{{") and s.endswith("}}"):
-        return s[1:-1]
-    return None
+    return "".join(out)
 
 
 def parse_json_str_to_obj(json_str: str) -> Any:
@@ -420,35 +346,34 @@ def parse_json_str_to_obj(json_str: str) -> Any:
     json_str = json_str.strip()
     try:
         return json.loads(json_str)
-    except json.JSONDecodeError as e:
+    except (ValueError, RecursionError) as e:
         first_error = e
     attempts = [json_str]
-    undoubled = _undouble_braces(json_str)
-    if undoubled is not None:
-        attempts.append(undoubled)
+    if json_str.startswith("{{") and json_str.endswith("}}"):
+        attempts.append(json_str[1:-1])  # a model copying an escaped template: {{"a": 1}}
     for attempt in attempts:
         try:
             repaired = fix_json_formatting(attempt)
             obj = json.loads(repaired)
-            log.debug("parsed JSON after repair: %s", _excerpt(repaired))
+            log.debug("parsed JSON after repair: %s", excerpt(repaired))
             return obj
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             continue
     try:
         obj = yaml.safe_load(json_str)
         if isinstance(obj, (dict, list)):
             log.debug("parsed JSON with the YAML fallback")
             return obj
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         pass
     raise ValueError(
-        f"Got invalid JSON object. Error: {first_error}. Got JSON string: {_excerpt(json_str)!r}"
+        f"Got invalid JSON object. Error: {first_error}. Got JSON string: {excerpt(json_str)!r}"
     )
 
 
 def parse_yaml_str_to_obj(yaml_str: str) -> Any:
-    """Parse YAML text with ``yaml.safe_load``; retries with tabs expanded, and as JSON when the
-    text is a JSON document.
+    """Parse YAML text with ``yaml.safe_load``; retry with tabs expanded, and as near-JSON when
+    the text starts with ``{`` or ``[``.
 
     Raises:
         ValueError: "Got invalid YAML object ..." with the error and an excerpt.
@@ -458,19 +383,17 @@ def parse_yaml_str_to_obj(yaml_str: str) -> Any:
         {'name': 'Ada', 'langs': ['python']}
     """
     yaml_str = yaml_str.strip()
-    try:
-        return yaml.safe_load(yaml_str)
-    except yaml.YAMLError as e:
-        first_error = e
-    try:
-        return yaml.safe_load(yaml_str.expandtabs(2))
-    except yaml.YAMLError:
-        pass
+    first_error: Exception | None = None
+    for attempt in (yaml_str, yaml_str.expandtabs(2)):
+        try:
+            return yaml.safe_load(attempt)
+        except (yaml.YAMLError, RecursionError) as e:
+            first_error = first_error or e
     if yaml_str[:1] in "{[":
         try:
             return parse_json_str_to_obj(yaml_str)
         except ValueError:
             pass
     raise ValueError(
-        f"Got invalid YAML object. Error: {first_error}. Got YAML string: {_excerpt(yaml_str)!r}"
+        f"Got invalid YAML object. Error: {first_error}. Got YAML string: {excerpt(yaml_str)!r}"
     )

@@ -184,7 +184,11 @@ class ToolManager(Component):
         return FunctionOutput(name=name, input=input, error=error)
 
     def execute_func(self, func: Function) -> FunctionOutput:
-        """Run a parsed :class:`Function` (an async tool runs to completion); never raises."""
+        """Run a parsed :class:`Function`; never raises.
+
+        An async tool runs to completion (in a helper thread when an event loop is running in
+        this one, which it blocks meanwhile: from async code prefer :meth:`execute_func_async`).
+        """
         tool = self.get_tool(func.name)
         if tool is None:
             return self._unknown_tool(func)

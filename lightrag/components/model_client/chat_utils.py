@@ -24,8 +24,8 @@ import inspect
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Iterator
-from typing import Any, Callable, Dict, List, Mapping, Optional
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import Any
 
 from lightrag.core.types import (
     CompletionUsage,
@@ -38,7 +38,7 @@ from lightrag.core.types import (
 
 log = logging.getLogger(__name__)
 
-Message = Dict[str, Any]
+Message = dict[str, Any]
 ChatCompletionParser = Callable[[Any], Any]
 
 INPUT_TYPES = ("text", "messages")
@@ -54,7 +54,7 @@ def check_input_type(input_type: str) -> str:
 
 
 # ------------------------------------------------------------------------------- requests
-def split_prompt(prompt: str) -> List[Message]:
+def split_prompt(prompt: str) -> list[Message]:
     """Split a rendered prompt into a system message (its ``<SYS>`` block) and a user message.
 
     Without a ``<SYS>`` block the whole prompt is one user message. A remainder that is only a
@@ -68,7 +68,7 @@ def split_prompt(prompt: str) -> List[Message]:
     user_only = _USER_BLOCK.match(rest)
     if user_only is not None:
         rest = user_only.group(1).strip()
-    messages: List[Message] = []
+    messages: list[Message] = []
     if system:
         messages.append({"role": "system", "content": system})
     if rest or not messages:
@@ -92,7 +92,7 @@ def _as_message(item: Any, position: int) -> Message:
     )
 
 
-def to_messages(input: Any) -> List[Message]:
+def to_messages(input: Any) -> list[Message]:
     """Chat ``messages`` for an LLM input: a prompt string, one message, or a list of messages."""
     if isinstance(input, str):
         return split_prompt(input)
@@ -107,7 +107,7 @@ def to_messages(input: Any) -> List[Message]:
     return split_prompt(str(input))
 
 
-def to_embedding_input(input: Any) -> List[str]:
+def to_embedding_input(input: Any) -> list[str]:
     """The ``input`` list of an embeddings request."""
     if isinstance(input, str):
         return [input]
@@ -117,12 +117,12 @@ def to_embedding_input(input: Any) -> List[str]:
 
 
 # ------------------------------------------------------------------------------ responses
-def to_completion_usage(usage: Any) -> Optional[CompletionUsage]:
+def to_completion_usage(usage: Any) -> CompletionUsage | None:
     """A :class:`CompletionUsage` from an SDK usage object or dict (None when there is none)."""
     if usage is None:
         return None
 
-    def read(name: str) -> Optional[int]:
+    def read(name: str) -> int | None:
         value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name, None)
         return value if isinstance(value, int) else None
 
@@ -133,26 +133,26 @@ def to_completion_usage(usage: Any) -> Optional[CompletionUsage]:
     )
 
 
-def get_first_message_content(completion: Any) -> Optional[str]:
+def get_first_message_content(completion: Any) -> str | None:
     """The text of the first choice (the default ``chat_completion_parser``)."""
     return completion.choices[0].message.content
 
 
-def get_all_messages_content(completion: Any) -> List[Optional[str]]:
+def get_all_messages_content(completion: Any) -> list[str | None]:
     """The text of every choice (for ``n > 1``)."""
     return [choice.message.content for choice in completion.choices]
 
 
-def get_probabilities(completion: Any) -> List[List[TokenLogProb]]:
+def get_probabilities(completion: Any) -> list[list[TokenLogProb]]:
     """Token log-probabilities of every choice (request them with ``logprobs=True``)."""
-    result: List[List[TokenLogProb]] = []
+    result: list[list[TokenLogProb]] = []
     for choice in completion.choices:
         content = getattr(choice.logprobs, "content", None) or []
         result.append([TokenLogProb(token=t.token, logprob=t.logprob) for t in content])
     return result
 
 
-def parse_stream_response(chunk: Any) -> Optional[str]:
+def parse_stream_response(chunk: Any) -> str | None:
     """The text delta of one streamed chunk (None for chunks without text, e.g. usage-only)."""
     choices = getattr(chunk, "choices", None)
     if not choices:
@@ -161,7 +161,7 @@ def parse_stream_response(chunk: Any) -> Optional[str]:
     return getattr(delta, "content", None)
 
 
-def chunk_usage(chunk: Any) -> Optional[CompletionUsage]:
+def chunk_usage(chunk: Any) -> CompletionUsage | None:
     """Usage carried by a streamed chunk: ``chunk.usage`` (OpenAI) or ``chunk.x_groq.usage``."""
     usage = getattr(chunk, "usage", None)
     if usage is None:
@@ -183,7 +183,7 @@ def stream_output(stream: Any) -> GeneratorOutput:
     """
     output: GeneratorOutput = GeneratorOutput()
 
-    def take(chunk: Any) -> Optional[str]:
+    def take(chunk: Any) -> str | None:
         usage = chunk_usage(chunk)
         if usage is not None:
             output.usage = usage
@@ -220,7 +220,7 @@ def stream_output(stream: Any) -> GeneratorOutput:
 
 
 def parse_completion(
-    completion: Any, parser: Optional[ChatCompletionParser] = None
+    completion: Any, parser: ChatCompletionParser | None = None
 ) -> GeneratorOutput:
     """A ``GeneratorOutput`` for a whole or streamed chat reply; failures become ``error``.
 
@@ -236,7 +236,7 @@ def parse_completion(
         return GeneratorOutput(data=completion, raw_response=completion)
     try:
         data = (parser or get_first_message_content)(completion)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - a bad reply is returned as an error, not raised
         log.warning("could not parse the chat completion: %s", e)
         return GeneratorOutput(
             raw_response=str(completion), error=f"parse error: {type(e).__name__}: {e}"
@@ -247,7 +247,7 @@ def parse_completion(
 
 # ------------------------------------------------------------------------------- clients
 def resolve_api_key(
-    api_key: Optional[str], env_name: str, provider: str, placeholder: Optional[str] = None
+    api_key: str | None, env_name: str, provider: str, placeholder: str | None = None
 ) -> str:
     """The API key from the argument or ``env_name``; ``placeholder`` (local servers) or an error."""
     key = api_key or os.getenv(env_name)
@@ -261,14 +261,14 @@ def resolve_api_key(
     )
 
 
-def chat_api_kwargs(input: Any, model_kwargs: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+def chat_api_kwargs(input: Any, model_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
     """``{**model_kwargs, "messages": [...]}`` for a chat-completions request."""
     api_kwargs = dict(model_kwargs or {})
     api_kwargs["messages"] = to_messages(input)
     return api_kwargs
 
 
-def embedding_api_kwargs(input: Any, model_kwargs: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+def embedding_api_kwargs(input: Any, model_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
     """``{**model_kwargs, "input": [...]}`` for an embeddings request."""
     api_kwargs = dict(model_kwargs or {})
     api_kwargs["input"] = to_embedding_input(input)
@@ -290,7 +290,7 @@ def parse_embeddings(response: Any) -> EmbedderOutput:
                 total_tokens=getattr(raw_usage, "total_tokens", 0) or 0,
             )
         return EmbedderOutput(data=data, model=getattr(response, "model", None), usage=usage)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - a bad reply is returned as an error, not raised
         log.warning("could not parse the embedding response: %s", e)
         return EmbedderOutput(
             error=f"parse error: {type(e).__name__}: {e}", raw_response=str(response)

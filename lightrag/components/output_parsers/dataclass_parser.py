@@ -36,6 +36,7 @@ import yaml
 from lightrag.components.output_parsers.outputs import (
     JSON_OUTPUT_FORMAT,
     YAML_OUTPUT_FORMAT,
+    _filters,
     parsed_to_data_class,
     render_template,
 )
@@ -179,7 +180,7 @@ class DataClassParser(Component):
             if self._format_type == "yaml"
             else DataClassFormatType.EXAMPLE_JSON
         )
-        filters = {k: v for k, v in (("include", include), ("exclude", exclude)) if v is not None}
+        filters = _filters(include, exclude)
         parts = []
         for example in examples:
             if not isinstance(example, DataClass):

@@ -37,7 +37,7 @@ from jinja2 import meta
 from lightrag.core.base_data_class import DataClass, DataClassFormatType
 from lightrag.core.component import Component
 from lightrag.core.string_parser import JsonParser, ListParser, YamlParser
-from lightrag.core.text_extract import strip_think_blocks
+from lightrag.core.text_extract import excerpt, strip_think_blocks
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,6 @@ LIST_OUTPUT_FORMAT = r"""Your output must be a list written in JSON syntax, such
 - Reply with the list only, with no text before or after it."""
 
 _EXAMPLE_SEPARATOR = "\n________\n"
-_EXCERPT_CHARS = 200
 
 
 @functools.lru_cache(maxsize=64)
@@ -112,8 +111,7 @@ def render_template(template: str, **variables: Any) -> str:
 
 
 def _excerpt(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "..."
+    return excerpt(repr(value))
 
 
 def _check_data_class(owner: str, data_class: Any, examples: Any) -> list[DataClass] | None:
@@ -140,20 +138,7 @@ def _check_data_class(owner: str, data_class: Any, examples: Any) -> list[DataCl
 
 
 def _filters(include: Any, exclude: Any) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {}
-    if include is not None:
-        kwargs["include"] = include
-    if exclude is not None:
-        kwargs["exclude"] = exclude
-    return kwargs
-
-
-def _examples_str(
-    examples: list[DataClass] | None, format_type: DataClassFormatType, filters: dict[str, Any]
-) -> str | None:
-    if not examples:
-        return None
-    return _EXAMPLE_SEPARATOR.join(ex.format_example_str(format_type, **filters) for ex in examples)
+    return {k: v for k, v in (("include", include), ("exclude", exclude)) if v is not None}
 
 
 def parsed_to_data_class(owner: str, data_class: type[DataClass], obj: Any) -> DataClass:
@@ -223,7 +208,74 @@ class OutputParser(Component):
         raise NotImplementedError(f"{type(self).__name__} must implement call(input: str)")
 
 
-class JsonOutputParser(OutputParser):
+class _DataClassOutput:
+    """Shared body of :class:`JsonOutputParser` and :class:`YamlOutputParser`; the class
+    attributes pick the template, the default signature, the example format and the parser."""
+
+    _template: str
+    _signature: DataClassFormatType
+    _example_format: DataClassFormatType
+    _parser_cls: type[Component]
+
+    def __init__(
+        self,
+        data_class: type[DataClass],
+        examples: list[DataClass] | None = None,
+        include_fields: Any = None,
+        exclude_fields: Any = None,
+        return_data_class: bool = False,
+    ) -> None:
+        super().__init__()
+        self.examples = _check_data_class(type(self).__name__, data_class, examples)
+        self.data_class = data_class
+        self._include_fields = include_fields
+        self._exclude_fields = exclude_fields
+        self._return_data_class = return_data_class
+        self.output_processors = self._parser_cls()
+
+    def format_instructions(self, format_type: DataClassFormatType | str | None = None) -> str:
+        """Render the format template with ``data_class.format_class_str(format_type)`` as
+        ``schema`` (``SIGNATURE_JSON``/``SIGNATURE_YAML``, ``SCHEMA``; by default the signature
+        of the parser's own format) and the examples, separated by ``________`` lines."""
+        filters = _filters(self._include_fields, self._exclude_fields)
+        schema = self.data_class.format_class_str(format_type or self._signature, **filters)
+        example = None
+        if self.examples:
+            examples = (
+                ex.format_example_str(self._example_format, **filters) for ex in self.examples
+            )
+            example = _EXAMPLE_SEPARATOR.join(examples)
+        return render_template(self._template, schema=schema, example=example)
+
+    def call(self, input: str) -> Any:
+        """Parse the reply; a dict, or a ``data_class`` instance with ``return_data_class``.
+
+        Raises:
+            ValueError: nothing parseable in the reply, or it does not fit ``data_class``; the
+                message starts with the parser and class names.
+        """
+        owner = f"{type(self).__name__}({self.data_class.__name__})"
+        try:
+            obj = self.output_processors(input)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{owner}: {e}") from None
+        if self._return_data_class:
+            return parsed_to_data_class(owner, self.data_class, obj)
+        return obj
+
+    def _extra_repr(self) -> str:
+        parts = [f"data_class={self.data_class.__name__}"]
+        if self.examples:
+            parts.append(f"examples={len(self.examples)}")
+        if self._include_fields is not None:
+            parts.append(f"include_fields={self._include_fields}")
+        if self._exclude_fields is not None:
+            parts.append(f"exclude_fields={self._exclude_fields}")
+        parts.append(f"return_data_class={self._return_data_class}")
+        return ", ".join(parts)
+
+
+class JsonOutputParser(_DataClassOutput, OutputParser):
     """Ask for a JSON object shaped like ``data_class`` and parse the reply into a dict (or into
     a ``data_class`` instance with ``return_data_class=True``).
 
@@ -250,61 +302,16 @@ class JsonOutputParser(OutputParser):
         {'name': 'Paris'}
     """
 
-    def __init__(
-        self,
-        data_class: type[DataClass],
-        examples: list[DataClass] | None = None,
-        include_fields: Any = None,
-        exclude_fields: Any = None,
-        return_data_class: bool = False,
-    ) -> None:
-        super().__init__()
-        self.examples = _check_data_class(type(self).__name__, data_class, examples)
-        self.data_class = data_class
-        self._include_fields = include_fields
-        self._exclude_fields = exclude_fields
-        self._return_data_class = return_data_class
-        self.output_processors = JsonParser()
-
-    def format_instructions(self, format_type: DataClassFormatType | str | None = None) -> str:
-        """Render :data:`JSON_OUTPUT_FORMAT` with the class as ``schema`` (``SIGNATURE_JSON`` by
-        default; ``SIGNATURE_YAML`` or ``SCHEMA`` on request) and the examples as JSON."""
-        filters = _filters(self._include_fields, self._exclude_fields)
-        schema = self.data_class.format_class_str(
-            format_type or DataClassFormatType.SIGNATURE_JSON, **filters
-        )
-        example = _examples_str(self.examples, DataClassFormatType.EXAMPLE_JSON, filters)
-        return render_template(JSON_OUTPUT_FORMAT, schema=schema, example=example)
-
-    def call(self, input: str) -> Any:
-        """Parse the reply's JSON; a dict, or a ``data_class`` instance with return_data_class."""
-        owner = f"{type(self).__name__}({self.data_class.__name__})"
-        try:
-            obj = self.output_processors(input)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"{owner}: {e}") from None
-        if self._return_data_class:
-            return parsed_to_data_class(owner, self.data_class, obj)
-        return obj
-
-    def _extra_repr(self) -> str:
-        return _repr_fields(self)
+    _template = JSON_OUTPUT_FORMAT
+    _signature = DataClassFormatType.SIGNATURE_JSON
+    _example_format = DataClassFormatType.EXAMPLE_JSON
+    _parser_cls = JsonParser
 
 
-class YamlOutputParser(OutputParser):
+class YamlOutputParser(_DataClassOutput, OutputParser):
     """Ask for a YAML document shaped like ``data_class`` and parse the reply into a dict (or
     into a ``data_class`` instance with ``return_data_class=True``). Prefer JSON for deeply
-    nested classes; YAML is cheaper in tokens for flat ones.
-
-    Args:
-        data_class: a ``@dataclass`` subclass of :class:`DataClass` describing the answer.
-        examples: instances of ``data_class`` shown in the prompt.
-        include_fields: only these fields in the schema and examples.
-        exclude_fields: leave these fields out of the schema and examples.
-        return_data_class: return ``data_class.from_dict(...)`` instead of the dict.
-
-    Raises:
-        TypeError: ``data_class`` is not a DataClass dataclass, or an example is not an instance.
+    nested classes; YAML costs fewer tokens for flat ones. Arguments as :class:`JsonOutputParser`.
 
     Example:
         >>> from dataclasses import dataclass, field
@@ -318,57 +325,10 @@ class YamlOutputParser(OutputParser):
         {'name': 'Paris'}
     """
 
-    def __init__(
-        self,
-        data_class: type[DataClass],
-        examples: list[DataClass] | None = None,
-        include_fields: Any = None,
-        exclude_fields: Any = None,
-        return_data_class: bool = False,
-    ) -> None:
-        super().__init__()
-        self.examples = _check_data_class(type(self).__name__, data_class, examples)
-        self.data_class = data_class
-        self._include_fields = include_fields
-        self._exclude_fields = exclude_fields
-        self._return_data_class = return_data_class
-        self.output_processors = YamlParser()
-
-    def format_instructions(self, format_type: DataClassFormatType | str | None = None) -> str:
-        """Render :data:`YAML_OUTPUT_FORMAT` with the class as ``schema`` (``SIGNATURE_YAML`` by
-        default; ``SIGNATURE_JSON`` or ``SCHEMA`` on request) and the examples as YAML."""
-        filters = _filters(self._include_fields, self._exclude_fields)
-        schema = self.data_class.format_class_str(
-            format_type or DataClassFormatType.SIGNATURE_YAML, **filters
-        )
-        example = _examples_str(self.examples, DataClassFormatType.EXAMPLE_YAML, filters)
-        return render_template(YAML_OUTPUT_FORMAT, schema=schema, example=example)
-
-    def call(self, input: str) -> Any:
-        """Parse the reply's YAML; a dict, or a ``data_class`` instance with return_data_class."""
-        owner = f"{type(self).__name__}({self.data_class.__name__})"
-        try:
-            obj = self.output_processors(input)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"{owner}: {e}") from None
-        if self._return_data_class:
-            return parsed_to_data_class(owner, self.data_class, obj)
-        return obj
-
-    def _extra_repr(self) -> str:
-        return _repr_fields(self)
-
-
-def _repr_fields(parser: JsonOutputParser | YamlOutputParser) -> str:
-    parts = [f"data_class={parser.data_class.__name__}"]
-    if parser.examples:
-        parts.append(f"examples={len(parser.examples)}")
-    if parser._include_fields is not None:
-        parts.append(f"include_fields={parser._include_fields}")
-    if parser._exclude_fields is not None:
-        parts.append(f"exclude_fields={parser._exclude_fields}")
-    parts.append(f"return_data_class={parser._return_data_class}")
-    return ", ".join(parts)
+    _template = YAML_OUTPUT_FORMAT
+    _signature = DataClassFormatType.SIGNATURE_YAML
+    _example_format = DataClassFormatType.EXAMPLE_YAML
+    _parser_cls = YamlParser
 
 
 class ListOutputParser(OutputParser):

@@ -1,0 +1,174 @@
+"""``GroqAPIClient``: Groq's chat completions (sync, async and streaming).
+
+The ``groq`` SDK is optional: this module imports without it, and the SDK client is created on the
+first request (so a pipeline can be built, printed and saved to a config without a key).
+
+Example:
+    >>> from lightrag.core.generator import Generator
+    >>> gen = Generator(
+    ...     model_client=GroqAPIClient(),
+    ...     model_kwargs={"model": "llama-3.1-8b-instant"},
+    ... )
+    >>> gen(prompt_kwargs={"input_str": "What is LightRAG?"}).data  # doctest: +SKIP
+    'LightRAG is ...'
+    >>> for piece in gen.stream(prompt_kwargs={"input_str": "Count to 3"}):  # doctest: +SKIP
+    ...     print(piece, end="")
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from lightrag.components.model_client.chat_utils import (
+    ChatCompletionParser,
+    chat_api_kwargs,
+    check_input_type,
+    embedding_api_kwargs,
+    parse_completion,
+    parse_embeddings,
+    resolve_api_key,
+    to_completion_usage,
+)
+from lightrag.core.model_client import ModelClient
+from lightrag.core.retry import with_retries
+from lightrag.core.types import CompletionUsage, EmbedderOutput, GeneratorOutput, ModelType
+from lightrag.utils.lazy_import import OptionalPackages, safe_import
+
+__all__ = ["GroqAPIClient"]
+
+log = logging.getLogger(__name__)
+
+
+class GroqAPIClient(ModelClient):
+    """Chat completions (``ModelType.LLM``) and embeddings (``ModelType.EMBEDDER``) via ``groq``.
+
+    Args:
+        api_key: the API key; by default read from ``env_api_key_name`` when first needed.
+        chat_completion_parser: turns a whole ``ChatCompletion`` into ``GeneratorOutput.data``;
+            defaults to the first message's text.
+        input_type: ``"text"`` (a rendered prompt; its ``<SYS>…</SYS>`` block becomes the system
+            message) or ``"messages"`` (a list of ``{"role", "content"}`` messages). Both modes
+            accept both forms.
+        env_api_key_name: the environment variable holding the key.
+
+    Transient errors (rate limits, timeouts, 5xx) are retried per ``retry_policy``; the SDK's own
+    retries are switched off so the policy is the only one.
+
+    Streaming: with ``model_kwargs={"stream": True}``, ``parse_chat_completion`` gives an output
+    whose ``data`` yields the text as it arrives (an async generator after ``acall``); Groq's
+    usage report (``x_groq.usage`` on the last chunk) lands in ``output.usage`` once the stream
+    is consumed. Streaming changes nothing on the client.
+
+    Example:
+        >>> client = GroqAPIClient(api_key="gsk-test")
+        >>> client.convert_inputs_to_api_kwargs(
+        ...     input=[{"role": "user", "content": "Hi"}],
+        ...     model_kwargs={"model": "llama-3.1-8b-instant"},
+        ...     model_type=ModelType.LLM,
+        ... )
+        {'model': 'llama-3.1-8b-instant', 'messages': [{'role': 'user', 'content': 'Hi'}]}
+    """
+
+    _config_exclude = ("api_key",)
+    _to_dict_exclude = ("sync_client", "async_client", "_api_key")
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        chat_completion_parser: ChatCompletionParser | None = None,
+        input_type: str = "text",
+        env_api_key_name: str = "GROQ_API_KEY",
+    ) -> None:
+        super().__init__()
+        self._api_key = api_key
+        self.chat_completion_parser = chat_completion_parser
+        self.input_type = check_input_type(input_type)
+        self.env_api_key_name = env_api_key_name
+
+    # ------------------------------------------------------------------ SDK clients
+    def _client_kwargs(self) -> dict[str, Any]:
+        key = resolve_api_key(self._api_key, self.env_api_key_name, "GroqAPIClient")
+        return {"api_key": key, "max_retries": 0}
+
+    def init_sync_client(self) -> Any:
+        """A new ``groq.Groq`` client (ImportError without the SDK, ValueError without a key)."""
+        groq = safe_import(*OptionalPackages.GROQ.value)
+        return groq.Groq(**self._client_kwargs())
+
+    def init_async_client(self) -> Any:
+        """A new ``groq.AsyncGroq`` client."""
+        groq = safe_import(*OptionalPackages.GROQ.value)
+        return groq.AsyncGroq(**self._client_kwargs())
+
+    @staticmethod
+    def _endpoint(client: Any, model_type: ModelType) -> Callable[..., Any]:
+        if model_type == ModelType.LLM:
+            return client.chat.completions.create
+        if model_type == ModelType.EMBEDDER:
+            return client.embeddings.create
+        raise ValueError(f"GroqAPIClient does not support model_type={model_type}")
+
+    # --------------------------------------------------------------------- requests
+    def convert_inputs_to_api_kwargs(
+        self,
+        input: Any | None = None,
+        model_kwargs: dict[str, Any] | None = None,
+        model_type: ModelType = ModelType.UNDEFINED,
+    ) -> dict[str, Any]:
+        """``messages`` (LLM) or ``input`` (embedder) plus ``model_kwargs``."""
+        if model_type == ModelType.LLM:
+            return chat_api_kwargs(input, model_kwargs)
+        if model_type == ModelType.EMBEDDER:
+            return embedding_api_kwargs(input, model_kwargs)
+        raise ValueError(f"GroqAPIClient does not support model_type={model_type}")
+
+    @with_retries
+    def call(
+        self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        """Send the request; a ``ChatCompletion`` or a chunk ``Stream`` comes back."""
+        if model_type not in (ModelType.LLM, ModelType.EMBEDDER):
+            raise ValueError(f"GroqAPIClient does not support model_type={model_type}")
+        if self.sync_client is None:
+            self.sync_client = self.init_sync_client()
+        return self._endpoint(self.sync_client, model_type)(**(api_kwargs or {}))
+
+    @with_retries
+    async def acall(
+        self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        """Async :meth:`call`; a stream comes back as an async iterator of chunks."""
+        if model_type not in (ModelType.LLM, ModelType.EMBEDDER):
+            raise ValueError(f"GroqAPIClient does not support model_type={model_type}")
+        if self.async_client is None:
+            self.async_client = self.init_async_client()
+        return await self._endpoint(self.async_client, model_type)(**(api_kwargs or {}))
+
+    # -------------------------------------------------------------------- responses
+    def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
+        """Text and usage of a ``ChatCompletion``, or a text stream for a streamed reply."""
+        return parse_completion(completion, self.chat_completion_parser)
+
+    def track_completion_usage(self, completion: Any) -> CompletionUsage:
+        usage = to_completion_usage(getattr(completion, "usage", None))
+        return usage or CompletionUsage(completion_tokens=0, prompt_tokens=0, total_tokens=0)
+
+    def parse_embedding_response(self, response: Any) -> EmbedderOutput:
+        return parse_embeddings(response)
+
+    # ---------------------------------------------------------------- housekeeping
+    def _after_from_dict(self) -> None:
+        self.sync_client = None
+        self.async_client = None
+        self._api_key = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["sync_client"] = None
+        state["async_client"] = None
+        return state
+
+    def _extra_repr(self) -> str:
+        return f"input_type={self.input_type!r}" if self.input_type != "text" else ""

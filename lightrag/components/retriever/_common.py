@@ -1,0 +1,152 @@
+"""Helpers shared by the retrievers: top-k selection, query lists, document persistence.
+
+Example:
+    >>> import numpy as np
+    >>> top_k_indices(np.array([0.1, 0.9, 0.5, 0.9]), 3).tolist()
+    [1, 3, 2]
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import types
+from pathlib import Path
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from lightrag.core.types import Document
+
+log = logging.getLogger(__name__)
+
+PathLike = Union[str, Path]
+
+
+class class_or_instance_method:  # noqa: N801 (a decorator, named like classmethod)
+    """Bind a method to the instance when called on one, else to the class.
+
+    Retrievers use it for ``load_from_file``: ``Cls.load_from_file(path)`` builds a new retriever
+    (lightrag 0.1's classmethod style) while ``retriever.load_from_file(path)`` loads the index
+    into that retriever, keeping its embedder, and returns it (0.1's instance-method style).
+    """
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: Any, objtype: Optional[type] = None) -> Callable[..., Any]:
+        return types.MethodType(self.fn, obj if obj is not None else objtype)
+
+
+def resolve_top_k(top_k: Optional[int], default: int) -> int:
+    """``top_k`` or the default, checked to be a positive int."""
+    k = default if top_k is None else top_k
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k <= 0:
+        raise ValueError(f"top_k must be a positive integer, got {k!r}")
+    return int(k)
+
+
+def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` largest scores, best first; equal scores keep index order.
+
+    ``np.argpartition`` selects the candidates in O(n), then only those are sorted.
+    """
+    n = scores.shape[0]
+    if k >= n:
+        return np.argsort(-scores, kind="stable")
+    candidates = np.sort(np.argpartition(scores, n - k)[n - k :])
+    return candidates[np.argsort(-scores[candidates], kind="stable")]
+
+
+def top_k_rows(scores: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Row-wise :func:`top_k_indices` of a ``(queries, n)`` matrix: ``(indices, scores)``."""
+    n = scores.shape[1]
+    if k >= n:
+        candidates = np.broadcast_to(np.arange(n), scores.shape)
+    else:
+        candidates = np.sort(np.argpartition(scores, n - k, axis=1)[:, n - k :], axis=1)
+    picked = np.take_along_axis(scores, candidates, axis=1)
+    order = np.argsort(-picked, axis=1, kind="stable")
+    return (
+        np.take_along_axis(candidates, order, axis=1),
+        np.take_along_axis(picked, order, axis=1),
+    )
+
+
+def as_query_list(input: Any, what: str = "query") -> List[Any]:
+    """One query or a list of queries, as a non-empty list."""
+    if isinstance(input, str):
+        return [input]
+    if isinstance(input, Sequence) and not isinstance(input, (bytes, bytearray)):
+        if len(input) == 0:
+            raise ValueError(f"no {what} given: the input list is empty")
+        return list(input)
+    raise TypeError(f"a {what} must be a str or a list of str, got {type(input).__name__}")
+
+
+def doc_text(doc: Any) -> str:
+    """The text of a document: a str, a ``Document``'s ``text`` or a dict's ``"text"``."""
+    if isinstance(doc, str):
+        return doc
+    if isinstance(doc, Document):
+        return doc.text or ""
+    if isinstance(doc, dict) and isinstance(doc.get("text"), str):
+        return doc["text"]
+    return str(doc)
+
+
+def documents_to_json(documents: Optional[Sequence[Any]], keep_vectors: bool = True) -> Any:
+    """``documents`` as JSON: strings as they are, ``Document`` s as dicts, else None (logged)."""
+    if documents is None:
+        return None
+    if all(isinstance(d, str) for d in documents):
+        return {"type": "str", "items": list(documents)}
+    if all(isinstance(d, Document) for d in documents):
+        exclude = None if keep_vectors else ["vector"]
+        return {"type": "Document", "items": [d.to_dict(exclude=exclude) for d in documents]}
+    log.warning("documents are neither all str nor all Document: they are not saved with the index")
+    return None
+
+
+def documents_from_json(data: Any) -> Optional[List[Any]]:
+    """Inverse of :func:`documents_to_json`."""
+    if not data:
+        return None
+    if data["type"] == "Document":
+        return [Document.from_dict(d) for d in data["items"]]
+    return list(data["items"])
+
+
+def index_paths(path: PathLike) -> Tuple[Path, Path]:
+    """``(base.npz, base.json)`` for ``path`` given with or without one of those suffixes."""
+    p = Path(path)
+    base = p.with_suffix("") if p.suffix in (".npz", ".json") else p
+    return base.with_name(base.name + ".npz"), base.with_name(base.name + ".json")
+
+
+def atomic_save_npz(path: PathLike, **arrays: np.ndarray) -> None:
+    """``np.savez`` to a temporary file next to ``path``, fsync, then rename over ``path``.
+
+    The arrays are streamed to disk, never buffered whole in memory.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def check_saved_class(meta: Any, cls_name: str, path: PathLike) -> None:
+    """Raise ValueError unless ``meta`` is the metadata a ``cls_name`` saved."""
+    found = meta.get("class") if isinstance(meta, dict) else None
+    if found != cls_name:
+        raise ValueError(f"{path} holds a {found or 'unknown'} index, not a {cls_name} index")
