@@ -17,7 +17,7 @@ install-demo: $(VENV)/bin/python
 	$(PIP_INSTALL) -e ".[local]"
 
 install-test: $(VENV)/bin/python
-	$(PIP_INSTALL) -e ".[dev,openai,groq,local]"
+	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss]"
 
 demo: install-demo
 	$(VENV)/bin/lightrag demo

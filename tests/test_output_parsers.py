@@ -187,6 +187,10 @@ def test_parse_failures_raise_value_error_naming_the_problem():
         parser("[1, 2]")
     with pytest.raises(ValueError, match=r"^YamlOutputParser\(Answer\): YamlParser"):
         YamlOutputParser(Answer)("key: [unclosed\n  x: : :")
+    with pytest.raises(
+        ValueError, match=r"^YamlOutputParser\(Answer\): expected an object, got str"
+    ):
+        YamlOutputParser(Answer)("I do not know.")
 
 
 def test_generator_records_parser_error():

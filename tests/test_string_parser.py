@@ -194,6 +194,13 @@ def test_json_parser_passes_already_parsed_data_through():
         JsonParser()(42)
 
 
+def test_pathological_inputs_stay_fast_and_raise_value_error():
+    assert JsonParser()("[see " * 5000 + '{"a": 1}') == {"a": 1}
+    assert JsonParser()("[1] " * 5000 + '{"a": 1}') == {"a": 1}
+    with pytest.raises(ValueError, match="Got invalid JSON object"):
+        JsonParser()("[" * 3000 + "]" * 3000)
+
+
 # ---------------------------------------------------------------------------------- lists
 
 

@@ -2,6 +2,7 @@ import asyncio
 import math
 import subprocess
 import sys
+import uuid
 
 import pytest
 
@@ -155,7 +156,11 @@ def test_character_split_and_offsets():
     s = splitter("character", size=4, overlap=2)
     assert s.split_text("abcdefg") == ["abcd", "cdef", "efg"]
     assert s.split_text_with_offsets("abcdefgh") == [("abcd", 0), ("cdef", 2), ("efgh", 4)]
-    assert splitter("character", size=2, overlap=0).split_text("日本語だ😀") == ["日本", "語だ", "😀"]
+    assert splitter("character", size=2, overlap=0).split_text("日本語だ😀") == [
+        "日本",
+        "語だ",
+        "😀",
+    ]
 
 
 # ---------------------------------------------------------------- token
@@ -230,8 +235,6 @@ def test_call_in_small_batches_gives_same_result():
 
 
 def test_parent_doc_id_is_a_string():
-    import uuid
-
     doc_id = uuid.uuid4()
     chunks = splitter()([Document(text="x y", id=doc_id)])
     assert chunks[0].parent_doc_id == str(doc_id)

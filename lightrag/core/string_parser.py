@@ -288,44 +288,45 @@ class YamlParser(Parser):
             return input
         text = self._check_str(input)
         yaml_str = tx.extract_yaml_str(text)
+        error: ValueError | None = None
         try:
             result = tx.parse_yaml_str_to_obj(yaml_str)
         except ValueError as e:
-            error: ValueError | None = e
-            result = None
+            error, result = e, None
         else:
-            error = None
-            if isinstance(result, (dict, list)) and not self._has_prose_key(result, yaml_str):
+            if isinstance(result, (dict, list)) and not _starts_with_prose_key(result):
                 return result
-        for recover in (self._from_yaml_body, self._from_json):
-            recovered = recover(text, yaml_str)
-            if recovered is not None:
-                return recovered
+        recovered = _yaml_without_prose(yaml_str)
+        if recovered is None:
+            recovered = _json_instead(text)
+        if recovered is not None:
+            return recovered
         if error is not None:
             raise ValueError(f"YamlParser: {error}")
         return result
 
-    @staticmethod
-    def _has_prose_key(result: Any, yaml_str: str) -> bool:
-        if not isinstance(result, dict) or not result:
-            return False
-        first_key, first_value = next(iter(result.items()))
-        return first_value is None and isinstance(first_key, str) and " " in first_key.strip()
 
-    @staticmethod
-    def _from_yaml_body(text: str, yaml_str: str) -> Any:
-        body = _strip_prose_lines(yaml_str)
-        if body == yaml_str:
-            return None
-        try:
-            result = tx.parse_yaml_str_to_obj(body)
-        except ValueError:
-            return None
-        return result if isinstance(result, (dict, list)) else None
+def _starts_with_prose_key(result: Any) -> bool:
+    """``{"Here is the output": None, ...}``: a prose line YAML took for an empty key."""
+    if not isinstance(result, dict) or not result:
+        return False
+    first_key, first_value = next(iter(result.items()))
+    return first_value is None and isinstance(first_key, str) and " " in first_key.strip()
 
-    @staticmethod
-    def _from_json(text: str, yaml_str: str) -> Any:
-        try:
-            return _parse_candidates("YamlParser", tx.find_json_candidates(text))
-        except ValueError:
-            return None
+
+def _yaml_without_prose(yaml_str: str) -> Any:
+    body = _strip_prose_lines(yaml_str)
+    if body == yaml_str:
+        return None
+    try:
+        result = tx.parse_yaml_str_to_obj(body)
+    except ValueError:
+        return None
+    return result if isinstance(result, (dict, list)) else None
+
+
+def _json_instead(text: str) -> Any:
+    try:
+        return _parse_candidates("YamlParser", tx.find_json_candidates(text))
+    except ValueError:
+        return None

@@ -348,8 +348,8 @@ def parse_json_str_to_obj(json_str: str) -> Any:
         return json.loads(json_str)
     except (ValueError, RecursionError) as e:
         first_error = e
-    attempts = [json_str]
-    if json_str.startswith("{{") and json_str.endswith("}}"):
+    attempts = [] if isinstance(first_error, RecursionError) else [json_str]
+    if attempts and json_str.startswith("{{") and json_str.endswith("}}"):
         attempts.append(json_str[1:-1])  # a model copying an escaped template: {{"a": 1}}
     for attempt in attempts:
         try:
@@ -360,7 +360,7 @@ def parse_json_str_to_obj(json_str: str) -> Any:
         except (ValueError, RecursionError):
             continue
     try:
-        obj = yaml.safe_load(json_str)
+        obj = yaml.safe_load(json_str) if attempts else None  # too deep for json: for yaml too
         if isinstance(obj, (dict, list)):
             log.debug("parsed JSON with the YAML fallback")
             return obj

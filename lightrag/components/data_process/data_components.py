@@ -50,9 +50,7 @@ def _check_documents(documents: Any, who: str) -> List[Document]:
                 f"{who} expects a list of Document; item {position} is a {type(doc).__name__}"
             )
         if not isinstance(doc.text, str):
-            raise ValueError(
-                f"Document {doc.id!r} has no text to embed (text={doc.text!r})"
-            )
+            raise ValueError(f"Document {doc.id!r} has no text to embed (text={doc.text!r})")
     return documents
 
 
@@ -101,7 +99,9 @@ class ToEmbeddings(Component):
             batch = result[start : start + self.batch_size]
             where = (
                 f"batch {batch_number} (documents {start}-{start + len(batch) - 1}, "
-                f"first id {batch[0].id!r})" if batch else f"batch {batch_number}"
+                f"first id {batch[0].id!r})"
+                if batch
+                else f"batch {batch_number}"
             )
             if output.error is not None:
                 raise RuntimeError(f"ToEmbeddings: embedding {where} failed: {output.error}")
@@ -175,8 +175,7 @@ def retriever_output_to_context_str(
         outputs = list(retriever_output)
     else:
         raise TypeError(
-            "expected a RetrieverOutput or a list of them, got "
-            f"{type(retriever_output).__name__}"
+            f"expected a RetrieverOutput or a list of them, got {type(retriever_output).__name__}"
         )
     texts: List[str] = []
     seen_ids: Set[Any] = set()

@@ -217,7 +217,10 @@ class TextSplitter(Component):
                 chunks.extend(self._split_document(doc))
             log.debug(
                 "split documents %d-%d of %d: %d chunks so far",
-                start, start + len(batch), len(documents), len(chunks),
+                start,
+                start + len(batch),
+                len(documents),
+                len(chunks),
             )
         return chunks
 

@@ -11,6 +11,8 @@ Example:
 
 from lightrag.components.model_client.client_type import ModelClientType
 from lightrag.components.model_client.groq_client import GroqAPIClient
+from lightrag.components.model_client.local_embedder_client import LocalEmbedderClient
+from lightrag.components.model_client.local_llm_client import LocalLLMClient
 from lightrag.components.model_client.openai_client import (
     OpenAIClient,
     get_all_messages_content,
@@ -21,6 +23,8 @@ from lightrag.components.model_client.scripted_client import ScriptedClient
 
 __all__ = [
     "GroqAPIClient",
+    "LocalEmbedderClient",
+    "LocalLLMClient",
     "ModelClientType",
     "OpenAIClient",
     "ScriptedClient",

@@ -261,6 +261,10 @@ class _DataClassOutput:
             raise ValueError(f"{owner}: {e}") from None
         if self._return_data_class:
             return parsed_to_data_class(owner, self.data_class, obj)
+        if not isinstance(obj, (dict, list)):
+            raise ValueError(
+                f"{owner}: expected an object, got {type(obj).__name__}: {_excerpt(obj)}"
+            )
         return obj
 
     def _extra_repr(self) -> str:

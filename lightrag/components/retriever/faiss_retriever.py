@@ -1,0 +1,266 @@
+"""``FAISSRetriever``: exact vector search with FAISS when installed, NumPy otherwise.
+
+Metrics (as in lightrag 0.1):
+
+- ``"cosine"``: vectors are normalised and searched with ``IndexFlatIP``; scores are cosines.
+- ``"prob"`` (default): the same search, scores mapped from [-1, 1] to [0, 1] by ``(s + 1) / 2`` and
+  rounded to 3 decimals.
+- ``"euclidean"``: raw vectors in ``IndexFlatL2``; scores are squared L2 distances, smallest first.
+
+Without the ``faiss`` package (``pip install 'lightrag[faiss]'``) the same results come from NumPy
+(logged once), so code using this class runs everywhere.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Callable, List, Optional, Sequence, Union
+
+import numpy as np
+
+from lightrag.components.retriever._common import (
+    atomic_save_npz,
+    check_saved_class,
+    class_or_instance_method,
+    documents_from_json,
+    documents_to_json,
+    index_paths,
+    resolve_top_k,
+    top_k_rows,
+)
+from lightrag.components.retriever.dense_retriever import (
+    DenseQuery,
+    document_vectors,
+    dot_top_k,
+    make_outputs,
+    normalized_matrix,
+    query_matrix,
+)
+from lightrag.core.embedder import Embedder
+from lightrag.core.retriever import Retriever
+from lightrag.core.types import RetrieverOutput
+from lightrag.utils.file_io import load_json, save_json
+from lightrag.utils.lazy_import import OptionalPackages, safe_import
+
+log = logging.getLogger(__name__)
+
+METRICS = ("prob", "cosine", "euclidean")
+BACKENDS = ("auto", "faiss", "numpy")
+_fallback_logged = False
+
+
+def _load_faiss(backend: str) -> Any:
+    """The faiss module, or None for the NumPy path (``auto`` falls back, logged once)."""
+    global _fallback_logged
+    if backend == "numpy":
+        return None
+    os.environ.setdefault("KMP_DUPLICATE_LIB_OK", "TRUE")  # as 0.1: two OpenMP runtimes on macOS
+    try:
+        return safe_import(*OptionalPackages.FAISS.value)
+    except ImportError:
+        if backend == "faiss":
+            raise
+        if not _fallback_logged:
+            _fallback_logged = True
+            log.info("faiss is not installed: FAISSRetriever searches with NumPy instead")
+        return None
+
+
+class FAISSRetriever(Retriever[Any, DenseQuery]):
+    """Dense retriever on a FAISS flat index (or its exact NumPy equivalent).
+
+    Args:
+        embedder: embeds string documents and string queries.
+        top_k: default number of results per query.
+        dimensions: the vector size; inferred from the documents when None, else checked.
+        documents: vectors, ``Document`` s or strings, as for
+            :class:`~lightrag.components.retriever.dense_retriever.NumpyRetriever`.
+        document_map_func: maps each document before indexing.
+        metric: ``"prob"``, ``"cosine"`` or ``"euclidean"`` (see the module doc).
+        backend: ``"auto"`` (FAISS when installed), ``"faiss"`` (required) or ``"numpy"``.
+
+    Example:
+        >>> r = FAISSRetriever(top_k=2, documents=[[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+        >>> r([0.0, 1.0])[0].doc_indices, r([0.0, 1.0])[0].doc_scores
+        ([1, 2], [1.0, 0.9])
+    """
+
+    def __init__(
+        self,
+        embedder: Optional[Embedder] = None,
+        top_k: int = 5,
+        dimensions: Optional[int] = None,
+        documents: Optional[Any] = None,
+        document_map_func: Optional[Callable[[Any], Any]] = None,
+        metric: str = "prob",
+        backend: str = "auto",
+    ) -> None:
+        super().__init__()
+        if metric not in METRICS:
+            raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        self.embedder = embedder
+        self.top_k = resolve_top_k(top_k, 5)
+        self.dimensions = dimensions
+        self.metric = metric
+        self.backend = backend
+        self._faiss = _load_faiss(backend)
+        self.index_keys = ["top_k", "dimensions", "metric", "total_documents"]
+        self.reset_index()
+        if documents is not None:
+            self.build_index_from_documents(documents, document_map_func)
+
+    _to_dict_exclude = ("_faiss", "_index")
+
+    @property
+    def uses_faiss(self) -> bool:
+        """True when searches go through FAISS."""
+        return self._faiss is not None
+
+    def reset_index(self) -> None:
+        """Drop the index (``dimensions`` stays as configured)."""
+        self._index: Any = None
+        self._matrix: Optional[np.ndarray] = None
+        self._sq_norms: Optional[np.ndarray] = None
+        self.documents: Optional[List[Any]] = None
+        self.total_documents = 0
+        self.indexed = False
+
+    def build_index_from_documents(
+        self,
+        documents: Any,
+        document_map_func: Optional[Callable[[Any], Any]] = None,
+        **kwargs: Any,
+    ) -> None:
+        """Index ``documents``, replacing any previous index."""
+        vectors, kept = document_vectors(documents, document_map_func, self.embedder)
+        self.reset_index()
+        if len(vectors) == 0:
+            log.warning("FAISSRetriever: no documents to index; the index is empty")
+            return
+        vectors = np.asarray(vectors)
+        if vectors.ndim != 2:
+            raise ValueError(f"vectors must form a 2-D (n, dimensions) matrix, got {vectors.shape}")
+        if self.dimensions is not None and vectors.shape[1] != self.dimensions:
+            raise ValueError(
+                f"FAISSRetriever: vectors have {vectors.shape[1]} dimensions, "
+                f"expected dimensions={self.dimensions}"
+            )
+        if self.metric == "euclidean":
+            matrix = np.array(vectors, dtype=np.float32, order="C")
+            if not np.isfinite(matrix).all():
+                raise ValueError("vectors contain NaN or infinite values")
+        else:
+            log.debug("FAISSRetriever: normalising vectors for the %r metric", self.metric)
+            matrix = normalized_matrix(vectors, np.float32, inplace=vectors is not documents)
+        self._set_matrix(matrix)
+        self.documents = kept
+
+    def _set_matrix(self, matrix: np.ndarray) -> None:
+        self.total_documents, self.dimensions = int(matrix.shape[0]), int(matrix.shape[1])
+        if self._faiss is not None:
+            flat = (
+                self._faiss.IndexFlatL2 if self.metric == "euclidean" else self._faiss.IndexFlatIP
+            )
+            self._index = flat(self.dimensions)
+            self._index.add(matrix)
+        else:
+            self._matrix = matrix
+            if self.metric == "euclidean":
+                self._sq_norms = np.einsum("ij,ij->i", matrix, matrix)
+        self.indexed = True
+
+    def _vectors(self) -> np.ndarray:
+        if self._index is not None:
+            return self._index.reconstruct_n(0, self.total_documents)
+        return self._matrix  # type: ignore[return-value]
+
+    def call(
+        self,
+        input: Union[DenseQuery, Sequence[DenseQuery]],
+        top_k: Optional[int] = None,
+        **kwargs: Any,
+    ) -> List[RetrieverOutput]:
+        """The ``top_k`` nearest documents for each query (a string, a vector, or a list)."""
+        k = resolve_top_k(top_k, self.top_k)
+        if not self.indexed or self.total_documents == 0:
+            raise ValueError(
+                "FAISSRetriever: the index is empty; call build_index_from_documents() first"
+            )
+        queries, vectors = query_matrix(input, self.embedder, self.dimensions)
+        if self.metric != "euclidean":
+            vectors = normalized_matrix(vectors, np.float32, inplace=True)
+        k = min(k, self.total_documents)
+        if self._index is not None:
+            scores, indices = self._index.search(np.ascontiguousarray(vectors), k)
+        elif self.metric == "euclidean":
+            distances = (
+                self._sq_norms[None, :]  # type: ignore[index]
+                - 2.0 * (vectors @ self._matrix.T)  # type: ignore[union-attr]
+                + np.einsum("ij,ij->i", vectors, vectors)[:, None]
+            )
+            indices, negated = top_k_rows(-np.maximum(distances, 0.0), k)
+            scores = -negated
+        else:
+            indices, scores = dot_top_k(self._matrix, vectors, k)  # type: ignore[arg-type]
+        if self.metric == "prob":
+            scores = np.round((scores.astype(np.float64) + 1.0) / 2.0, 3)
+        outputs = make_outputs(queries, indices, scores, self.documents)
+        for out in outputs:  # faiss pads with -1 when it has fewer than k results
+            keep = [j for j, i in enumerate(out.doc_indices) if i >= 0]
+            if len(keep) < len(out.doc_indices):
+                out.doc_indices = [out.doc_indices[j] for j in keep]
+                out.doc_scores = [out.doc_scores[j] for j in keep]  # type: ignore[index]
+        return outputs
+
+    def save_to_file(self, path: Union[str, Path]) -> None:
+        """Write ``<path>.npz`` (the vectors) then ``<path>.json`` (settings, documents)."""
+        if not self.indexed:
+            raise ValueError("FAISSRetriever: nothing to save, the index was never built")
+        npz_path, json_path = index_paths(path)
+        atomic_save_npz(npz_path, vectors=self._vectors())
+        meta = {
+            "class": type(self).__name__,
+            "top_k": self.top_k,
+            "dimensions": self.dimensions,
+            "metric": self.metric,
+            "total_documents": self.total_documents,
+            "documents": documents_to_json(self.documents, keep_vectors=False),
+        }
+        save_json(meta, json_path)
+
+    @class_or_instance_method
+    def load_from_file(
+        owner: Any,
+        path: Union[str, Path],
+        embedder: Optional[Embedder] = None,
+        backend: str = "auto",
+    ) -> FAISSRetriever:
+        """Load an index saved by :meth:`save_to_file` into a new (class call) or this retriever."""
+        npz_path, json_path = index_paths(path)
+        meta = load_json(json_path)
+        check_saved_class(meta, "FAISSRetriever", json_path)
+        with np.load(npz_path) as data:
+            matrix = np.ascontiguousarray(data["vectors"], dtype=np.float32)
+        if matrix.shape[0] != meta["total_documents"]:
+            raise ValueError(f"{npz_path} does not match {json_path}: re-save the index")
+        if isinstance(owner, FAISSRetriever):
+            target = owner
+        else:
+            target = owner(metric=meta["metric"], backend=backend)
+        target.embedder = embedder if embedder is not None else target.embedder
+        target.top_k, target.metric = meta["top_k"], meta["metric"]
+        target.reset_index()
+        target._set_matrix(matrix)
+        target.documents = documents_from_json(meta.get("documents"))
+        return target
+
+    def _extra_repr(self) -> str:
+        backend = "faiss" if self.uses_faiss else "numpy"
+        return (
+            f"top_k={self.top_k}, metric={self.metric!r}, backend={backend!r}, "
+            f"total_documents={self.total_documents}"
+        )

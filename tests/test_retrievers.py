@@ -1,0 +1,391 @@
+"""Dense (NumPy, FAISS), BM25 and hybrid retrievers: known answers, bounds, errors, persistence."""
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from lightrag.components.model_client import ScriptedClient
+from lightrag.components.retriever import (
+    BM25Retriever,
+    FAISSRetriever,
+    HybridRetriever,
+    NumpyRetriever,
+    reciprocal_rank_fusion,
+    split_text_by_word_fn,
+)
+from lightrag.components.retriever import faiss_retriever as faiss_module
+from lightrag.core.embedder import Embedder
+from lightrag.core.retriever import Retriever
+from lightrag.core.types import Document, RetrieverOutput
+
+PLANETS = [
+    "Mercury is the smallest planet and the closest to the Sun.",
+    "Venus is the hottest planet, with a thick carbon dioxide atmosphere.",
+    "Earth is the only planet known to support life.",
+    "Mars is called the red planet because of iron oxide dust.",
+    "Jupiter is the biggest planet in the solar system, a gas giant.",
+    "Saturn is famous for its bright rings of ice and rock.",
+    "Uranus rotates on its side and looks pale blue.",
+    "Neptune is the windiest planet and the farthest from the Sun.",
+]
+BIGGEST = "which planet is the biggest?"
+JUPITER, MARS = 4, 3
+
+
+@pytest.fixture
+def embedder():
+    return Embedder(model_client=ScriptedClient(embedding_dim=256))
+
+
+def random_vectors(n=200, d=16, seed=0):
+    return np.random.default_rng(seed).standard_normal((n, d)).astype(np.float32)
+
+
+def cosine_top(matrix, query, k):
+    m = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    s = m @ (query / np.linalg.norm(query))
+    order = np.argsort(-s, kind="stable")[:k]
+    return order.tolist(), s[order]
+
+
+# ---- NumpyRetriever -------------------------------------------------------------------------
+
+
+def test_numpy_planets_known_answer_and_batch(embedder):
+    r = NumpyRetriever(embedder=embedder, top_k=3, documents=PLANETS)
+    outs = r([BIGGEST, "red planet with iron oxide dust"])
+    assert [o.doc_indices[0] for o in outs] == [JUPITER, MARS]
+    assert outs[0].query == BIGGEST and outs[0].documents[0] == PLANETS[JUPITER]
+    assert all(len(o.doc_indices) == 3 for o in outs)
+    assert outs[0].doc_scores == sorted(outs[0].doc_scores, reverse=True)
+    single = r(BIGGEST)
+    assert isinstance(single, list) and len(single) == 1
+    assert single[0].doc_indices == outs[0].doc_indices
+
+
+def test_numpy_scores_are_cosine_and_match_brute_force():
+    vecs = random_vectors()
+    r = NumpyRetriever(top_k=7, documents=vecs)
+    q = random_vectors(3, seed=1)
+    outs = r(q)
+    for query, out in zip(q, outs):
+        expected_idx, expected_scores = cosine_top(vecs, query, 7)
+        assert out.doc_indices == expected_idx
+        np.testing.assert_allclose(out.doc_scores, expected_scores, rtol=1e-5, atol=1e-6)
+        assert out.documents is None  # raw vectors are not kept as documents
+
+
+def test_numpy_query_forms_agree():
+    vecs = random_vectors(50, 8)
+    r = NumpyRetriever(top_k=4, documents=vecs.tolist())
+    q = random_vectors(1, 8, seed=3)[0]
+    as_list = r(q.tolist())[0].doc_indices
+    assert r(q)[0].doc_indices == as_list
+    assert r(q[None, :])[0].doc_indices == as_list
+    assert r([q.tolist(), q.tolist()])[1].doc_indices == as_list
+
+
+def test_numpy_top_k_bounds_and_errors(embedder):
+    r = NumpyRetriever(embedder=embedder, top_k=2, documents=PLANETS[:3])
+    assert len(r(BIGGEST, top_k=10)[0].doc_indices) == 3
+    assert len(r(BIGGEST)[0].doc_indices) == 2
+    with pytest.raises(ValueError, match="top_k"):
+        r(BIGGEST, top_k=0)
+    with pytest.raises(ValueError, match="dimensions"):
+        r([1.0, 2.0])
+    with pytest.raises(ValueError, match="empty"):
+        r([])
+    with pytest.raises(ValueError, match="index is empty"):
+        NumpyRetriever(embedder=embedder)(BIGGEST)
+    empty = NumpyRetriever(embedder=embedder, documents=[])
+    with pytest.raises(ValueError, match="index is empty"):
+        empty(BIGGEST)
+    with pytest.raises(ValueError, match="embedder"):
+        NumpyRetriever(documents=["text needs an embedder"])
+    with pytest.raises(ValueError, match="dtype"):
+        NumpyRetriever(dtype="int8")
+    with pytest.raises(ValueError, match="NaN"):
+        NumpyRetriever(documents=[[1.0, float("nan")]])
+
+
+def test_numpy_float16_agrees_with_float32():
+    vecs = random_vectors(300, 32)
+    q = random_vectors(5, 32, seed=9)
+    full = NumpyRetriever(top_k=5, documents=vecs)(q)
+    half = NumpyRetriever(top_k=5, documents=vecs, dtype="float16")(q)
+    for a, b in zip(full, half):
+        assert a.doc_indices[0] == b.doc_indices[0]
+        np.testing.assert_allclose(a.doc_scores, b.doc_scores, atol=5e-3)
+
+
+def test_numpy_copy_flag_controls_in_place_normalisation():
+    vecs = random_vectors(20, 4)
+    original = vecs.copy()
+    NumpyRetriever(documents=vecs)
+    np.testing.assert_array_equal(vecs, original)
+    r = NumpyRetriever()
+    r.build_index_from_documents(vecs, copy=False)
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-5)
+    assert r._matrix is vecs
+
+
+def test_numpy_documents_with_and_without_vectors(embedder):
+    docs = [Document(text=t) for t in PLANETS]
+    docs[0].vector = embedder(PLANETS[0]).data[0].embedding
+    r = NumpyRetriever(embedder=embedder, top_k=1, documents=docs)
+    out = r(BIGGEST)[0]
+    assert out.doc_indices == [JUPITER] and out.documents[0] is docs[JUPITER]
+    mapped = NumpyRetriever(
+        embedder=embedder,
+        top_k=1,
+        documents=[{"t": t} for t in PLANETS],
+        document_map_func=lambda d: d["t"],
+    )
+    assert mapped(BIGGEST)[0].documents == [{"t": PLANETS[JUPITER]}]
+
+
+def test_numpy_save_load_round_trip(tmp_path, embedder):
+    docs = [Document(text=t, id=str(i)) for i, t in enumerate(PLANETS)]
+    r = NumpyRetriever(embedder=embedder, top_k=2, documents=docs)
+    r.save_to_file(tmp_path / "planets")
+    assert (tmp_path / "planets.npz").exists() and (tmp_path / "planets.json").exists()
+    loaded = NumpyRetriever.load_from_file(tmp_path / "planets.npz", embedder=embedder)
+    assert loaded.top_k == 2 and loaded.total_documents == len(PLANETS)
+    out = loaded(BIGGEST)[0]
+    assert out.doc_indices == r(BIGGEST)[0].doc_indices
+    assert out.documents[0].text == PLANETS[JUPITER] and out.documents[0].id == str(JUPITER)
+    fresh = NumpyRetriever(embedder=embedder)
+    assert fresh.load_from_file(tmp_path / "planets") is fresh  # instance call loads in place
+    assert fresh(BIGGEST)[0].doc_indices[0] == JUPITER
+    with pytest.raises(ValueError, match="never built"):
+        NumpyRetriever().save_to_file(tmp_path / "nothing")
+    with pytest.raises(ValueError, match="not a FAISSRetriever"):
+        FAISSRetriever.load_from_file(tmp_path / "planets")
+
+
+# ---- FAISSRetriever -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", ["cosine", "prob", "euclidean"])
+def test_faiss_and_numpy_paths_agree(metric):
+    pytest.importorskip("faiss")
+    vecs = random_vectors(120, 12)
+    q = random_vectors(4, 12, seed=5)
+    fast = FAISSRetriever(top_k=6, documents=vecs, metric=metric, backend="faiss")
+    slow = FAISSRetriever(top_k=6, documents=vecs, metric=metric, backend="numpy")
+    assert fast.uses_faiss and not slow.uses_faiss
+    for a, b in zip(fast(q), slow(q)):
+        assert a.doc_indices == b.doc_indices
+        np.testing.assert_allclose(a.doc_scores, b.doc_scores, rtol=1e-4, atol=2e-3)
+    if metric == "euclidean":
+        out = slow(q[0])[0]
+        brute = ((vecs - q[0]) ** 2).sum(axis=1)
+        assert out.doc_indices == np.argsort(brute)[:6].tolist()
+        assert out.doc_scores == sorted(out.doc_scores)
+    if metric == "cosine":
+        dense = NumpyRetriever(top_k=6, documents=vecs)(q)
+        assert [o.doc_indices for o in dense] == [o.doc_indices for o in fast(q)]
+
+
+def test_faiss_prob_maps_cosine_to_unit_interval():
+    docs = [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]
+    out = FAISSRetriever(top_k=3, documents=docs, backend="numpy")([1.0, 0.0])[0]
+    assert out.doc_indices == [0, 1, 2] and out.doc_scores == [1.0, 0.5, 0.0]
+    cos = FAISSRetriever(top_k=3, documents=docs, metric="cosine", backend="numpy")
+    assert cos([1.0, 0.0])[0].doc_scores == pytest.approx([1.0, 0.0, -1.0])
+
+
+def test_faiss_bounds_errors_and_strings(embedder):
+    r = FAISSRetriever(embedder=embedder, top_k=2, documents=PLANETS)
+    assert r(BIGGEST)[0].doc_indices[0] == JUPITER
+    everything = r(BIGGEST, top_k=50)[0]
+    assert sorted(everything.doc_indices) == list(range(len(PLANETS)))
+    assert len(everything.doc_scores) == len(PLANETS)
+    with pytest.raises(ValueError, match="dimensions=3"):
+        FAISSRetriever(dimensions=3, documents=[[1.0, 2.0]])
+    with pytest.raises(ValueError, match="index is empty"):
+        FAISSRetriever()([1.0])
+    with pytest.raises(ValueError, match="metric"):
+        FAISSRetriever(metric="dot")
+
+
+def test_faiss_falls_back_to_numpy_when_missing(monkeypatch, caplog):
+    def missing(name, hint):
+        raise ImportError(hint)
+
+    monkeypatch.setattr(faiss_module, "safe_import", missing)
+    monkeypatch.setattr(faiss_module, "_fallback_logged", False)
+    with caplog.at_level("INFO"):
+        a = FAISSRetriever(documents=[[1.0, 0.0]])
+        FAISSRetriever(documents=[[1.0, 0.0]])
+    assert not a.uses_faiss and a([1.0, 0.0])[0].doc_indices == [0]
+    assert sum("faiss is not installed" in m for m in caplog.messages) == 1
+    with pytest.raises(ImportError):
+        FAISSRetriever(backend="faiss")
+
+
+def test_faiss_save_load_round_trip(tmp_path):
+    vecs = random_vectors(40, 6)
+    r = FAISSRetriever(top_k=3, documents=vecs, metric="euclidean")
+    r.save_to_file(tmp_path / "idx")
+    loaded = FAISSRetriever.load_from_file(tmp_path / "idx", backend="numpy")
+    assert loaded.metric == "euclidean" and not loaded.uses_faiss
+    q = random_vectors(2, 6, seed=2)
+    assert [o.doc_indices for o in loaded(q)] == [o.doc_indices for o in r(q)]
+
+
+# ---- BM25Retriever --------------------------------------------------------------------------
+
+
+def reference_bm25(corpus, query, k1=1.5, b=0.75, epsilon=0.25):
+    """A direct transcription of the Okapi formula, for checking the vectorised one."""
+    docs = [split_text_by_word_fn(d) for d in corpus]
+    n, avg = len(docs), sum(map(len, docs)) / len(docs)
+    df = Counter(t for d in docs for t in set(d))
+    idf = {t: math.log((n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+    floor = epsilon * sum(idf.values()) / len(idf)
+    idf = {t: (v if v >= 0 else floor) for t, v in idf.items()}
+    scores = []
+    for d in docs:
+        tf = Counter(d)
+        s = 0.0
+        for t in split_text_by_word_fn(query):
+            if t in tf:
+                s += idf[t] * tf[t] * (k1 + 1) / (tf[t] + k1 * (1 - b + b * len(d) / avg))
+        scores.append(s)
+    return scores
+
+
+def test_bm25_planets_known_answer_and_scores():
+    r = BM25Retriever(top_k=3, documents=PLANETS)
+    outs = r([BIGGEST, "red dust"])
+    assert [o.doc_indices[0] for o in outs] == [JUPITER, MARS]
+    assert outs[0].documents[0] == PLANETS[JUPITER] and outs[1].query == "red dust"
+    expected = reference_bm25(PLANETS, BIGGEST)
+    np.testing.assert_allclose(r.get_scores(BIGGEST), expected, rtol=1e-5)
+    assert outs[0].doc_scores[0] == pytest.approx(max(expected), rel=1e-5)
+
+
+def test_bm25_negative_idf_becomes_epsilon_times_mean():
+    corpus = ["apple a", "apple b", "apple c", "apple d", "e"]  # "apple": 4 of 5 documents
+    r = BM25Retriever(documents=corpus, epsilon=0.5)
+    raw = {t: math.log((5 - f + 0.5) / (f + 0.5)) for t, f in [("apple", 4), ("a", 1)]}
+    mean = (raw["apple"] + 5 * raw["a"]) / 6
+    assert raw["apple"] < 0 < mean
+    assert r.idf[r.vocab["apple"]] == pytest.approx(0.5 * mean, rel=1e-5)
+    assert r.idf[r.vocab["a"]] == pytest.approx(raw["a"], rel=1e-5)
+    tiny = BM25Retriever(documents=["x y", "x z"])  # the mean idf itself is negative here
+    assert tiny.idf.min() >= 0
+
+
+def test_bm25_tokenisation_options():
+    assert split_text_by_word_fn("Café-au-lait, 2024!") == ["café", "au", "lait", "2024"]
+    r = BM25Retriever(stopwords="en", documents=PLANETS)
+    assert r.tokenize("Which planet is THE biggest?") == ["planet", "biggest"]
+    assert BM25Retriever(stopwords=["planet"]).tokenize("a planet") == ["a"]
+    tok = BM25Retriever(use_tokenizer=True, top_k=1, documents=PLANETS)
+    assert tok(BIGGEST)[0].doc_indices == [JUPITER]
+    with pytest.raises(ValueError, match="stop-word"):
+        BM25Retriever(stopwords="klingon")
+
+
+def test_bm25_bounds_errors_and_document_types():
+    docs = [Document(text=t) for t in PLANETS[:2]] + [{"text": PLANETS[JUPITER]}]
+    r = BM25Retriever(top_k=10, documents=docs)
+    out = r(BIGGEST)[0]
+    assert len(out.doc_indices) == 3 and out.doc_indices[0] == 2 and out.documents[0] is docs[2]
+    assert r("zebra")[0].doc_scores == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="index is empty"):
+        BM25Retriever()("anything")
+    with pytest.raises(ValueError, match="index is empty"):
+        BM25Retriever(documents=[])("anything")
+    with pytest.raises(ValueError, match="empty"):
+        r([])
+    with pytest.raises(TypeError):
+        r(42)
+
+
+def test_bm25_save_load_round_trip(tmp_path):
+    r = BM25Retriever(top_k=2, k1=1.2, b=0.5, stopwords={"the", "is"}, documents=PLANETS)
+    r.save_to_file(tmp_path / "bm25.json")
+    loaded = BM25Retriever.load_from_file(tmp_path / "bm25.json")
+    assert (loaded.k1, loaded.b, loaded.top_k) == (1.2, 0.5, 2)
+    a, b = r(BIGGEST)[0], loaded(BIGGEST)[0]
+    assert a.doc_indices == b.doc_indices and a.doc_scores == pytest.approx(b.doc_scores)
+    assert b.documents == a.documents
+    other = BM25Retriever()
+    assert other.load_from_file(tmp_path / "bm25.json") is other
+    assert other(BIGGEST)[0].doc_indices == a.doc_indices
+
+
+def test_bm25s_backend_agrees_on_the_top_document(tmp_path):
+    pytest.importorskip("bm25s")
+    r = BM25Retriever(top_k=3, documents=PLANETS, backend="bm25s")
+    outs = r([BIGGEST, "red dust", "zebra"])
+    assert [o.doc_indices[0] for o in outs[:2]] == [JUPITER, MARS]
+    assert len(outs[2].doc_indices) == 3
+    r.save_to_file(tmp_path / "b.json")
+    loaded = BM25Retriever.load_from_file(tmp_path / "b.json", backend="bm25s")
+    assert loaded(BIGGEST)[0].doc_indices == outs[0].doc_indices
+
+
+# ---- HybridRetriever ------------------------------------------------------------------------
+
+
+class FixedRetriever(Retriever):
+    """Returns a fixed ranking and records the top_k it was asked for."""
+
+    def __init__(self, ranking):
+        super().__init__()
+        self.ranking = ranking
+        self.asked = []
+        self.indexed_docs = None
+
+    def build_index_from_documents(self, documents, document_map_func=None, **kwargs):
+        self.indexed_docs = [document_map_func(d) if document_map_func else d for d in documents]
+
+    def call(self, input, top_k=None, **kwargs):
+        self.asked.append(top_k)
+        queries = [input] if isinstance(input, str) else input
+        return [RetrieverOutput(doc_indices=self.ranking[:top_k], query=q) for q in queries]
+
+
+def test_hybrid_rrf_hand_computed():
+    a, b = FixedRetriever([0, 1, 2]), FixedRetriever([2, 0, 3])
+    out = HybridRetriever([a, b], top_k=4, k=60)("q")[0]
+    # 0: 1/61 + 1/62 = .032522; 2: 1/63 + 1/61 = .032266; 1: 1/62; 3: 1/63
+    assert out.doc_indices == [0, 2, 1, 3]
+    assert out.doc_scores == pytest.approx([1 / 61 + 1 / 62, 1 / 63 + 1 / 61, 1 / 62, 1 / 63])
+    assert a.asked == [12] and b.asked == [12]  # top_k * candidate_multiplier (3)
+    weighted = HybridRetriever([a, b], top_k=2, k=60, weights=[1.0, 2.0])("q")[0]
+    # 2: 1/63 + 2/61 = .048660 beats 0: 1/61 + 2/62 = .048651
+    assert weighted.doc_indices == [2, 0]
+    assert reciprocal_rank_fusion([[5]], k=0) == {5: 1.0}
+
+
+def test_hybrid_forwards_documents_and_validates():
+    a, b = FixedRetriever([0]), FixedRetriever([0])
+    h = HybridRetriever([a, b])
+    h.build_index_from_documents(["x", "y"], document_map_func=[None, str.upper])
+    assert a.indexed_docs == ["x", "y"] and b.indexed_docs == ["X", "Y"]
+    assert h.get_subcomponent("retriever_1") is b
+    with pytest.raises(ValueError, match="weights"):
+        HybridRetriever([a, b], weights=[1.0])
+    with pytest.raises(ValueError, match="at least one"):
+        HybridRetriever([])
+
+
+def test_hybrid_dense_plus_bm25(tmp_path, embedder):
+    h = HybridRetriever([NumpyRetriever(embedder=embedder), BM25Retriever()], top_k=2)
+    h.build_index_from_documents(PLANETS)
+    outs = h([BIGGEST, "red dust"])
+    assert [o.doc_indices[0] for o in outs] == [JUPITER, MARS]
+    assert outs[0].documents[0] == PLANETS[JUPITER]
+    h.save_to_file(tmp_path / "hybrid.json")
+    loaded = HybridRetriever.load_from_file(tmp_path / "hybrid.json", embedder=embedder)
+    assert loaded(BIGGEST)[0].doc_indices == outs[0].doc_indices
+    again = HybridRetriever([NumpyRetriever(embedder=embedder), BM25Retriever()])
+    again.load_from_file(tmp_path / "hybrid.json")
+    assert again.top_k == 2 and again(BIGGEST)[0].doc_indices == outs[0].doc_indices
