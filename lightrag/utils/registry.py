@@ -74,6 +74,7 @@ LIBRARY_PACKAGES = (
     "lightrag.components.output_parsers",
     "lightrag.components.data_process",
     "lightrag.components.retriever",
+    "lightrag.components.rag",
     "lightrag.components.storage",
     "lightrag.components.graph_rag",
     "lightrag.components.agent",

@@ -60,8 +60,8 @@ def resolve_gguf(model: str) -> Tuple[str, Optional[str]]:
         return os.path.join(list(spec.submodule_search_locations)[0], filename), None
     if os.path.exists(model):
         return model, None
-    if "/" in model and not model.endswith(".gguf"):
-        repo, _, pattern = model.partition(":")
+    repo, _, pattern = model.partition(":")
+    if repo.count("/") == 1 and not repo.endswith(".gguf"):
         return repo, pattern or "*.gguf"
     raise FileNotFoundError(f"GGUF model not found: {model!r} (give a file path or a hub repo id)")
 

@@ -26,6 +26,7 @@ from lightrag.components.retriever._common import (
     documents_to_json,
     index_paths,
     resolve_top_k,
+    top_k_indices,
     top_k_rows,
 )
 from lightrag.core.embedder import Embedder
@@ -163,8 +164,14 @@ def dot_top_k(matrix: np.ndarray, queries: np.ndarray, k: int) -> Tuple[np.ndarr
     indices, scores = [], []
     for start in range(0, queries.shape[0], block):
         q = queries[start : start + block]
+        if matrix.dtype == np.float32 and q.shape[0] == 1:
+            s1 = matrix @ q[0]
+            idx1 = top_k_indices(s1, k)
+            indices.append(idx1[None, :])
+            scores.append(s1[idx1][None, :])
+            continue
         if matrix.dtype == np.float32:
-            s = (matrix @ q[0])[None, :] if q.shape[0] == 1 else q @ matrix.T
+            s = q @ matrix.T
         else:
             s = np.empty((q.shape[0], n), dtype=np.float32)
             for r in range(0, n, _ROW_CHUNK):
