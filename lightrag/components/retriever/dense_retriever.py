@@ -83,7 +83,13 @@ def document_vectors(
         return items, keep
     items = list(items)
     if not items or not (isinstance(items[0], (str, Document))):
-        return np.asarray(items, dtype=np.float32), keep
+        try:
+            return np.asarray(items, dtype=np.float32), keep
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                "documents must be vectors, str or Document (or mapped to one of them by "
+                f"document_map_func): {e}"
+            ) from e
     if all(isinstance(d, str) for d in items):
         return embed_texts(embedder, items), list(documents)
     if not all(isinstance(d, Document) for d in items):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -173,6 +173,20 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
                 self._sq_norms = np.einsum("ij,ij->i", matrix, matrix)
         self.indexed = True
 
+    def _l2_top_k(self, queries: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
+        """Smallest squared L2 distances, ``|x|^2 - 2 x.q + |q|^2``, in blocks of queries."""
+        matrix, sq_norms = self._matrix, self._sq_norms
+        block = max(1, (32 * 1024 * 1024) // self.total_documents)
+        indices, scores = [], []
+        for start in range(0, queries.shape[0], block):
+            q = queries[start : start + block]
+            distances = sq_norms[None, :] - 2.0 * (q @ matrix.T)  # type: ignore[index, union-attr]
+            distances += np.einsum("ij,ij->i", q, q)[:, None]
+            idx, negated = top_k_rows(-np.maximum(distances, 0.0), k)
+            indices.append(idx)
+            scores.append(-negated)
+        return np.vstack(indices), np.vstack(scores)
+
     def _vectors(self) -> np.ndarray:
         if self._index is not None:
             return self._index.reconstruct_n(0, self.total_documents)
@@ -197,13 +211,7 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
         if self._index is not None:
             scores, indices = self._index.search(np.ascontiguousarray(vectors), k)
         elif self.metric == "euclidean":
-            distances = (
-                self._sq_norms[None, :]  # type: ignore[index]
-                - 2.0 * (vectors @ self._matrix.T)  # type: ignore[union-attr]
-                + np.einsum("ij,ij->i", vectors, vectors)[:, None]
-            )
-            indices, negated = top_k_rows(-np.maximum(distances, 0.0), k)
-            scores = -negated
+            indices, scores = self._l2_top_k(vectors, k)
         else:
             indices, scores = dot_top_k(self._matrix, vectors, k)  # type: ignore[arg-type]
         if self.metric == "prob":

@@ -1,0 +1,37 @@
+import pytest
+import tiktoken
+
+from lightrag.core import tokenizer as tokenizer_module
+from lightrag.core.tokenizer import Tokenizer, count_tokens
+
+
+def test_encode_decode_count():
+    tok = Tokenizer()
+    ids = tok.encode("hello world")
+    assert ids == [15339, 1917]
+    assert tok.decode(ids) == "hello world"
+    assert tok.count_tokens("hello world") == 2 == count_tokens("hello world")
+    assert tok.get_string_tokens("hello world") == ["hello", " world"]
+    assert tok("<|endoftext|>")  # special tokens are plain text, never an error
+
+
+def test_falls_back_to_bundled_encoding_when_download_fails(monkeypatch):
+    real = tiktoken.get_encoding
+
+    def offline(name):
+        if not name.endswith("_offline"):
+            raise ConnectionError("no network")
+        return real(name)
+
+    monkeypatch.setattr(tokenizer_module.tiktoken, "get_encoding", offline)
+    tokenizer_module.get_encoding.cache_clear()
+    try:
+        assert Tokenizer("cl100k_base").encode("hello world") == [15339, 1917]
+    finally:
+        tokenizer_module.get_encoding.cache_clear()
+
+
+def test_unknown_encoding_is_a_clear_error():
+    tokenizer_module.get_encoding.cache_clear()
+    with pytest.raises(ValueError, match="no offline copy"):
+        Tokenizer("no_such_encoding")
