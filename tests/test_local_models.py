@@ -10,8 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from lightrag.components.model_client import LocalEmbedderClient, LocalLLMClient
-from lightrag.components.model_client import local_llm_client
+from lightrag.components.model_client import LocalEmbedderClient, LocalLLMClient, local_llm_client
 from lightrag.core import Embedder, Generator
 from lightrag.core.types import ModelType
 

@@ -100,8 +100,9 @@ class LocalEmbedderClient(ModelClient):
         """Size of the vectors this model returns."""
         if self.sync_client is None:
             self.sync_client = self.init_sync_client()
-        getter = getattr(self.sync_client, "get_embedding_dimension", None) or getattr(
-            self.sync_client, "get_sentence_embedding_dimension"
+        getter = (
+            getattr(self.sync_client, "get_embedding_dimension", None)
+            or self.sync_client.get_sentence_embedding_dimension
         )
         return int(getter())
 

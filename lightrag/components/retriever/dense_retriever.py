@@ -36,8 +36,8 @@ from lightrag.utils.file_io import load_json, save_json
 
 log = logging.getLogger(__name__)
 
-_ROW_CHUNK = 65_536  # rows normalised or converted at a time
-_SCORE_BUDGET = 32 * 1024 * 1024  # max floats in one (queries x documents) score block
+_ROW_CHUNK = 65_536  # rows normalised, converted or scored at a time
+_QUERY_BLOCK = 64  # queries scored together against one chunk of rows
 _EMBED_BATCH = 512
 
 DenseQuery = Union[str, Sequence[float], np.ndarray]
@@ -121,7 +121,7 @@ def normalized_matrix(vectors: np.ndarray, dtype: Any, inplace: bool = False) ->
             raise ValueError("vectors contain NaN or infinite values")
         norms = np.linalg.norm(block, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        out[start : start + _ROW_CHUNK] = block / norms
+        np.divide(block, norms, out=out[start : start + _ROW_CHUNK])
     return out
 
 
@@ -161,31 +161,33 @@ def query_matrix(
 def dot_top_k(matrix: np.ndarray, queries: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
     """Top-k rows of ``matrix`` by dot product with each row of float32 ``queries``.
 
-    Queries go in blocks so the score matrix stays under ~128 MB; a float16 matrix is converted
-    to float32 one chunk of rows at a time, never as a whole.
+    One query is one mat-vec product over the whole matrix. A batch is scored block by block
+    (``_QUERY_BLOCK`` queries x ``_ROW_CHUNK`` rows, a few MB), keeping each block's top k, so
+    memory stays small and the matrix is read once per block of queries. A float16 matrix is
+    converted to float32 one chunk of rows at a time, never as a whole.
     """
     n = matrix.shape[0]
     k = min(k, n)
-    block = max(1, _SCORE_BUDGET // max(n, 1))
-    indices, scores = [], []
-    for start in range(0, queries.shape[0], block):
-        q = queries[start : start + block]
-        if matrix.dtype == np.float32 and q.shape[0] == 1:
-            s1 = matrix @ q[0]
-            idx1 = top_k_indices(s1, k)
-            indices.append(idx1[None, :])
-            scores.append(s1[idx1][None, :])
-            continue
-        if matrix.dtype == np.float32:
-            s = q @ matrix.T
-        else:
-            s = np.empty((q.shape[0], n), dtype=np.float32)
-            for r in range(0, n, _ROW_CHUNK):
-                s[:, r : r + _ROW_CHUNK] = q @ matrix[r : r + _ROW_CHUNK].astype(np.float32).T
-        idx, sc = top_k_rows(s, k)
+    if queries.shape[0] == 1 and matrix.dtype == np.float32:
+        scores = matrix @ queries[0]
+        best = top_k_indices(scores, k)
+        return best[None, :], scores[best][None, :]
+    indices, scores_out = [], []
+    for start in range(0, queries.shape[0], _QUERY_BLOCK):
+        q = queries[start : start + _QUERY_BLOCK]
+        chunk_idx, chunk_scores = [], []
+        for row in range(0, n, _ROW_CHUNK):
+            rows = matrix[row : row + _ROW_CHUNK]
+            idx, sc = top_k_rows(q @ rows.astype(np.float32, copy=False).T, k)
+            chunk_idx.append(idx + row)
+            chunk_scores.append(sc)
+        idx, sc = np.hstack(chunk_idx), np.hstack(chunk_scores)
+        if len(chunk_idx) > 1:  # merge the chunks' winners
+            positions, sc = top_k_rows(sc, k)
+            idx = np.take_along_axis(idx, positions, axis=1)
         indices.append(idx)
-        scores.append(sc)
-    return np.vstack(indices), np.vstack(scores)
+        scores_out.append(sc)
+    return np.vstack(indices), np.vstack(scores_out)
 
 
 def make_outputs(

@@ -1,0 +1,265 @@
+"""Retrieval steps shared by the query modes, and context building under token budgets.
+
+The steps follow the LightRAG algorithm:
+
+1. **search**: low-level keywords -> entity vectors -> entities and their 1-hop relations
+   (``local``); high-level keywords -> relation vectors -> relations and their endpoints
+   (``global``); the raw query -> chunk vectors (``naive``/``mix``);
+2. **truncate** entities and relations to ``max_entity_tokens`` / ``max_relation_tokens``
+   (JSON lines, best first);
+3. **gather chunks** of the surviving entities and relations, picked by similarity to the query
+   (``VECTOR``) or by a linear quota per item (``WEIGHT``), merged round-robin with the vector
+   chunks, optionally reranked, capped at ``chunk_top_k`` and at the tokens left by
+   ``max_total_tokens``;
+4. **format** the context as JSON lines with a numbered reference list of source files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QueryParam, relation_key
+from lightrag.core.tokenizer import count_tokens
+
+CONTEXT_TOKEN_BUFFER = 200
+
+
+@dataclass
+class GraphStores:
+    """The storages a query reads (a plain bundle; the GraphRAG component owns them)."""
+
+    graph: Any
+    entities_vdb: Any
+    relations_vdb: Any
+    chunks_vdb: Any
+    text_chunks: Any
+
+
+@dataclass
+class SearchResult:
+    """Entities, relations and vector chunks found for one query, best first."""
+
+    entities: List[Dict[str, Any]] = field(default_factory=list)
+    relations: List[Dict[str, Any]] = field(default_factory=list)
+    vector_chunks: List[Dict[str, Any]] = field(default_factory=list)
+
+
+def _split(value: Any) -> List[str]:
+    return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
+
+
+# ----------------------------------------------------------------------------- search
+def search_entities(stores: GraphStores, vector: np.ndarray, top_k: int) -> SearchResult:
+    """``local``: entities similar to the low-level keywords, then their incident relations."""
+    hits = stores.entities_vdb.query(vector, top_k=top_k)
+    names = [h["entity_name"] for h in hits]
+    nodes = stores.graph.get_nodes_batch(names)
+    degrees = stores.graph.node_degrees_batch(names)
+    entities = [
+        {**nodes[n], "entity_name": n, "rank": degrees.get(n, 0), "score": h["score"]}
+        for n, h in zip(names, hits) if n in nodes
+    ]
+    pairs: List[Tuple[str, str]] = []
+    seen = set()
+    for edges in stores.graph.get_nodes_edges_batch([e["entity_name"] for e in entities]).values():
+        for src, tgt in edges or []:
+            key = relation_key(src, tgt)
+            if key not in seen:
+                seen.add(key)
+                pairs.append(key)
+    edge_data = stores.graph.get_edges_batch(pairs)
+    endpoint_degrees = stores.graph.node_degrees_batch(list({n for p in pairs for n in p}))
+    relations = [
+        {**edge_data[p], "src_id": p[0], "tgt_id": p[1],
+         "rank": endpoint_degrees.get(p[0], 0) + endpoint_degrees.get(p[1], 0)}
+        for p in pairs if p in edge_data
+    ]
+    relations.sort(key=lambda r: (r["rank"], float(r.get("weight", 0.0))), reverse=True)
+    return SearchResult(entities=entities, relations=relations)
+
+
+def search_relations(stores: GraphStores, vector: np.ndarray, top_k: int) -> SearchResult:
+    """``global``: relations similar to the high-level keywords, then their endpoints."""
+    hits = stores.relations_vdb.query(vector, top_k=top_k)
+    pairs = [relation_key(h["src_id"], h["tgt_id"]) for h in hits]
+    edge_data = stores.graph.get_edges_batch(pairs)
+    relations = [
+        {**edge_data[p], "src_id": p[0], "tgt_id": p[1], "score": h["score"]}
+        for p, h in zip(pairs, hits) if p in edge_data
+    ]
+    names = list(dict.fromkeys(n for r in relations for n in (r["src_id"], r["tgt_id"])))
+    nodes = stores.graph.get_nodes_batch(names)
+    entities = [{**nodes[n], "entity_name": n} for n in names if n in nodes]
+    return SearchResult(entities=entities, relations=relations)
+
+
+def search_chunks(stores: GraphStores, vector: np.ndarray, top_k: int) -> List[Dict[str, Any]]:
+    """``naive``: chunks similar to the query."""
+    return [
+        {"chunk_id": h["id"], "content": h.get("content", ""), "file_path": h.get("file_path", ""),
+         "score": h["score"]}
+        for h in stores.chunks_vdb.query(vector, top_k=top_k)
+    ]
+
+
+def round_robin(*lists: Sequence[Dict[str, Any]], key: Callable[[Dict[str, Any]], Any]) -> List[Dict[str, Any]]:
+    """Interleave lists (a[0], b[0], a[1], …), keeping the first occurrence of each key."""
+    merged, seen = [], set()
+    for i in range(max((len(lst) for lst in lists), default=0)):
+        for lst in lists:
+            if i < len(lst) and key(lst[i]) not in seen:
+                seen.add(key(lst[i]))
+                merged.append(lst[i])
+    return merged
+
+
+def merge_searches(local: SearchResult, global_: SearchResult) -> SearchResult:
+    """``hybrid``: round-robin interleaving of local and global results."""
+    return SearchResult(
+        entities=round_robin(local.entities, global_.entities, key=lambda e: e["entity_name"]),
+        relations=round_robin(local.relations, global_.relations,
+                              key=lambda r: relation_key(r["src_id"], r["tgt_id"])),
+    )
+
+
+# ------------------------------------------------------------------------ truncation
+def entity_line(e: Dict[str, Any]) -> Dict[str, Any]:
+    return {"entity": e["entity_name"], "type": e.get("entity_type", "unknown"),
+            "description": str(e.get("description", "")).replace(GRAPH_FIELD_SEP, "\n")}
+
+
+def relation_line(r: Dict[str, Any]) -> Dict[str, Any]:
+    return {"entity1": r["src_id"], "entity2": r["tgt_id"],
+            "description": str(r.get("description", "")).replace(GRAPH_FIELD_SEP, "\n")}
+
+
+def truncate_by_tokens(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[str, Any]], Any],
+                       max_tokens: int) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """The longest prefix of ``items`` whose JSON lines fit ``max_tokens``; returns items, lines."""
+    kept, lines, used = [], [], 0
+    for item in items:
+        line = json.dumps(to_line(item), ensure_ascii=False)
+        cost = count_tokens(line) + 1
+        if used + cost > max_tokens:
+            break
+        used += cost
+        kept.append(item)
+        lines.append(line)
+    return kept, lines
+
+
+# ----------------------------------------------------------------------- chunk picking
+def _chunk_ids_by_item(items: Sequence[Dict[str, Any]], taken: set) -> List[List[str]]:
+    counts = Counter(c for item in items for c in _split(item.get("source_id")))
+    per_item, seen = [], set(taken)
+    for item in items:
+        ids = [c for c in dict.fromkeys(_split(item.get("source_id"))) if c not in seen]
+        seen.update(ids)
+        per_item.append(sorted(ids, key=lambda c: -counts[c]))
+    return per_item
+
+
+def pick_by_weight(per_item: List[List[str]], max_related: int) -> List[str]:
+    """Linear quota: ``max_related`` chunks for the first item down to 1 for the last."""
+    n = len(per_item)
+    if n == 0:
+        return []
+    quotas = [max(1, round(max_related - (max_related - 1) * i / max(1, n - 1))) for i in range(n)]
+    picked = [ids[:q] for ids, q in zip(per_item, quotas)]
+    spare = sum(quotas) - sum(len(p) for p in picked)
+    while spare > 0:
+        progressed = False
+        for ids, chosen in zip(per_item, picked):
+            if spare > 0 and len(chosen) < len(ids):
+                chosen.append(ids[len(chosen)])
+                spare -= 1
+                progressed = True
+        if not progressed:
+            break
+    return [c for chosen in picked for c in chosen]
+
+
+def pick_by_vector(per_item: List[List[str]], max_related: int, chunks_vdb: Any,
+                   query_vector: Optional[np.ndarray]) -> List[str]:
+    """The candidate chunks most similar to the query (``related_chunk_number × items / 2``)."""
+    candidates = list(dict.fromkeys(c for ids in per_item for c in ids))
+    if query_vector is None or not candidates:
+        return pick_by_weight(per_item, max_related)
+    vectors = chunks_vdb.get_vectors_by_ids(candidates)
+    scored = [(float(np.dot(vectors[c], query_vector)), c) for c in candidates if c in vectors]
+    if not scored:
+        return pick_by_weight(per_item, max_related)
+    limit = max(1, int(max_related * len(per_item) / 2))
+    scored.sort(key=lambda t: -t[0])
+    return [c for _, c in scored[:limit]]
+
+
+def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
+                  relations: Sequence[Dict[str, Any]], vector_chunks: Sequence[Dict[str, Any]],
+                  param: QueryParam, query_vector: Optional[np.ndarray]) -> List[Dict[str, Any]]:
+    """Chunks of the kept entities and relations, merged with the vector chunks."""
+    taken: set = set()
+    picked: List[List[str]] = []
+    for items in (entities, relations):
+        per_item = _chunk_ids_by_item(items, taken)
+        if param.chunk_pick_method == "VECTOR":
+            ids = pick_by_vector(per_item, param.related_chunk_number, stores.chunks_vdb, query_vector)
+        else:
+            ids = pick_by_weight(per_item, param.related_chunk_number)
+        taken.update(ids)
+        picked.append(ids)
+    records = stores.text_chunks.get_by_ids([c for ids in picked for c in ids])
+    by_id = {c: r for c, r in zip([c for ids in picked for c in ids], records) if r}
+
+    def as_chunks(ids: List[str]) -> List[Dict[str, Any]]:
+        return [{"chunk_id": c, "content": by_id[c].get("content", ""),
+                 "file_path": by_id[c].get("file_path", "")} for c in ids if c in by_id]
+
+    return round_robin(list(vector_chunks), as_chunks(picked[0]), as_chunks(picked[1]),
+                       key=lambda c: c["chunk_id"])
+
+
+# -------------------------------------------------------------------------- formatting
+def assign_references(chunks: List[Dict[str, Any]]) -> List[Dict[str, str]]:
+    """Number the distinct source files (most used first) and tag each chunk with its number."""
+    paths = [c.get("file_path") or "unknown_source" for c in chunks]
+    order = {p: i for i, p in reversed(list(enumerate(paths)))}
+    ranked = sorted(Counter(paths).items(), key=lambda kv: (-kv[1], order[kv[0]]))
+    ids = {path: str(i) for i, (path, _) in enumerate(ranked, start=1)}
+    for chunk, path in zip(chunks, paths):
+        chunk["reference_id"] = ids[path]
+    return [{"reference_id": rid, "file_path": path} for path, rid in ids.items()]
+
+
+def fit_chunks(chunks: List[Dict[str, Any]], max_tokens: int, max_count: int) -> List[Dict[str, Any]]:
+    kept, used = [], 0
+    for chunk in chunks[:max_count]:
+        cost = count_tokens(chunk["content"]) + 12
+        if used + cost > max_tokens:
+            break
+        used += cost
+        kept.append(chunk)
+    return kept
+
+
+def format_context(entity_lines: List[str], relation_lines: List[str],
+                   chunks: List[Dict[str, Any]], references: List[Dict[str, str]]) -> str:
+    """The context text the answer model reads (JSON lines in fenced sections)."""
+    parts = []
+    if entity_lines:
+        parts.append("Knowledge Graph Data (Entity):\n```json\n" + "\n".join(entity_lines) + "\n```")
+    if relation_lines:
+        parts.append("Knowledge Graph Data (Relationship):\n```json\n"
+                     + "\n".join(relation_lines) + "\n```")
+    chunk_lines = [json.dumps({"reference_id": c["reference_id"], "content": c["content"]},
+                              ensure_ascii=False) for c in chunks]
+    parts.append("Document Chunks (each has a reference_id from the Reference Document List):\n"
+                 "```json\n" + "\n".join(chunk_lines) + "\n```")
+    ref_lines = [f"[{r['reference_id']}] {r['file_path']}" for r in references]
+    parts.append("Reference Document List:\n```\n" + "\n".join(ref_lines) + "\n```")
+    return "\n\n".join(parts)

@@ -1,0 +1,305 @@
+"""``GraphMerger``: merge per-chunk extractions into the knowledge graph and its vector indexes.
+
+Rules (see ``docs/graph_rag.md``):
+
+* entities merge by normalised name (``normalize_entity_name``); the type is the most frequent one
+  seen; description fragments are de-duplicated and joined with ``<SEP>``; source chunk ids and
+  file paths are joined (file paths capped at ``max_file_paths``);
+* relations are undirected (sorted pair); weights are summed; keywords are the sorted union; an
+  endpoint missing from the graph is created with type ``unknown``;
+* merging is idempotent per chunk: a record from a chunk already listed in ``source_id`` is
+  skipped, so an interrupted insert can simply be run again;
+* when an item accumulates ``force_llm_summary_on_merge`` fragments or more than
+  ``summary_max_tokens`` tokens, the optional ``summarizer`` Generator condenses them
+  (map-reduce in groups of at most ``summary_context_size`` tokens); without a summarizer the
+  fragments are kept.
+
+Entity vectors embed ``"<name>\\n<description>"``; relation vectors embed
+``"<keywords>\\t<src>\\n<tgt>\\n<description>"`` so high-level query keywords match relation
+keywords (the "global key" of the LightRAG paper).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from lightrag.components.graph_rag.schemas import (
+    GRAPH_FIELD_SEP,
+    EntityRecord,
+    RelationRecord,
+    compute_mdhash_id,
+    now_iso,
+    relation_key,
+)
+from lightrag.core.base_data_class import DataClass
+from lightrag.core.component import Component
+from lightrag.core.generator import Generator
+from lightrag.core.tokenizer import count_tokens
+
+log = logging.getLogger(__name__)
+
+
+def entity_vector_id(name: str) -> str:
+    return compute_mdhash_id(name, prefix="ent-")
+
+
+def relation_vector_id(src: str, tgt: str) -> str:
+    a, b = relation_key(src, tgt)
+    return compute_mdhash_id(a + b, prefix="rel-")
+
+
+def split_field(value: Any) -> List[str]:
+    return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
+
+
+def _join_unique(existing: Iterable[str], new: Iterable[str], cap: Optional[int] = None) -> str:
+    merged = list(dict.fromkeys([*existing, *new]))
+    if cap is not None and len(merged) > cap:
+        merged = merged[:cap]
+    return GRAPH_FIELD_SEP.join(merged)
+
+
+@dataclass
+class MergeStats(DataClass):
+    """What one merge changed."""
+
+    entities: List[str] = field(default_factory=list, metadata={"desc": "Entities touched"})
+    relations: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Relations"})
+    summaries: int = field(default=0, metadata={"desc": "LLM summary calls"})
+
+
+class GraphMerger(Component):
+    """Merge :class:`ExtractionResult` s into graph + entity/relation vector storages.
+
+    Args:
+        summarizer: a Generator whose template takes ``name`` and ``descriptions``; None keeps
+            fragments as they are.
+        force_llm_summary_on_merge: summarise once an item has this many fragments.
+        summary_max_tokens: ... or its description exceeds this many tokens.
+        summary_context_size: largest input of one summary call (map-reduce above it).
+        max_file_paths: cap on the file paths kept per item.
+        max_concurrency: parallel summary calls.
+    """
+
+    def __init__(
+        self,
+        summarizer: Optional[Generator] = None,
+        force_llm_summary_on_merge: int = 8,
+        summary_max_tokens: int = 1200,
+        summary_context_size: int = 12000,
+        max_file_paths: int = 75,
+        max_concurrency: int = 4,
+    ) -> None:
+        super().__init__()
+        self.summarizer = summarizer
+        self.force_llm_summary_on_merge = force_llm_summary_on_merge
+        self.summary_max_tokens = summary_max_tokens
+        self.summary_context_size = summary_context_size
+        self.max_file_paths = max_file_paths
+        self.max_concurrency = max_concurrency
+
+    def _extra_repr(self) -> str:
+        return (
+            f"force_llm_summary_on_merge={self.force_llm_summary_on_merge}, "
+            f"summary_max_tokens={self.summary_max_tokens}"
+        )
+
+    # ------------------------------------------------------------------ summaries
+    def _needs_summary(self, fragments: Sequence[str]) -> bool:
+        if self.summarizer is None or len(fragments) < 2:
+            return False
+        if len(fragments) >= self.force_llm_summary_on_merge:
+            return True
+        return count_tokens(GRAPH_FIELD_SEP.join(fragments)) > self.summary_max_tokens
+
+    async def _summarize_once(self, name: str, fragments: Sequence[str]) -> str:
+        output = await self.summarizer.acall(  # type: ignore[union-attr]
+            {"name": name, "descriptions": "\n".join(f"- {f}" for f in fragments)}
+        )
+        if output.error or not isinstance(output.data, str) or not output.data.strip():
+            log.warning("summary of %r failed (%s); keeping fragments", name, output.error)
+            return GRAPH_FIELD_SEP.join(fragments)
+        return output.data.strip()
+
+    async def summarize(self, name: str, fragments: Sequence[str]) -> Tuple[str, int]:
+        """Condense ``fragments`` (map-reduce by ``summary_context_size``); returns (text, calls)."""
+        calls = 0
+        current = list(fragments)
+        while len(current) > 1:
+            groups: List[List[str]] = [[]]
+            size = 0
+            for fragment in current:
+                tokens = count_tokens(fragment)
+                if groups[-1] and size + tokens > self.summary_context_size and len(groups[-1]) >= 2:
+                    groups.append([])
+                    size = 0
+                groups[-1].append(fragment)
+                size += tokens
+            if len(groups) == 1:
+                calls += 1
+                return await self._summarize_once(name, groups[0]), calls
+            summaries = []
+            for group in groups:
+                if len(group) == 1:
+                    summaries.append(group[0])
+                else:
+                    calls += 1
+                    summaries.append(await self._summarize_once(name, group))
+            if len(summaries) >= len(current):
+                break
+            current = summaries
+        return GRAPH_FIELD_SEP.join(current), calls
+
+    # ---------------------------------------------------------------- entities
+    async def _merge_entity(
+        self, name: str, records: List[EntityRecord], graph: Any, stats: MergeStats
+    ) -> Optional[Dict[str, Any]]:
+        existing = graph.get_node(name) or {}
+        known_chunks = set(split_field(existing.get("source_id")))
+        fresh = [r for r in records if r.source_id not in known_chunks]
+        if not fresh and existing:
+            return None
+        old_sources = split_field(existing.get("source_id"))
+        types = Counter({existing["entity_type"]: max(1, len(old_sources))} if existing.get(
+            "entity_type") else {})
+        types.update(r.entity_type for r in fresh if r.entity_type)
+        entity_type = types.most_common(1)[0][0] if types else "unknown"
+        fragments = list(dict.fromkeys(
+            [*split_field(existing.get("description")), *(r.description for r in fresh if r.description)]
+        ))
+        description = GRAPH_FIELD_SEP.join(fragments)
+        if self._needs_summary(fragments):
+            description, calls = await self.summarize(name, fragments)
+            stats.summaries += calls
+        node = {
+            "entity_id": name,
+            "entity_type": entity_type,
+            "description": description,
+            "source_id": _join_unique(old_sources, (r.source_id for r in fresh)),
+            "file_path": _join_unique(split_field(existing.get("file_path")),
+                                      (r.file_path for r in fresh), self.max_file_paths),
+            "created_at": existing.get("created_at") or now_iso(),
+        }
+        graph.upsert_node(name, node)
+        stats.entities.append(name)
+        return node
+
+    # --------------------------------------------------------------- relations
+    async def _merge_relation(
+        self, key: Tuple[str, str], records: List[RelationRecord], graph: Any, stats: MergeStats
+    ) -> Optional[Dict[str, Any]]:
+        src, tgt = key
+        existing = graph.get_edge(src, tgt) or {}
+        known_chunks = set(split_field(existing.get("source_id")))
+        fresh = [r for r in records if r.source_id not in known_chunks]
+        if not fresh and existing:
+            return None
+        weight = float(existing.get("weight", 0.0)) + sum(float(r.weight) for r in fresh)
+        keywords = sorted({
+            k.strip() for text in [existing.get("keywords", ""), *(r.keywords for r in fresh)]
+            for k in str(text).split(",") if k.strip()
+        })
+        fragments = list(dict.fromkeys(
+            [*split_field(existing.get("description")), *(r.description for r in fresh if r.description)]
+        ))
+        description = GRAPH_FIELD_SEP.join(fragments)
+        if self._needs_summary(fragments):
+            description, calls = await self.summarize(f"{src} - {tgt}", fragments)
+            stats.summaries += calls
+        source_id = _join_unique(split_field(existing.get("source_id")), (r.source_id for r in fresh))
+        file_path = _join_unique(split_field(existing.get("file_path")),
+                                 (r.file_path for r in fresh), self.max_file_paths)
+        for endpoint in key:
+            if not graph.has_node(endpoint):
+                graph.upsert_node(endpoint, {
+                    "entity_id": endpoint, "entity_type": "unknown", "description": description,
+                    "source_id": source_id, "file_path": file_path, "created_at": now_iso(),
+                })
+                stats.entities.append(endpoint)
+        edge = {
+            "weight": weight, "description": description, "keywords": ",".join(keywords),
+            "source_id": source_id, "file_path": file_path,
+            "created_at": existing.get("created_at") or now_iso(),
+        }
+        graph.upsert_edge(src, tgt, edge)
+        stats.relations.append(key)
+        return edge
+
+    # -------------------------------------------------------------------- merge
+    async def acall(
+        self,
+        results: Sequence[Any],
+        graph: Any,
+        entities_vdb: Any = None,
+        relations_vdb: Any = None,
+    ) -> MergeStats:
+        """Merge the ``entities``/``relations`` of extraction results into the stores."""
+        by_entity: Dict[str, List[EntityRecord]] = {}
+        by_relation: Dict[Tuple[str, str], List[RelationRecord]] = {}
+        for result in results:
+            for entity in result.entities:
+                by_entity.setdefault(entity.entity_name, []).append(entity)
+            for relation in result.relations:
+                key = relation_key(relation.src_id, relation.tgt_id)
+                by_relation.setdefault(key, []).append(relation)
+        stats = MergeStats()
+        semaphore = asyncio.Semaphore(self.max_concurrency)
+
+        async def bounded(coro: Any) -> Any:
+            async with semaphore:
+                return await coro
+
+        nodes = await asyncio.gather(*(bounded(self._merge_entity(n, rs, graph, stats))
+                                       for n, rs in by_entity.items()))
+        edges = await asyncio.gather(*(bounded(self._merge_relation(k, rs, graph, stats))
+                                       for k, rs in by_relation.items()))
+        if entities_vdb is not None:
+            self.index_entities(
+                [graph.get_node(n) for n in dict.fromkeys(stats.entities)], entities_vdb)
+        if relations_vdb is not None:
+            changed = [(k, e) for k, e in zip(by_relation, edges) if e is not None]
+            self.index_relations(changed, relations_vdb)
+        log.debug("merged %d entities (%d new records) and %d relations",
+                  len(stats.entities), sum(n is not None for n in nodes), len(stats.relations))
+        return stats
+
+    def call(self, results: Sequence[Any], graph: Any, entities_vdb: Any = None,
+             relations_vdb: Any = None) -> MergeStats:
+        return asyncio.run(self.acall(results, graph, entities_vdb, relations_vdb))
+
+    # ------------------------------------------------------------------ vectors
+    @staticmethod
+    def index_entities(nodes: Iterable[Optional[Dict[str, Any]]], entities_vdb: Any) -> None:
+        data = {
+            entity_vector_id(node["entity_id"]): {
+                "content": f"{node['entity_id']}\n{node.get('description', '')}",
+                "entity_name": node["entity_id"],
+                "entity_type": node.get("entity_type", "unknown"),
+                "source_id": node.get("source_id", ""),
+                "file_path": node.get("file_path", ""),
+            }
+            for node in nodes if node
+        }
+        if data:
+            entities_vdb.upsert(data)
+
+    @staticmethod
+    def index_relations(edges: Iterable[Tuple[Tuple[str, str], Dict[str, Any]]], relations_vdb: Any) -> None:
+        data = {
+            relation_vector_id(src, tgt): {
+                "content": f"{edge.get('keywords', '')}\t{src}\n{tgt}\n{edge.get('description', '')}",
+                "src_id": src,
+                "tgt_id": tgt,
+                "keywords": edge.get("keywords", ""),
+                "weight": edge.get("weight", 1.0),
+                "source_id": edge.get("source_id", ""),
+                "file_path": edge.get("file_path", ""),
+            }
+            for (src, tgt), edge in edges
+        }
+        if data:
+            relations_vdb.upsert(data)

@@ -1,0 +1,169 @@
+"""Data models of graph RAG: chunks, entities, relations, document status, query parameters and
+results. Every model is a :class:`DataClass`, so it serialises to JSON/YAML and back.
+
+Field names follow the LightRAG data model (``TextChunkSchema``, ``DocProcessingStatus``,
+``QueryParam``, ``QueryResult``), so data written by one reads naturally in the other.
+
+Example:
+    >>> param = QueryParam(mode="local", top_k=10)
+    >>> QueryParam.from_dict(param.to_dict()) == param
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any, AsyncIterator, Dict, Iterator, List, Literal, Optional, Union
+
+from lightrag.core.base_data_class import DataClass
+
+GRAPH_FIELD_SEP = "<SEP>"
+
+QueryMode = Literal["naive", "local", "global", "hybrid", "mix", "bypass"]
+QUERY_MODES = ("naive", "local", "global", "hybrid", "mix", "bypass")
+
+
+def _d(text: str) -> Dict[str, str]:
+    return {"desc": text}
+
+
+def now_iso() -> str:
+    """The current UTC time as an ISO-8601 string."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def compute_mdhash_id(content: str, prefix: str = "") -> str:
+    """``prefix`` + the MD5 hex digest of ``content`` (stable ids for docs, entities, relations)."""
+    return prefix + hashlib.md5(content.encode("utf-8")).hexdigest()
+
+
+def normalize_entity_name(name: str) -> str:
+    """The key under which entities merge: whitespace collapsed, outer quotes stripped, and case
+    folded to title case when the name is all lower or all upper case (``"ELECTRONS"`` and
+    ``"electrons"`` both become ``"Electrons"``; ``"iPhone"`` stays ``"iPhone"``)."""
+    cleaned = " ".join(str(name).split()).strip().strip("\"'“”‘’《》").strip()
+    if cleaned and (cleaned.islower() or cleaned.isupper()):
+        cleaned = cleaned.title()
+    return cleaned
+
+
+def relation_key(src: str, tgt: str) -> tuple[str, str]:
+    """Relations are undirected: the key is the sorted pair of entity names."""
+    return (src, tgt) if src <= tgt else (tgt, src)
+
+
+@dataclass
+class TextChunkSchema(DataClass):
+    """One chunk of a document, as stored in the ``text_chunks`` KV store."""
+
+    tokens: int = field(default=0, metadata=_d("Number of tokens in the chunk"))
+    content: str = field(default="", metadata=_d("The chunk text"))
+    full_doc_id: str = field(default="", metadata=_d("Id of the document it comes from"))
+    chunk_order_index: int = field(default=0, metadata=_d("Position of the chunk in its document"))
+    file_path: str = field(default="unknown_source", metadata=_d("Source file of the document"))
+    llm_cache_list: List[str] = field(
+        default_factory=list, metadata=_d("Cache keys of the LLM calls made for this chunk")
+    )
+
+
+@dataclass
+class EntityRecord(DataClass):
+    """An entity extracted from one chunk, or merged in the graph."""
+
+    entity_name: str = field(default="", metadata=_d("Normalised name, the node id"))
+    entity_type: str = field(default="unknown", metadata=_d("Entity type, lower case"))
+    description: str = field(default="", metadata=_d("What the text says about the entity"))
+    source_id: str = field(default="", metadata=_d("Chunk ids joined with <SEP>"))
+    file_path: str = field(default="unknown_source", metadata=_d("Files joined with <SEP>"))
+    created_at: str = field(default="", metadata=_d("ISO time of creation"))
+
+
+@dataclass
+class RelationRecord(DataClass):
+    """An undirected relation between two entities."""
+
+    src_id: str = field(default="", metadata=_d("One entity name"))
+    tgt_id: str = field(default="", metadata=_d("The other entity name"))
+    description: str = field(default="", metadata=_d("What the text says about the relation"))
+    keywords: str = field(default="", metadata=_d("Comma-separated high-level keywords"))
+    weight: float = field(default=1.0, metadata=_d("Strength: number of supporting records"))
+    source_id: str = field(default="", metadata=_d("Chunk ids joined with <SEP>"))
+    file_path: str = field(default="unknown_source", metadata=_d("Files joined with <SEP>"))
+    created_at: str = field(default="", metadata=_d("ISO time of creation"))
+
+
+class DocStatus(str, Enum):
+    """Where a document is in the insert pipeline."""
+
+    PENDING = "pending"
+    PROCESSING = "processing"
+    PROCESSED = "processed"
+    FAILED = "failed"
+
+
+@dataclass
+class DocProcessingStatus(DataClass):
+    """The status record of one document (the ``doc_status`` store)."""
+
+    content_summary: str = field(default="", metadata=_d("First 100 characters of the document"))
+    content_length: int = field(default=0, metadata=_d("Length of the document in characters"))
+    file_path: str = field(default="unknown_source", metadata=_d("Source file name"))
+    status: DocStatus = field(default=DocStatus.PENDING, metadata=_d("Pipeline status"))
+    created_at: str = field(default_factory=now_iso, metadata=_d("ISO time of enqueueing"))
+    updated_at: str = field(default_factory=now_iso, metadata=_d("ISO time of the last change"))
+    track_id: Optional[str] = field(default=None, metadata=_d("Id of the insert call"))
+    chunks_count: Optional[int] = field(default=None, metadata=_d("Number of chunks"))
+    chunks_list: List[str] = field(default_factory=list, metadata=_d("Ids of the chunks"))
+    error_msg: Optional[str] = field(default=None, metadata=_d("Why processing failed"))
+    metadata: Dict[str, Any] = field(default_factory=dict, metadata=_d("Timings and counts"))
+    content_hash: str = field(default="", metadata=_d("MD5 of the content, for deduplication"))
+
+
+@dataclass
+class QueryParam(DataClass):
+    """How to answer a query: the mode, the retrieval sizes and the token budgets."""
+
+    mode: QueryMode = field(default="mix", metadata=_d("naive|local|global|hybrid|mix|bypass"))
+    only_need_context: bool = field(default=False, metadata=_d("Return the context, no answer"))
+    only_need_prompt: bool = field(default=False, metadata=_d("Return the prompt, no answer"))
+    response_type: str = field(default="Multiple Paragraphs", metadata=_d("Answer format"))
+    stream: bool = field(default=False, metadata=_d("Stream the answer"))
+    top_k: int = field(default=40, metadata=_d("Entities (local) / relations (global) to fetch"))
+    chunk_top_k: int = field(default=20, metadata=_d("Chunks to fetch and keep"))
+    max_entity_tokens: int = field(default=6000, metadata=_d("Token budget for entities"))
+    max_relation_tokens: int = field(default=8000, metadata=_d("Token budget for relations"))
+    max_total_tokens: int = field(default=30000, metadata=_d("Token budget for the whole prompt"))
+    hl_keywords: List[str] = field(default_factory=list, metadata=_d("High-level keywords"))
+    ll_keywords: List[str] = field(default_factory=list, metadata=_d("Low-level keywords"))
+    conversation_history: List[Dict[str, str]] = field(
+        default_factory=list, metadata=_d("Earlier turns as {role, content}; answer LLM only")
+    )
+    user_prompt: Optional[str] = field(default=None, metadata=_d("Extra answer instructions"))
+    enable_rerank: bool = field(default=True, metadata=_d("Rerank chunks when a reranker exists"))
+    chunk_pick_method: Literal["VECTOR", "WEIGHT"] = field(
+        default="VECTOR", metadata=_d("How graph chunks are picked")
+    )
+    related_chunk_number: int = field(default=5, metadata=_d("Chunks per entity or relation"))
+    include_references: bool = field(default=True, metadata=_d("Return the reference list"))
+
+
+@dataclass
+class QueryResult(DataClass):
+    """The answer (text or a stream) and the structured data it was built from."""
+
+    content: Optional[str] = field(default=None, metadata=_d("The answer, context or prompt"))
+    response_iterator: Optional[Union[Iterator[str], AsyncIterator[str]]] = field(
+        default=None, metadata=_d("The streamed answer")
+    )
+    raw_data: Dict[str, Any] = field(
+        default_factory=dict,
+        metadata=_d("entities, relationships, chunks, references, keywords, processing_info"),
+    )
+    is_streaming: bool = field(default=False, metadata=_d("True when response_iterator is set"))
+
+    @property
+    def references(self) -> List[Dict[str, Any]]:
+        return list(self.raw_data.get("references", []))
