@@ -17,6 +17,7 @@ import json
 import platform
 import subprocess
 import sys
+import tempfile
 
 TREE_SOURCE = '''
 from {module} import Component
@@ -83,7 +84,10 @@ def measure(python: str, module: str, number: int, repeat: int) -> dict:
         f"TREE = {TREE_SOURCE.format(module=module)!r}\nNUMBER = {number}\nREPEAT = {repeat}\n"
         + MEASURE_SOURCE
     )
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    # Run outside the repo so `import lightrag` finds the interpreter's installed library, not ./lightrag.
+    with tempfile.TemporaryDirectory() as cwd:
+        out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True,
+                             cwd=cwd)
     result = json.loads(out.stdout.strip().splitlines()[-1])
     result["added_per_call_us"] = (result["components_s"] - result["functions_s"]) / 3 * 1e6
     return result
