@@ -38,7 +38,9 @@ NO_CONTEXT_RESPONSE = (
     "[no-context]"
 )
 
-_ENTITY_TYPE_LIST = "{{ ((entity_types or %r) + ['other']) | join(', ') }}" % DEFAULT_ENTITY_TYPES
+_ENTITY_TYPE_LIST = (
+    "{{ ((entity_types or " + repr(DEFAULT_ENTITY_TYPES) + ") + ['other']) | join(', ') }}"
+)
 _LINE_FORMAT_VARS = """{% set d = tuple_delimiter or "<|#|>" %}
 {% set done = completion_marker or "<|DONE|>" %}
 """
@@ -229,11 +231,15 @@ start.
 - Write in {{language or "English"}}, at most about {{summary_length or 200}} words.
 - Answer with the description only.
 </SYS>
-Name: {{description_name}}
+Name: {{description_name or name}}
 Notes:
+{% if description_list %}
 {% for note in description_list %}
 - {{note}}
 {% endfor %}
+{% else %}
+{{descriptions}}
+{% endif %}
 Merged description:"""
 
 KEYWORDS_SYSTEM_PROMPT = """You pick search keywords for a retrieval system that looks things \
@@ -342,7 +348,7 @@ def render_prompt(template: str, **variables: Any) -> str:
     return prompt(**{k: v for k, v in variables.items() if k in prompt.prompt_variables}).strip()
 
 
-def check_generator_template(generator: "Generator") -> None:
+def check_generator_template(generator: Generator) -> None:
     """Raise ``ValueError`` unless the generator's template renders an ``input_str``."""
     if "input_str" not in generator.prompt.prompt_variables:
         raise ValueError(
@@ -352,7 +358,7 @@ def check_generator_template(generator: "Generator") -> None:
         )
 
 
-def fill_generator_prompt(generator: "Generator", system: str, user: str) -> Dict[str, str]:
+def fill_generator_prompt(generator: Generator, system: str, user: str) -> Dict[str, str]:
     """``prompt_kwargs`` that make ``generator`` send ``system`` as instructions and ``user`` as
     the request: ``task_desc_str``/``input_str`` when its template has both, else one
     ``input_str`` holding a ``<SYS>`` block (which chat clients turn into a system message).
@@ -370,7 +376,7 @@ def fill_generator_prompt(generator: "Generator", system: str, user: str) -> Dic
     return {"input_str": f"<SYS>\n{system}\n</SYS>\n{user}"}
 
 
-def json_mode_model_kwargs(generator: "Generator", schema: Dict[str, Any]) -> Dict[str, Any]:
+def json_mode_model_kwargs(generator: Generator, schema: Dict[str, Any]) -> Dict[str, Any]:
     """Request arguments that ask ``generator``'s client for JSON output: a ``json_schema``
     (constrained decoding) for ``LocalLLMClient``, ``response_format={"type": "json_object"}``
     for every other client."""

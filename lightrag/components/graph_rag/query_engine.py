@@ -1,0 +1,148 @@
+"""``QueryEngine``: keywords -> one batched embedding -> a query mode -> the answer.
+
+Holds the six mode Components, the keyword extractor, the answer Generator and an optional
+reranker. The conversation history goes to the answer model only (never into retrieval), and the
+user's extra instructions (``user_prompt``) are added to the answer prompt.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from lightrag.components.graph_rag.context import GraphStores
+from lightrag.components.graph_rag.prompts import (
+    GRAPH_ANSWER_PROMPT,
+    NAIVE_ANSWER_PROMPT,
+    NO_CONTEXT_RESPONSE,
+    fill_generator_prompt,
+    render_prompt,
+)
+from lightrag.components.graph_rag.query_modes import (
+    HL_VECTOR,
+    LL_VECTOR,
+    MODE_CLASSES,
+    QUERY_VECTOR,
+    QueryMode,
+    RetrievedContext,
+)
+from lightrag.components.graph_rag.schemas import QUERY_MODES, QueryParam, QueryResult
+from lightrag.core.component import Component
+from lightrag.core.generator import Generator
+from lightrag.core.tokenizer import count_tokens
+
+log = logging.getLogger(__name__)
+
+_SYS_TAGS = re.compile(r"</?SYS>")
+
+
+def history_to_text(history: List[Dict[str, str]]) -> str:
+    return "\n".join(f"{turn.get('role', 'user')}: {turn.get('content', '')}" for turn in history)
+
+
+class QueryEngine(Component):
+    """Answer queries over the graph stores in any of the six modes."""
+
+    def __init__(
+        self,
+        keyword_extractor: Component,
+        answer_generator: Generator,
+        reranker: Optional[Component] = None,
+    ) -> None:
+        super().__init__()
+        self.keyword_extractor = keyword_extractor
+        for name, cls in MODE_CLASSES.items():
+            self.register_component(f"{name}_mode", cls())
+        self.answer_generator = answer_generator
+        self.reranker = reranker
+
+    def mode(self, name: str) -> QueryMode:
+        if name not in QUERY_MODES:
+            raise ValueError(f"unknown query mode {name!r}; use one of {', '.join(QUERY_MODES)}")
+        return self.get_subcomponent(f"{name}_mode")  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ prompt
+    def _system_prompt(self, retrieved: RetrievedContext, param: QueryParam) -> str:
+        template = NAIVE_ANSWER_PROMPT if retrieved.mode == "naive" else GRAPH_ANSWER_PROMPT
+        rendered = render_prompt(
+            template, context_data=retrieved.context, response_type=param.response_type,
+            user_prompt=param.user_prompt,
+            history_str=history_to_text(param.conversation_history) or None,
+        )
+        return _SYS_TAGS.sub("", rendered).strip()
+
+    def _prompt_kwargs(self, query: str, retrieved: RetrievedContext, param: QueryParam) -> Dict[str, Any]:
+        if retrieved.mode == "bypass":
+            history = history_to_text(param.conversation_history)
+            system = "You are a helpful assistant."
+            if param.user_prompt:
+                system += f"\n{param.user_prompt}"
+            if history:
+                system += f"\n\nEarlier conversation:\n{history}"
+            return fill_generator_prompt(self.answer_generator, system, query)
+        return fill_generator_prompt(self.answer_generator, self._system_prompt(retrieved, param), query)
+
+    # ------------------------------------------------------------------- query
+    async def _vectors(self, needed: tuple, query: str, keywords: Any, stores: GraphStores) -> Dict[str, np.ndarray]:
+        texts: Dict[str, str] = {}
+        if QUERY_VECTOR in needed:
+            texts[QUERY_VECTOR] = query
+        if LL_VECTOR in needed and keywords is not None and keywords.low_level:
+            texts[LL_VECTOR] = ", ".join(keywords.low_level)
+        if HL_VECTOR in needed and keywords is not None and keywords.high_level:
+            texts[HL_VECTOR] = ", ".join(keywords.high_level)
+        if not texts:
+            return {}
+        matrix = await stores.chunks_vdb.aembed(list(texts.values()))
+        return dict(zip(texts, np.asarray(matrix, dtype=np.float32)))
+
+    async def acall(self, query: str, param: QueryParam, stores: GraphStores,
+                    sync_stream: bool = False) -> QueryResult:
+        """Answer ``query``; with ``param.stream`` the answer is an async iterator, or a plain
+        iterator when ``sync_stream`` (for callers outside an event loop)."""
+        started = time.perf_counter()
+        mode = self.mode(param.mode)
+        keywords = None
+        if LL_VECTOR in mode.vectors_needed or HL_VECTOR in mode.vectors_needed:
+            keywords = await self.keyword_extractor.acall(
+                query, hl_keywords=param.hl_keywords or None, ll_keywords=param.ll_keywords or None)
+        needed = mode.vectors_needed
+        if param.chunk_pick_method == "VECTOR" and param.mode != "bypass":
+            needed = tuple(dict.fromkeys((*needed, QUERY_VECTOR)))
+        vectors = await self._vectors(needed, query, keywords, stores)
+        reserved = count_tokens(query) + count_tokens(self._system_prompt(RetrievedContext(mode=param.mode), param))
+        retrieved = mode(stores, vectors, param, reserved_tokens=reserved,
+                         reranker=self.reranker, query=query)
+        raw_data = {
+            "entities": [{k: v for k, v in e.items() if k != "score"} for e in retrieved.entities],
+            "relationships": retrieved.relations,
+            "chunks": retrieved.chunks,
+            "references": retrieved.references if param.include_references else [],
+            "keywords": {"high_level": list(keywords.high_level) if keywords else [],
+                         "low_level": list(keywords.low_level) if keywords else []},
+            "processing_info": {**retrieved.processing_info,
+                                "context_tokens": count_tokens(retrieved.context)},
+        }
+        if param.only_need_context:
+            return QueryResult(content=retrieved.context, raw_data=raw_data)
+        if param.mode != "bypass" and not (retrieved.entities or retrieved.relations or retrieved.chunks):
+            raw_data["processing_info"]["no_context"] = True
+            return QueryResult(content=NO_CONTEXT_RESPONSE, raw_data=raw_data)
+        prompt_kwargs = self._prompt_kwargs(query, retrieved, param)
+        if param.only_need_prompt:
+            return QueryResult(content=self.answer_generator.get_prompt(**prompt_kwargs),
+                               raw_data=raw_data)
+        if param.stream:
+            stream: Any = (self.answer_generator.stream(prompt_kwargs) if sync_stream
+                           else self.answer_generator.astream(prompt_kwargs))
+            return QueryResult(response_iterator=stream, raw_data=raw_data, is_streaming=True)
+        answer = await self.answer_generator.acall(prompt_kwargs)
+        raw_data["processing_info"]["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        if answer.error is not None:
+            raw_data["error"] = answer.error
+            return QueryResult(content=None, raw_data=raw_data)
+        return QueryResult(content=str(answer.data), raw_data=raw_data)
