@@ -14,10 +14,10 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
 install-demo: $(VENV)/bin/python
-	$(PIP_INSTALL) -e ".[local]"
+	$(PIP_INSTALL) -e ".[local,spacy]"
 
 install-test: $(VENV)/bin/python
-	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss]"
+	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss,spacy]"
 
 demo: install-demo
 	$(VENV)/bin/lightrag demo

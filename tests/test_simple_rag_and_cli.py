@@ -61,7 +61,7 @@ def test_cli_demo_with_a_scripted_config(tmp_path, capsys):
     config["component_config"]["generator"]["component_config"]["model_kwargs"] = {}
     path = tmp_path / "demo.yaml"
     path.write_text(yaml.safe_dump(config))
-    assert main(["demo", "--config", str(path), "--question", "Which planet is the biggest?"]) == 0
+    assert main(["demo-rag", "--config", str(path), "--question", "Which planet is the biggest?"]) == 0
     out = capsys.readouterr().out
     assert "== Pipeline" in out and "SimpleRAG(" in out
     retrieved = out.split("== Retrieved ==")[1]
