@@ -1,16 +1,13 @@
 """Turn an LLM's entity/relation extraction output into records, repairing what can be repaired.
 
-:func:`parse_extraction_output` reads both output formats of
-:mod:`~lightrag.components.graph_rag.prompts`: the line format
-(``entity<|#|>name<|#|>type<|#|>description`` and
-``relation<|#|>source<|#|>target<|#|>keywords<|#|>description``, ended by ``<|DONE|>``) and the
-JSON format (``{"entities": [...], "relationships": [...]}``). Small models break both in the same
-few ways, so the parser tolerates: ``<think>`` blocks, code fences, prose around the records,
-mangled delimiters (``<|##|>``, ``<|>``, ``<#>``, ``<|SEP|>``, a missing bracket), records run
-together on one line, the older ``("entity"<|>...)##`` style with a numeric strength field,
-five-field rows labelled ``entity``, rows without a label, quoted fields, bullets and numbering,
-a missing completion marker and truncated JSON. Whatever it repairs or drops is listed in
-``problems``.
+:func:`parse_extraction_output` reads both formats of :mod:`~lightrag.components.graph_rag.prompts`:
+lines (``entity<|#|>name<|#|>type<|#|>description``,
+``relation<|#|>source<|#|>target<|#|>keywords<|#|>description``, then ``<|DONE|>``) and JSON
+(``{"entities": [...], "relationships": [...]}``). It tolerates ``<think>`` blocks, code fences,
+prose, mangled delimiters (``<|##|>``, ``<|>``, ``<#>``, ``<|SEP|>``, a missing bracket), records
+run together on one line, the older ``("entity"<|>...)##`` style with a strength field, 5-field
+rows labelled ``entity``, unlabelled rows, quoted fields, bullets and numbering, a missing
+completion marker and truncated JSON. What it repairs or drops is listed in ``problems``.
 
 Example:
     >>> text = 'entity<|#|>Ada Lovelace<|#|>Person<|#|>A mathematician.\\n<|DONE|>'
@@ -47,12 +44,11 @@ MAX_NAME_BYTES = 512
 _COMPLETION = re.compile(
     r"<\s*\|*\s*(?:DONE|COMPLETE|COMPLETED|COMPLETION|END|FINISHED)\s*\|*\s*>", re.IGNORECASE
 )
-_DELIM_BRACKETED = re.compile(r"<\s*[|#]*\s*(?:sep|s|tuple[_ ]?delimiter)?\s*[|#]*\s*>", re.I)
+_DELIM_BRACKETED = re.compile(r"<[ |#]*(?:sep|s|tuple[_ ]?delimiter)?[ |#]*>", re.I)
 _DELIM_BARE = re.compile(r"<?\|\s*#+\s*\|>?")
 _FENCE_LINE = re.compile(r"^\s*```[^\n]*$", re.MULTILINE)
-_OLD_RECORD_SEP = re.compile(
-    r"\)\s*##\s*\(|##\s*(?=\(?\s*[\"']?(?:entity|relation)[a-z]*[\"']?\s*" + re.escape(TUPLE_DELIMITER) + r")"
-    r"|##\s*$",
+_OLD_RECORD_SEP = re.compile(  # "##" between records of the older tuple format
+    r"\)\s*##\s*\(|##\s*$|##\s*(?=\(?\s*[\"']?(?:entity|relation)[a-z]*[\"']?\s*<\|#\|>)",
     re.IGNORECASE | re.MULTILINE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*•·]+|\d{1,4}\s*[.)]|\(\d{1,4}\))\s+")
@@ -64,15 +60,16 @@ _BAD_TYPE_CHARS = set("()<>|/\\")
 _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _FULL_WIDTH[0x3000] = 0x20
 
-_ENTITY_LABELS = {"entity", "entities", "node"}
-_RELATION_LABELS = {"relation", "relations", "relationship", "relationships", "edge"}
-_SKIPPED_LABELS = {"content_keywords", "contentkeywords", "keywords"}
+_LABELS = {
+    **dict.fromkeys(("entity", "entities", "node"), "entity"),
+    **dict.fromkeys(("relation", "relations", "relationship", "relationships", "edge"), "relation"),
+    **dict.fromkeys(("content_keywords", "contentkeywords", "keywords"), "skip"),
+}
 _RECORD_SIZE = {"entity": 4, "relation": 5}
 
 Problems = List[str]
 
 
-# ------------------------------------------------------------------------------ helpers
 def clean_text(value: Any) -> str:
     """Whitespace collapsed, full-width ASCII made half-width, ``<p>``/``<br>`` and matching
     outer quotes removed."""
@@ -84,15 +81,11 @@ def clean_text(value: Any) -> str:
     return text
 
 
-def _cap_name(name: str) -> str:
-    name = name[:MAX_NAME_CHARS]
+def _entity_name(value: Any) -> str:
+    name = normalize_entity_name(clean_text(value))[:MAX_NAME_CHARS]
     while len(name.encode("utf-8")) > MAX_NAME_BYTES:
         name = name[:-1]
     return name.strip()
-
-
-def _entity_name(value: Any) -> str:
-    return _cap_name(normalize_entity_name(clean_text(value)))
 
 
 def _entity_type(value: Any, problems: Problems) -> str:
@@ -115,11 +108,9 @@ def _keywords(value: Any) -> str:
 
 
 def _as_weight(value: Any) -> Optional[float]:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    text = clean_text(value) if value is not None else ""
+    text = clean_text(value) if isinstance(value, str) else ""
     return float(text) if _NUMBER.fullmatch(text) else None
 
 
@@ -135,26 +126,15 @@ def make_entity(
     if not desc:
         problems.append(f"dropped entity {entity_name!r}: empty description")
         return None
-    return EntityRecord(
-        entity_name=entity_name,
-        entity_type=_entity_type(etype, problems),
-        description=desc,
-        source_id=chunk_id,
-        file_path=file_path,
-        created_at=now_iso(),
-    )
+    etype = _entity_type(etype, problems)
+    return EntityRecord(entity_name=entity_name, entity_type=etype, description=desc,
+                        source_id=chunk_id, file_path=file_path, created_at=now_iso())  # fmt: skip
 
 
 def make_relation(
-    source: Any,
-    target: Any,
-    keywords: Any,
-    description: Any,
-    chunk_id: str,
-    file_path: str,
-    problems: Problems,
-    weight: Optional[float] = None,
-) -> Optional[RelationRecord]:
+    source: Any, target: Any, keywords: Any, description: Any, chunk_id: str, file_path: str,
+    problems: Problems, weight: Optional[float] = None,
+) -> Optional[RelationRecord]:  # fmt: skip
     """A :class:`RelationRecord` from raw fields, or None (reason added to ``problems``)."""
     src, tgt = _entity_name(source), _entity_name(target)
     desc = clean_text(description)
@@ -167,19 +147,11 @@ def make_relation(
     if not desc:
         problems.append(f"dropped relation {src!r} - {tgt!r}: empty description")
         return None
-    return RelationRecord(
-        src_id=src,
-        tgt_id=tgt,
-        description=desc,
-        keywords=_keywords(keywords),
-        weight=1.0 if weight is None else weight,
-        source_id=chunk_id,
-        file_path=file_path,
-        created_at=now_iso(),
-    )
+    return RelationRecord(src_id=src, tgt_id=tgt, description=desc, keywords=_keywords(keywords),
+                          weight=1.0 if weight is None else weight, source_id=chunk_id,
+                          file_path=file_path, created_at=now_iso())  # fmt: skip
 
 
-# ------------------------------------------------------------------------ text cleanup
 def has_completion_marker(text: str) -> bool:
     """Whether the output carries a completion marker (``<|DONE|>``, ``<|COMPLETE|>``, ...)."""
     return bool(_COMPLETION.search(text or ""))
@@ -214,23 +186,16 @@ def _prepare(text: str) -> str:
 def is_explicit_empty(text: str) -> bool:
     """True when the model said there is nothing to extract: only a completion marker (prose
     around it allowed, no record rows), or JSON with nothing but empty lists."""
-    if not text:
-        return False
-    payload = _load_json(text)
+    payload = _load_json(text or "")
     if payload is not None:
         return not any(isinstance(v, list) and v for v in payload.values())
-    if not has_completion_marker(strip_think_blocks(text)):
-        return False
-    return TUPLE_DELIMITER not in normalize_delimiters(_prepare(text))
+    marked = has_completion_marker(strip_think_blocks(text or ""))
+    return marked and TUPLE_DELIMITER not in normalize_delimiters(_prepare(text))
 
 
-# ---------------------------------------------------------------------------- JSON path
 def _load_json(text: str) -> Optional[dict]:
-    body = strip_think_blocks(text)
-    if "{" not in body:
-        return None
     try:
-        candidates = find_json_candidates(body, openers="{")
+        candidates = find_json_candidates(text, openers="{") if "{" in text else []
     except ValueError:
         return None
     for candidate in candidates:
@@ -241,6 +206,13 @@ def _load_json(text: str) -> Optional[dict]:
         if isinstance(obj, dict) and any(isinstance(v, list) for v in obj.values()):
             return obj
     return None
+
+
+def _collect(record: Any, entities: List[EntityRecord], relations: List[RelationRecord]) -> None:
+    if isinstance(record, EntityRecord):
+        entities.append(record)
+    elif isinstance(record, RelationRecord):
+        relations.append(record)
 
 
 def _pick(item: dict, *keys: str) -> Any:
@@ -272,30 +244,20 @@ def _parse_json_payload(
                     chunk_id, file_path, problems,
                     _as_weight(_pick(item, "weight", "strength", "relationship_strength")),
                 )  # fmt: skip
-                if record is not None:
-                    relations.append(record)
+                _collect(record, entities, relations)
                 continue
             name = _pick(item, "name", "entity_name", "entity", "title")
-            record_e = make_entity(
+            record = make_entity(
                 name or "", _pick(item, "type", "entity_type", "category") or "",
                 _pick(item, "description", "entity_description", "desc") or "",
                 chunk_id, file_path, problems,
             )  # fmt: skip
-            if record_e is not None:
-                entities.append(record_e)
+            _collect(record, entities, relations)
     return entities, relations
 
 
-# ---------------------------------------------------------------------------- line path
 def _label(field: str) -> Optional[str]:
-    word = field.strip().strip("()[]*\"'`“” ").lower().replace(" ", "_")
-    if word in _ENTITY_LABELS:
-        return "entity"
-    if word in _RELATION_LABELS:
-        return "relation"
-    if word in _SKIPPED_LABELS:
-        return "skip"
-    return None
+    return _LABELS.get(field.strip().strip("()[]*\"'`“” ").lower().replace(" ", "_"))
 
 
 def _segment(fields: List[str]) -> List[List[str]]:
@@ -328,7 +290,7 @@ def _record(
 ) -> Optional[EntityRecord | RelationRecord]:
     kind = _label(fields[0])
     rest = list(fields[1:]) if kind else list(fields)
-    while len(rest) > 3 and not rest[-1]:
+    while len(rest) > _RECORD_SIZE.get(kind or "", 4) - 1 and not rest[-1]:
         rest.pop()  # a trailing delimiter
     shown = TUPLE_DELIMITER.join(fields)[:80]
     if kind == "skip":
@@ -380,17 +342,12 @@ def _parse_lines(
             ignored += bool(line.strip())
             continue
         for fields in _segment(_split_fields(line)):
-            record = _record(fields, chunk_id, file_path, problems)
-            if isinstance(record, EntityRecord):
-                entities.append(record)
-            elif isinstance(record, RelationRecord):
-                relations.append(record)
+            _collect(_record(fields, chunk_id, file_path, problems), entities, relations)
     if ignored:
         problems.append(f"ignored {ignored} line(s) that are not records")
     return entities, relations
 
 
-# ------------------------------------------------------------------------------ public
 def parse_extraction_output(
     text: str, chunk_id: str, file_path: str = "unknown_source"
 ) -> Tuple[List[EntityRecord], List[RelationRecord], List[str]]:
@@ -424,9 +381,7 @@ def parse_extraction_output(
     return entities, relations, problems
 
 
-def records_to_lines(
-    entities: Iterable[EntityRecord], relations: Iterable[RelationRecord]
-) -> str:
+def records_to_lines(entities: Iterable[EntityRecord], relations: Iterable[RelationRecord]) -> str:
     """Render records in the line format (for few-shot examples, fakes and round-trip tests)."""
     d = TUPLE_DELIMITER
     lines = [f"entity{d}{e.entity_name}{d}{e.entity_type}{d}{e.description}" for e in entities]
@@ -436,17 +391,8 @@ def records_to_lines(
 
 def records_to_json(entities: Iterable[EntityRecord], relations: Iterable[RelationRecord]) -> str:
     """Render records in the JSON format of the JSON-mode prompt."""
-    return json.dumps(
-        {
-            "entities": [
-                {"name": e.entity_name, "type": e.entity_type, "description": e.description}
-                for e in entities
-            ],
-            "relationships": [
-                {"source": r.src_id, "target": r.tgt_id, "keywords": r.keywords,
-                 "description": r.description}
-                for r in relations
-            ],
-        },
-        ensure_ascii=False,
-    )  # fmt: skip
+    ents = [{"name": e.entity_name, "type": e.entity_type, "description": e.description}
+            for e in entities]
+    rels = [{"source": r.src_id, "target": r.tgt_id, "keywords": r.keywords,
+             "description": r.description} for r in relations]
+    return json.dumps({"entities": ents, "relationships": rels}, ensure_ascii=False)  # fmt: skip

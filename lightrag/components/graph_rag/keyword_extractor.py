@@ -106,7 +106,8 @@ def _is_special(token: str) -> bool:
 
 def heuristic_keywords(query: str) -> Tuple[List[str], List[str]]:
     """``(high_level, low_level)`` without a model: runs of capitalised words (joined by
-    "of", "the", "&", ...) and special tokens (``GPT-4``, ``NASA``, ``iPhone``) are low-level;
+    "of", "the", "&", ...; the query's first word only when a name follows) and special tokens
+    (``GPT-4``, ``NASA``, ``iPhone``) are low-level;
     other non-stop words, lower-cased, are high-level. A query with no named thing uses its
     runs of content words (up to three words) as low-level keywords.
 
@@ -121,6 +122,9 @@ def heuristic_keywords(query: str) -> Tuple[List[str], List[str]]:
     while i < len(tokens):
         token = tokens[i]
         named = token[:1].isupper() and token.lower() not in STOP_WORDS
+        if named and i == 0:  # a capitalised first word is a name only if a name follows
+            following = tokens[1] if len(tokens) > 1 else ""
+            named = following[:1].isupper() and any(c.islower() for c in following[1:])
         if named or _is_special(token):
             j = i + 1
             while j < len(tokens):

@@ -42,10 +42,11 @@ def compute_mdhash_id(content: str, prefix: str = "") -> str:
 
 def normalize_entity_name(name: str) -> str:
     """The key under which entities merge: whitespace collapsed, outer quotes stripped, and case
-    folded to title case when the name is all lower or all upper case (``"ELECTRONS"`` and
-    ``"electrons"`` both become ``"Electrons"``; ``"iPhone"`` stays ``"iPhone"``)."""
+    folded to title case when the name is all lower case, or all upper case and longer than an
+    acronym (``"ELECTRONS"`` and ``"electrons"`` both become ``"Electrons"``; ``"NASA"`` and
+    ``"iPhone"`` stay as they are)."""
     cleaned = " ".join(str(name).split()).strip().strip("\"'“”‘’《》").strip()
-    if cleaned and (cleaned.islower() or cleaned.isupper()):
+    if cleaned.islower() or (cleaned.isupper() and len(cleaned.replace(" ", "")) > 5):
         cleaned = cleaned.title()
     return cleaned
 

@@ -153,7 +153,8 @@ class SpacyEntityExtractor(Component):
             if ent.label_ in self.skip_labels:
                 continue
             tokens = [t for t in ent if not (t.i == ent.start and t.pos_ == "DET")]
-            name = normalize_entity_name(" ".join(t.text for t in tokens).strip(" .,;:'\""))
+            text = "".join(t.text_with_ws for t in tokens).strip(" .,;:'\"")
+            name = normalize_entity_name(text)
             if len(name) < 2 or (not any(ch.isalpha() for ch in name) and ent.label_ != "DATE"):
                 continue
             etype = NER_TYPE_MAP.get(ent.label_, ent.label_.lower())
@@ -172,10 +173,10 @@ class SpacyEntityExtractor(Component):
                 tokens.pop()
             if not tokens or all(t.is_stop or t.like_num or t.is_punct for t in tokens):
                 continue
-            words = [t.text for t in tokens]
+            words = [t.text_with_ws for t in tokens]
             if tokens[-1] == chunk.root and chunk.root.pos_ == "NOUN":
                 words[-1] = chunk.root.lemma_
-            text = " ".join(words)
+            text = "".join(words).strip()
             if len(text) < self.min_chunk_chars or len(text) > 80 or not any(c.isalpha() for c in text):
                 continue
             mentions.append((normalize_entity_name(text), "concept", tokens[0].i, tokens[-1].i + 1))

@@ -1,0 +1,46 @@
+"""A deterministic fake extraction LLM for graph-RAG tests.
+
+Entities are the capitalised names of the chunk (sentence-initial function words excluded);
+relations link names that appear in the same sentence. The answer is in the line format the
+EntityExtractor's prompt asks for, so the real parser and merger run on it.
+"""
+
+import re
+
+from lightrag.components.graph_rag.extraction_parser import records_to_lines
+from lightrag.components.graph_rag.schemas import EntityRecord, RelationRecord
+
+NAME = re.compile(r"\b[A-Z][a-zA-Z0-9]+(?:\s+[A-Z][a-zA-Z0-9]+)*")
+SKIP = {"The", "It", "In", "On", "Its", "Each", "A", "An", "Then", "This", "He", "She", "They"}
+INPUT = re.compile(r"Input text:\s*```\s*(.*?)\s*```\s*Output:", re.S)
+
+
+def names_in(sentence):
+    found = []
+    for match in NAME.finditer(sentence):
+        words = match.group(0).split()
+        while words and words[0] in SKIP:
+            words = words[1:]
+        if words:
+            found.append(" ".join(words))
+    return list(dict.fromkeys(found))
+
+
+def extraction_reply(prompt: str) -> str:
+    """The fake model's reply to an extraction (or gleaning) prompt."""
+    if "---Follow-up---" in prompt:
+        return "<|DONE|>"
+    match = INPUT.search(prompt)
+    if match is None:
+        return "I cannot help with that."
+    text = match.group(1)
+    entities, relations = {}, []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        names = names_in(sentence)
+        for name in names:
+            entities.setdefault(name, EntityRecord(entity_name=name, entity_type="concept",
+                                                   description=sentence.strip()))
+        for a, b in zip(names, names[1:]):
+            relations.append(RelationRecord(src_id=a, tgt_id=b, keywords="mentioned together",
+                                            description=sentence.strip()))
+    return records_to_lines(entities.values(), relations)

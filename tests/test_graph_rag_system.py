@@ -1,0 +1,249 @@
+"""GraphRAG end to end with a scripted extraction LLM: insert, six modes, budgets, deletion,
+resume after a crash, YAML round trip."""
+
+import asyncio
+import json
+
+import pytest
+from graph_fakes import extraction_reply
+
+from lightrag.components.graph_rag import (
+    Chunker,
+    EntityExtractor,
+    GraphRAG,
+    HeuristicKeywordExtractor,
+    QueryParam,
+)
+from lightrag.components.graph_rag.schemas import DocStatus
+from lightrag.components.model_client import ScriptedClient
+from lightrag.core import Embedder, Generator
+from lightrag.utils import build
+
+DOCS = {
+    "voyager.md": "NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter and Saturn. "
+                  "Voyager 1 photographed Titan, the largest moon of Saturn.",
+    "cassini.md": "The Cassini mission of NASA reached Saturn in 2004. The Huygens probe landed on "
+                  "Titan in 2005. Cassini found plumes on Enceladus.",
+    "apollo.md": "Apollo 11 landed on the Moon in 1969. Neil Armstrong and Buzz Aldrin walked on "
+                 "the Moon. Michael Collins stayed in orbit.",
+}
+
+
+def make_rag(tmp_path, answers=None, extractor_client=None, **kwargs):
+    return GraphRAG(
+        embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
+        extractor=EntityExtractor(
+            generator=Generator(model_client=extractor_client
+                                or ScriptedClient(response_fn=extraction_reply)),
+            max_gleaning=1),
+        answer_generator=Generator(model_client=ScriptedClient(
+            response_fn=answers or (lambda prompt: "The answer."))),
+        keyword_extractor=HeuristicKeywordExtractor(),
+        chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
+        working_dir=str(tmp_path),
+        cosine_threshold=0.05,
+        **kwargs,
+    )
+
+
+def insert_all(rag):
+    return rag.insert(list(DOCS.values()), file_paths=list(DOCS))
+
+
+def test_insert_builds_graph_and_vectors(tmp_path):
+    rag = make_rag(tmp_path)
+    result = insert_all(rag)
+    assert len(result.processed) == 3 and not result.failed
+    assert rag.graph.has_node("Voyager 1") and rag.graph.has_node("Saturn")
+    assert rag.graph.has_edge("Voyager 1", "Saturn") or rag.graph.has_edge("Saturn", "Voyager 1")
+    saturn = rag.graph.get_node("Saturn")
+    assert "voyager.md" in saturn["file_path"] and "cassini.md" in saturn["file_path"]
+    status = rag.status()
+    assert status["documents"]["processed"] == 3 and status["chunks"] == result.chunks
+    assert len(rag.entities_vdb) == status["entities"]
+    assert len(rag.relations_vdb) == status["relations"]
+
+
+def test_reinsert_is_skipped_and_dedup_by_content(tmp_path):
+    rag = make_rag(tmp_path)
+    insert_all(rag)
+    calls = len(rag.extractor.generator.model_client.requests)
+    again = rag.insert(list(DOCS.values()))
+    assert len(again.skipped) == 3 and not again.processed
+    assert len(rag.extractor.generator.model_client.requests) == calls
+
+
+def test_all_six_modes_return_context_and_references(tmp_path):
+    rag = make_rag(tmp_path)
+    insert_all(rag)
+    for mode in ["naive", "local", "global", "hybrid", "mix"]:
+        result = rag.query("What did Voyager 1 see at Saturn?", mode=mode)
+        assert result.content == "The answer.", mode
+        raw = result.raw_data
+        assert raw["chunks"], mode
+        assert raw["references"] and raw["references"][0]["file_path"].endswith(".md"), mode
+        assert raw["processing_info"]["mode"] == mode
+    local = rag.query("Voyager 1 Saturn", mode="local", only_need_context=True)
+    assert "Knowledge Graph Data (Entity)" in local.content and "Voyager 1" in local.content
+    bypass = rag.query("Hello?", mode="bypass")
+    assert bypass.content == "The answer." and bypass.raw_data["chunks"] == []
+
+
+def test_user_keywords_and_prompt_contents(tmp_path):
+    seen = []
+    rag = make_rag(tmp_path, answers=lambda p: seen.append(p) or "ok")
+    insert_all(rag)
+    result = rag.query("anything", mode="local", ll_keywords=["Apollo 11"], user_prompt="Be terse.",
+                       conversation_history=[{"role": "user", "content": "earlier question"}])
+    assert result.raw_data["keywords"]["low_level"] == ["Apollo 11"]
+    assert "Apollo 11" in [e["entity_name"] for e in result.raw_data["entities"]]
+    assert "Be terse." in seen[-1] and "earlier question" in seen[-1] and "anything" in seen[-1]
+    prompt = rag.query("anything", mode="naive", only_need_prompt=True).content
+    assert "Document Chunks" in prompt and "anything" in prompt
+
+
+def test_token_budgets_limit_context(tmp_path):
+    rag = make_rag(tmp_path)
+    insert_all(rag)
+    wide = rag.query("Saturn Titan Voyager Cassini", mode="hybrid", only_need_context=True)
+    narrow = rag.query("Saturn Titan Voyager Cassini", mode="hybrid", only_need_context=True,
+                       max_entity_tokens=40, max_relation_tokens=40, max_total_tokens=400)
+    assert len(narrow.raw_data["entities"]) < len(wide.raw_data["entities"])
+    assert len(narrow.raw_data["relationships"]) <= len(wide.raw_data["relationships"])
+    entity_lines = [json.dumps({"entity": e["entity_name"]}) for e in narrow.raw_data["entities"]]
+    assert sum(len(line) for line in entity_lines) < 40 * 6
+
+
+def test_weight_pick_method_and_streaming(tmp_path):
+    rag = make_rag(tmp_path, answers=lambda p: "streamed answer text")
+    insert_all(rag)
+    weighted = rag.query("Saturn", mode="local", chunk_pick_method="WEIGHT", only_need_context=True)
+    assert weighted.raw_data["chunks"]
+    streamed = rag.query("Saturn", mode="mix", stream=True)
+    assert streamed.is_streaming and "".join(streamed.response_iterator) == "streamed answer text"
+
+    async def astream():
+        result = await rag.aquery("Saturn", mode="mix", stream=True)
+        return "".join([piece async for piece in result.response_iterator])
+
+    assert asyncio.run(astream()) == "streamed answer text"
+
+
+def test_bad_queries_raise_clear_errors(tmp_path):
+    rag = make_rag(tmp_path)
+    with pytest.raises(ValueError, match="unknown query mode"):
+        rag.query("x", mode="sideways")
+    with pytest.raises(ValueError, match="unknown query parameters"):
+        rag.query("x", colour="red")
+    with pytest.raises(ValueError, match="non-empty"):
+        rag.query("   ")
+    with pytest.raises(ValueError, match="document 1 is empty"):
+        rag.insert(["ok text", " "])
+    with pytest.raises(TypeError, match="not a str"):
+        rag.insert([b"bytes"])
+    with pytest.raises(ValueError, match="2 ids for 1 documents"):
+        rag.insert("text", ids=["a", "b"])
+
+
+def test_empty_store_gives_no_context_answer(tmp_path):
+    result = make_rag(tmp_path).query("What is Titan?", mode="mix")
+    assert "not able to provide an answer" in result.content
+    assert result.raw_data["processing_info"]["no_context"]
+
+
+def test_failed_extraction_is_recorded_and_retried(tmp_path):
+    flaky_calls = {"n": 0}
+
+    def flaky(prompt):
+        flaky_calls["n"] += 1
+        if "Apollo" in prompt and flaky_calls["n"] < 50:
+            return "garbage without records"
+        return extraction_reply(prompt)
+
+    rag = make_rag(tmp_path, extractor_client=ScriptedClient(response_fn=flaky))
+    first = insert_all(rag)
+    apollo_id = first.doc_ids[2]
+    assert apollo_id in first.failed and first.failed_chunks
+    assert rag.doc_status.get_by_id(apollo_id)["status"] == DocStatus.FAILED.value
+    assert rag.graph.has_node("Saturn") and not rag.graph.has_node("Neil Armstrong")
+    flaky_calls["n"] = 100
+    second = rag.insert(DOCS["apollo.md"])
+    assert apollo_id in second.processed and rag.graph.has_node("Neil Armstrong")
+
+
+def test_crash_mid_insert_leaves_reloadable_stores_and_resumes(tmp_path, monkeypatch):
+    rag = make_rag(tmp_path)
+    rag.insert(DOCS["voyager.md"], file_paths="voyager.md")
+    saturn_before = rag.graph.get_node("Saturn")
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("power cut")
+
+    monkeypatch.setattr(rag.merger, "acall", crash)
+    crashed = rag.insert(DOCS["cassini.md"], file_paths="cassini.md")
+    assert crashed.failed
+    monkeypatch.undo()
+
+    reloaded = make_rag(tmp_path)
+    assert reloaded.graph.get_node("Saturn")["description"] == saturn_before["description"]
+    counts = reloaded.doc_status.get_status_counts()
+    assert counts["processed"] == 1 and counts["failed"] == 1
+    resumed = reloaded.insert([])
+    assert len(resumed.processed) == 1
+    saturn = reloaded.graph.get_node("Saturn")
+    assert "cassini.md" in saturn["file_path"]
+    assert reloaded.graph.get_node("Voyager 1")["source_id"].count("voyager") >= 1
+    again = reloaded.insert(DOCS["cassini.md"], file_paths="cassini.md")
+    assert again.skipped and reloaded.graph.get_node("Saturn") == saturn
+
+
+def test_delete_removes_exclusive_items_and_rebuilds_shared(tmp_path):
+    rag = make_rag(tmp_path)
+    result = insert_all(rag)
+    voyager_id, cassini_id = result.doc_ids[0], result.doc_ids[1]
+    titan_before = rag.graph.get_node("Titan")
+    assert "voyager.md" in titan_before["file_path"]
+    deletion = rag.delete_by_doc_id(voyager_id)
+    assert "Voyager 1" in deletion.entities_deleted and not rag.graph.has_node("Voyager 1")
+    assert "Titan" in deletion.entities_rebuilt
+    titan = rag.graph.get_node("Titan")
+    assert "voyager.md" not in titan["file_path"] and "Voyager" not in titan["description"]
+    assert rag.doc_status.get_by_id(voyager_id) is None
+    assert all(not c.startswith(voyager_id) for c in rag.text_chunks.keys())
+    hits = rag.entities_vdb.query("Voyager 1", top_k=50)
+    assert all(h["entity_name"] != "Voyager 1" for h in hits)
+    reloaded = make_rag(tmp_path)
+    assert not reloaded.graph.has_node("Voyager 1") and reloaded.graph.has_node("Titan")
+    assert cassini_id in reloaded.doc_status.keys()
+    with pytest.raises(KeyError):
+        rag.delete_by_doc_id("doc-missing")
+
+
+def test_edit_merge_and_export(tmp_path):
+    rag = make_rag(tmp_path)
+    insert_all(rag)
+    rag.edit_entity("Titan", {"description": "Largest moon of Saturn."})
+    assert rag.graph.get_node("Titan")["description"] == "Largest moon of Saturn."
+    rag.edit_entity("Buzz Aldrin", {}, rename_to="Edwin Aldrin")
+    assert rag.graph.has_node("Edwin Aldrin") and not rag.graph.has_node("Buzz Aldrin")
+    assert rag.graph.get_node_edges("Edwin Aldrin")
+    merged = rag.merge_entities(["Cassini", "Huygens"], "Cassini Huygens")
+    assert "cassini.md" in merged["file_path"]
+    assert not rag.graph.has_node("Cassini") and not rag.graph.has_node("Huygens")
+    for fmt, name in [("graphml", "kg.graphml"), ("json", "kg.json")]:
+        rag.export(str(tmp_path / name), format=fmt)
+        assert (tmp_path / name).stat().st_size > 0
+    with pytest.raises(ValueError, match="cannot edit"):
+        rag.edit_entity("Titan", {"colour": "orange"})
+
+
+def test_tree_prints_and_yaml_round_trip(tmp_path):
+    rag = make_rag(tmp_path)
+    text = repr(rag)
+    for part in ["GraphRAG(", "(chunker): Chunker(", "(extractor): EntityExtractor(",
+                 "(merger): GraphMerger(", "(graph): NetworkXGraphStorage(",
+                 "(local_mode): LocalMode(", "(answer_generator): Generator("]:
+        assert part in text, part
+    rebuilt = build(rag.to_config())
+    assert repr(rebuilt) == text
+    assert QueryParam.from_dict(rag.query_defaults).mode == "mix"
