@@ -9,8 +9,9 @@ import re
 
 from lightrag.components.graph_rag.extraction_parser import records_to_lines
 from lightrag.components.graph_rag.schemas import EntityRecord, RelationRecord
+from lightrag.utils.registry import register
 
-NAME = re.compile(r"\b[A-Z][a-zA-Z0-9]+(?:\s+[A-Z][a-zA-Z0-9]+)*")
+NAME = re.compile(r"\b[A-Z][a-zA-Z0-9]+(?:\s+(?:[A-Z][a-zA-Z0-9]+|\d+\b))*")
 SKIP = {"The", "It", "In", "On", "Its", "Each", "A", "An", "Then", "This", "He", "She", "They"}
 INPUT = re.compile(r"Input text:\s*```\s*(.*?)\s*```\s*Output:", re.S)
 
@@ -26,14 +27,21 @@ def names_in(sentence):
     return list(dict.fromkeys(found))
 
 
+@register
+def the_answer(prompt: str) -> str:
+    """The fake answer model: always the same sentence."""
+    return "The answer."
+
+
+@register
 def extraction_reply(prompt: str) -> str:
     """The fake model's reply to an extraction (or gleaning) prompt."""
     if "---Follow-up---" in prompt:
         return "<|DONE|>"
-    match = INPUT.search(prompt)
-    if match is None:
+    matches = INPUT.findall(prompt)
+    if not matches:
         return "I cannot help with that."
-    text = match.group(1)
+    text = matches[-1]  # the prompt's few-shot examples come first
     entities, relations = {}, []
     for sentence in re.split(r"(?<=[.!?])\s+", text):
         names = names_in(sentence)

@@ -5,7 +5,7 @@ import asyncio
 import json
 
 import pytest
-from graph_fakes import extraction_reply
+from graph_fakes import extraction_reply, the_answer
 
 from lightrag.components.graph_rag import (
     Chunker,
@@ -37,7 +37,7 @@ def make_rag(tmp_path, answers=None, extractor_client=None, **kwargs):
                                 or ScriptedClient(response_fn=extraction_reply)),
             max_gleaning=1),
         answer_generator=Generator(model_client=ScriptedClient(
-            response_fn=answers or (lambda prompt: "The answer."))),
+            response_fn=answers or the_answer)),
         keyword_extractor=HeuristicKeywordExtractor(),
         chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
         working_dir=str(tmp_path),
@@ -55,7 +55,7 @@ def test_insert_builds_graph_and_vectors(tmp_path):
     result = insert_all(rag)
     assert len(result.processed) == 3 and not result.failed
     assert rag.graph.has_node("Voyager 1") and rag.graph.has_node("Saturn")
-    assert rag.graph.has_edge("Voyager 1", "Saturn") or rag.graph.has_edge("Saturn", "Voyager 1")
+    assert rag.graph.has_edge("Voyager 1", "Jupiter") and rag.graph.has_edge("Saturn", "Jupiter")
     saturn = rag.graph.get_node("Saturn")
     assert "voyager.md" in saturn["file_path"] and "cassini.md" in saturn["file_path"]
     status = rag.status()
@@ -77,7 +77,7 @@ def test_all_six_modes_return_context_and_references(tmp_path):
     rag = make_rag(tmp_path)
     insert_all(rag)
     for mode in ["naive", "local", "global", "hybrid", "mix"]:
-        result = rag.query("What did Voyager 1 see at Saturn?", mode=mode)
+        result = rag.query("Which moon of Saturn was photographed by Voyager 1?", mode=mode)
         assert result.content == "The answer.", mode
         raw = result.raw_data
         assert raw["chunks"], mode
@@ -147,7 +147,7 @@ def test_bad_queries_raise_clear_errors(tmp_path):
 
 def test_empty_store_gives_no_context_answer(tmp_path):
     result = make_rag(tmp_path).query("What is Titan?", mode="mix")
-    assert "not able to provide an answer" in result.content
+    assert result.content.endswith("[no-context]")
     assert result.raw_data["processing_info"]["no_context"]
 
 
@@ -192,7 +192,7 @@ def test_crash_mid_insert_leaves_reloadable_stores_and_resumes(tmp_path, monkeyp
     assert len(resumed.processed) == 1
     saturn = reloaded.graph.get_node("Saturn")
     assert "cassini.md" in saturn["file_path"]
-    assert reloaded.graph.get_node("Voyager 1")["source_id"].count("voyager") >= 1
+    assert reloaded.graph.get_node("Voyager 1")["file_path"] == "voyager.md"
     again = reloaded.insert(DOCS["cassini.md"], file_paths="cassini.md")
     assert again.skipped and reloaded.graph.get_node("Saturn") == saturn
 
