@@ -17,7 +17,11 @@ from lightrag.components.graph_rag.merger import (
     relation_vector_id,
     split_field,
 )
-from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, normalize_entity_name, relation_key
+from lightrag.components.graph_rag.schemas import (
+    GRAPH_FIELD_SEP,
+    normalize_entity_name,
+    relation_key,
+)
 from lightrag.core.base_data_class import DataClass
 
 if TYPE_CHECKING:
@@ -38,13 +42,13 @@ class DeletionResult(DataClass):
     relations_rebuilt: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Rebuilt"})
 
 
-def _cached_extractions(rag: "GraphRAG", chunk_ids: Sequence[str]) -> List[Any]:
+def _cached_extractions(rag: GraphRAG, chunk_ids: Sequence[str]) -> List[Any]:
     from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 
     return [ExtractionResult.from_dict(r) for r in rag.chunk_extractions.get_by_ids(list(chunk_ids)) if r]
 
 
-async def adelete_by_doc_id(rag: "GraphRAG", doc_id: str) -> DeletionResult:
+async def adelete_by_doc_id(rag: GraphRAG, doc_id: str) -> DeletionResult:
     """Remove a document, its chunks, and the graph items only it supported; rebuild the rest."""
     status = rag.doc_status.get_by_id(doc_id)
     if status is None and rag.full_docs.get_by_id(doc_id) is None:
@@ -114,7 +118,7 @@ async def adelete_by_doc_id(rag: "GraphRAG", doc_id: str) -> DeletionResult:
     return result
 
 
-def delete_entity(rag: "GraphRAG", name: str) -> None:
+def delete_entity(rag: GraphRAG, name: str) -> None:
     """Remove an entity, its relations and their vectors."""
     if not rag.graph.has_node(name):
         raise KeyError(f"no entity named {name!r}")
@@ -125,7 +129,7 @@ def delete_entity(rag: "GraphRAG", name: str) -> None:
     rag.flush()
 
 
-def edit_entity(rag: "GraphRAG", name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
+def edit_entity(rag: GraphRAG, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
     """Change an entity's fields (``description``, ``entity_type``, …) and optionally rename it;
     relations follow a renamed entity and vectors are re-embedded."""
     node = rag.graph.get_node(name)
@@ -148,7 +152,7 @@ def edit_entity(rag: "GraphRAG", name: str, updates: Dict[str, Any], rename_to: 
     return rag.graph.get_node(new_name)
 
 
-def _move_node(rag: "GraphRAG", old: str, new: str, node: Dict[str, Any]) -> None:
+def _move_node(rag: GraphRAG, old: str, new: str, node: Dict[str, Any]) -> None:
     edges = [(relation_key(s, t), rag.graph.get_edge(s, t)) for s, t in rag.graph.get_node_edges(old) or []]
     rag.graph.upsert_node(new, node)
     for (src, tgt), edge in edges:
@@ -176,7 +180,7 @@ def _combine_edges(a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
             "file_path": _join(a.get("file_path"), b.get("file_path"))}
 
 
-def merge_entities(rag: "GraphRAG", sources: Sequence[str], target: str) -> Dict[str, Any]:
+def merge_entities(rag: GraphRAG, sources: Sequence[str], target: str) -> Dict[str, Any]:
     """Merge ``sources`` into ``target`` (created if missing): descriptions, chunk ids and files are
     joined, relations are redirected (duplicates combined, self-loops dropped)."""
     missing = [s for s in sources if not rag.graph.has_node(s)]
@@ -205,7 +209,7 @@ def merge_entities(rag: "GraphRAG", sources: Sequence[str], target: str) -> Dict
     return rag.graph.get_node(target)
 
 
-def _redirect_edges(rag: "GraphRAG", old: str, new: str) -> None:
+def _redirect_edges(rag: GraphRAG, old: str, new: str) -> None:
     for src, tgt in list(rag.graph.get_node_edges(old) or []):
         edge = rag.graph.get_edge(src, tgt)
         other = tgt if src == old else src

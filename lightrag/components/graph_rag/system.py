@@ -173,7 +173,7 @@ class GraphRAG(Component):
     _to_dict_exclude = ("_merge_lock",)
 
     @classmethod
-    def from_yaml(cls, source: Any) -> "GraphRAG":
+    def from_yaml(cls, source: Any) -> GraphRAG:
         """Build from a YAML file, YAML text or dict (``component_name: GraphRAG``)."""
         from lightrag.utils.config import build
 
