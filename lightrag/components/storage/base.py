@@ -48,6 +48,8 @@ class StorageNameSpace(Component):
     def _extra_repr(self) -> str:
         return f"namespace={self.namespace!r}" + (f", workspace={self.workspace!r}" if self.workspace else "")
 
+    _to_dict_exclude = ("embedder",)
+
 
 class BaseKVStorage(StorageNameSpace):
     """A map from string ids to JSON records."""
@@ -96,7 +98,9 @@ class BaseVectorStorage(StorageNameSpace):
         working_dir: str = "./lightrag_storage",
     ) -> None:
         super().__init__(namespace, workspace, working_dir)
-        self.embedder = embedder
+        # Not a registered child: the GraphRAG system shares one embedder between its three vector
+        # stores and prints it once, as its own child.
+        object.__setattr__(self, "embedder", embedder)
         self.cosine_threshold = cosine_threshold
         self.meta_fields = list(meta_fields or [])
         self.embedding_batch_size = embedding_batch_size
