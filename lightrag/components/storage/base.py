@@ -48,8 +48,6 @@ class StorageNameSpace(Component):
     def _extra_repr(self) -> str:
         return f"namespace={self.namespace!r}" + (f", workspace={self.workspace!r}" if self.workspace else "")
 
-    _to_dict_exclude = ("embedder",)
-
 
 class BaseKVStorage(StorageNameSpace):
     """A map from string ids to JSON records."""

@@ -57,7 +57,7 @@ class NumpyVectorStorage(BaseVectorStorage):
         self._dirty = False
         self._load()
 
-    _to_dict_exclude = ("_matrix", "_ids", "_rows", "_meta")
+    _to_dict_exclude = ("_matrix", "_ids", "_rows", "_meta", "embedder")
 
     @property
     def file_path(self) -> Path:
