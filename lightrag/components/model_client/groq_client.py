@@ -18,7 +18,6 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from lightrag.components.model_client.chat_utils import (
@@ -26,14 +25,11 @@ from lightrag.components.model_client.chat_utils import (
     chat_api_kwargs,
     check_input_type,
     embedding_api_kwargs,
-    parse_completion,
-    parse_embeddings,
     resolve_api_key,
-    to_completion_usage,
 )
+from lightrag.components.model_client.sdk_client import ChatSDKMixin
 from lightrag.core.model_client import ModelClient
-from lightrag.core.retry import with_retries
-from lightrag.core.types import CompletionUsage, EmbedderOutput, GeneratorOutput, ModelType
+from lightrag.core.types import ModelType
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
 
 __all__ = ["GroqAPIClient"]
@@ -41,7 +37,7 @@ __all__ = ["GroqAPIClient"]
 log = logging.getLogger(__name__)
 
 
-class GroqAPIClient(ModelClient):
+class GroqAPIClient(ChatSDKMixin, ModelClient):
     """Chat completions (``ModelType.LLM``) and embeddings (``ModelType.EMBEDDER``) via ``groq``.
 
     Args:
@@ -102,14 +98,6 @@ class GroqAPIClient(ModelClient):
         groq = safe_import(*OptionalPackages.GROQ.value)
         return groq.AsyncGroq(**self._client_kwargs())
 
-    @staticmethod
-    def _endpoint(client: Any, model_type: ModelType) -> Callable[..., Any]:
-        if model_type == ModelType.LLM:
-            return client.chat.completions.create
-        if model_type == ModelType.EMBEDDER:
-            return client.embeddings.create
-        raise ValueError(f"GroqAPIClient does not support model_type={model_type}")
-
     # --------------------------------------------------------------------- requests
     def convert_inputs_to_api_kwargs(
         self,
@@ -123,52 +111,6 @@ class GroqAPIClient(ModelClient):
         if model_type == ModelType.EMBEDDER:
             return embedding_api_kwargs(input, model_kwargs)
         raise ValueError(f"GroqAPIClient does not support model_type={model_type}")
-
-    @with_retries
-    def call(
-        self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        """Send the request; a ``ChatCompletion`` or a chunk ``Stream`` comes back."""
-        if model_type not in (ModelType.LLM, ModelType.EMBEDDER):
-            raise ValueError(f"GroqAPIClient does not support model_type={model_type}")
-        if self.sync_client is None:
-            self.sync_client = self.init_sync_client()
-        return self._endpoint(self.sync_client, model_type)(**(api_kwargs or {}))
-
-    @with_retries
-    async def acall(
-        self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        """Async :meth:`call`; a stream comes back as an async iterator of chunks."""
-        if model_type not in (ModelType.LLM, ModelType.EMBEDDER):
-            raise ValueError(f"GroqAPIClient does not support model_type={model_type}")
-        if self.async_client is None:
-            self.async_client = self.init_async_client()
-        return await self._endpoint(self.async_client, model_type)(**(api_kwargs or {}))
-
-    # -------------------------------------------------------------------- responses
-    def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
-        """Text and usage of a ``ChatCompletion``, or a text stream for a streamed reply."""
-        return parse_completion(completion, self.chat_completion_parser)
-
-    def track_completion_usage(self, completion: Any) -> CompletionUsage:
-        usage = to_completion_usage(getattr(completion, "usage", None))
-        return usage or CompletionUsage(completion_tokens=0, prompt_tokens=0, total_tokens=0)
-
-    def parse_embedding_response(self, response: Any) -> EmbedderOutput:
-        return parse_embeddings(response)
-
-    # ---------------------------------------------------------------- housekeeping
-    def _after_from_dict(self) -> None:
-        self.sync_client = None
-        self.async_client = None
-        self._api_key = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["sync_client"] = None
-        state["async_client"] = None
-        return state
 
     def _extra_repr(self) -> str:
         return f"input_type={self.input_type!r}" if self.input_type != "text" else ""

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
 from typing import Any
 
 from lightrag.components.model_client.chat_utils import (
@@ -32,15 +31,12 @@ from lightrag.components.model_client.chat_utils import (
     get_all_messages_content,
     get_first_message_content,
     get_probabilities,
-    parse_completion,
-    parse_embeddings,
     parse_stream_response,
     resolve_api_key,
-    to_completion_usage,
 )
+from lightrag.components.model_client.sdk_client import ChatSDKMixin
 from lightrag.core.model_client import ModelClient
-from lightrag.core.retry import with_retries
-from lightrag.core.types import CompletionUsage, EmbedderOutput, GeneratorOutput, ModelType
+from lightrag.core.types import ModelType
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
 
 __all__ = [
@@ -57,7 +53,7 @@ log = logging.getLogger(__name__)
 LOCAL_SERVER_API_KEY = "not-needed"
 
 
-class OpenAIClient(ModelClient):
+class OpenAIClient(ChatSDKMixin, ModelClient):
     """Chat completions (``ModelType.LLM``) and embeddings (``ModelType.EMBEDDER``) via ``openai``.
 
     Args:
@@ -152,14 +148,6 @@ class OpenAIClient(ModelClient):
         openai = safe_import(*OptionalPackages.OPENAI.value)
         return openai.AsyncOpenAI(**self._client_kwargs())
 
-    @staticmethod
-    def _endpoint(client: Any, model_type: ModelType) -> Callable[..., Any]:
-        if model_type == ModelType.LLM:
-            return client.chat.completions.create
-        if model_type == ModelType.EMBEDDER:
-            return client.embeddings.create
-        raise ValueError(f"OpenAIClient does not support model_type={model_type}")
-
     # --------------------------------------------------------------------- requests
     def convert_inputs_to_api_kwargs(
         self,
@@ -178,52 +166,6 @@ class OpenAIClient(ModelClient):
             if api_kwargs["stream_options"] is None:
                 del api_kwargs["stream_options"]
         return api_kwargs
-
-    @with_retries
-    def call(
-        self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        """Send the request; a ``ChatCompletion``, a chunk ``Stream`` or embeddings come back."""
-        if model_type not in (ModelType.LLM, ModelType.EMBEDDER):
-            raise ValueError(f"OpenAIClient does not support model_type={model_type}")
-        if self.sync_client is None:
-            self.sync_client = self.init_sync_client()
-        return self._endpoint(self.sync_client, model_type)(**(api_kwargs or {}))
-
-    @with_retries
-    async def acall(
-        self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        """Async :meth:`call`; a stream comes back as an async iterator of chunks."""
-        if model_type not in (ModelType.LLM, ModelType.EMBEDDER):
-            raise ValueError(f"OpenAIClient does not support model_type={model_type}")
-        if self.async_client is None:
-            self.async_client = self.init_async_client()
-        return await self._endpoint(self.async_client, model_type)(**(api_kwargs or {}))
-
-    # -------------------------------------------------------------------- responses
-    def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
-        """Text and usage of a ``ChatCompletion``, or a text stream for a streamed reply."""
-        return parse_completion(completion, self.chat_completion_parser)
-
-    def track_completion_usage(self, completion: Any) -> CompletionUsage:
-        usage = to_completion_usage(getattr(completion, "usage", None))
-        return usage or CompletionUsage(completion_tokens=0, prompt_tokens=0, total_tokens=0)
-
-    def parse_embedding_response(self, response: Any) -> EmbedderOutput:
-        return parse_embeddings(response)
-
-    # ---------------------------------------------------------------- housekeeping
-    def _after_from_dict(self) -> None:
-        self.sync_client = None
-        self.async_client = None
-        self._api_key = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["sync_client"] = None
-        state["async_client"] = None
-        return state
 
     def _extra_repr(self) -> str:
         parts = []
