@@ -172,3 +172,39 @@ def test_repr_matches_seed_format():
         "  (output_processors): FunComponent(fun_name=strip)\n"
         ")"
     )
+
+
+def test_conversation_is_sent_as_chat_messages():
+    from lightrag.core.types import AssistantResponse, Conversation, DialogTurn, UserQuery
+
+    client = ScriptedClient(responses=["6", "8"])
+    gen = Generator(model_client=client, template="<SYS>You do arithmetic.</SYS>{{input_str}}")
+    history = [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}]
+    assert gen({"input_str": "3+3?"}, conversation=history).data == "6"
+    assert client.requests[0]["prompt"] == [
+        {"role": "system", "content": "You do arithmetic."},
+        {"role": "user", "content": "2+2?"},
+        {"role": "assistant", "content": "4"},
+        {"role": "user", "content": "3+3?"},
+    ]
+    conv = Conversation()
+    conv.append_dialog_turn(DialogTurn(user_query=UserQuery("2+2?"),
+                                       assistant_response=AssistantResponse("4")))
+    gen({"input_str": "4+4?"}, conversation=conv)
+    assert client.requests[1]["prompt"][1:3] == history
+    with pytest.raises(ValueError, match="role"):
+        gen({"input_str": "x"}, conversation=[{"role": "wizard", "content": "hi"}])
+
+
+def test_openai_client_receives_native_messages():
+    from lightrag.components.model_client import OpenAIClient
+
+    client = OpenAIClient(api_key="sk-test")
+    api_kwargs = Generator(model_client=client, model_kwargs={"model": "m"},
+                           template="<SYS>Be kind.</SYS>{{input_str}}")._pre_call(
+        {"input_str": "Hi again"}, None, [{"role": "user", "content": "Hi"},
+                                          {"role": "assistant", "content": "Hello"}])
+    assert api_kwargs["messages"] == [
+        {"role": "system", "content": "Be kind."}, {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Hi again"}]
+    assert api_kwargs["model"] == "m"

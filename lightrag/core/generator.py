@@ -27,6 +27,7 @@ from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional
 
 from lightrag.core.cache import ResponseCache
 from lightrag.core.component import Component
+from lightrag.core.messages import build_chat_messages
 from lightrag.core.model_client import ModelClient
 from lightrag.core.parameter import Parameter
 from lightrag.core.prompt_builder import Prompt
@@ -142,12 +143,18 @@ class Generator(Component):
         return text
 
     def _pre_call(
-        self, prompt_kwargs: Optional[Dict[str, Any]], model_kwargs: Optional[Dict[str, Any]]
+        self,
+        prompt_kwargs: Optional[Dict[str, Any]],
+        model_kwargs: Optional[Dict[str, Any]],
+        conversation: Any = None,
     ) -> Dict[str, Any]:
         prompt_str = self.get_prompt(**(prompt_kwargs or {}))
         merged = {**self.model_kwargs, **(model_kwargs or {})}
+        model_input: Any = prompt_str
+        if conversation is not None:
+            model_input = build_chat_messages(prompt_str, conversation)
         return self.model_client.convert_inputs_to_api_kwargs(
-            input=prompt_str, model_kwargs=merged, model_type=ModelType.LLM
+            input=model_input, model_kwargs=merged, model_type=ModelType.LLM
         )
 
     # --------------------------------------------------------------- callbacks
@@ -245,10 +252,18 @@ class Generator(Component):
         model_kwargs: Optional[Dict[str, Any]] = None,
         use_cache: Optional[bool] = None,
         id: Optional[str] = None,
+        conversation: Any = None,
     ) -> GeneratorOutput:
-        """Render the prompt, call the model, run the output processors."""
+        """Render the prompt, call the model, run the output processors.
+
+        Args:
+            conversation: earlier turns (a ``Conversation``, ``DialogTurn`` s or
+                ``{"role", "content"}`` dicts); the request is then sent as chat messages:
+                the prompt's ``<SYS>`` block as the system message, the turns, then the rest of
+                the prompt as the last user message.
+        """
         started = time.perf_counter()
-        api_kwargs = self._pre_call(prompt_kwargs, model_kwargs)
+        api_kwargs = self._pre_call(prompt_kwargs, model_kwargs, conversation)
         key = self._cache_key(api_kwargs) if use_cache is not False else None
         output = self._from_cache(key)
         cached = output is not None
@@ -271,10 +286,11 @@ class Generator(Component):
         model_kwargs: Optional[Dict[str, Any]] = None,
         use_cache: Optional[bool] = None,
         id: Optional[str] = None,
+        conversation: Any = None,
     ) -> GeneratorOutput:
         """Async :meth:`call`, through ``model_client.acall``."""
         started = time.perf_counter()
-        api_kwargs = self._pre_call(prompt_kwargs, model_kwargs)
+        api_kwargs = self._pre_call(prompt_kwargs, model_kwargs, conversation)
         key = self._cache_key(api_kwargs) if use_cache is not False else None
         output = self._from_cache(key)
         cached = output is not None
@@ -297,9 +313,11 @@ class Generator(Component):
         self,
         prompt_kwargs: Optional[Dict[str, Any]] = None,
         model_kwargs: Optional[Dict[str, Any]] = None,
+        conversation: Any = None,
     ) -> Iterator[str]:
         """Yield the reply text piece by piece; raises ``RuntimeError`` if the request fails."""
-        output = self.call(prompt_kwargs, {**(model_kwargs or {}), "stream": True})
+        output = self.call(prompt_kwargs, {**(model_kwargs or {}), "stream": True},
+                           conversation=conversation)
         if output.error is not None:
             raise RuntimeError(f"streaming failed: {output.error}")
         if isinstance(output.data, str):
@@ -311,9 +329,11 @@ class Generator(Component):
         self,
         prompt_kwargs: Optional[Dict[str, Any]] = None,
         model_kwargs: Optional[Dict[str, Any]] = None,
+        conversation: Any = None,
     ) -> AsyncIterator[str]:
         """Async :meth:`stream`."""
-        output = await self.acall(prompt_kwargs, {**(model_kwargs or {}), "stream": True})
+        output = await self.acall(prompt_kwargs, {**(model_kwargs or {}), "stream": True},
+                                  conversation=conversation)
         if output.error is not None:
             raise RuntimeError(f"streaming failed: {output.error}")
         if isinstance(output.data, str):

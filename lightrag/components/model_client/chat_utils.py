@@ -27,6 +27,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
+from lightrag.core.messages import split_prompt
 from lightrag.core.types import (
     CompletionUsage,
     EmbedderOutput,
@@ -43,8 +44,6 @@ ChatCompletionParser = Callable[[Any], Any]
 
 INPUT_TYPES = ("text", "messages")
 
-_SYS_BLOCK = re.compile(r"<SYS>(.*?)</SYS>", re.DOTALL)
-_USER_BLOCK = re.compile(r"^\s*<USER>(.*?)</USER>\s*$", re.DOTALL | re.IGNORECASE)
 
 
 def check_input_type(input_type: str) -> str:
@@ -54,28 +53,6 @@ def check_input_type(input_type: str) -> str:
 
 
 # ------------------------------------------------------------------------------- requests
-def split_prompt(prompt: str) -> list[Message]:
-    """Split a rendered prompt into a system message (its ``<SYS>`` block) and a user message.
-
-    Without a ``<SYS>`` block the whole prompt is one user message. A remainder that is only a
-    ``<USER>…</USER>`` block (0.1's messages format) is unwrapped.
-    """
-    match = _SYS_BLOCK.search(prompt)
-    if match is None:
-        return [{"role": "user", "content": prompt.strip()}]
-    system = match.group(1).strip()
-    rest = (prompt[: match.start()] + prompt[match.end() :]).strip()
-    user_only = _USER_BLOCK.match(rest)
-    if user_only is not None:
-        rest = user_only.group(1).strip()
-    messages: list[Message] = []
-    if system:
-        messages.append({"role": "system", "content": system})
-    if rest or not messages:
-        messages.append({"role": "user", "content": rest})
-    return messages
-
-
 def _as_message(item: Any, position: int) -> Message:
     if isinstance(item, Mapping):
         if "role" not in item:
