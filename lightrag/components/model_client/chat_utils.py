@@ -23,7 +23,6 @@ from __future__ import annotations
 import inspect
 import logging
 import os
-import re
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
