@@ -17,7 +17,7 @@ install-demo: $(VENV)/bin/python
 	$(PIP_INSTALL) -e ".[local,spacy]"
 
 install-test: $(VENV)/bin/python
-	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss,spacy]"
+	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss,spacy,bench,chroma,ray,server]"
 
 demo: install-demo
 	$(VENV)/bin/lightrag demo
