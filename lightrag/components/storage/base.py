@@ -1,46 +1,70 @@
 """Storage interfaces of graph RAG: key-value, vector, graph and document-status stores.
 
 Every store is a Component bound to a ``namespace`` inside ``working_dir/workspace``; a
-workspace isolates one tenant's data. Stores keep their data in memory and write it to disk in
-``index_done_callback()``, always atomically (temp file + rename), so a crash leaves the previous
-file intact and reloadable.
+workspace isolates one tenant's data. Stores keep their data in memory and write it to disk only
+in ``index_done_callback()``, always atomically (temp file + rename), so a crash leaves the
+previous file intact and reloadable. The methods are synchronous: the embedded stores are
+in-memory and called from one thread.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from abc import abstractmethod
+from dataclasses import dataclass, field, fields
+from enum import Enum
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
 from lightrag.components.graph_rag.schemas import DocProcessingStatus, DocStatus
+from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 
+log = logging.getLogger(__name__)
+
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]*$")
+_STATUS_FIELDS = frozenset(f.name for f in fields(DocProcessingStatus))
+
+
+def _check_name(label: str, value: Any) -> None:
+    if not isinstance(value, str) or not _SAFE_NAME.match(value) or value in (".", ".."):
+        raise ValueError(f"{label} {value!r} must be a plain file-name part: letters, digits, '_', '-', '.'")
 
 
 class StorageNameSpace(Component):
-    """Base of all stores: where the data lives and how it is flushed."""
+    """Base of all stores: where the data lives (``working_dir/workspace/``) and how it is flushed.
+
+    Args:
+        namespace: which data set this is (``"text_chunks"``, ``"entities"``...); part of the file name.
+        workspace: a tenant; its files live in their own sub-folder ("" = ``working_dir`` itself).
+        working_dir: the root folder of all stores.
+
+    Example:
+        >>> from lightrag.components.storage import JsonKVStorage
+        >>> JsonKVStorage(namespace="full_docs", workspace="alice", working_dir="/tmp/rag")
+        JsonKVStorage(namespace='full_docs', workspace='alice')
+    """
 
     def __init__(self, namespace: str, workspace: str = "", working_dir: str = "./lightrag_storage") -> None:
         super().__init__()
-        for label, value in (("namespace", namespace), ("workspace", workspace)):
-            if not isinstance(value, str) or not _SAFE_NAME.match(value) or value in (".", ".."):
-                raise ValueError(f"{label} {value!r} must contain only letters, digits, '_', '-', '.'")
+        _check_name("namespace", namespace)
+        _check_name("workspace", workspace)
         if not namespace:
             raise ValueError("namespace must not be empty")
         self.namespace = namespace
         self.workspace = workspace
-        self.working_dir = working_dir
+        self.working_dir = str(working_dir)
 
     @property
     def storage_dir(self) -> Path:
+        """The folder holding this workspace's files."""
         return Path(self.working_dir) / self.workspace if self.workspace else Path(self.working_dir)
 
     def index_done_callback(self) -> None:
-        """Write the in-memory data to disk atomically."""
+        """Write the in-memory data to disk atomically (a no-op for stores without files)."""
 
     def drop(self) -> None:
         """Remove all data, in memory and on disk."""
@@ -50,12 +74,14 @@ class StorageNameSpace(Component):
 
 
 class BaseKVStorage(StorageNameSpace):
-    """A map from string ids to JSON records."""
+    """A map from string ids to JSON records; ``upsert`` merges fields into existing records."""
 
     @abstractmethod
-    def get_by_id(self, id: str) -> Optional[Dict[str, Any]]: ...
+    def get_by_id(self, id: str) -> Optional[Dict[str, Any]]:
+        """The record, or None."""
 
     def get_by_ids(self, ids: Sequence[str]) -> List[Optional[Dict[str, Any]]]:
+        """The records in the order of ``ids`` (None where missing)."""
         return [self.get_by_id(i) for i in ids]
 
     def filter_keys(self, keys: Iterable[str]) -> Set[str]:
@@ -67,12 +93,15 @@ class BaseKVStorage(StorageNameSpace):
         """Insert records, or merge their fields into existing ones."""
 
     @abstractmethod
-    def delete(self, ids: Iterable[str]) -> None: ...
+    def delete(self, ids: Iterable[str]) -> None:
+        """Remove the records (missing ids are ignored)."""
 
     @abstractmethod
-    def keys(self) -> List[str]: ...
+    def keys(self) -> List[str]:
+        """All ids."""
 
     def items(self) -> List[Tuple[str, Dict[str, Any]]]:
+        """All ``(id, record)`` pairs."""
         return [(k, self.get_by_id(k)) for k in self.keys()]  # type: ignore[misc]
 
     def is_empty(self) -> bool:
@@ -83,7 +112,15 @@ class BaseKVStorage(StorageNameSpace):
 
 
 class BaseVectorStorage(StorageNameSpace):
-    """Vectors with metadata, searched by cosine similarity (results under the threshold dropped)."""
+    """Vectors with metadata, searched by cosine similarity (results under the threshold dropped).
+
+    Args:
+        embedder: an :class:`~lightrag.core.embedder.Embedder` (or None when vectors are passed in).
+        cosine_threshold: hits scoring below it are dropped.
+        meta_fields: record fields kept besides ``content`` and returned with hits.
+        embedding_batch_size: texts per embedder call.
+        embedding_dim: the embedder's dimension if known; stored vectors of another size raise.
+    """
 
     def __init__(
         self,
@@ -94,120 +131,188 @@ class BaseVectorStorage(StorageNameSpace):
         embedding_batch_size: int = 32,
         workspace: str = "",
         working_dir: str = "./lightrag_storage",
+        embedding_dim: Optional[int] = None,
     ) -> None:
         super().__init__(namespace, workspace, working_dir)
+        if not -1.0 <= cosine_threshold <= 1.0:
+            raise ValueError(f"cosine_threshold must be in [-1, 1], got {cosine_threshold}")
+        if embedding_batch_size < 1:
+            raise ValueError("embedding_batch_size must be at least 1")
         # Not a registered child: the GraphRAG system shares one embedder between its three vector
         # stores and prints it once, as its own child.
         object.__setattr__(self, "embedder", embedder)
-        self.cosine_threshold = cosine_threshold
+        self.cosine_threshold = float(cosine_threshold)
         self.meta_fields = list(meta_fields or [])
         self.embedding_batch_size = embedding_batch_size
+        self.embedding_dim = embedding_dim
 
     def _check_embedder(self) -> None:
         if self.embedder is None:
             raise ValueError(f"vector store {self.namespace!r} has no embedder: pass vectors instead")
 
     @staticmethod
-    def _normalize(matrix: np.ndarray) -> np.ndarray:
+    def _normalize(matrix: Any) -> np.ndarray:
+        """Rows scaled to unit length, as a float32 2-D array (zero rows stay zero)."""
         matrix = np.asarray(matrix, dtype=np.float32)
         if matrix.ndim == 1:
             matrix = matrix[None, :]
+        if matrix.ndim != 2:
+            raise ValueError(f"vectors must be a 1-D or 2-D array, got shape {matrix.shape}")
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return matrix / norms
 
+    def _collect(self, outputs: List[Any], texts: Sequence[str]) -> np.ndarray:
+        rows: List[List[float]] = []
+        for out in outputs:
+            if out.error is not None:
+                raise RuntimeError(f"embedding failed in store {self.namespace!r}: {out.error}")
+            rows.extend(e.embedding for e in out.data)
+        if len(rows) != len(texts):
+            raise RuntimeError(f"embedder returned {len(rows)} vectors for {len(texts)} texts")
+        if not rows:
+            return np.zeros((0, self.embedding_dim or 0), dtype=np.float32)
+        return self._normalize(np.array(rows, dtype=np.float32))
+
+    def _batches(self, texts: Sequence[str]) -> List[List[str]]:
+        size = self.embedding_batch_size
+        return [list(texts[i:i + size]) for i in range(0, len(texts), size)]
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` (in batches) into a float32 matrix of unit rows."""
         self._check_embedder()
-        rows: List[List[float]] = []
-        for start in range(0, len(texts), self.embedding_batch_size):
-            out = self.embedder(list(texts[start:start + self.embedding_batch_size]))
-            if out.error is not None:
-                raise RuntimeError(f"embedding failed in store {self.namespace!r}: {out.error}")
-            rows.extend(e.embedding for e in out.data)
-        return self._normalize(np.array(rows, dtype=np.float32)) if rows else np.zeros((0, 0), np.float32)
+        return self._collect([self.embedder(batch) for batch in self._batches(texts)], texts)
 
     async def aembed(self, texts: Sequence[str]) -> np.ndarray:
-        """Async :meth:`embed`."""
+        """Async :meth:`embed` (``embedder.acall``, batches one after another)."""
         self._check_embedder()
-        rows: List[List[float]] = []
-        for start in range(0, len(texts), self.embedding_batch_size):
-            out = await self.embedder.acall(list(texts[start:start + self.embedding_batch_size]))
-            if out.error is not None:
-                raise RuntimeError(f"embedding failed in store {self.namespace!r}: {out.error}")
-            rows.extend(e.embedding for e in out.data)
-        return self._normalize(np.array(rows, dtype=np.float32)) if rows else np.zeros((0, 0), np.float32)
+        return self._collect([await self.embedder.acall(batch) for batch in self._batches(texts)], texts)
 
     @abstractmethod
     def upsert(self, data: Dict[str, Dict[str, Any]], vectors: Optional[np.ndarray] = None) -> None:
         """Insert or replace records ``{id: {"content": text, **meta}}``; embeds the contents
-        unless ``vectors`` (rows aligned with ``data``) are given."""
+        unless ``vectors`` (rows aligned with the order of ``data``) are given."""
 
     async def aupsert(self, data: Dict[str, Dict[str, Any]]) -> None:
-        """Async upsert: embeds with ``embedder.acall``."""
+        """Async upsert: embeds the contents with ``embedder.acall``."""
         if not data:
             return
         vectors = await self.aembed([record.get("content", "") for record in data.values()])
         self.upsert(data, vectors=vectors)
 
     @abstractmethod
-    def query(self, query: Any, top_k: int, ids_filter: Optional[Set[str]] = None) -> List[Dict[str, Any]]:
-        """Best matches of a text or vector: ``{"id", "score", "content", **meta}``."""
+    def query(self, query: Union[str, np.ndarray], top_k: int,
+              ids_filter: Optional[Set[str]] = None) -> List[Dict[str, Any]]:
+        """Best matches of a text or vector, best first: ``{"id", "score", "content", **meta}``."""
 
     def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
+        """:meth:`query` for each row of ``matrix``."""
         return [self.query(row, top_k) for row in np.asarray(matrix)]
 
     @abstractmethod
-    def delete(self, ids: Iterable[str]) -> None: ...
+    def delete(self, ids: Iterable[str]) -> None:
+        """Remove the records (missing ids are ignored)."""
 
     @abstractmethod
-    def get_by_id(self, id: str) -> Optional[Dict[str, Any]]: ...
+    def get_by_id(self, id: str) -> Optional[Dict[str, Any]]:
+        """``{"id", "content", **meta}`` or None."""
 
     def get_by_ids(self, ids: Sequence[str]) -> List[Optional[Dict[str, Any]]]:
         return [self.get_by_id(i) for i in ids]
 
     @abstractmethod
-    def get_vectors_by_ids(self, ids: Sequence[str]) -> Dict[str, np.ndarray]: ...
+    def get_vectors_by_ids(self, ids: Sequence[str]) -> Dict[str, np.ndarray]:
+        """The stored (unit) vectors of the ids that exist."""
 
     @abstractmethod
     def __len__(self) -> int: ...
 
 
+@dataclass
+class KnowledgeGraph(DataClass):
+    """A subgraph for display: nodes ``{id, labels, properties}`` and edges
+    ``{id, source, target, properties}``."""
+
+    nodes: List[Dict[str, Any]] = field(default_factory=list, metadata={"desc": "id, labels, properties"})
+    edges: List[Dict[str, Any]] = field(default_factory=list, metadata={"desc": "id, source, target, properties"})
+    is_truncated: bool = field(default=False, metadata={"desc": "True when max_nodes cut it"})
+
+
 class BaseGraphStorage(StorageNameSpace):
-    """An undirected property graph of entities (nodes) and relations (edges)."""
+    """An undirected property graph of entities (nodes) and relations (edges).
+
+    The batch helpers have per-item defaults; backends override them when they can do better.
+    """
 
     @abstractmethod
     def has_node(self, node_id: str) -> bool: ...
     @abstractmethod
     def has_edge(self, src: str, tgt: str) -> bool: ...
+
     @abstractmethod
-    def node_degree(self, node_id: str) -> int: ...
+    def node_degree(self, node_id: str) -> int:
+        """Number of edges at the node (0 when missing)."""
 
     def edge_degree(self, src: str, tgt: str) -> int:
+        """Sum of the two endpoint degrees."""
         return self.node_degree(src) + self.node_degree(tgt)
 
     @abstractmethod
     def get_node(self, node_id: str) -> Optional[Dict[str, Any]]: ...
     @abstractmethod
     def get_edge(self, src: str, tgt: str) -> Optional[Dict[str, Any]]: ...
+
     @abstractmethod
-    def get_node_edges(self, node_id: str) -> Optional[List[Tuple[str, str]]]: ...
+    def get_node_edges(self, node_id: str) -> Optional[List[Tuple[str, str]]]:
+        """``[(node_id, neighbour), ...]``, or None when the node does not exist."""
+
     @abstractmethod
-    def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None: ...
+    def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None:
+        """Create the node or merge ``data`` into its properties."""
+
     @abstractmethod
-    def upsert_edge(self, src: str, tgt: str, data: Dict[str, Any]) -> None: ...
+    def upsert_edge(self, src: str, tgt: str, data: Dict[str, Any]) -> None:
+        """Create the (undirected) edge or merge ``data`` into its properties."""
+
     @abstractmethod
-    def delete_node(self, node_id: str) -> None: ...
+    def delete_node(self, node_id: str) -> None:
+        """Remove the node and its edges (missing nodes are ignored)."""
+
     @abstractmethod
-    def remove_edges(self, pairs: Iterable[Tuple[str, str]]) -> None: ...
+    def remove_edges(self, pairs: Iterable[Tuple[str, str]]) -> None:
+        """Remove the (undirected) edges; missing ones are ignored."""
+
     @abstractmethod
-    def get_all_labels(self) -> List[str]: ...
+    def get_all_labels(self) -> List[str]:
+        """All node ids, sorted."""
+
     @abstractmethod
-    def get_all_edges(self) -> List[Dict[str, Any]]: ...
+    def get_all_nodes(self) -> List[Dict[str, Any]]:
+        """``{**properties, "id"}`` for every node."""
+
+    @abstractmethod
+    def get_all_edges(self) -> List[Dict[str, Any]]:
+        """``{**properties, "source", "target"}`` for every edge."""
+
+    @abstractmethod
+    def search_labels(self, query: str, limit: int = 50) -> List[str]:
+        """Labels containing ``query`` (case-insensitive): exact, then prefix, then substring."""
+
+    @abstractmethod
+    def get_popular_labels(self, limit: int = 300) -> List[str]:
+        """Labels by degree, highest first."""
+
+    @abstractmethod
+    def get_knowledge_graph(self, node_label: str, max_depth: int = 3, max_nodes: int = 1000) -> KnowledgeGraph:
+        """``"*"``: the ``max_nodes`` highest-degree nodes; else a BFS from ``node_label``."""
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
         for node_id in node_ids:
             self.delete_node(node_id)
+
+    def has_nodes_batch(self, node_ids: Sequence[str]) -> Set[str]:
+        """The ids that exist."""
+        return {n for n in node_ids if self.has_node(n)}
 
     def get_nodes_batch(self, node_ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
         return {n: d for n in node_ids if (d := self.get_node(n)) is not None}
@@ -215,48 +320,77 @@ class BaseGraphStorage(StorageNameSpace):
     def node_degrees_batch(self, node_ids: Sequence[str]) -> Dict[str, int]:
         return {n: self.node_degree(n) for n in node_ids}
 
+    def edge_degrees_batch(self, pairs: Sequence[Tuple[str, str]]) -> Dict[Tuple[str, str], int]:
+        return {(s, t): self.edge_degree(s, t) for s, t in pairs}
+
     def get_edges_batch(self, pairs: Sequence[Tuple[str, str]]) -> Dict[Tuple[str, str], Dict[str, Any]]:
         return {p: d for p in pairs if (d := self.get_edge(*p)) is not None}
 
     def get_nodes_edges_batch(self, node_ids: Sequence[str]) -> Dict[str, List[Tuple[str, str]]]:
         return {n: self.get_node_edges(n) or [] for n in node_ids}
 
+    def upsert_nodes_batch(self, nodes: Dict[str, Dict[str, Any]]) -> None:
+        for node_id, data in nodes.items():
+            self.upsert_node(node_id, data)
+
+    def upsert_edges_batch(self, edges: Dict[Tuple[str, str], Dict[str, Any]]) -> None:
+        for (src, tgt), data in edges.items():
+            self.upsert_edge(src, tgt, data)
+
+
+StatusLike = Union[DocStatus, str]
+
 
 class DocStatusStorage(BaseKVStorage):
-    """Document status records, queried by status and by the insert call that enqueued them."""
+    """Document status records, queried by status, insert call (track id) and content hash.
 
-    def _as_status(self, record: Dict[str, Any]) -> DocProcessingStatus:
-        return DocProcessingStatus.from_dict(record)
+    Records are stored as plain dicts (``status`` as its string value); the query methods return
+    :class:`DocProcessingStatus` objects. ``upsert`` also accepts DocProcessingStatus values.
+    """
 
-    def get_by_statuses(self, statuses: Sequence[DocStatus]) -> Dict[str, DocProcessingStatus]:
+    @staticmethod
+    def _to_record(value: Union[DocProcessingStatus, Dict[str, Any]]) -> Dict[str, Any]:
+        record = value.to_dict() if isinstance(value, DocProcessingStatus) else dict(value)
+        if isinstance(record.get("status"), Enum):
+            record["status"] = record["status"].value
+        return record
+
+    @staticmethod
+    def _as_status(record: Dict[str, Any]) -> DocProcessingStatus:
+        return DocProcessingStatus.from_dict({k: v for k, v in record.items() if k in _STATUS_FIELDS})
+
+    def get_by_statuses(self, statuses: Sequence[StatusLike]) -> Dict[str, DocProcessingStatus]:
         wanted = {DocStatus(s).value for s in statuses}
         return {k: self._as_status(v) for k, v in self.items() if v.get("status") in wanted}
 
-    def get_by_status(self, status: DocStatus) -> Dict[str, DocProcessingStatus]:
+    def get_by_status(self, status: StatusLike) -> Dict[str, DocProcessingStatus]:
         return self.get_by_statuses([status])
 
     def get_by_track_id(self, track_id: str) -> Dict[str, DocProcessingStatus]:
         return {k: self._as_status(v) for k, v in self.items() if v.get("track_id") == track_id}
 
     def get_status_counts(self) -> Dict[str, int]:
+        """``{status value: count}`` with every :class:`DocStatus` present (zeros included)."""
         counts = {s.value: 0 for s in DocStatus}
         for _, record in self.items():
-            status = record.get("status", DocStatus.PENDING.value)
+            status = str(record.get("status", DocStatus.PENDING.value))
             counts[status] = counts.get(status, 0) + 1
         return counts
 
     def get_doc_by_content_hash(self, content_hash: str) -> Optional[Tuple[str, DocProcessingStatus]]:
+        """``(doc id, status)`` of the first document with this content hash, or None."""
         for key, record in self.items():
             if record.get("content_hash") == content_hash:
                 return key, self._as_status(record)
         return None
 
     def get_docs_paginated(self, page: int = 1, page_size: int = 50,
-                           status: Optional[DocStatus] = None) -> List[Tuple[str, DocProcessingStatus]]:
+                           status: Optional[StatusLike] = None) -> List[Tuple[str, DocProcessingStatus]]:
+        """One page (1-based) of ``(doc id, status)``, most recently updated first."""
         if page < 1 or page_size < 1:
             raise ValueError("page and page_size must be positive")
-        rows = [(k, v) for k, v in sorted(self.items(), key=lambda kv: kv[1].get("updated_at", ""),
-                                          reverse=True)
-                if status is None or v.get("status") == DocStatus(status).value]
+        wanted = None if status is None else DocStatus(status).value
+        rows = [(k, v) for k, v in self.items() if wanted is None or v.get("status") == wanted]
+        rows.sort(key=lambda kv: (kv[1].get("updated_at") or "", kv[0]), reverse=True)
         start = (page - 1) * page_size
         return [(k, self._as_status(v)) for k, v in rows[start:start + page_size]]

@@ -18,44 +18,64 @@ import io
 import json
 import logging
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import networkx as nx
+import numpy as np
 
-from lightrag.components.storage.base import BaseGraphStorage
-from lightrag.core.base_data_class import DataClass
+from lightrag.components.storage.base import BaseGraphStorage, KnowledgeGraph
 from lightrag.utils.file_io import atomic_write_bytes, atomic_write_text
 
 log = logging.getLogger(__name__)
 
+__all__ = ["KnowledgeGraph", "NetworkXGraphStorage"]
+
 _GRAPHML_TYPES = (str, int, float, bool)
-
-
-@dataclass
-class KnowledgeGraph(DataClass):
-    """A subgraph for display: nodes and edges with their properties."""
-
-    nodes: List[Dict[str, Any]] = field(default_factory=list, metadata={"desc": "id, labels, properties"})
-    edges: List[Dict[str, Any]] = field(default_factory=list, metadata={"desc": "id, source, target, properties"})
-    is_truncated: bool = field(default=False, metadata={"desc": "True when max_nodes cut it"})
+EXPORT_FORMATS = ("graphml", "json", "csv")
 
 
 def _clean(data: Dict[str, Any], what: str) -> Dict[str, Any]:
+    """Properties GraphML can hold: None dropped, NumPy scalars unwrapped, others rejected."""
+    if not isinstance(data, dict):
+        raise TypeError(f"{what} properties must be a dict, got {type(data).__name__}")
     clean = {}
     for key, value in data.items():
+        if not isinstance(key, str):
+            raise TypeError(f"{what} property names must be strings, got {key!r}")
         if value is None:
             continue
+        if isinstance(value, np.generic):
+            value = value.item()
         if not isinstance(value, _GRAPHML_TYPES):
             raise TypeError(f"{what} property {key!r} is a {type(value).__name__}; GraphML holds "
-                            "only str, int, float and bool")
+                            "only str, int, float and bool (join lists with GRAPH_FIELD_SEP)")
         clean[key] = value
     return clean
 
 
+def _graphml_bytes(graph: nx.Graph) -> bytes:
+    buffer = io.BytesIO()
+    nx.write_graphml(graph, buffer)
+    return buffer.getvalue()
+
+
 class NetworkXGraphStorage(BaseGraphStorage):
-    """The whole graph in memory (fine to millions of edges on one machine)."""
+    """The whole graph in memory (fine to millions of edges on one machine).
+
+    Node and edge properties must be ``str``/``int``/``float``/``bool`` so they survive GraphML;
+    ``upsert_*`` merge properties into existing ones. Edges are undirected:
+    ``get_edge("a", "b") == get_edge("b", "a")``.
+
+    Example:
+        >>> import tempfile
+        >>> g = NetworkXGraphStorage(namespace="chunk_entity_relation", working_dir=tempfile.mkdtemp())
+        >>> g.upsert_edge("Cassini", "Saturn", {"keywords": "orbit", "weight": 2.0})
+        >>> g.search_labels("sat"), g.get_knowledge_graph("Cassini", max_depth=1).is_truncated
+        (['Saturn'], False)
+    """
+
+    _to_dict_exclude = ("_graph", "_dirty")
 
     def __init__(self, namespace: str, workspace: str = "", working_dir: str = "./lightrag_storage") -> None:
         super().__init__(namespace, workspace, working_dir)
@@ -63,22 +83,22 @@ class NetworkXGraphStorage(BaseGraphStorage):
         self._dirty = False
         if self.file_path.exists():
             try:
-                self._graph = nx.read_graphml(self.file_path)
+                loaded = nx.read_graphml(self.file_path)
             except Exception as e:  # networkx raises several parser errors
                 raise ValueError(f"cannot read graph file {self.file_path}: {e}") from e
-
-    _to_dict_exclude = ("_graph",)
+            self._graph = loaded if type(loaded) is nx.Graph else nx.Graph(loaded)
+            log.debug("%s: loaded %d nodes, %d edges", self.file_path,
+                      self._graph.number_of_nodes(), self._graph.number_of_edges())
 
     @property
     def file_path(self) -> Path:
         return self.storage_dir / f"graph_{self.namespace}.graphml"
 
     def index_done_callback(self) -> None:
+        """Write the graph atomically; skipped when nothing changed since the last flush."""
         if not self._dirty and self.file_path.exists():
             return
-        buffer = io.BytesIO()
-        nx.write_graphml(self._graph, buffer)
-        atomic_write_bytes(self.file_path, buffer.getvalue())
+        atomic_write_bytes(self.file_path, _graphml_bytes(self._graph))
         self._dirty = False
 
     def drop(self) -> None:
@@ -86,7 +106,7 @@ class NetworkXGraphStorage(BaseGraphStorage):
         self.file_path.unlink(missing_ok=True)
         self._dirty = False
 
-    # ------------------------------------------------------------------- reads
+    # ------------------------------------------------------------------ reads
     def has_node(self, node_id: str) -> bool:
         return self._graph.has_node(node_id)
 
@@ -109,6 +129,9 @@ class NetworkXGraphStorage(BaseGraphStorage):
             return None
         return [(node_id, other) for other in self._graph.adj[node_id]]
 
+    def has_nodes_batch(self, node_ids: Sequence[str]) -> Set[str]:
+        return {n for n in node_ids if n in self._graph}
+
     def get_nodes_batch(self, node_ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
         nodes = self._graph.nodes
         return {n: dict(nodes[n]) for n in node_ids if n in nodes}
@@ -129,52 +152,70 @@ class NetworkXGraphStorage(BaseGraphStorage):
         return sorted(self._graph.nodes)
 
     def get_all_nodes(self) -> List[Dict[str, Any]]:
-        return [{"id": n, **d} for n, d in self._graph.nodes(data=True)]
+        return [{**d, "id": n} for n, d in self._graph.nodes(data=True)]
 
     def get_all_edges(self) -> List[Dict[str, Any]]:
-        return [{"source": s, "target": t, **d} for s, t, d in self._graph.edges(data=True)]
+        return [{**d, "source": s, "target": t} for s, t, d in self._graph.edges(data=True)]
 
     def search_labels(self, query: str, limit: int = 50) -> List[str]:
-        """Labels containing ``query`` (case-insensitive): exact, then prefix, then substring."""
-        q = query.lower()
+        """Labels containing ``query`` (case-insensitive): exact, then prefix, then shorter first."""
+        q = query.strip().lower()
+        if not q:
+            return []
         found = [n for n in self._graph.nodes if q in n.lower()]
         found.sort(key=lambda n: (n.lower() != q, not n.lower().startswith(q), len(n), n))
         return found[:limit]
 
     def get_popular_labels(self, limit: int = 300) -> List[str]:
+        """Labels by degree, highest first (ties by name)."""
         return [n for n, _ in sorted(self._graph.degree, key=lambda nd: (-nd[1], nd[0]))[:limit]]
 
-    def get_knowledge_graph(self, node_label: str = "*", max_depth: int = 3, max_nodes: int = 1000) -> KnowledgeGraph:
-        """``"*"``: the ``max_nodes`` highest-degree nodes; else a BFS from ``node_label``."""
+    def get_knowledge_graph(self, node_label: str = "*", max_depth: int = 3,
+                            max_nodes: int = 1000) -> KnowledgeGraph:
+        """A subgraph for display.
+
+        ``"*"``: the ``max_nodes`` highest-degree nodes and the edges among them. Otherwise a BFS
+        from ``node_label`` up to ``max_depth`` hops (busier neighbours first), cut at
+        ``max_nodes``; ``is_truncated`` says whether nodes were left out. Unknown label: empty.
+        """
+        if max_nodes < 1 or max_depth < 0:
+            raise ValueError("max_nodes must be >= 1 and max_depth >= 0")
         if node_label == "*":
             chosen = self.get_popular_labels(max_nodes)
             truncated = self._graph.number_of_nodes() > max_nodes
+        elif not self._graph.has_node(node_label):
+            return KnowledgeGraph()
         else:
-            if not self._graph.has_node(node_label):
-                return KnowledgeGraph()
-            chosen, seen, queue, truncated = [], {node_label}, deque([(node_label, 0)]), False
-            while queue:
-                node, depth = queue.popleft()
-                if len(chosen) >= max_nodes:
-                    truncated = True
-                    break
-                chosen.append(node)
-                if depth < max_depth:
-                    for other in self._graph.adj[node]:
-                        if other not in seen:
-                            seen.add(other)
-                            queue.append((other, depth + 1))
+            chosen, truncated = self._bfs(node_label, max_depth, max_nodes)
         sub = self._graph.subgraph(chosen)
         return KnowledgeGraph(
-            nodes=[{"id": n, "labels": [n], "properties": dict(d)} for n, d in sub.nodes(data=True)],
+            nodes=[{"id": n, "labels": [n], "properties": dict(sub.nodes[n])} for n in chosen],
             edges=[{"id": f"{s}-{t}", "source": s, "target": t, "properties": dict(d)}
                    for s, t, d in sub.edges(data=True)],
             is_truncated=truncated,
         )
 
-    # ------------------------------------------------------------------ writes
+    def _bfs(self, start: str, max_depth: int, max_nodes: int) -> Tuple[List[str], bool]:
+        adj = self._graph.adj
+        chosen: List[str] = []
+        seen, queue = {start}, deque([(start, 0)])
+        while queue:
+            if len(chosen) >= max_nodes:
+                return chosen, True
+            node, depth = queue.popleft()
+            chosen.append(node)
+            if depth < max_depth:
+                fresh = [o for o in adj[node] if o not in seen]
+                fresh.sort(key=lambda o: (-len(adj[o]), o))
+                seen.update(fresh)
+                queue.extend((o, depth + 1) for o in fresh)
+        return chosen, False
+
+    # ----------------------------------------------------------------- writes
     def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None:
         clean = _clean(data, f"node {node_id!r}")
+        if not isinstance(node_id, str) or not node_id:
+            raise ValueError(f"node ids must be non-empty strings, got {node_id!r}")
         if self._graph.has_node(node_id):
             self._graph.nodes[node_id].update(clean)
         else:
@@ -183,6 +224,9 @@ class NetworkXGraphStorage(BaseGraphStorage):
 
     def upsert_edge(self, src: str, tgt: str, data: Dict[str, Any]) -> None:
         clean = _clean(data, f"edge {src!r}-{tgt!r}")
+        for end in (src, tgt):
+            if not isinstance(end, str) or not end:
+                raise ValueError(f"node ids must be non-empty strings, got {end!r}")
         if self._graph.has_edge(src, tgt):
             self._graph.edges[src, tgt].update(clean)
         else:
@@ -194,30 +238,42 @@ class NetworkXGraphStorage(BaseGraphStorage):
             self._graph.remove_node(node_id)
             self._dirty = True
 
+    def remove_nodes(self, node_ids: Iterable[str]) -> None:
+        present = [n for n in node_ids if n in self._graph]
+        self._graph.remove_nodes_from(present)
+        self._dirty = self._dirty or bool(present)
+
     def remove_edges(self, pairs: Iterable[Tuple[str, str]]) -> None:
         for src, tgt in pairs:
             if self._graph.has_edge(src, tgt):
                 self._graph.remove_edge(src, tgt)
                 self._dirty = True
 
-    # ------------------------------------------------------------------ export
-    def export(self, path: str, format: str = "graphml") -> None:
-        """Write the graph as ``graphml``, ``json`` (node-link) or ``csv`` (two files)."""
-        target = Path(path)
-        if format == "graphml":
-            buffer = io.BytesIO()
-            nx.write_graphml(self._graph, buffer)
-            atomic_write_bytes(target, buffer.getvalue())
-        elif format == "json":
-            atomic_write_text(target, json.dumps({"nodes": self.get_all_nodes(),
-                                                  "edges": self.get_all_edges()}, ensure_ascii=False, indent=1))
-        elif format == "csv":
-            for suffix, rows in (("entities", self.get_all_nodes()), ("relations", self.get_all_edges())):
+    # ----------------------------------------------------------------- export
+    def export(self, path: str, format: str = "graphml") -> List[Path]:
+        """Write the graph as ``graphml``, ``json`` (``{"nodes", "edges"}``) or ``csv``
+        (``<stem>_entities.csv`` and ``<stem>_relations.csv`` beside ``path``); returns the files.
+        """
+        target, fmt = Path(path), format.lower()
+        if fmt == "graphml":
+            atomic_write_bytes(target, _graphml_bytes(self._graph))
+            return [target]
+        if fmt == "json":
+            text = json.dumps({"nodes": self.get_all_nodes(), "edges": self.get_all_edges()},
+                              ensure_ascii=False, indent=1)
+            atomic_write_text(target, text)
+            return [target]
+        if fmt == "csv":
+            written = []
+            for suffix, rows, first in (("entities", self.get_all_nodes(), ["id"]),
+                                        ("relations", self.get_all_edges(), ["source", "target"])):
                 out = io.StringIO()
-                columns = sorted({k for r in rows for k in r}, key=lambda c: (c not in ("id", "source", "target"), c))
+                columns = first + sorted({k for r in rows for k in r} - set(first))
                 writer = csv.DictWriter(out, fieldnames=columns)
                 writer.writeheader()
                 writer.writerows(rows)
-                atomic_write_text(target.with_name(f"{target.stem}_{suffix}.csv"), out.getvalue())
-        else:
-            raise ValueError(f"unknown export format {format!r}; use graphml, json or csv")
+                file = target.with_name(f"{target.stem}_{suffix}.csv")
+                atomic_write_text(file, out.getvalue())
+                written.append(file)
+            return written
+        raise ValueError(f"unknown export format {format!r}; use one of {', '.join(EXPORT_FORMATS)}")

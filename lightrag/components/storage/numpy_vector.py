@@ -1,10 +1,10 @@
 """``NumpyVectorStorage``: exact cosine search over one contiguous float32 matrix.
 
-Written here rather than on nano-vectordb (HKU LightRAG's default) because a single matrix with
+Written here rather than on nano-vectordb (HKU LightRAG's default) because one matrix with
 capacity doubling, an ``id -> row`` map and swap-remove deletes makes a query one matrix-vector
-product plus ``np.argpartition`` — no per-query copies, no JSON-encoded vectors. The file
-``vdb_<namespace>.npz`` holds the matrix, the ids and the metadata (as a JSON string, never
-pickled) and is written atomically.
+product plus ``np.argpartition``: no per-query copies, no JSON-encoded vectors. The file
+``vdb_<namespace>.npz`` holds the matrix, the embedding dimension and a JSON string with the ids
+and metadata (never pickled); it is written atomically.
 
 Example:
     >>> import tempfile
@@ -23,8 +23,9 @@ from __future__ import annotations
 import io
 import json
 import logging
+import zipfile
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Union
 
 import numpy as np
 
@@ -33,9 +34,26 @@ from lightrag.utils.file_io import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
+_FORMAT_VERSION = 1
+
 
 class NumpyVectorStorage(BaseVectorStorage):
-    """Vectors in memory, exact top-k by cosine similarity."""
+    """Vectors in memory, exact top-k by cosine similarity (rows are stored unit-length).
+
+    Records keep ``content`` plus the ``meta_fields``; other fields are dropped. Upserting an
+    existing id replaces its vector and metadata. A store holds one dimension: vectors of
+    another size (another embedding model) raise ValueError naming both sizes.
+
+    Example:
+        >>> import numpy as np
+        >>> store = NumpyVectorStorage(namespace="v", working_dir="/tmp/unused")
+        >>> store.upsert({"x": {"content": "x"}, "y": {"content": "y"}},
+        ...              vectors=np.array([[1.0, 0.0], [0.0, 1.0]]))
+        >>> [(h["id"], round(h["score"], 2)) for h in store.query(np.array([1.0, 0.2]), top_k=5)]
+        [('x', 0.98)]
+    """
+
+    _to_dict_exclude = ("_matrix", "_ids", "_rows", "_meta", "_size", "_dirty", "embedder")
 
     def __init__(
         self,
@@ -46,10 +64,11 @@ class NumpyVectorStorage(BaseVectorStorage):
         embedding_batch_size: int = 32,
         workspace: str = "",
         working_dir: str = "./lightrag_storage",
+        embedding_dim: Optional[int] = None,
     ) -> None:
         super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
-                         workspace, working_dir)
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
+                         workspace, working_dir, embedding_dim)
+        self._matrix = np.zeros((0, embedding_dim or 0), dtype=np.float32)
         self._size = 0
         self._ids: List[str] = []
         self._rows: Dict[str, int] = {}
@@ -57,77 +76,105 @@ class NumpyVectorStorage(BaseVectorStorage):
         self._dirty = False
         self._load()
 
-    _to_dict_exclude = ("_matrix", "_ids", "_rows", "_meta", "embedder")
-
     @property
     def file_path(self) -> Path:
         return self.storage_dir / f"vdb_{self.namespace}.npz"
 
     @property
     def dimension(self) -> Optional[int]:
-        return self._matrix.shape[1] if self._matrix.shape[1] else None
+        """The vector size held (None until the first vector arrives)."""
+        return int(self._matrix.shape[1]) or None
 
     def __len__(self) -> int:
         return self._size
 
-    # ------------------------------------------------------------------ storage
+    def __contains__(self, id: object) -> bool:
+        return id in self._rows
+
+    def _dim_error(self, got: int, what: str) -> ValueError:
+        return ValueError(
+            f"vector store {self.namespace!r} holds {self.dimension}-d vectors but {what} {got}-d "
+            "ones: the embedding model changed; drop the store (or use another working_dir) and re-index"
+        )
+
+    # ---------------------------------------------------------------- storage
     def _load(self) -> None:
         if not self.file_path.exists():
             return
         try:
             with np.load(self.file_path, allow_pickle=False) as data:
                 matrix = np.asarray(data["matrix"], dtype=np.float32)
+                dim = int(data["dim"]) if "dim" in data.files else int(matrix.shape[-1])
                 payload = json.loads(str(data["payload"]))
-        except (OSError, ValueError, KeyError) as e:
+            ids, meta = list(payload["ids"]), list(payload["meta"])
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as e:
             raise ValueError(f"cannot read vector store file {self.file_path}: {e}") from e
-        self._matrix = np.ascontiguousarray(matrix)
-        self._ids = list(payload["ids"])
-        self._meta = list(payload["meta"])
-        self._size = len(self._ids)
-        self._rows = {i: r for r, i in enumerate(self._ids)}
+        if matrix.ndim != 2 or matrix.shape[0] != len(ids) or len(meta) != len(ids) or (
+                len(ids) and matrix.shape[1] != dim):
+            raise ValueError(f"vector store file {self.file_path} is inconsistent: matrix "
+                             f"{matrix.shape}, dim {dim}, {len(ids)} ids, {len(meta)} metadata rows")
+        if self.embedding_dim and dim and dim != self.embedding_dim:
+            raise ValueError(
+                f"vector store file {self.file_path} holds {dim}-d vectors but the embedder makes "
+                f"{self.embedding_dim}-d ones: the embedding model changed; drop the store and re-index"
+            )
+        self._matrix = np.ascontiguousarray(matrix.reshape(len(ids), dim))
+        self._ids, self._meta, self._size = ids, meta, len(ids)
+        self._rows = {i: r for r, i in enumerate(ids)}
+        log.debug("%s: loaded %d %d-d vectors", self.file_path, self._size, dim)
 
     def index_done_callback(self) -> None:
+        """Write the live rows atomically; skipped when nothing changed since the last flush."""
         if not self._dirty and self.file_path.exists():
             return
+        payload = json.dumps({"version": _FORMAT_VERSION, "ids": self._ids, "meta": self._meta},
+                             ensure_ascii=False)
         buffer = io.BytesIO()
-        payload = json.dumps({"ids": self._ids, "meta": self._meta}, ensure_ascii=False)
-        np.savez(buffer, matrix=self._matrix[: self._size], payload=np.array(payload))
+        np.savez(buffer, matrix=self._matrix[: self._size], dim=np.array(self._matrix.shape[1]),
+                 payload=np.array(payload))
         atomic_write_bytes(self.file_path, buffer.getvalue())
         self._dirty = False
 
     def drop(self) -> None:
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._matrix = np.zeros((0, self.embedding_dim or 0), dtype=np.float32)
         self._size, self._ids, self._rows, self._meta = 0, [], {}, []
         self.file_path.unlink(missing_ok=True)
         self._dirty = False
 
-    # ------------------------------------------------------------------ writes
+    # ----------------------------------------------------------------- writes
     def _reserve(self, rows: int, dim: int) -> None:
+        """Make room for ``rows`` rows of ``dim`` columns (capacity doubles)."""
         if self._matrix.shape[1] == 0:
             self._matrix = np.zeros((max(rows, 16), dim), dtype=np.float32)
             return
         if dim != self._matrix.shape[1]:
-            raise ValueError(
-                f"vector store {self.namespace!r} holds {self._matrix.shape[1]}-d vectors but got "
-                f"{dim}-d ones: the embedding model changed; drop the store and re-index"
-            )
+            raise self._dim_error(dim, "got")
         if rows > self._matrix.shape[0]:
-            grown = np.zeros((max(rows, 2 * self._matrix.shape[0]), dim), dtype=np.float32)
+            grown = np.zeros((max(rows, 2 * self._matrix.shape[0], 16), dim), dtype=np.float32)
             grown[: self._size] = self._matrix[: self._size]
             self._matrix = grown
 
     def upsert(self, data: Dict[str, Dict[str, Any]], vectors: Optional[np.ndarray] = None) -> None:
         if not data:
             return
+        keep = {"content", *self.meta_fields}
+        metas: List[Dict[str, Any]] = []
+        for key, record in data.items():
+            if not isinstance(key, str) or not isinstance(record, dict):
+                raise TypeError(f"upsert wants {{str id: dict record}}, got {key!r}: {type(record).__name__}")
+            meta = {k: v for k, v in record.items() if k in keep}
+            try:
+                json.dumps(meta)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"metadata of {key!r} is not JSON-serialisable: {e}") from e
+            metas.append(meta)
         if vectors is None:
             vectors = self.embed([record.get("content", "") for record in data.values()])
         vectors = self._normalize(vectors)
         if len(vectors) != len(data):
             raise ValueError(f"{len(vectors)} vectors for {len(data)} records")
         self._reserve(self._size + len(data), vectors.shape[1])
-        keep = {"content", *self.meta_fields}
-        for (key, record), vector in zip(data.items(), vectors):
-            meta = {k: v for k, v in record.items() if k in keep}
+        for key, meta, vector in zip(data, metas, vectors):
             row = self._rows.get(key)
             if row is None:
                 row = self._size
@@ -141,6 +188,7 @@ class NumpyVectorStorage(BaseVectorStorage):
         self._dirty = True
 
     def delete(self, ids: Iterable[str]) -> None:
+        """Swap-remove: the last row moves into the freed one (O(dim) per delete)."""
         for key in ids:
             row = self._rows.pop(key, None)
             if row is None:
@@ -156,43 +204,56 @@ class NumpyVectorStorage(BaseVectorStorage):
             self._size -= 1
             self._dirty = True
 
-    # ------------------------------------------------------------------- reads
-    def _as_vector(self, query: Any) -> np.ndarray:
+    # ------------------------------------------------------------------ reads
+    def _as_vector(self, query: Union[str, np.ndarray]) -> np.ndarray:
         if isinstance(query, str):
-            return self.embed([query])[0]
-        vector = np.asarray(query, dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(vector))
-        return vector / norm if norm else vector
+            vector = self.embed([query])[0]
+        else:
+            vector = np.asarray(query, dtype=np.float32).reshape(-1)
+            norm = float(np.linalg.norm(vector))
+            vector = vector / norm if norm else vector
+        if vector.shape[0] != self._matrix.shape[1]:
+            raise self._dim_error(vector.shape[0], "the query has")
+        return vector
 
-    def _hits(self, scores: np.ndarray, top_k: int, ids_filter: Optional[Set[str]]) -> List[Dict[str, Any]]:
-        if ids_filter is not None:
-            allowed = np.zeros(self._size, dtype=bool)
-            allowed[[self._rows[i] for i in ids_filter if i in self._rows]] = True
-            scores = np.where(allowed, scores, -np.inf)
-        k = min(top_k, self._size)
+    def _top(self, scores: np.ndarray, top_k: int, rows: Optional[np.ndarray] = None) -> List[Dict[str, Any]]:
+        """Hits from ``scores`` (one per live row, or per entry of ``rows``)."""
+        n = scores.shape[0]
+        k = min(top_k, n)
         if k <= 0:
             return []
-        top = np.argpartition(-scores, k - 1)[:k] if k < self._size else np.arange(self._size)
+        top = np.argpartition(scores, n - k)[n - k:] if k < n else np.arange(n)
+        top = top[scores[top] >= self.cosine_threshold]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [
-            {"id": self._ids[r], "score": float(scores[r]), **self._meta[r]}
-            for r in top if scores[r] >= self.cosine_threshold
-        ]
+        picked = top if rows is None else rows[top]
+        return [{"id": self._ids[r], "score": float(s), **self._meta[r]}
+                for r, s in zip(picked.tolist(), scores[top].tolist())]
 
-    def query(self, query: Any, top_k: int, ids_filter: Optional[Set[str]] = None) -> List[Dict[str, Any]]:
-        if self._size == 0:
+    def query(self, query: Union[str, np.ndarray], top_k: int,
+              ids_filter: Optional[Set[str]] = None) -> List[Dict[str, Any]]:
+        """Top ``top_k`` by cosine, best first, scores >= ``cosine_threshold``; ``ids_filter``
+        restricts the candidates."""
+        if self._size == 0 or top_k <= 0:
             return []
         vector = self._as_vector(query)
-        if vector.shape[0] != self._matrix.shape[1]:
-            raise ValueError(f"query has {vector.shape[0]} dimensions, the store {self._matrix.shape[1]}")
-        return self._hits(self._matrix[: self._size] @ vector, top_k, ids_filter)
+        live = self._matrix[: self._size]
+        if ids_filter is None:
+            return self._top(live @ vector, top_k)
+        rows = np.fromiter((self._rows[i] for i in ids_filter if i in self._rows), dtype=np.int64)
+        if rows.size == 0:
+            return []
+        scores = live[rows] @ vector if rows.size * 4 < self._size else (live @ vector)[rows]
+        return self._top(scores, top_k, rows)
 
     def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
-        if self._size == 0:
-            return [[] for _ in range(len(matrix))]
+        """:meth:`query` for each row of ``matrix``, as one matrix-matrix product."""
         queries = self._normalize(matrix)
+        if self._size == 0 or top_k <= 0:
+            return [[] for _ in range(len(queries))]
+        if queries.shape[1] != self._matrix.shape[1]:
+            raise self._dim_error(queries.shape[1], "the queries have")
         scores = queries @ self._matrix[: self._size].T
-        return [self._hits(row, top_k, None) for row in scores]
+        return [self._top(row, top_k) for row in scores]
 
     def get_by_id(self, id: str) -> Optional[Dict[str, Any]]:
         row = self._rows.get(id)
