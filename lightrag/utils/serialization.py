@@ -3,6 +3,8 @@
 A serialised object is ``{"type": ClassName, "data": {...}}``; classes are found again through
 :class:`~lightrag.utils.registry.EntityMapping`. Values JSON cannot hold are pickled into a hex
 string (``{"_pickle_data": ...}``), as in lightrag 0.1: only load dicts you produced yourself.
+Values that cannot even be pickled (lambdas, closures) are recorded by their ``repr`` and come
+back as None.
 Configs (:mod:`lightrag.utils.config`) never use pickling.
 
 Example:
@@ -13,12 +15,15 @@ Example:
 from __future__ import annotations
 
 import json
+import logging
 import pickle
 from collections import OrderedDict
 from enum import Enum
 from typing import Any, Dict, List, Optional
 
 from lightrag.utils.registry import EntityMapping
+
+log = logging.getLogger(__name__)
 
 _PRIMITIVES = (str, int, float, bool, type(None))
 _SKIP_ATTRS = {"_components", "_parameters", "_init_args"}
@@ -35,6 +40,11 @@ def _to_jsonable(value: Any) -> Any:
         return {k: _to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_to_jsonable(v) for v in value]
+    to_json_obj = getattr(value, "to_json_obj", None)
+    if callable(to_json_obj) and not isinstance(value, type):
+        # DataClasses encode their own enums, datetimes, sets and OrderedDicts, and decode them
+        # again in from_dict.
+        return {"type": type(value).__name__, "data": to_json_obj()}
     if hasattr(value, "to_dict") and not isinstance(value, type):
         try:
             as_dict = value.to_dict()
@@ -44,7 +54,11 @@ def _to_jsonable(value: Any) -> Any:
             return as_dict
         if as_dict is not None:
             return {"type": type(value).__name__, "data": _to_jsonable(as_dict)}
-    return {"_pickle_data": pickle.dumps(value).hex()}
+    try:
+        return {"_pickle_data": pickle.dumps(value).hex()}
+    except (pickle.PicklingError, TypeError, AttributeError):
+        log.debug("cannot serialise %r; stored as its repr", value)
+        return {"_unserializable": repr(value)}
 
 
 def _restore(value: Any) -> Any:
@@ -54,6 +68,8 @@ def _restore(value: Any) -> Any:
         return value
     if "_pickle_data" in value and len(value) == 1:
         return pickle.loads(bytes.fromhex(value["_pickle_data"]))
+    if "_unserializable" in value and len(value) == 1:
+        return None
     if value.get("_ordered_dict") is True:
         return OrderedDict((k, _restore(v)) for k, v in value["data"])
     if set(value) == {"type", "data"} and isinstance(value["type"], str):
