@@ -6,6 +6,7 @@
     lightrag query "..." [--mode mix] [--stream] [--context-only]
     lightrag status | delete DOC_ID | export PATH [--format graphml|json|csv]
     lightrag print-config [PATH]        print a config's component tree and its YAML
+    lightrag serve [--host 127.0.0.1] [--port 9621]   HTTP API (FastAPI + uvicorn)
 
 Graph commands read ``--config`` (default: the packaged ``graph_rag_default.yaml``: spaCy
 extraction, MiniLM embeddings, SmolLM2 answers) and ``--working-dir``.
@@ -250,6 +251,9 @@ def make_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", default="graphml", choices=["graphml", "json", "csv"])
     add("print-config", cmd_print_config, "print a config's tree and YAML").add_argument("path", nargs="?")
     add("version", cmd_version, "print the version", parents=[])
+    from lightrag.server.serve import add_serve_parser
+
+    add_serve_parser(sub)
     return parser
 
 

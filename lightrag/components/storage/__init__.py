@@ -17,6 +17,7 @@ from lightrag.components.storage.base import (
     KnowledgeGraph,
     StorageNameSpace,
 )
+from lightrag.components.storage.chroma_vector import ChromaVectorStorage
 from lightrag.components.storage.json_doc_status import JsonDocStatusStorage
 from lightrag.components.storage.json_kv import JsonKVStorage
 from lightrag.components.storage.networkx_graph import NetworkXGraphStorage
@@ -26,6 +27,7 @@ __all__ = [
     "BaseGraphStorage",
     "BaseKVStorage",
     "BaseVectorStorage",
+    "ChromaVectorStorage",
     "DocStatusStorage",
     "JsonDocStatusStorage",
     "JsonKVStorage",

@@ -1,0 +1,322 @@
+"""Distributed ingestion on Ray (extra ``ray``): :func:`ray_insert`.
+
+The expensive steps of an insert run on a Ray cluster; the graph is still written by one process:
+
+1. **driver**: documents are validated, stored and marked PENDING exactly as in
+   :meth:`GraphRAG.ainsert` (already PROCESSED ids are skipped; PENDING, PROCESSING and FAILED
+   ones from earlier inserts are retried).
+2. **Ray actors** (a fixed pool of ``num_workers``): per document, chunking, chunk embedding and
+   LLM extraction of every chunk. The pool shares ``max_llm_concurrency`` LLM calls between its
+   actors (an ``asyncio.Semaphore`` in each, the shares adding up to the total), so the provider
+   never sees more concurrent requests than that, however large the cluster. Extractions cached
+   by an earlier, interrupted insert are sent along and not repeated.
+3. **driver**: at most ``max_in_flight`` documents are out at once (backpressure: the next one is
+   submitted only when the oldest result has been merged) and results are merged **in document
+   order** with the GraphRAG's own :class:`GraphMerger` (entity and relation vectors are embedded
+   there), then every store is flushed and the document marked PROCESSED or FAILED. Merging in
+   order makes the graph equal to the one a single-process insert with ``max_parallel_insert=1``
+   builds.
+
+The pipeline components (chunker, extractor, embedder) travel to the actors pickled with Ray's
+cloudpickle; thread locks inside them are recreated on arrival and an on-disk response cache is
+used in memory by the workers. Model clients must be picklable (SDK clients drop their
+connections and reconnect) and the workers need the providers' keys in their environment (e.g.
+``worker_options={"runtime_env": {"env_vars": {...}}}``).
+
+``ray.init()`` is called when Ray is not initialised yet: with ``address=None`` it starts a local
+cluster, with ``"auto"`` or ``"ray://head:10001"`` it joins a running one. See
+``docs/scale_and_serve.md`` for a multi-machine setup.
+
+Example:
+    >>> from lightrag.components.graph_rag.distributed import ray_insert
+    >>> result = ray_insert(rag, texts, num_workers=4, max_llm_concurrency=16)  # doctest: +SKIP
+    >>> result.processed  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import pickle
+import sqlite3
+import threading
+import uuid
+from collections import deque
+from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from lightrag.components.graph_rag.schemas import (
+    DocProcessingStatus,
+    DocStatus,
+    TextChunkSchema,
+    compute_mdhash_id,
+)
+from lightrag.components.graph_rag.system import GraphRAG, InsertResult, run_sync
+from lightrag.components.storage.base import BaseVectorStorage
+
+log = logging.getLogger(__name__)
+
+_LOCK_FACTORIES = {type(threading.Lock()): threading.Lock, type(threading.RLock()): threading.RLock}
+
+
+def _dropped() -> None:
+    return None
+
+
+def dumps_components(obj: Any) -> bytes:
+    """cloudpickle ``obj`` for :func:`loads_components`: thread locks come back as fresh locks,
+    compiled Jinja2 templates are dropped (and recompiled from the Prompt's text on load), SQLite
+    connections are dropped (a Generator's on-disk response cache works in memory there).
+
+    >>> import threading
+    >>> restored = loads_components(dumps_components({"lock": threading.Lock()}))
+    >>> restored["lock"].acquire(blocking=False)
+    True
+    """
+    import jinja2
+    from ray import cloudpickle
+
+    class _Pickler(cloudpickle.CloudPickler):
+        def reducer_override(self, item: Any) -> Any:
+            factory = _LOCK_FACTORIES.get(type(item))
+            if factory is not None:
+                return factory, ()
+            if isinstance(item, (jinja2.Template, sqlite3.Connection)):
+                return _dropped, ()
+            return super().reducer_override(item)
+
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    return buffer.getvalue()
+
+
+def loads_components(blob: bytes) -> Any:
+    """Unpickle :func:`dumps_components` output; recompile the templates of every Prompt."""
+    from lightrag.core.component import Component
+    from lightrag.core.prompt_builder import Prompt, _compile
+
+    obj = pickle.loads(blob)
+    roots = obj if isinstance(obj, (tuple, list)) else [obj]
+    for root in roots:
+        if isinstance(root, Component):
+            for _, component in root.named_components():
+                if isinstance(component, Prompt) and component._template is None:
+                    component._template = _compile(component.template)[0]
+    return obj
+
+
+def split_llm_limit(max_llm_concurrency: int, num_workers: int) -> List[int]:
+    """Each worker's share of the LLM concurrency; the shares add up to the total.
+
+    >>> split_llm_limit(5, 2), split_llm_limit(2, 2)
+    ([3, 2], [1, 1])
+    """
+    if max_llm_concurrency < 1 or num_workers < 1:
+        raise ValueError("max_llm_concurrency and num_workers must be at least 1")
+    if num_workers > max_llm_concurrency:
+        raise ValueError(f"num_workers ({num_workers}) must not exceed max_llm_concurrency "
+                         f"({max_llm_concurrency}): every worker needs at least one LLM slot")
+    base, extra = divmod(max_llm_concurrency, num_workers)
+    return [base + (1 if i < extra else 0) for i in range(num_workers)]
+
+
+class ExtractionWorker:
+    """A Ray actor (async): chunk, embed and extract one document per call.
+
+    Args:
+        blob: :func:`dumps_components` of ``(chunker, extractor, embedder, embedding_batch_size)``.
+        llm_limit: concurrent extraction calls this actor may make.
+    """
+
+    def __init__(self, blob: bytes, llm_limit: int) -> None:
+        self.chunker, self.extractor, self.embedder, self.batch_size = loads_components(blob)
+        self.llm_limit = llm_limit
+        self._semaphore: Optional[asyncio.Semaphore] = None
+
+    async def _embed(self, texts: List[str]) -> np.ndarray:
+        rows: List[List[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            out = await self.embedder.acall(texts[start:start + self.batch_size])
+            if out.error is not None:
+                raise RuntimeError(f"chunk embedding failed: {out.error}")
+            rows.extend(e.embedding for e in out.data)
+        return BaseVectorStorage._normalize(np.array(rows, dtype=np.float32)) if rows else \
+            np.zeros((0, 0), np.float32)
+
+    async def _extract(self, chunk_id: str, chunk: TextChunkSchema,
+                       cached: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+        if chunk_id in cached:
+            return cached[chunk_id]
+        async with self._semaphore:  # type: ignore[union-attr]
+            extracted = await self.extractor.acall(chunk.content, chunk_id, chunk.file_path)
+        return extracted.to_dict()
+
+    async def process(self, doc_id: str, text: str, file_path: str,
+                      cached: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+        """Chunks, their vectors and one extraction (as a dict) per chunk, in chunk order."""
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.llm_limit)
+        chunks = self.chunker(doc_id, text, file_path)
+        vectors = await self._embed([c.content for c in chunks.values()])
+        extractions = await asyncio.gather(*(self._extract(cid, c, cached) for cid, c in chunks.items()))
+        return {"doc_id": doc_id, "chunks": {cid: c.to_dict() for cid, c in chunks.items()},
+                "vectors": vectors, "extractions": list(extractions)}
+
+
+def _enqueue(rag: GraphRAG, texts: Any, ids: Any, file_paths: Any, result: InsertResult) -> List[str]:
+    """Store and mark PENDING like :meth:`GraphRAG.ainsert`; the ids to process."""
+    texts, doc_ids, paths = rag._validate(texts, ids, file_paths)
+    result.doc_ids = doc_ids
+    for doc_id, text, path in zip(doc_ids, texts, paths):
+        existing = rag.doc_status.get_by_id(doc_id)
+        if existing and existing.get("status") == DocStatus.PROCESSED.value:
+            result.skipped.append(doc_id)
+            continue
+        rag.full_docs.upsert({doc_id: {"content": text, "file_path": path}})
+        rag.doc_status.upsert({doc_id: DocProcessingStatus(
+            content_summary=text[:100], content_length=len(text), file_path=path,
+            status=DocStatus.PENDING, track_id=result.track_id,
+            content_hash=compute_mdhash_id(text)).to_dict()})
+    rag.full_docs.index_done_callback()
+    rag.doc_status.index_done_callback()
+    return list(rag.doc_status.get_by_statuses([DocStatus.PENDING, DocStatus.PROCESSING,
+                                                DocStatus.FAILED]))
+
+
+def _fail(rag: GraphRAG, doc_id: str, message: str, result: InsertResult) -> None:
+    rag._set_status(doc_id, status=DocStatus.FAILED, error_msg=message)
+    result.failed[doc_id] = message
+    rag.doc_status.index_done_callback()
+
+
+def _commit(rag: GraphRAG, out: Dict[str, Any], result: InsertResult) -> None:
+    """Write one document's worker output into the stores (as ``_process_document`` does)."""
+    from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+
+    doc_id = out["doc_id"]
+    chunks = {cid: TextChunkSchema.from_dict(c) for cid, c in out["chunks"].items()}
+    extractions = [ExtractionResult.from_dict(e) for e in out["extractions"]]
+    rag._set_status(doc_id, status=DocStatus.PROCESSING, chunks_count=len(chunks),
+                    chunks_list=list(chunks), error_msg=None)
+    rag.text_chunks.upsert({cid: c.to_dict() for cid, c in chunks.items()})
+    if chunks:
+        rag.chunks_vdb.upsert({
+            cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
+                  "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
+            vectors=out["vectors"])
+    good = [e for e in extractions if e.error is None]
+    failed = {e.chunk_id: e.error for e in extractions if e.error is not None}
+    if good:
+        rag.chunk_extractions.upsert({e.chunk_id: e.to_dict() for e in good})
+    stats = run_sync(rag.merger.acall(good, rag.graph, rag.entities_vdb, rag.relations_vdb))
+    items = rag.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
+    items["entities"] = sorted({*items["entities"], *(x.entity_name for e in good for x in e.entities)})
+    items["relations"] = sorted({*map(tuple, items["relations"]), *(
+        tuple(sorted((r.src_id, r.tgt_id))) for e in good for r in e.relations)})
+    rag.doc_graph_items.upsert({doc_id: items})
+    rag.flush()
+    result.chunks += len(chunks)
+    result.entities += len(stats.entities)
+    result.relations += len(stats.relations)
+    if failed:
+        message = f"{len(failed)} of {len(chunks)} chunks failed extraction: " + "; ".join(
+            f"{cid}: {err}" for cid, err in list(failed.items())[:3])
+        result.failed_chunks.extend(failed)
+        rag._set_status(doc_id, status=DocStatus.FAILED, error_msg=message,
+                        metadata={"failed_chunks": list(failed)})
+        result.failed[doc_id] = message
+    else:
+        rag._set_status(doc_id, status=DocStatus.PROCESSED,
+                        metadata={"entities": len(items["entities"]),
+                                  "relations": len(items["relations"])})
+        result.processed.append(doc_id)
+    rag.doc_status.index_done_callback()
+
+
+def _cached_extractions(rag: GraphRAG, doc_id: str) -> Dict[str, Dict[str, Any]]:
+    chunk_ids = (rag.doc_status.get_by_id(doc_id) or {}).get("chunks_list") or []
+    records = rag.chunk_extractions.get_by_ids(list(chunk_ids))
+    return {cid: record for cid, record in zip(chunk_ids, records) if record}
+
+
+def ray_insert(
+    rag: GraphRAG,
+    texts: Union[str, Sequence[str]],
+    ids: Optional[Union[str, Sequence[str]]] = None,
+    file_paths: Optional[Union[str, Sequence[str]]] = None,
+    num_workers: int = 2,
+    max_llm_concurrency: int = 4,
+    max_in_flight: Optional[int] = None,
+    address: Optional[str] = None,
+    worker_options: Optional[Dict[str, Any]] = None,
+    init_kwargs: Optional[Dict[str, Any]] = None,
+) -> InsertResult:
+    """Insert documents into ``rag`` with chunking, chunk embedding and extraction on Ray.
+
+    Args:
+        rag: the GraphRAG whose stores receive the result (on this process, the driver).
+        texts / ids / file_paths: as in :meth:`GraphRAG.insert`.
+        num_workers: extraction actors in the pool.
+        max_llm_concurrency: concurrent LLM calls of the whole pool (at least ``num_workers``).
+        max_in_flight: documents submitted but not merged yet (default ``2 * num_workers``).
+        address: cluster to join when Ray is not initialised (None: start a local one).
+        worker_options: Ray actor options (``num_cpus`` default 1, ``resources``,
+            ``runtime_env``...).
+        init_kwargs: more ``ray.init`` arguments when this call initialises Ray.
+
+    Returns:
+        An :class:`InsertResult`, as from :meth:`GraphRAG.insert`.
+    """
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError("ray_insert needs Ray: pip install 'lightrag[ray]'") from e
+    limits = split_llm_limit(max_llm_concurrency, num_workers)
+    window = max_in_flight or 2 * num_workers
+    if window < 1:
+        raise ValueError("max_in_flight must be at least 1")
+    result = InsertResult(track_id=f"insert-{uuid.uuid4().hex[:12]}")
+    todo = _enqueue(rag, texts, ids, file_paths, result)
+    if not todo:
+        return result
+    if not ray.is_initialized():
+        ray.init(address=address, **(init_kwargs or {}))
+    blob = ray.put(dumps_components((rag.chunker, rag.extractor, rag.embedder,
+                                     rag.chunks_vdb.embedding_batch_size)))
+    options = {"num_cpus": 1, **(worker_options or {}),
+               "max_concurrency": max(1, -(-window // num_workers))}
+    actor_class = ray.remote(ExtractionWorker)
+    actors = [actor_class.options(**options).remote(blob, limit) for limit in limits]
+    in_flight: Deque[Tuple[str, Any]] = deque()
+    queue = deque(todo)
+    submitted = 0
+    try:
+        while queue or in_flight:
+            while queue and len(in_flight) < window:
+                doc_id = queue.popleft()
+                doc = rag.full_docs.get_by_id(doc_id)
+                if doc is None:
+                    _fail(rag, doc_id, "document text is missing", result)
+                    continue
+                actor = actors[submitted % num_workers]
+                submitted += 1
+                in_flight.append((doc_id, actor.process.remote(
+                    doc_id, doc["content"], doc.get("file_path", "unknown_source"),
+                    _cached_extractions(rag, doc_id))))
+            if not in_flight:
+                continue
+            doc_id, ref = in_flight.popleft()
+            try:
+                _commit(rag, ray.get(ref), result)
+            except Exception as e:
+                log.exception("distributed processing of %s failed", doc_id)
+                cause = getattr(e, "cause", None) or e  # a RayTaskError wraps the worker's error
+                _fail(rag, doc_id, f"{type(cause).__name__}: {cause}", result)
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+    log.info("ray insert %s: %d processed, %d failed, %d skipped on %d workers", result.track_id,
+             len(result.processed), len(result.failed), len(result.skipped), num_workers)
+    return result

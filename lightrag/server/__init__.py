@@ -1,0 +1,33 @@
+"""The HTTP server of graph RAG (extra ``server``: FastAPI + uvicorn).
+
+``lightrag serve --config graph.yaml`` runs it; :func:`create_app` builds the app for your own
+ASGI server, :class:`BackgroundServer` runs one in a thread. Importing this package does not
+import FastAPI; the names below load on first use.
+
+Example:
+    >>> from lightrag.server import create_app  # doctest: +SKIP
+    >>> app = create_app(rag, api_keys=["secret"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "create_app": "lightrag.server.app",
+    "BackgroundServer": "lightrag.server.runner",
+    "ServerMetrics": "lightrag.server.metrics",
+    "JsonLogFormatter": "lightrag.server.middleware",
+    "add_serve_parser": "lightrag.server.serve",
+    "run_serve": "lightrag.server.serve",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lightrag.server' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,348 @@
+"""The FastAPI application of ``lightrag serve``.
+
+Endpoints (all JSON; the schema is served at ``/openapi.json``, the UI at ``/docs``):
+
+===========================  =====================================================================
+``POST /documents``          insert text(s) ``{"texts", "ids"?, "file_paths"?, "wait"?}``
+``POST /documents/upload``   insert uploaded UTF-8 text files (multipart ``files``)
+``GET /documents``           status counts and one page of documents (``page``, ``page_size``,
+                             ``status``)
+``GET /documents/{doc_id}``  one document's status
+``DELETE /documents/{id}``   delete a document (its exclusive entities go, shared ones rebuilt)
+``POST /query``              answer ``{"query", "mode"?, "stream"?, ...QueryParam fields}``;
+                             ``stream: true`` answers with Server-Sent Events
+``GET /graph``               subgraph around ``label`` (``max_depth``, ``max_nodes``)
+``GET /graph/labels``        all entity names
+``GET /health``              liveness (never needs a key)
+``GET /metrics``             Prometheus text
+===========================  =====================================================================
+
+Inserts and deletes are serialised by one ``asyncio.Lock``; queries never wait for it. An
+insert answers 202 at once and runs in the background unless ``wait`` is true. On shutdown the
+app stops accepting inserts (503), waits for the running and queued ones, and flushes the stores;
+an insert cut short by a hard kill leaves its documents PENDING/PROCESSING, and GraphRAG retries
+them on the next insert (the app also resumes them at startup).
+
+Example:
+    >>> app = create_app(rag, api_keys=["secret"])  # doctest: +SKIP
+    >>> uvicorn.run(app, host="127.0.0.1", port=9621)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Dict, List, Literal, Optional, Sequence, Set, Union
+
+from fastapi import (
+    APIRouter,
+    Depends,
+    FastAPI,
+    File,
+    Form,
+    HTTPException,
+    Query,
+    Request,
+    UploadFile,
+)
+from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
+
+import lightrag
+from lightrag.components.graph_rag.schemas import DocStatus, QueryParam
+from lightrag.server.metrics import CONTENT_TYPE, ServerMetrics
+from lightrag.server.middleware import (
+    BodyLimitMiddleware,
+    ObservabilityMiddleware,
+    api_keys_from_env,
+    check_api_key,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_REQUEST_BYTES = 10 * 1024 * 1024
+QUERY_FIELDS = set(QueryParam().to_dict())
+
+
+class InsertRequest(BaseModel):
+    """Documents to insert."""
+
+    model_config = ConfigDict(extra="forbid")
+    texts: Union[str, List[str]] = Field(..., description="A text or a list of texts")
+    ids: Optional[Union[str, List[str]]] = Field(None, description="Document ids")
+    file_paths: Optional[Union[str, List[str]]] = Field(None, description="Source names")
+    wait: bool = Field(False, description="Answer after processing (200) instead of at once (202)")
+
+
+class QueryRequest(BaseModel):
+    """A question and optional QueryParam fields (unset fields use the server's defaults)."""
+
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(..., min_length=1, description="The question")
+    mode: Optional[Literal["naive", "local", "global", "hybrid", "mix", "bypass"]] = None
+    stream: bool = Field(False, description="Answer with Server-Sent Events")
+    only_need_context: Optional[bool] = None
+    only_need_prompt: Optional[bool] = None
+    response_type: Optional[str] = None
+    top_k: Optional[int] = Field(None, ge=1, le=1000)
+    chunk_top_k: Optional[int] = Field(None, ge=1, le=1000)
+    max_entity_tokens: Optional[int] = Field(None, ge=1)
+    max_relation_tokens: Optional[int] = Field(None, ge=1)
+    max_total_tokens: Optional[int] = Field(None, ge=1)
+    hl_keywords: Optional[List[str]] = None
+    ll_keywords: Optional[List[str]] = None
+    conversation_history: Optional[List[Dict[str, str]]] = None
+    user_prompt: Optional[str] = None
+    enable_rerank: Optional[bool] = None
+    chunk_pick_method: Optional[Literal["VECTOR", "WEIGHT"]] = None
+    related_chunk_number: Optional[int] = Field(None, ge=0)
+    include_references: Optional[bool] = None
+    include_raw_data: bool = Field(False, description="Add entities, relations and chunks")
+
+
+class AppState:
+    """What the routes share: the GraphRAG, the insert lock, background inserts, metrics."""
+
+    def __init__(self, rag: Any, metrics: ServerMetrics) -> None:
+        self.rag = rag
+        self.metrics = metrics
+        self.lock = asyncio.Lock()
+        self.tasks: Set[asyncio.Task] = set()
+        self.queued: Set[str] = set()  # accepted, their insert not finished yet
+        self.accepting = True
+
+    async def insert(self, texts: List[str], ids: List[str], paths: List[str]) -> Any:
+        async with self.lock:
+            try:
+                result = await self.rag.ainsert(texts, ids=ids, file_paths=paths)
+            finally:
+                self.queued.difference_update(ids)
+        if result.failed:
+            self.metrics.count_error("insert_failed")
+        return result
+
+    def submit(self, texts: List[str], ids: List[str], paths: List[str]) -> None:
+        async def run() -> None:
+            try:
+                await self.insert(texts, ids, paths)
+            except Exception:
+                log.exception("background insert of %d documents failed", len(ids))
+                self.metrics.count_error("insert_failed")
+
+        self.queued.update(ids)
+        task = asyncio.get_running_loop().create_task(run())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def drain(self) -> None:
+        """Stop taking inserts, finish the running and queued ones, flush the stores."""
+        self.accepting = False
+        while self.tasks:
+            await asyncio.gather(*list(self.tasks), return_exceptions=True)
+        async with self.lock:
+            self.rag.flush()
+
+    def resume_pending(self) -> None:
+        pending = self.rag.doc_status.get_by_statuses([DocStatus.PENDING, DocStatus.PROCESSING])
+        if pending:
+            log.info("resuming %d unfinished documents", len(pending))
+            self.submit([], [], [])
+
+
+def _state(request: Request) -> AppState:
+    return request.app.state.lightrag
+
+
+def _auth_dependency(keys: Sequence[str]) -> Any:
+    header = APIKeyHeader(name="X-API-Key", auto_error=False)
+    bearer = HTTPBearer(auto_error=False)
+
+    async def require_key(x_api_key: Optional[str] = Depends(header),
+                          credentials: Optional[HTTPAuthorizationCredentials] = Depends(bearer)) -> None:
+        token = f"Bearer {credentials.credentials}" if credentials else None
+        if not check_api_key(keys, x_api_key, token):
+            raise HTTPException(401, "missing or invalid API key (X-API-Key or Authorization: Bearer)",
+                                headers={"WWW-Authenticate": "Bearer"})
+
+    return require_key
+
+
+def _sse(data: Dict[str, Any]) -> str:
+    return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+async def _stream_answer(state: AppState, result: Any) -> AsyncIterator[str]:
+    yield _sse({"references": result.references})
+    try:
+        if result.is_streaming:
+            async for piece in result.response_iterator:
+                yield _sse({"response": piece})
+        else:
+            yield _sse({"response": result.content})
+    except Exception as e:
+        log.exception("answer stream failed")
+        state.metrics.count_error("stream_failed")
+        yield _sse({"error": f"{type(e).__name__}: {e}"})
+        return
+    yield _sse({"done": True})
+
+
+def _documents_router() -> APIRouter:
+    router = APIRouter(tags=["documents"])
+
+    async def _insert(state: AppState, texts: Any, ids: Any, paths: Any, wait: bool) -> Any:
+        if not state.accepting:
+            raise HTTPException(503, "the server is shutting down; retry later")
+        try:
+            texts, ids, paths = state.rag._validate(texts, ids, paths)
+        except TypeError as e:
+            raise HTTPException(400, str(e)) from None
+        if wait:
+            return (await state.insert(texts, ids, paths)).to_dict()
+        state.submit(texts, ids, paths)
+        return JSONResponse({"status": "accepted", "doc_ids": ids}, status_code=202)
+
+    @router.post("/documents", summary="Insert text documents")
+    async def insert_documents(body: InsertRequest, request: Request) -> Any:
+        return await _insert(_state(request), body.texts, body.ids, body.file_paths, body.wait)
+
+    @router.post("/documents/upload", summary="Insert uploaded UTF-8 text files")
+    async def upload_documents(request: Request, files: List[UploadFile] = File(...),
+                               wait: bool = Form(False)) -> Any:
+        texts, names = [], []
+        for upload in files:
+            raw = await upload.read()
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise HTTPException(415, f"{upload.filename}: not UTF-8 text") from None
+            if "\x00" in text:
+                raise HTTPException(415, f"{upload.filename}: binary content")
+            texts.append(text)
+            names.append(upload.filename or "upload")
+        return await _insert(_state(request), texts, None, names, wait)
+
+    @router.get("/documents", summary="Status counts and a page of documents")
+    async def list_documents(request: Request, page: int = Query(1, ge=1),
+                             page_size: int = Query(50, ge=1, le=1000),
+                             status: Optional[DocStatus] = None) -> Dict[str, Any]:
+        state = _state(request)
+        counts = state.rag.doc_status.get_status_counts()
+        rows = state.rag.doc_status.get_docs_paginated(page, page_size, status)
+        return {"counts": {**counts, "queued": len(state.queued)},
+                "total": counts.get(status.value, 0) if status else sum(counts.values()),
+                "page": page, "page_size": page_size,
+                "documents": [{"id": k, **v.to_dict()} for k, v in rows]}
+
+    @router.get("/documents/{doc_id}", summary="One document's status")
+    async def get_document(doc_id: str, request: Request) -> Dict[str, Any]:
+        state = _state(request)
+        record = state.rag.doc_status.get_by_id(doc_id)
+        if record is not None:
+            return {"id": doc_id, **record}
+        if doc_id in state.queued:
+            return {"id": doc_id, "status": "queued"}
+        raise HTTPException(404, f"no document with id {doc_id!r}")
+
+    @router.delete("/documents/{doc_id}", summary="Delete a document")
+    async def delete_document(doc_id: str, request: Request) -> Dict[str, Any]:
+        state = _state(request)
+        async with state.lock:
+            try:
+                return (await state.rag.adelete_by_doc_id(doc_id)).to_dict()
+            except KeyError:
+                raise HTTPException(404, f"no document with id {doc_id!r}") from None
+
+    return router
+
+
+def _query_router() -> APIRouter:
+    router = APIRouter(tags=["query"])
+
+    @router.post("/query", summary="Answer a question (JSON, or SSE with stream: true)")
+    async def query(body: QueryRequest, request: Request) -> Any:
+        state = _state(request)
+        fields = body.model_dump(exclude_none=True, exclude={"query", "include_raw_data"})
+        overrides = {k: v for k, v in fields.items() if k in QUERY_FIELDS}
+        result = await state.rag.aquery(body.query, **overrides)
+        if body.stream:
+            return StreamingResponse(_stream_answer(state, result), media_type="text/event-stream",
+                                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        if result.content is None:
+            state.metrics.count_error("llm_failed")
+            raise HTTPException(502, f"the answer model failed: {result.raw_data.get('error')}")
+        answer: Dict[str, Any] = {"response": result.content, "references": result.references}
+        if body.include_raw_data:
+            answer["raw_data"] = result.raw_data
+        return answer
+
+    @router.get("/graph", summary="The subgraph around an entity", tags=["graph"])
+    async def graph(request: Request, label: str = Query("*", min_length=1),
+                    max_depth: int = Query(3, ge=0, le=10),
+                    max_nodes: int = Query(1000, ge=1, le=100_000)) -> Dict[str, Any]:
+        kg = _state(request).rag.get_knowledge_graph(label, max_depth=max_depth, max_nodes=max_nodes)
+        return kg.to_dict()
+
+    @router.get("/graph/labels", summary="All entity names", tags=["graph"])
+    async def labels(request: Request) -> List[str]:
+        return sorted(_state(request).rag.graph.get_all_labels())
+
+    @router.get("/metrics", summary="Prometheus metrics", tags=["ops"])
+    async def metrics(request: Request) -> PlainTextResponse:
+        state = _state(request)
+        return PlainTextResponse(state.metrics.render(state.rag, inserting=state.lock.locked()),
+                                 media_type=CONTENT_TYPE)
+
+    return router
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ValueError)
+    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+
+
+def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
+               max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+               resume_pending: bool = True, metrics: Optional[ServerMetrics] = None) -> FastAPI:
+    """The FastAPI app serving ``rag``.
+
+    Args:
+        rag: a :class:`~lightrag.components.graph_rag.GraphRAG`.
+        api_keys: accepted keys; None reads ``LIGHTRAG_API_KEYS``; empty: no authentication
+            (then bind to loopback only; ``lightrag serve`` enforces it).
+        max_request_bytes: larger request bodies get 413.
+        resume_pending: at startup, process documents left PENDING/PROCESSING by a crash.
+        metrics: a :class:`ServerMetrics` to fill (a new one by default).
+    """
+    keys = list(api_keys_from_env() if api_keys is None else api_keys)
+    state = AppState(rag, metrics or ServerMetrics())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if resume_pending:
+            state.resume_pending()
+        yield
+        await state.drain()
+        log.info("shutdown: all inserts finished and stores flushed")
+
+    app = FastAPI(title="LightRAG", version=lightrag.__version__, lifespan=lifespan,
+                  description="Graph RAG: insert documents, query in six modes, inspect the graph.")
+    app.state.lightrag = state
+    _add_error_handlers(app)
+    protected = [Depends(_auth_dependency(keys))] if keys else []
+    app.include_router(_documents_router(), dependencies=protected)
+    app.include_router(_query_router(), dependencies=protected)
+
+    @app.get("/health", tags=["ops"], summary="Liveness")
+    async def health() -> Dict[str, Any]:
+        return {"status": "ok" if state.accepting else "shutting_down",
+                "version": lightrag.__version__, "insert_in_progress": state.lock.locked(),
+                "auth": bool(keys)}
+
+    app.add_middleware(BodyLimitMiddleware, max_bytes=max_request_bytes)
+    app.add_middleware(ObservabilityMiddleware, metrics=state.metrics)
+    return app

@@ -1,0 +1,172 @@
+"""ASGI middleware of the HTTP server: request-size limit, access log + metrics, API keys.
+
+* :class:`BodyLimitMiddleware` answers 413 when ``Content-Length`` is over the limit, and also
+  when a body without a length (chunked) grows over it (it is read before the app sees it).
+* :class:`ObservabilityMiddleware` gives every request an id (``X-Request-ID``, taken from the
+  request or made up), counts it in :class:`ServerMetrics` by its *route template* (``/documents/
+  {doc_id}``, so ids never explode the label space) and logs one structured record per request on
+  the ``lightrag.server.access`` logger; :class:`JsonLogFormatter` writes it as one JSON object
+  per line.
+* :func:`check_api_key` accepts ``X-API-Key: <key>`` or ``Authorization: Bearer <key>``.
+
+Example:
+    >>> import logging
+    >>> record = logging.LogRecord("lightrag.server.access", logging.INFO, "", 0, "GET /health 200",
+    ...                            None, None)
+    >>> record.fields = {"status": 200}
+    >>> JsonLogFormatter().format(record).endswith('"status": 200}')
+    True
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import time
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optional, Sequence
+
+from lightrag.server.metrics import ServerMetrics
+
+access_log = logging.getLogger("lightrag.server.access")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+API_KEYS_ENV = "LIGHTRAG_API_KEYS"
+
+
+def api_keys_from_env(environ: Optional[MutableMapping[str, str]] = None) -> List[str]:
+    """The comma-separated keys of ``LIGHTRAG_API_KEYS`` (blanks dropped).
+
+    >>> api_keys_from_env({"LIGHTRAG_API_KEYS": "k1, k2,,"})
+    ['k1', 'k2']
+    """
+    raw = (os.environ if environ is None else environ).get(API_KEYS_ENV, "")
+    return [k.strip() for k in raw.split(",") if k.strip()]
+
+
+def check_api_key(keys: Sequence[str], x_api_key: Optional[str], authorization: Optional[str]) -> bool:
+    """Whether the request carries one of ``keys`` (constant-time comparison)."""
+    offered = [x_api_key or ""]
+    if authorization and authorization[:7].lower() == "bearer ":
+        offered.append(authorization[7:].strip())
+    return any(hmac.compare_digest(o.encode(), k.encode()) for o in offered if o for k in keys)
+
+
+class JsonLogFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message and the record's ``fields``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        data: Dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            data["exception"] = self.formatException(record.exc_info)
+        data.update(getattr(record, "fields", None) or {})
+        return json.dumps(data, ensure_ascii=False, default=str)
+
+
+async def _send_json(send: Send, status: int, body: Dict[str, Any]) -> None:
+    payload = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(payload)).encode())]})
+    await send({"type": "http.response.body", "body": payload})
+
+
+class BodyLimitMiddleware:
+    """Reject request bodies over ``max_bytes`` with 413."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        too_big = {"detail": f"request body over the limit of {self.max_bytes} bytes"}
+        length = headers.get(b"content-length")
+        if length is not None:
+            if not length.isdigit():
+                await _send_json(send, 400, {"detail": "invalid Content-Length"})
+            elif int(length) > self.max_bytes:
+                await _send_json(send, 413, too_big)
+            else:
+                await self.app(scope, receive, send)
+            return
+        if scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+            if size > self.max_bytes:
+                await _send_json(send, 413, too_big)
+                return
+        body, replayed = b"".join(chunks), False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+class ObservabilityMiddleware:
+    """Request id, metrics by route template, and one structured access-log record per request."""
+
+    def __init__(self, app: ASGIApp, metrics: ServerMetrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        headers = dict(scope.get("headers") or [])
+        request_id = headers.get(b"x-request-id", b"").decode("latin-1")[:64] or uuid.uuid4().hex[:16]
+        state = {"status": 500, "bytes": 0}
+
+        async def send_wrapper(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                state["status"] = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+            elif message["type"] == "http.response.body":
+                state["bytes"] += len(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            seconds = time.perf_counter() - started
+            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            self.metrics.observe_request(scope["method"], route, state["status"], seconds)
+            client = scope.get("client")
+            fields = {"request_id": request_id, "method": scope["method"], "path": scope["path"],
+                      "route": route, "status": state["status"],
+                      "duration_ms": round(seconds * 1000, 3), "response_bytes": state["bytes"],
+                      "client": f"{client[0]}:{client[1]}" if client else None}
+            access_log.info("%s %s %s", scope["method"], scope["path"], state["status"],
+                            extra={"fields": fields})

@@ -1,0 +1,109 @@
+"""``lightrag serve``: the HTTP server on uvicorn.
+
+    LIGHTRAG_API_KEYS=key1,key2 lightrag serve --config graph.yaml --host 0.0.0.0 --port 9621
+    lightrag serve --config graph.yaml          # no keys: 127.0.0.1 only
+
+Without API keys the server binds to loopback only and refuses any other host with an error.
+Logs are JSON, one object per line on stderr (one per request on ``lightrag.server.access``).
+SIGINT/SIGTERM shut down gracefully: open requests and running inserts finish (up to
+``--graceful-timeout`` seconds for requests), then the stores are flushed.
+
+This module imports FastAPI and uvicorn only inside :func:`run_serve`, so the ``lightrag``
+command works without the ``server`` extra.
+
+Example:
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="lightrag")
+    >>> _ = add_serve_parser(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["serve", "--port", "8080"]).port
+    8080
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any, Optional, Sequence
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+DEFAULT_PORT = 9621
+
+
+def check_bind(host: str, api_keys: Sequence[str]) -> None:
+    """Refuse a non-loopback ``host`` when no API key is configured.
+
+    >>> check_bind("0.0.0.0", [])
+    Traceback (most recent call last):
+    ...
+    ValueError: refusing to serve on 0.0.0.0 without API keys: set LIGHTRAG_API_KEYS=key1,key2 or use --host 127.0.0.1
+    """
+    if not api_keys and host not in LOOPBACK_HOSTS:
+        raise ValueError(f"refusing to serve on {host} without API keys: set "
+                         "LIGHTRAG_API_KEYS=key1,key2 or use --host 127.0.0.1")
+
+
+def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``serve`` command to an ``argparse`` subparsers object; it runs :func:`run_serve`."""
+    parser = subparsers.add_parser(
+        "serve", help="serve a GraphRAG over HTTP (FastAPI + uvicorn)",
+        description="Serve a GraphRAG over HTTP. API keys come from LIGHTRAG_API_KEYS "
+                    "(comma-separated); without keys only 127.0.0.1 is allowed.")
+    parser.add_argument("--config", help="a GraphRAG YAML config (default: the packaged one)")
+    parser.add_argument("--working-dir", help="where the stores live (overrides the config)")
+    parser.add_argument("--workspace", help="a workspace inside the working dir")
+    parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument("--max-request-mb", type=float, default=10.0,
+                        help="largest request body in MiB (default 10); larger ones get 413")
+    parser.add_argument("--graceful-timeout", type=float, default=30.0,
+                        help="seconds open requests get to finish on shutdown (default 30)")
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument("--no-resume", action="store_true",
+                        help="do not resume documents left unfinished by a crash at startup")
+    parser.set_defaults(func=run_serve)
+    return parser
+
+
+def configure_logging(level: str = "info") -> None:
+    """JSON logs, one object per line, on stderr (replaces the root handlers)."""
+    from lightrag.server.middleware import JsonLogFormatter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLogFormatter())
+    logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+
+
+def build_server(args: argparse.Namespace, api_keys: Optional[Sequence[str]] = None) -> Any:
+    """The ``uvicorn.Server`` for parsed ``serve`` arguments (keys: ``LIGHTRAG_API_KEYS``)."""
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError as e:
+        raise ImportError("lightrag serve needs the server extra: pip install 'lightrag[server]'") from e
+
+    from lightrag.cli import _graph_config
+    from lightrag.server.app import create_app
+    from lightrag.server.middleware import api_keys_from_env
+    from lightrag.utils.config import build
+
+    keys = list(api_keys_from_env() if api_keys is None else api_keys)
+    check_bind(args.host, keys)
+    if args.max_request_mb <= 0:
+        raise ValueError("--max-request-mb must be positive")
+    rag = build(_graph_config(args))
+    app = create_app(rag, api_keys=keys, max_request_bytes=int(args.max_request_mb * 1024 * 1024),
+                     resume_pending=not args.no_resume)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_config=None, access_log=False,
+                            timeout_graceful_shutdown=args.graceful_timeout, lifespan="on")
+    logging.getLogger(__name__).info(
+        "serving %s on http://%s:%d (auth: %s)", type(rag).__name__, args.host, args.port,
+        "API keys" if keys else "none, loopback only")
+    return uvicorn.Server(config)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Run the server until SIGINT/SIGTERM; returns the exit code."""
+    configure_logging(args.log_level)
+    build_server(args).run()
+    return 0

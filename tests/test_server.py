@@ -1,0 +1,300 @@
+"""The HTTP server on a real uvicorn on 127.0.0.1, driven with httpx, with the scripted LLM."""
+
+import json
+import logging
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+httpx = pytest.importorskip("httpx")
+
+import yaml  # noqa: E402
+from graph_fakes import extraction_reply, the_answer  # noqa: E402
+
+from lightrag.components.graph_rag import Chunker, EntityExtractor, GraphRAG  # noqa: E402
+from lightrag.components.graph_rag.schemas import DocProcessingStatus, DocStatus  # noqa: E402
+from lightrag.components.model_client import ScriptedClient  # noqa: E402
+from lightrag.core import Embedder, Generator  # noqa: E402
+from lightrag.server.app import create_app  # noqa: E402
+from lightrag.server.metrics import ServerMetrics  # noqa: E402
+from lightrag.server.middleware import JsonLogFormatter  # noqa: E402
+from lightrag.server.runner import BackgroundServer  # noqa: E402
+
+DOCS = {
+    "voyager.md": "NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter and Saturn. "
+                  "Voyager 1 photographed Titan, the largest moon of Saturn.",
+    "cassini.md": "The Cassini mission of NASA reached Saturn in 2004. The Huygens probe landed on "
+                  "Titan in 2005. Cassini found plumes on Enceladus.",
+}
+
+
+def _client(**config):
+    return {"component_name": "ScriptedClient", "component_config": config}
+
+
+SCRIPTED = {"component_name": "GraphRAG", "component_config": {
+    "embedder": {"component_name": "Embedder", "component_config": {
+        "model_client": _client(embedding_dim=256)}},
+    "extractor": {"component_name": "EntityExtractor", "component_config": {
+        "generator": {"component_name": "Generator", "component_config": {
+            "model_client": _client(response_fn={"class": "extraction_reply"})}}}},
+    "answer_generator": {"component_name": "Generator", "component_config": {
+        "model_client": _client(response_fn={"class": "the_answer"})}},
+    "cosine_threshold": 0.05}}
+
+
+def make_rag(tmp_path, answer_client=None, extraction=extraction_reply):
+    return GraphRAG(
+        embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
+        extractor=EntityExtractor(generator=Generator(
+            model_client=ScriptedClient(response_fn=extraction)), max_gleaning=0),
+        answer_generator=Generator(model_client=answer_client
+                                   or ScriptedClient(response_fn=the_answer)),
+        chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
+        working_dir=str(tmp_path), cosine_threshold=0.05)
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """Start a server for a GraphRAG; every server started is stopped at the end."""
+    started = []
+
+    def start(rag=None, **app_kwargs):
+        rag = rag or make_rag(tmp_path)
+        app_kwargs.setdefault("api_keys", [])
+        server = BackgroundServer(create_app(rag, **app_kwargs)).start()
+        started.append(server)
+        return server, httpx.Client(base_url=server.url, timeout=30), rag
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def sse_events(text):
+    return [json.loads(block[len("data: "):]) for block in text.strip().split("\n\n")]
+
+
+def test_insert_status_query_graph_delete(serve):
+    _, client, _ = serve()
+    inserted = client.post("/documents", json={"texts": list(DOCS.values()),
+                                               "file_paths": list(DOCS), "wait": True})
+    assert inserted.status_code == 200, inserted.text
+    body = inserted.json()
+    assert len(body["processed"]) == 2 and not body["failed"]
+    voyager_id = body["doc_ids"][0]
+
+    listing = client.get("/documents", params={"page_size": 1}).json()
+    assert listing["counts"]["processed"] == 2 and listing["total"] == 2
+    assert len(listing["documents"]) == 1 and listing["documents"][0]["status"] == "processed"
+    assert client.get("/documents", params={"status": "failed"}).json()["documents"] == []
+    doc = client.get(f"/documents/{voyager_id}").json()
+    assert doc["id"] == voyager_id and doc["file_path"] == "voyager.md" and doc["chunks_count"] >= 1
+
+    answer = client.post("/query", json={"query": "Which moon did Voyager 1 photograph?",
+                                         "mode": "local", "include_raw_data": True})
+    assert answer.status_code == 200, answer.text
+    answer = answer.json()
+    assert answer["response"] == "The answer."
+    assert answer["references"] and answer["raw_data"]["entities"]
+    context = client.post("/query", json={"query": "Voyager 1", "mode": "naive",
+                                          "only_need_context": True}).json()
+    assert "Voyager 1" in context["response"]
+
+    with client.stream("POST", "/query", json={"query": "Saturn moons", "stream": True}) as stream:
+        assert stream.status_code == 200
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        events = sse_events(stream.read().decode())
+    assert "references" in events[0] and events[-1] == {"done": True}
+    assert "".join(e["response"] for e in events if "response" in e) == "The answer."
+
+    graph = client.get("/graph", params={"label": "Jupiter", "max_depth": 1, "max_nodes": 50}).json()
+    names = {n["id"] for n in graph["nodes"]}
+    assert "Saturn" in names and "Voyager 1" in names and graph["edges"]
+    assert "Titan" in client.get("/graph/labels").json()
+
+    deleted = client.delete(f"/documents/{voyager_id}")
+    assert deleted.status_code == 200 and "Voyager 1" in deleted.json()["entities_deleted"]
+    assert client.delete(f"/documents/{voyager_id}").status_code == 404
+    assert client.get(f"/documents/{voyager_id}").status_code == 404
+    assert "Voyager 1" not in client.get("/graph/labels").json()
+
+
+def slow_extraction(prompt):
+    time.sleep(0.1)
+    return extraction_reply(prompt)
+
+
+def test_background_insert_and_graceful_shutdown(serve, tmp_path):
+    server, client, rag = serve(make_rag(tmp_path, extraction=slow_extraction))
+    texts = [f"Probe {i} of Agency{i} visited Planet{i}. Planet{i} has Moon{i}." for i in range(6)]
+    accepted = [client.post("/documents", json={"texts": t}) for t in texts]
+    assert all(r.status_code == 202 for r in accepted)
+    doc_ids = [r.json()["doc_ids"][0] for r in accepted]
+    assert client.get(f"/documents/{doc_ids[-1]}").json()["status"] in (
+        "queued", "pending", "processing")
+    assert rag.doc_status.get_status_counts()["processed"] < 6, "inserts must still be running"
+    server.stop()  # shutdown waits for the queued and running inserts
+    statuses = {d: rag.doc_status.get_by_id(d)["status"] for d in doc_ids}
+    assert set(statuses.values()) == {"processed"}, statuses
+    reloaded = make_rag(tmp_path)
+    assert reloaded.doc_status.get_status_counts()["processed"] == 6
+    assert reloaded.graph.has_node("Planet5")
+
+
+def test_unfinished_documents_resume_at_startup(serve, tmp_path):
+    crashed = make_rag(tmp_path)
+    text = "Ada Lovelace wrote about the Analytical Engine of Charles Babbage."
+    crashed.full_docs.upsert({"doc-crashed": {"content": text, "file_path": "ada.md"}})
+    crashed.doc_status.upsert({"doc-crashed": DocProcessingStatus(
+        content_summary=text, content_length=len(text), file_path="ada.md",
+        status=DocStatus.PROCESSING).to_dict()})
+    crashed.flush()
+    server, client, rag = serve(make_rag(tmp_path))
+    server.stop()
+    assert rag.doc_status.get_by_id("doc-crashed")["status"] == "processed"
+    assert rag.graph.has_node("Ada Lovelace")
+
+
+def test_upload_files(serve):
+    _, client, rag = serve()
+    files = [("files", (name, text.encode(), "text/markdown")) for name, text in DOCS.items()]
+    uploaded = client.post("/documents/upload", files=files, data={"wait": "true"})
+    assert uploaded.status_code == 200, uploaded.text
+    assert len(uploaded.json()["processed"]) == 2
+    assert "cassini.md" in rag.graph.get_node("Saturn")["file_path"]
+    binary = client.post("/documents/upload", files=[("files", ("x.bin", b"\xff\xfe\x00", "x/y"))])
+    assert binary.status_code == 415 and "not UTF-8" in binary.json()["detail"]
+
+
+def test_api_keys(serve, monkeypatch):
+    monkeypatch.setenv("LIGHTRAG_API_KEYS", "k-one, k-two")
+    _, client, _ = serve(api_keys=None)
+    assert client.get("/health").json()["auth"] is True
+    for path in ["/documents", "/metrics", "/graph/labels"]:
+        denied = client.get(path)
+        assert denied.status_code == 401 and "API key" in denied.json()["detail"], path
+    assert client.get("/documents", headers={"X-API-Key": "wrong"}).status_code == 401
+    assert client.get("/documents", headers={"X-API-Key": "k-two"}).status_code == 200
+    assert client.get("/documents", headers={"Authorization": "Bearer k-one"}).status_code == 200
+    query = client.post("/query", json={"query": "x"}, headers={"Authorization": "Bearer k-one"})
+    assert query.status_code == 200
+    schema = client.get("/openapi.json").json()
+    assert {"/query", "/documents", "/documents/upload", "/graph", "/metrics"} <= set(schema["paths"])
+    assert {"APIKeyHeader", "HTTPBearer"} <= set(schema["components"]["securitySchemes"])
+
+
+def test_size_limit_and_bad_input(serve):
+    _, client, _ = serve(max_request_bytes=2000)
+    big = client.post("/documents", json={"texts": "x" * 5000})
+    assert big.status_code == 413 and "limit of 2000 bytes" in big.json()["detail"]
+    chunked = client.post("/documents", content=iter([b'{"texts": "', b"y" * 3000, b'"}']),
+                          headers={"content-type": "application/json"})
+    assert chunked.status_code == 413
+    for payload in [{}, {"query": ""}, {"query": "q", "mode": "sideways"},
+                    {"query": "q", "colour": "red"}, {"query": "q", "top_k": 0}]:
+        response = client.post("/query", json=payload)
+        assert response.status_code == 422 and response.json()["detail"], payload
+    assert client.post("/query", content=b"{not json", headers={
+        "content-type": "application/json"}).status_code == 422
+    assert client.get("/documents", params={"page": 0}).status_code == 422
+    mismatch = client.post("/documents", json={"texts": ["a text"], "ids": ["a", "b"]})
+    assert mismatch.status_code == 400 and "2 ids for 1 documents" in mismatch.json()["detail"]
+    empty = client.post("/documents", json={"texts": ["  "]})
+    assert empty.status_code == 400 and "empty" in empty.json()["detail"]
+    assert client.post("/query", json={"query": "   "}).status_code == 400
+    assert client.get("/documents/doc-nope").status_code == 404
+    assert client.get("/nowhere").status_code == 404
+
+
+def test_metrics_and_json_access_logs(serve, caplog, tmp_path):
+    failing = ScriptedClient(responses=[RuntimeError("provider down")], response_fn=the_answer)
+    _, client, rag = serve(make_rag(tmp_path / "metrics", failing))
+    with caplog.at_level(logging.INFO, logger="lightrag.server.access"):
+        client.post("/documents", json={"texts": list(DOCS.values()), "wait": True})
+        failed = client.post("/query", json={"query": "Saturn", "mode": "local"},
+                             headers={"X-Request-ID": "req-42"})
+        assert failed.status_code == 502 and failed.headers["x-request-id"] == "req-42"
+        assert client.post("/query", json={"query": "Saturn", "mode": "local"}).status_code == 200
+        client.get("/documents/doc-nope")
+        metrics = client.get("/metrics")
+    assert metrics.headers["content-type"].startswith("text/plain; version=0.0.4")
+    text = metrics.text
+    for line in [
+        'lightrag_http_requests_total{method="POST",route="/query",status="200"} 1',
+        'lightrag_http_requests_total{method="POST",route="/query",status="502"} 1',
+        'lightrag_http_requests_total{method="GET",route="/documents/{doc_id}",status="404"} 1',
+        'lightrag_http_request_duration_seconds_count{method="POST",route="/query"} 2',
+        'lightrag_http_request_duration_seconds_bucket{method="POST",route="/query",le="+Inf"} 2',
+        'lightrag_errors_total{kind="http_5xx"} 1',
+        'lightrag_errors_total{kind="llm_failed"} 1',
+        'lightrag_documents{status="processed"} 2',
+        'lightrag_insert_in_progress 0',
+    ]:
+        assert line in text, line
+    assert 'lightrag_llm_calls_total{generator="extractor.generator",outcome="completed"}' in text
+    assert 'lightrag_llm_tokens_total{generator="engine.answer_generator",kind="prompt"}' in text
+    assert 'lightrag_llm_calls_total{generator="engine.answer_generator",outcome="failed"} 1' in text
+    assert "# TYPE lightrag_http_request_duration_seconds histogram" in text
+    records = [r for r in caplog.records if r.name == "lightrag.server.access"]
+    fields = [r.fields for r in records]
+    assert {"method": "POST", "route": "/query", "status": 502, "request_id": "req-42"}.items() \
+        <= next(f for f in fields if f["request_id"] == "req-42").items()
+    line = json.loads(JsonLogFormatter().format(records[0]))
+    assert line["logger"] == "lightrag.server.access" and line["duration_ms"] >= 0
+
+
+def test_serve_command_refuses_public_host_and_serves(tmp_path):
+    import argparse
+
+    import graph_fakes  # noqa: F401  (registers the fake model functions)
+
+    from lightrag.server.serve import add_serve_parser, build_server
+
+    parser = argparse.ArgumentParser(prog="lightrag")
+    add_serve_parser(parser.add_subparsers(dest="command"))
+    config = tmp_path / "graph.yaml"
+    config.write_text(yaml.safe_dump(SCRIPTED))
+    public = parser.parse_args(["serve", "--config", str(config), "--host", "0.0.0.0"])
+    with pytest.raises(ValueError, match="refusing to serve on 0.0.0.0 without API keys"):
+        build_server(public, api_keys=[])
+    assert build_server(public, api_keys=["k"]).config.host == "0.0.0.0"
+
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    args = parser.parse_args(["serve", "--config", str(config), "--working-dir", str(tmp_path / "w"),
+                              "--port", str(port)])
+    server = build_server(args, api_keys=[])
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(500):
+            if server.started:
+                break
+            thread.join(0.01)
+        client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+        assert client.get("/health").json()["status"] == "ok"
+        inserted = client.post("/documents", json={"texts": DOCS["voyager.md"], "wait": True})
+        assert inserted.json()["processed"]
+    finally:
+        server.should_exit = True
+        thread.join(30)
+    assert (tmp_path / "w").is_dir()
+
+
+def test_histogram_buckets_are_cumulative():
+    metrics = ServerMetrics(buckets=(0.01, 1.0))
+    for seconds in (0.005, 0.5, 30.0):
+        metrics.observe_request("GET", "/x", 200, seconds)
+    text = metrics.render()
+    for line in ['_bucket{method="GET",route="/x",le="0.01"} 1',
+                 '_bucket{method="GET",route="/x",le="1"} 2',
+                 '_bucket{method="GET",route="/x",le="+Inf"} 3',
+                 '_sum{method="GET",route="/x"} 30.505',
+                 '_count{method="GET",route="/x"} 3']:
+        assert "lightrag_http_request_duration_seconds" + line in text, line
