@@ -247,3 +247,24 @@ def test_tree_prints_and_yaml_round_trip(tmp_path):
     rebuilt = build(rag.to_config())
     assert repr(rebuilt) == text
     assert QueryParam.from_dict(rag.query_defaults).mode == "mix"
+
+
+def test_status_never_runs_ahead_of_flushed_data(tmp_path, monkeypatch):
+    rag = make_rag(tmp_path, flush_every=100)
+
+    def disk_full():
+        raise OSError("disk full")
+
+    monkeypatch.setattr(rag.graph, "index_done_callback", disk_full)
+    with pytest.raises(OSError, match="disk full"):
+        insert_all(rag)
+    monkeypatch.undo()
+    reloaded = make_rag(tmp_path)
+    assert reloaded.doc_status.get_status_counts()["processed"] == 0
+    resumed = reloaded.insert([])
+    assert len(resumed.processed) == 3 and reloaded.graph.has_node("Titan")
+    batched = make_rag(tmp_path / "batched", flush_every=2)
+    assert len(insert_all(batched).processed) == 3
+    assert make_rag(tmp_path / "batched").doc_status.get_status_counts()["processed"] == 3
+    with pytest.raises(ValueError, match="flush_every"):
+        make_rag(tmp_path / "bad", flush_every=0)

@@ -112,6 +112,9 @@ class GraphRAG(Component):
         cosine_threshold: minimum similarity of vector hits.
         llm_max_async: concurrent extraction calls; embedding_max_async: concurrent embeddings.
         max_parallel_insert: documents processed at once.
+        flush_every: documents merged between two flushes of the stores (and at the end of every
+            insert). A document is marked PROCESSED on disk only after the flush that holds its
+            data, so a crash in between leaves it to be retried, never half-stored.
         query_defaults: default :class:`QueryParam` fields.
     """
 
@@ -135,6 +138,7 @@ class GraphRAG(Component):
         llm_max_async: int = 4,
         embedding_max_async: int = 8,
         max_parallel_insert: int = 2,
+        flush_every: int = 8,
         query_defaults: Optional[Dict[str, Any]] = None,
     ) -> None:
         super().__init__()
@@ -145,6 +149,10 @@ class GraphRAG(Component):
         self.llm_max_async = llm_max_async
         self.embedding_max_async = embedding_max_async
         self.max_parallel_insert = max_parallel_insert
+        if flush_every < 1:
+            raise ValueError(f"flush_every must be at least 1, got {flush_every}")
+        self.flush_every = flush_every
+        self._unflushed: Dict[str, Dict[str, Any]] = {}
         self.query_defaults = QueryParam.from_dict(dict(query_defaults or {})).to_dict()
         self.chunker = chunker or Chunker()
         self.extractor = extractor
@@ -170,7 +178,7 @@ class GraphRAG(Component):
         )
         self._merge_lock: Optional[asyncio.Lock] = None
 
-    _to_dict_exclude = ("_merge_lock",)
+    _to_dict_exclude = ("_merge_lock", "_unflushed")
 
     @classmethod
     def from_yaml(cls, source: Any) -> GraphRAG:
@@ -243,6 +251,7 @@ class GraphRAG(Component):
                 await self._process_document(doc_id, result, llm_limit, embed_limit)
 
         await asyncio.gather(*(process(d) for d in pending))
+        self._commit()
         log.info("insert %s: %d processed, %d failed, %d skipped", result.track_id,
                  len(result.processed), len(result.failed), len(result.skipped))
         return result
@@ -320,7 +329,6 @@ class GraphRAG(Component):
                 items["relations"] = sorted({*map(tuple, items["relations"]), *(
                     tuple(sorted((r.src_id, r.tgt_id))) for e in good for r in e.relations)})
                 self.doc_graph_items.upsert({doc_id: items})
-                self.flush()
             result.chunks += len(chunks)
             result.entities += len(stats.entities)
             result.relations += len(stats.relations)
@@ -329,17 +337,29 @@ class GraphRAG(Component):
                     f"{cid}: {err}" for cid, err in list(failed.items())[:3])
                 result.failed[doc_id] = message
                 result.failed_chunks.extend(failed)
-                self._set_status(doc_id, status=DocStatus.FAILED, error_msg=message,
-                                 metadata={"failed_chunks": list(failed)})
+                self._unflushed[doc_id] = {"status": DocStatus.FAILED, "error_msg": message,
+                                           "metadata": {"failed_chunks": list(failed)}}
             else:
-                self._set_status(doc_id, status=DocStatus.PROCESSED,
-                                 metadata={"entities": len(items["entities"]),
-                                           "relations": len(items["relations"])})
+                self._unflushed[doc_id] = {"status": DocStatus.PROCESSED, "metadata": {
+                    "entities": len(items["entities"]), "relations": len(items["relations"])}}
                 result.processed.append(doc_id)
+            if len(self._unflushed) >= self.flush_every:
+                self._commit()
         except Exception as e:
             log.exception("processing %s failed", doc_id)
             self._set_status(doc_id, status=DocStatus.FAILED, error_msg=f"{type(e).__name__}: {e}")
             result.failed[doc_id] = f"{type(e).__name__}: {e}"
+            self.doc_status.index_done_callback()
+
+    def _commit(self) -> None:
+        """Flush every store, then record the final status of the documents merged since the
+        last commit (so the status on disk never runs ahead of the data)."""
+        for storage in self.storages():
+            if storage is not self.doc_status:
+                storage.index_done_callback()
+        for doc_id, changes in self._unflushed.items():
+            self._set_status(doc_id, **changes)
+        self._unflushed = {}
         self.doc_status.index_done_callback()
 
     # -------------------------------------------------------------------- query
