@@ -99,11 +99,13 @@ def search_relations(stores: GraphStores, vector: np.ndarray, top_k: int) -> Sea
 
 
 def search_chunks(stores: GraphStores, vector: np.ndarray, top_k: int) -> List[Dict[str, Any]]:
-    """``naive``: chunks similar to the query."""
+    """``naive``: chunks similar to the query (with their stored token counts)."""
+    hits = stores.chunks_vdb.query(vector, top_k=top_k)
+    records = stores.text_chunks.get_by_ids([h["id"] for h in hits])
     return [
         {"chunk_id": h["id"], "content": h.get("content", ""), "file_path": h.get("file_path", ""),
-         "score": h["score"]}
-        for h in stores.chunks_vdb.query(vector, top_k=top_k)
+         "score": h["score"], "tokens": (r or {}).get("tokens")}
+        for h, r in zip(hits, records)
     ]
 
 
@@ -139,8 +141,9 @@ def relation_line(r: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def truncate_by_tokens(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[str, Any]], Any],
-                       max_tokens: int) -> Tuple[List[Dict[str, Any]], List[str]]:
-    """The longest prefix of ``items`` whose JSON lines fit ``max_tokens``; returns items, lines."""
+                       max_tokens: int) -> Tuple[List[Dict[str, Any]], List[str], int]:
+    """The longest prefix of ``items`` whose JSON lines fit ``max_tokens``; returns the items,
+    their lines and the tokens used."""
     kept, lines, used = [], [], 0
     for item in items:
         line = json.dumps(to_line(item), ensure_ascii=False)
@@ -150,7 +153,7 @@ def truncate_by_tokens(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[
         used += cost
         kept.append(item)
         lines.append(line)
-    return kept, lines
+    return kept, lines, used
 
 
 # ----------------------------------------------------------------------- chunk picking
@@ -218,7 +221,8 @@ def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
 
     def as_chunks(ids: List[str]) -> List[Dict[str, Any]]:
         return [{"chunk_id": c, "content": by_id[c].get("content", ""),
-                 "file_path": by_id[c].get("file_path", "")} for c in ids if c in by_id]
+                 "file_path": by_id[c].get("file_path", ""), "tokens": by_id[c].get("tokens")}
+                for c in ids if c in by_id]
 
     return round_robin(list(vector_chunks), as_chunks(picked[0]), as_chunks(picked[1]),
                        key=lambda c: c["chunk_id"])
@@ -236,10 +240,20 @@ def assign_references(chunks: List[Dict[str, Any]]) -> List[Dict[str, str]]:
     return [{"reference_id": rid, "file_path": path} for path, rid in ids.items()]
 
 
+CHUNK_LINE_OVERHEAD = 12  # tokens of the JSON wrapping around a chunk's content
+
+
+def chunk_tokens(chunk: Dict[str, Any]) -> int:
+    """Tokens of a chunk in the context (the count stored at insert, else counted now)."""
+    stored = chunk.get("tokens")
+    return (stored if isinstance(stored, int) else count_tokens(chunk["content"])) + CHUNK_LINE_OVERHEAD
+
+
 def fit_chunks(chunks: List[Dict[str, Any]], max_tokens: int, max_count: int) -> List[Dict[str, Any]]:
+    """The first ``max_count`` chunks, while they fit ``max_tokens``."""
     kept, used = [], 0
     for chunk in chunks[:max_count]:
-        cost = count_tokens(chunk["content"]) + 12
+        cost = chunk_tokens(chunk)
         if used + cost > max_tokens:
             break
         used += cost

@@ -124,8 +124,7 @@ class QueryEngine(Component):
             "references": retrieved.references if param.include_references else [],
             "keywords": {"high_level": list(keywords.high_level) if keywords else [],
                          "low_level": list(keywords.low_level) if keywords else []},
-            "processing_info": {**retrieved.processing_info,
-                                "context_tokens": count_tokens(retrieved.context)},
+            "processing_info": dict(retrieved.processing_info),
         }
         if param.only_need_context:
             return QueryResult(content=retrieved.context, raw_data=raw_data)

@@ -24,6 +24,7 @@ from lightrag.components.graph_rag.context import (
     GraphStores,
     SearchResult,
     assign_references,
+    chunk_tokens,
     entity_line,
     fit_chunks,
     format_context,
@@ -38,6 +39,8 @@ from lightrag.components.graph_rag.context import (
 from lightrag.components.graph_rag.schemas import QueryParam
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
+
+CONTEXT_FRAME_TOKENS = 80  # section headers, fences and the reference list
 
 QUERY_VECTOR = "query"
 LL_VECTOR = "ll_keywords"
@@ -83,8 +86,9 @@ class QueryMode(Component):
         """
         started = time.perf_counter()
         found = self.search(stores, vectors, param)
-        entities, entity_lines = truncate_by_tokens(found.entities, entity_line, param.max_entity_tokens)
-        relations, relation_lines = truncate_by_tokens(
+        entities, entity_lines, entity_tokens = truncate_by_tokens(
+            found.entities, entity_line, param.max_entity_tokens)
+        relations, relation_lines, relation_tokens = truncate_by_tokens(
             found.relations, relation_line, param.max_relation_tokens)
         chunks = gather_chunks(stores, entities, relations, found.vector_chunks, param,
                                vectors.get(QUERY_VECTOR))
@@ -93,7 +97,7 @@ class QueryMode(Component):
             for chunk, score in zip(chunks, scores):
                 chunk["rerank_score"] = float(score)
             chunks.sort(key=lambda c: -c["rerank_score"])
-        kg_tokens = sum(len(line) for line in entity_lines + relation_lines) // 4
+        kg_tokens = entity_tokens + relation_tokens
         budget = param.max_total_tokens - reserved_tokens - kg_tokens - CONTEXT_TOKEN_BUFFER
         chunks = fit_chunks(chunks, max(0, budget), param.chunk_top_k)
         references = assign_references(chunks)
@@ -103,6 +107,7 @@ class QueryMode(Component):
             "entities_found": len(found.entities), "entities_kept": len(entities),
             "relations_found": len(found.relations), "relations_kept": len(relations),
             "vector_chunks": len(found.vector_chunks), "chunks_kept": len(chunks),
+            "context_tokens": kg_tokens + sum(chunk_tokens(c) for c in chunks) + CONTEXT_FRAME_TOKENS,
             "retrieval_ms": round((time.perf_counter() - started) * 1000, 3),
         }
         return RetrievedContext(mode=self.mode, entities=entities, relations=relations,
