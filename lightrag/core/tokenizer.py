@@ -60,6 +60,10 @@ class Tokenizer:
     def count_tokens(self, text: str) -> int:
         return len(self.encode(text))
 
+    def count_tokens_batch(self, texts: List[str]) -> List[int]:
+        """Token counts of many texts in one call (much cheaper than one call per text)."""
+        return [len(ids) for ids in self.tokenizer.encode_ordinary_batch(texts, num_threads=2)]
+
     def get_string_tokens(self, text: str) -> List[str]:
         """The text of each token, in order."""
         return [self.tokenizer.decode([t]) for t in self.encode(text)]
@@ -77,3 +81,8 @@ def default_tokenizer() -> Tokenizer:
 def count_tokens(text: str) -> int:
     """Number of ``cl100k_base`` tokens in ``text``."""
     return default_tokenizer().count_tokens(text)
+
+
+def count_tokens_batch(texts: List[str]) -> List[int]:
+    """Number of ``cl100k_base`` tokens in each of ``texts``."""
+    return default_tokenizer().count_tokens_batch(texts)

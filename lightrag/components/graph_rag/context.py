@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QueryParam, relation_key
-from lightrag.core.tokenizer import count_tokens
+from lightrag.core.tokenizer import count_tokens, count_tokens_batch
 
 CONTEXT_TOKEN_BUFFER = 200
 
@@ -140,19 +140,26 @@ def relation_line(r: Dict[str, Any]) -> Dict[str, Any]:
             "description": str(r.get("description", "")).replace(GRAPH_FIELD_SEP, "\n")}
 
 
+TRUNCATION_BLOCK = 32  # lines tokenised per call: one call per line costs far more
+
+
 def truncate_by_tokens(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[str, Any]], Any],
                        max_tokens: int) -> Tuple[List[Dict[str, Any]], List[str], int]:
     """The longest prefix of ``items`` whose JSON lines fit ``max_tokens``; returns the items,
-    their lines and the tokens used."""
-    kept, lines, used = [], [], 0
-    for item in items:
-        line = json.dumps(to_line(item), ensure_ascii=False)
-        cost = count_tokens(line) + 1
-        if used + cost > max_tokens:
-            break
-        used += cost
-        kept.append(item)
-        lines.append(line)
+    their lines and the tokens used. Lines are built and tokenised a block at a time, so a long
+    candidate list costs only as much as the prefix that fits."""
+    kept: List[Dict[str, Any]] = []
+    lines: List[str] = []
+    used = 0
+    for start in range(0, len(items), TRUNCATION_BLOCK):
+        block = items[start:start + TRUNCATION_BLOCK]
+        block_lines = [json.dumps(to_line(item), ensure_ascii=False) for item in block]
+        for item, line, tokens in zip(block, block_lines, count_tokens_batch(block_lines)):
+            if used + tokens + 1 > max_tokens:
+                return kept, lines, used
+            used += tokens + 1
+            kept.append(item)
+            lines.append(line)
     return kept, lines, used
 
 
