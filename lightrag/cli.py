@@ -7,6 +7,7 @@
     lightrag status | delete DOC_ID | export PATH [--format graphml|json|csv]
     lightrag print-config [PATH]        print a config's component tree and its YAML
     lightrag serve [--host 127.0.0.1] [--port 9621]   HTTP API (FastAPI + uvicorn)
+    lightrag bench-prompts CONFIG.yaml [--limit N] [--out DIR]   benchmark prompt variants
 
 Graph commands read ``--config`` (default: the packaged ``graph_rag_default.yaml``: spaCy
 extraction, MiniLM embeddings, SmolLM2 answers) and ``--working-dir``.
@@ -251,9 +252,11 @@ def make_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", default="graphml", choices=["graphml", "json", "csv"])
     add("print-config", cmd_print_config, "print a config's tree and YAML").add_argument("path", nargs="?")
     add("version", cmd_version, "print the version", parents=[])
+    from lightrag.optim.bench_cli import add_bench_prompts_parser
     from lightrag.server.serve import add_serve_parser
 
     add_serve_parser(sub)
+    add_bench_prompts_parser(sub)
     return parser
 
 

@@ -208,3 +208,13 @@ def test_openai_client_receives_native_messages():
         {"role": "system", "content": "Be kind."}, {"role": "user", "content": "Hi"},
         {"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Hi again"}]
     assert api_kwargs["model"] == "m"
+
+
+def test_cache_is_not_shared_between_local_models(tmp_path):
+    from lightrag.components.model_client import LocalLLMClient
+
+    a = Generator(model_client=LocalLLMClient(model="smollm2-135m-instruct"), cache_path=str(tmp_path / "c"))
+    b = Generator(model_client=LocalLLMClient(model="other/repo:*.gguf"), cache_path=str(tmp_path / "c"))
+    request = a._pre_call({"input_str": "q"}, None)
+    assert request == b._pre_call({"input_str": "q"}, None)
+    assert a._cache_key(request) != b._cache_key(request)

@@ -177,7 +177,7 @@ class Generator(Component):
     def _cache_key(self, api_kwargs: Dict[str, Any]) -> Optional[str]:
         if self._cache is None or api_kwargs.get("stream"):
             return None
-        return ResponseCache.key(type(self.model_client).__name__, api_kwargs)
+        return ResponseCache.key(self.model_client.cache_namespace(), api_kwargs)
 
     def _from_cache(self, key: Optional[str]) -> Optional[GeneratorOutput]:
         cached = self._cache.get(key) if (self._cache is not None and key) else None

@@ -106,6 +106,15 @@ class ModelClient(Component):
             data=[Embedding(embedding=list(map(float, v)), index=i) for i, v in enumerate(vectors)]
         )
 
+    def cache_namespace(self) -> str:
+        """What, besides the request, identifies this client's answers in a response cache.
+
+        The default is the client's repr, which names its model or endpoint where the request
+        does not (a local client drops ``model`` from the request), so two models never share
+        cached answers.
+        """
+        return repr(self)
+
     def track_completion_usage(self, completion: Any) -> CompletionUsage:
         """Token usage of a reply; providers override this (unknown -> zeros)."""
         return CompletionUsage(completion_tokens=0, prompt_tokens=0, total_tokens=0)

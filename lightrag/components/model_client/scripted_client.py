@@ -163,5 +163,9 @@ class ScriptedClient(ModelClient):
             model="hashed-bag-of-words",
         )
 
+    def cache_namespace(self) -> str:
+        """Scripted answers stand for one model whatever the script's length."""
+        return type(self).__name__
+
     def _extra_repr(self) -> str:
         return f"responses={len(self.responses)}, cycle={self.cycle}"

@@ -1,0 +1,59 @@
+"""Optimisation and benchmarking of prompts.
+
+* :class:`BenchmarkRunner`: run prompt variants of a pipeline over a dataset; report means with
+  bootstrap CIs, paired differences with p-values, failures, tokens and latency; JSON, CSV, PNG.
+* :class:`Trainer` with :class:`BootstrapFewShot` (demo selection) and
+  :class:`TextGradOptimizer` (LLM feedback -> prompt rewrite): a proposal is kept only when the
+  validation score improves.
+* :class:`Parameter` / :class:`ParameterType` (from ``lightrag.core``) mark what may change.
+
+Example:
+    >>> from lightrag.optim import BenchmarkRunner, Parameter, ParameterType
+    >>> Parameter(data="", param_type=ParameterType.DEMOS).param_type.value
+    'demos'
+"""
+
+from lightrag.core.parameter import Parameter, ParameterType
+from lightrag.optim.benchmark import (
+    BenchmarkRunner,
+    Variant,
+    build_variant,
+    fresh_pipeline,
+    load_variants,
+)
+from lightrag.optim.evaluation import ItemResult, attach_cache, evaluate_pipeline
+from lightrag.optim.few_shot import BootstrapFewShot, format_demos
+from lightrag.optim.optimizer import Optimizer, ParamChange, Proposal, Sample
+from lightrag.optim.report import BenchmarkReport, VariantResult
+from lightrag.optim.stats import bootstrap_ci, holm_adjust, paired_permutation_test
+from lightrag.optim.text_grad import TextGradOptimizer, parse_new_value
+from lightrag.optim.trainer import StepRecord, Trainer, TrainerResult
+
+__all__ = [
+    "BenchmarkReport",
+    "BenchmarkRunner",
+    "BootstrapFewShot",
+    "ItemResult",
+    "Optimizer",
+    "ParamChange",
+    "Parameter",
+    "ParameterType",
+    "Proposal",
+    "Sample",
+    "StepRecord",
+    "TextGradOptimizer",
+    "Trainer",
+    "TrainerResult",
+    "Variant",
+    "VariantResult",
+    "attach_cache",
+    "bootstrap_ci",
+    "build_variant",
+    "evaluate_pipeline",
+    "format_demos",
+    "fresh_pipeline",
+    "holm_adjust",
+    "load_variants",
+    "paired_permutation_test",
+    "parse_new_value",
+]

@@ -1,0 +1,198 @@
+"""``lightrag bench-prompts CONFIG.yaml``: run a prompt-variant benchmark described in YAML.
+
+The config names everything a run needs (relative paths are relative to the YAML file)::
+
+    imports: [qa_pipeline.py]            # Python files that register the pipeline's classes
+    dataset: {path: data/queries.json, limit: 20}   # .json list or .jsonl; a folder + file: name
+    inputs: [question, paragraphs]       # item keys passed to the pipeline (or one key)
+    metric: {name: f1, answer_key: answer, aliases_key: answer_aliases}
+    pipeline: {component_name: MyQA, component_config: {...}}
+    baseline: plain
+    concurrency: 2
+    variants: [{name: plain}, {name: cot, template: "...", model_kwargs: {max_tokens: 256}}]
+
+Metric names: ``f1``, ``exact_match`` (or ``em``), and the :class:`AnswerMatchAcc` types
+``normalized``, ``fuzzy_match`` and ``contains``. **``imports`` runs the named Python files**: run
+only configs you trust (plain component configs, by contrast, never run code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from lightrag.eval.answer_match import AnswerMatchAcc, ExactMatch, F1Score
+from lightrag.eval.base import BaseEvaluator
+from lightrag.optim.benchmark import BenchmarkRunner, override_config
+from lightrag.utils.config import load_config
+
+log = logging.getLogger(__name__)
+
+CONFIG_KEYS = {"imports", "dataset", "inputs", "metric", "pipeline", "baseline", "concurrency",
+               "variants", "seed", "n_resamples", "id_key", "description"}
+
+
+def make_metric(spec: Any) -> Tuple[Callable[[Any, Dict[str, Any]], float], str]:
+    """``(metric(prediction, item), name)`` from a name or ``{name, answer_key, aliases_key}``."""
+    spec = {"name": spec} if isinstance(spec, str) else dict(spec or {"name": "f1"})
+    name = str(spec.pop("name", "f1")).lower()
+    answer_key = spec.pop("answer_key", "answer")
+    aliases_key = spec.pop("aliases_key", None)
+    if spec:
+        raise ValueError(f"metric: unknown keys {sorted(spec)}")
+    evaluator: BaseEvaluator
+    if name == "f1":
+        evaluator = F1Score()
+    elif name in ("exact_match", "em"):
+        evaluator = ExactMatch()
+    elif name in ("normalized", "fuzzy_match", "contains"):
+        evaluator = AnswerMatchAcc(type=name)  # type: ignore[arg-type]
+    else:
+        raise ValueError(f"unknown metric {name!r}: use f1, exact_match, normalized, "
+                         "fuzzy_match or contains")
+
+    def metric(prediction: Any, item: Dict[str, Any]) -> float:
+        aliases = item.get(aliases_key) if aliases_key else None
+        refs = [item[answer_key], *(aliases or [])]
+        return evaluator.compute_single_item(prediction, refs)
+
+    metric.__name__ = name
+    return metric, name
+
+
+def load_dataset(path: Path, file: Optional[str] = None) -> List[Dict[str, Any]]:
+    """Items from a ``.json`` list or a ``.jsonl`` file (``path / file`` for a folder)."""
+    if path.is_dir():
+        if not file:
+            raise ValueError(f"dataset path {path} is a folder: name the file with 'file:'")
+        path = path / file
+    if not path.is_file():
+        raise FileNotFoundError(f"dataset not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    items = ([json.loads(line) for line in text.splitlines() if line.strip()]
+             if path.suffix == ".jsonl" else json.loads(text))
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ValueError(f"{path}: expected a list of JSON objects")
+    return items
+
+
+def _import_file(path: Path) -> None:
+    name = f"lightrag_bench_{path.stem}_{abs(hash(str(path.resolve())))}"
+    if name in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+
+
+def runner_from_config(
+    config_path: str | Path,
+    data: Optional[str | Path] = None,
+    pipeline_overrides: Optional[Dict[str, Any]] = None,
+    cache_path: Optional[str | Path] = None,
+) -> Tuple[BenchmarkRunner, Optional[int]]:
+    """A :class:`BenchmarkRunner` and the config's item limit, from a bench YAML file.
+
+    Args:
+        data: replaces ``dataset.path``.
+        pipeline_overrides: dotted overrides of the pipeline config (e.g.
+            ``{"model_client": {...}, "model_kwargs.model": "gpt-4o-mini"}``).
+        cache_path: the SQLite response cache.
+    """
+    path = Path(config_path)
+    config = load_config(path)
+    unknown = sorted(set(config) - CONFIG_KEYS)
+    if unknown:
+        raise ValueError(f"{path}: unknown keys {unknown} (allowed: {sorted(CONFIG_KEYS)})")
+    for key in ("pipeline", "variants", "dataset"):
+        if key not in config:
+            raise ValueError(f"{path}: missing '{key}'")
+    base = path.parent
+    for file in config.get("imports") or []:
+        _import_file((base / file).resolve())
+    dataset_spec = dict(config["dataset"])
+    data_path = Path(data) if data is not None else base / dataset_spec["path"]
+    items = load_dataset(data_path, dataset_spec.get("file"))
+    pipeline = config["pipeline"]
+    for key, value in (pipeline_overrides or {}).items():
+        override_config(pipeline, key, value)
+    metric, metric_name = make_metric(config.get("metric"))
+    inputs = config.get("inputs")
+    runner = BenchmarkRunner(
+        pipeline=pipeline, dataset=items, metric=metric, variants=config["variants"],
+        baseline=config.get("baseline"), inputs=inputs if isinstance(inputs, str) or inputs is None
+        else list(inputs), concurrency=int(config.get("concurrency", 2)), cache_path=cache_path,
+        n_resamples=int(config.get("n_resamples", 10_000)), seed=int(config.get("seed", 0)),
+        id_key=config.get("id_key", "id"), metric_name=metric_name,
+    )
+    return runner, dataset_spec.get("limit")
+
+
+class ProgressBar:
+    """A one-line progress bar per variant on a stream (stderr by default)."""
+
+    def __init__(self, stream: Any = None, width: int = 30) -> None:
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.started: Dict[str, float] = {}
+
+    def __call__(self, variant: str, done: int, total: int) -> None:
+        start = self.started.setdefault(variant, time.perf_counter())
+        filled = int(self.width * done / max(total, 1))
+        elapsed = time.perf_counter() - start
+        self.stream.write(f"\r{variant:>16} [{'#' * filled}{'.' * (self.width - filled)}] "
+                          f"{done}/{total} {elapsed:6.1f}s")
+        if done == total and total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def add_bench_prompts_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``bench-prompts CONFIG.yaml [--limit N] [--out DIR]`` on an argparse subparsers."""
+    parser = subparsers.add_parser(
+        "bench-prompts", help="benchmark prompt variants described in a YAML config",
+        description="Run every prompt variant of a YAML bench config over its dataset; print the "
+                    "table (mean, 95% CI, paired difference and p-value vs the baseline, "
+                    "failures, tokens, latency) and write JSON, CSV and PNG to --out.")
+    parser.add_argument("config", help="bench config (YAML)")
+    parser.add_argument("--limit", type=int, default=None, help="first N items only")
+    parser.add_argument("--out", default=None,
+                        help="output folder (default: .cache/bench-prompts/<config name>)")
+    parser.add_argument("--data", default=None, help="dataset file or folder (replaces the config's)")
+    parser.add_argument("--cache", default=None,
+                        help="SQLite response cache (default: OUT/responses.sqlite)")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    parser.add_argument("--no-plot", action="store_true", help="do not draw scores.png")
+    parser.set_defaults(func=run_bench_prompts)
+    return parser
+
+
+def run_bench_prompts(args: argparse.Namespace) -> int:
+    """Run the ``bench-prompts`` command; returns the exit status (0 ok, 2 bad config)."""
+    config = Path(args.config)
+    out = Path(args.out) if args.out else Path(".cache") / "bench-prompts" / config.stem
+    cache = Path(args.cache) if getattr(args, "cache", None) else out / "responses.sqlite"
+    try:
+        runner, config_limit = runner_from_config(config, getattr(args, "data", None),
+                                                  cache_path=cache)
+        limit = args.limit if args.limit is not None else config_limit
+        report = runner.run(limit=limit, progress=ProgressBar())
+    except (FileNotFoundError, ValueError, TypeError, ImportError) as e:
+        sys.stderr.write(f"bench-prompts: {e}\n")
+        return 2
+    paths = report.save(out, plot=not getattr(args, "no_plot", False))
+    sys.stdout.write((report.to_markdown() if getattr(args, "markdown", False)
+                      else report.to_text()) + "\n")
+    failures = sum(v.failures for v in report.variants)
+    sys.stderr.write(f"{failures} failed items; wrote " + ", ".join(str(p) for p in paths.values())
+                     + "\n")
+    return 0

@@ -1,0 +1,252 @@
+"""Run a pipeline over a dataset and score every item, with per-item usage and latency.
+
+:func:`evaluate_pipeline` is what the benchmark runner and the trainer share. Each item runs in a
+worker thread (``concurrency`` at most at a time); results come back in dataset order, whatever
+the order they finished in. An item whose pipeline call raises, returns a ``GeneratorOutput``
+with an ``error``, or whose metric raises is a *failure*: it scores 0 and keeps its error text;
+the run goes on.
+
+:func:`attach_cache` routes every Generator of a pipeline through one shared
+:class:`~lightrag.core.cache.ResponseCache`, scoped by the model client's configuration (so two
+clients with different models never share answers) and by a caller's scope (the benchmark's
+variant name), and counts per item the model calls, the cache hits, the tokens and the model
+latency. A cache hit reports the latency measured when the
+answer was first fetched, so a re-run from the cache reproduces the same report at no cost.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+from lightrag.core.cache import ResponseCache
+from lightrag.core.component import Component
+from lightrag.core.generator import Generator
+from lightrag.core.types import GeneratorOutput
+
+log = logging.getLogger(__name__)
+
+Metric = Callable[[Any, Dict[str, Any]], float]
+Inputs = Union[None, str, Sequence[str], Callable[[Dict[str, Any]], Dict[str, Any]]]
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class ItemResult:
+    """One dataset item's outcome."""
+
+    index: int
+    score: float
+    prediction: Any = None
+    raw_response: Optional[str] = None
+    error: Optional[str] = None
+    latency_s: float = 0.0
+    wall_s: float = 0.0
+    model_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def to_dict(self) -> Dict[str, Any]:
+        data = asdict(self)
+        if not isinstance(self.prediction, (str, int, float, bool, type(None))):
+            data["prediction"] = str(self.prediction)
+        return data
+
+
+@dataclass
+class _Tally:
+    latency_s: float = 0.0
+    model_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    raw_response: Optional[str] = None
+    last_cached_latency: Optional[float] = None
+    last_fresh_latency: Optional[float] = None
+    started: Dict[str, float] = field(default_factory=dict)
+
+
+_CURRENT: contextvars.ContextVar[Optional[_Tally]] = contextvars.ContextVar(
+    "lightrag_eval_tally", default=None
+)
+
+
+def client_fingerprint(client: Any) -> str:
+    """A stable text naming a model client's class and configuration (for cache scoping)."""
+    try:
+        config: Any = client.to_config()
+    except Exception:
+        config = {
+            k: (f"{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', '')}"
+                if callable(v) else repr(v))
+            for k, v in sorted(getattr(client, "_init_args", {}).items())
+        }
+    return f"{type(client).__name__}:{json.dumps(config, sort_keys=True, default=repr)}"
+
+
+class ScopedCache:
+    """A view of a shared ResponseCache whose keys are prefixed by a scope (a client config)."""
+
+    def __init__(self, base: ResponseCache, scope: str) -> None:
+        self.base = base
+        self.scope = scope
+
+    def _key(self, key: str) -> str:
+        return hashlib.sha256(f"{self.scope}\n{key}".encode()).hexdigest()
+
+    def get(self, key: str) -> Optional[Any]:
+        value = self.base.get(self._key(key))
+        tally = _CURRENT.get()
+        if tally is not None:
+            if value is None:
+                tally.started[key] = time.perf_counter()
+            else:
+                tally.last_cached_latency = value.get("latency_s")
+        return value
+
+    def set(self, key: str, value: Any) -> None:
+        tally = _CURRENT.get()
+        started = tally.started.pop(key, None) if tally is not None else None
+        if started is not None and isinstance(value, dict):
+            latency = round(time.perf_counter() - started, 6)
+            tally.last_fresh_latency = latency  # type: ignore[union-attr]
+            value = {**value, "latency_s": latency}
+        self.base.set(self._key(key), value)
+
+
+def _count_call(output: GeneratorOutput, **kwargs: Any) -> None:
+    tally = _CURRENT.get()
+    if tally is None:
+        return
+    metadata = output.metadata or {}
+    if metadata.get("cached"):
+        tally.cached_calls += 1
+        tally.latency_s += tally.last_cached_latency or 0.0
+        tally.last_cached_latency = None
+    else:
+        tally.model_calls += 1
+        fresh = tally.last_fresh_latency
+        tally.latency_s += fresh if fresh is not None else float(metadata.get("latency_s") or 0.0)
+        tally.last_fresh_latency = None
+    if output.usage is not None:
+        tally.prompt_tokens += output.usage.prompt_tokens or 0
+        tally.completion_tokens += output.usage.completion_tokens or 0
+    if isinstance(output.raw_response, str):
+        tally.raw_response = output.raw_response
+
+
+def generators_of(pipeline: Component) -> List[tuple[str, Generator]]:
+    """Every Generator in ``pipeline`` (itself included) as ``(dotted name, generator)``."""
+    return [(n, c) for n, c in pipeline.named_components() if isinstance(c, Generator)]
+
+
+def attach_cache(pipeline: Component, cache: Optional[ResponseCache], scope: str = "") -> None:
+    """Count calls of every Generator in ``pipeline`` and, given a cache, cache their replies.
+
+    Cache keys combine ``scope`` (the benchmark uses the variant name), the model client's
+    configuration and the full request.
+    """
+    for _, gen in generators_of(pipeline):
+        if cache is not None:
+            gen.use_cache = True
+            fingerprint = f"{scope}\n{client_fingerprint(gen.model_client)}"
+            gen._cache = ScopedCache(cache, fingerprint)  # type: ignore[assignment]
+        if not getattr(gen, "_lightrag_eval_counted", False):
+            gen.register_callback("on_complete", _count_call)
+            object.__setattr__(gen, "_lightrag_eval_counted", True)
+
+
+def call_pipeline(pipeline: Component, item: Dict[str, Any], inputs: Inputs) -> Any:
+    """Call ``pipeline`` on one item: ``inputs`` is None (the item itself), a key, a list of
+    keys (passed as keyword arguments) or a function ``item -> kwargs``."""
+    if inputs is None:
+        return pipeline(item)
+    if isinstance(inputs, str):
+        return pipeline(item[inputs])
+    if callable(inputs):
+        return pipeline(**inputs(item))
+    return pipeline(**{k: item[k] for k in inputs})
+
+
+class _ItemFailure(Exception):
+    """A failure whose message is already complete."""
+
+
+def _run_one(pipeline: Component, index: int, item: Dict[str, Any], metric: Metric,
+             inputs: Inputs) -> ItemResult:
+    tally = _Tally()
+    token = _CURRENT.set(tally)
+    started = time.perf_counter()
+    result = ItemResult(index=index, score=0.0)
+    try:
+        output = call_pipeline(pipeline, item, inputs)
+        if isinstance(output, GeneratorOutput):
+            result.raw_response = output.raw_response if isinstance(output.raw_response, str) else None
+            if output.error is not None:
+                raise _ItemFailure(f"pipeline returned an error: {output.error}")
+            output = output.data
+        result.prediction = output
+        try:
+            result.score = float(metric(output, item))
+        except Exception as e:
+            raise _ItemFailure(f"metric failed: {type(e).__name__}: {e}") from e
+    except Exception as e:
+        result.score = 0.0
+        result.error = str(e) if isinstance(e, _ItemFailure) else f"{type(e).__name__}: {e}"
+        log.info("item %d failed: %s", index, result.error)
+    finally:
+        _CURRENT.reset(token)
+    result.wall_s = round(time.perf_counter() - started, 6)
+    result.latency_s = round(tally.latency_s, 6)
+    result.model_calls, result.cached_calls = tally.model_calls, tally.cached_calls
+    result.prompt_tokens, result.completion_tokens = tally.prompt_tokens, tally.completion_tokens
+    if result.raw_response is None:
+        result.raw_response = tally.raw_response
+    return result
+
+
+def evaluate_pipeline(
+    pipeline: Component,
+    dataset: Sequence[Dict[str, Any]],
+    metric: Metric,
+    inputs: Inputs = None,
+    concurrency: int = 4,
+    progress: Optional[Progress] = None,
+) -> List[ItemResult]:
+    """Run and score ``pipeline`` on every item; failures score 0 and never abort the run.
+
+    Args:
+        metric: ``metric(prediction, item) -> float``; the prediction is the pipeline's output
+            (its ``data`` when it is a ``GeneratorOutput``).
+        inputs: how an item becomes the call's arguments (see :func:`call_pipeline`).
+        concurrency: worker threads.
+        progress: called as ``progress(done, total)`` after each item.
+
+    Example:
+        >>> from lightrag.core import FunComponent
+        >>> results = evaluate_pipeline(FunComponent(str.upper), [{"q": "a"}, {"q": "b"}],
+        ...                             metric=lambda pred, item: float(pred == "A"), inputs="q")
+        >>> [r.score for r in results]
+        [1.0, 0.0]
+    """
+    total = len(dataset)
+    results: List[Optional[ItemResult]] = [None] * total
+    done = 0
+    if progress is not None:
+        progress(0, total)
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = {pool.submit(_run_one, pipeline, i, item, metric, inputs): i
+                   for i, item in enumerate(dataset)}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    return [r for r in results if r is not None]

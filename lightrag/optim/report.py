@@ -1,0 +1,206 @@
+"""``VariantResult`` and ``BenchmarkReport``: the numbers of a benchmark, as tables and files.
+
+``BenchmarkReport.save(out_dir)`` writes:
+
+* ``results.json``: settings, every variant's summary and every item's outcome;
+* ``summary.csv``: one row per variant;
+* ``items.csv``: one row per (variant, item) with score, prediction and error;
+* ``scores.png``: mean and 95% CI per variant (needs matplotlib, imported only here).
+
+Example:
+    >>> r = VariantResult(name="plain", n=2, mean=0.5, ci_low=0.0, ci_high=1.0)
+    >>> print(BenchmarkReport(variants=[r], baseline="plain").to_markdown().splitlines()[2])
+    | plain (baseline) | 2 | 0.500 [0.000, 1.000] | – | – | 0 | 0 | 0.00 | 0 / 0 |
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
+
+from lightrag.optim.evaluation import ItemResult
+from lightrag.utils.file_io import atomic_write_text, save_json
+
+log = logging.getLogger(__name__)
+
+SUMMARY_FIELDS = [
+    "name", "n", "mean", "ci_low", "ci_high", "delta", "delta_ci_low", "delta_ci_high", "p_value",
+    "p_value_holm", "wins", "losses", "ties", "failures", "model_calls", "cached_calls",
+    "prompt_tokens", "completion_tokens", "tokens_per_item", "latency_mean_s", "latency_p95_s",
+    "wall_s", "description",
+]
+ITEM_FIELDS = ["variant", "index", "id", "score", "prediction", "error", "latency_s",
+               "model_calls", "cached_calls", "prompt_tokens", "completion_tokens"]
+
+
+@dataclass
+class VariantResult:
+    """One variant's summary; ``delta`` and ``p_value`` compare it with the baseline, item by item.
+
+    ``wins``/``losses``/``ties`` count items scoring higher/lower/equal than the baseline.
+    ``latency_*`` is model time per item (a cached reply counts its originally measured time);
+    ``wall_s`` is this run's wall time for the variant.
+    """
+
+    name: str
+    n: int = 0
+    mean: float = 0.0
+    ci_low: Optional[float] = None
+    ci_high: Optional[float] = None
+    failures: int = 0
+    delta: Optional[float] = None
+    delta_ci_low: Optional[float] = None
+    delta_ci_high: Optional[float] = None
+    p_value: Optional[float] = None
+    p_value_holm: Optional[float] = None
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
+    model_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tokens_per_item: float = 0.0
+    latency_mean_s: float = 0.0
+    latency_p95_s: float = 0.0
+    wall_s: float = 0.0
+    description: str = ""
+    items: List[ItemResult] = field(default_factory=list, repr=False)
+
+    def summary(self) -> Dict[str, Any]:
+        return {k: getattr(self, k) for k in SUMMARY_FIELDS}
+
+
+def _fmt(value: Optional[float], digits: int = 3, signed: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def _p(value: Optional[float]) -> str:
+    if value is None:
+        return "–"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+@dataclass
+class BenchmarkReport:
+    """All variants' results, the baseline's name and the run's settings."""
+
+    variants: List[VariantResult]
+    baseline: str
+    metric: str = "score"
+    settings: Dict[str, Any] = field(default_factory=dict)
+    item_ids: List[Any] = field(default_factory=list)
+
+    def __getitem__(self, name: str) -> VariantResult:
+        for variant in self.variants:
+            if variant.name == name:
+                return variant
+        raise KeyError(name)
+
+    def rows(self) -> List[List[str]]:
+        """Table rows: header first."""
+        header = ["Variant", "n", f"Mean {self.metric} [95% CI]", "Δ vs baseline [95% CI]",
+                  "p (Holm)", "Failures", "Tokens/item", "Latency s/item", "Calls new / cached"]
+        rows = [header]
+        for v in self.variants:
+            is_base = v.name == self.baseline
+            delta = "–" if is_base or v.delta is None else (
+                f"{_fmt(v.delta, signed=True)} [{_fmt(v.delta_ci_low, signed=True)}, "
+                f"{_fmt(v.delta_ci_high, signed=True)}]")
+            p = "–" if is_base else f"{_p(v.p_value)} ({_p(v.p_value_holm)})"
+            rows.append([
+                f"{v.name} (baseline)" if is_base else v.name, str(v.n),
+                f"{_fmt(v.mean)} [{_fmt(v.ci_low)}, {_fmt(v.ci_high)}]", delta, p,
+                str(v.failures), f"{v.tokens_per_item:.0f}", f"{v.latency_mean_s:.2f}",
+                f"{v.model_calls} / {v.cached_calls}",
+            ])
+        return rows
+
+    def to_markdown(self) -> str:
+        """A GitHub markdown table."""
+        rows = self.rows()
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+        lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+        return "\n".join(lines)
+
+    def to_text(self) -> str:
+        """A plain-text table with aligned columns."""
+        rows = self.rows()
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "baseline": self.baseline,
+            "settings": self.settings,
+            "variants": [
+                {**v.summary(), "items": [i.to_dict() for i in v.items]} for v in self.variants
+            ],
+        }
+
+    def summary_csv(self) -> str:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=SUMMARY_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for v in self.variants:
+            writer.writerow(v.summary())
+        return buffer.getvalue()
+
+    def items_csv(self) -> str:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=ITEM_FIELDS, lineterminator="\n",
+                                extrasaction="ignore")
+        writer.writeheader()
+        for v in self.variants:
+            for item in v.items:
+                row = item.to_dict()
+                row.update(variant=v.name, id=self._item_id(item.index))
+                writer.writerow(row)
+        return buffer.getvalue()
+
+    def _item_id(self, index: int) -> Any:
+        return self.item_ids[index] if index < len(self.item_ids) else index
+
+    def save(self, out_dir: Union[str, Path], plot: bool = True) -> Dict[str, Path]:
+        """Write JSON, CSVs and (with ``plot``) the PNG into ``out_dir``; returns their paths."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = {"json": out / "results.json", "summary_csv": out / "summary.csv",
+                 "items_csv": out / "items.csv", "markdown": out / "table.md"}
+        save_json(self.to_dict(), paths["json"])
+        atomic_write_text(paths["summary_csv"], self.summary_csv())
+        atomic_write_text(paths["items_csv"], self.items_csv())
+        atomic_write_text(paths["markdown"], self.to_markdown() + "\n")
+        if plot:
+            paths["png"] = self.plot(out / "scores.png")
+        return paths
+
+    def plot(self, path: Union[str, Path]) -> Path:
+        """Bar chart of each variant's mean with its 95% CI as error bars, saved as PNG."""
+        from matplotlib.figure import Figure  # no pyplot: leaves the user's backend alone
+
+        names = [v.name for v in self.variants]
+        means = [v.mean for v in self.variants]
+        lower = [v.mean - (v.ci_low if v.ci_low is not None else v.mean) for v in self.variants]
+        upper = [(v.ci_high if v.ci_high is not None else v.mean) - v.mean for v in self.variants]
+        colors = ["#7f7f7f" if n == self.baseline else "#1f77b4" for n in names]
+        fig = Figure(figsize=(max(4.0, 1.4 * len(names) + 1.5), 3.6))
+        ax = fig.subplots()
+        ax.bar(names, means, yerr=[lower, upper], capsize=6, color=colors)
+        ax.set_ylabel(f"mean {self.metric} (95% bootstrap CI)")
+        ax.set_ylim(0, max(1.0, max((m + u for m, u in zip(means, upper)), default=1.0)))
+        ax.set_title(f"{len(self.item_ids) or self.variants[0].n} items; grey = baseline")
+        fig.tight_layout()
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(target, dpi=120)
+        return target
