@@ -54,8 +54,10 @@ def _split(value: Any) -> List[str]:
 
 
 # ----------------------------------------------------------------------------- search
-def search_entities(stores: GraphStores, vector: np.ndarray, top_k: int) -> SearchResult:
-    """``local``: entities similar to the low-level keywords, then their incident relations."""
+def search_entities(stores: GraphStores, vector: np.ndarray, top_k: int,
+                    max_relations: int = 1000) -> SearchResult:
+    """``local``: entities similar to the low-level keywords, then their incident relations
+    (the ``max_relations`` best-ranked ones, ranked by the degrees of their endpoints)."""
     hits = stores.entities_vdb.query(vector, top_k=top_k)
     names = [h["entity_name"] for h in hits]
     nodes = stores.graph.get_nodes_batch(names)
@@ -72,11 +74,15 @@ def search_entities(stores: GraphStores, vector: np.ndarray, top_k: int) -> Sear
             if key not in seen:
                 seen.add(key)
                 pairs.append(key)
-    edge_data = stores.graph.get_edges_batch(pairs)
     endpoint_degrees = stores.graph.node_degrees_batch(list({n for p in pairs for n in p}))
+    rank = {p: endpoint_degrees.get(p[0], 0) + endpoint_degrees.get(p[1], 0) for p in pairs}
+    if len(pairs) > max_relations:
+        # Hubs can bring thousands of edges, but only the best-ranked ones fit the token budget:
+        # fetch properties for the top ``max_relations`` by degree (ties keep discovery order).
+        pairs = sorted(pairs, key=lambda p: -rank[p])[:max_relations]
+    edge_data = stores.graph.get_edges_batch(pairs)
     relations = [
-        {**edge_data[p], "src_id": p[0], "tgt_id": p[1],
-         "rank": endpoint_degrees.get(p[0], 0) + endpoint_degrees.get(p[1], 0)}
+        {**edge_data[p], "src_id": p[0], "tgt_id": p[1], "rank": rank[p]}
         for p in pairs if p in edge_data
     ]
     relations.sort(key=lambda r: (r["rank"], float(r.get("weight", 0.0))), reverse=True)
