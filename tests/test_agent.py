@@ -20,7 +20,7 @@ from lightrag.components.agent import (
     react,
     records,
 )
-from lightrag.components.memory import ConversationMemory
+from lightrag.components.memory import ConversationMemory, SummaryMemory
 from lightrag.components.model_client import (
     GroqAPIClient,
     LocalLLMClient,
@@ -28,6 +28,7 @@ from lightrag.components.model_client import (
     ScriptedClient,
 )
 from lightrag.core.func_tool import FunctionTool
+from lightrag.core.generator import Generator
 from lightrag.core.types import FunctionExpression, StepOutput
 
 POPULATION = {"paris": 2_100_000, "lyon": 520_000}
@@ -78,6 +79,11 @@ def test_call_returns_answer_and_keeps_step_history():
     assert agent("Population of Lyon?") == "520000"
     assert len(agent.step_history) == 2 and agent.last_run.stopped_reason == "finish"
     assert all(isinstance(step, StepOutput) for step in agent.step_history)
+    text = str(agent.step_history[0])
+    assert text.startswith("StepOutput(step=1, action=FunctionExpression(")
+    assert StepOutput.from_dict(agent.step_history[0].to_dict()).observation == "520000"
+    agent.reset()  # lightrag 0.1
+    assert agent.step_history == [] and agent.last_run is None
 
 
 def test_failing_tool_and_malformed_actions_are_observed_and_recovered_from():
@@ -130,6 +136,10 @@ async def test_async_tools_with_acall_and_call():
     assert run.stopped_reason == "finish" and "Use a.com." in client.requests[0]["prompt"]
     sync_agent, _ = make_agent(script, tools=[fetch_title])
     assert sync_agent("Title of a.com?") == "Title of a.com"
+    mixed, _ = make_agent([act("population(city='Lyon')"), act("fetch_title(url='b.org')"),
+                           act("finish(answer='done')")], tools=[fetch_title, population])
+    run = await mixed.arun("Both kinds of tool, from async code")
+    assert [s.observation for s in run.steps] == ["520000", "Title of b.org", "done"]
 
 
 def test_max_steps_stops_a_loop_with_a_clear_result():
@@ -192,6 +202,20 @@ def test_memory_sends_chat_messages_and_records_the_turn():
     assert memory.turns[-1].assistant_response.response_str == "Lyon" and len(memory) == 2
 
 
+async def test_summary_memory_with_an_agent_sync_and_async():
+    summariser = Generator(model_client=ScriptedClient(responses=["The user lives in Lyon."]))
+    memory = SummaryMemory(summariser, keep_last=0)
+    agent, client = make_agent([act("finish(answer='Noted.')"), act("finish(answer='Lyon')")],
+                               memory=memory)
+    assert agent("I live in Lyon.") == "Noted."
+    assert memory.summary == "The user lives in Lyon." and len(memory) == 0
+    assert await agent.acall("Where do I live?") == "Lyon"
+    messages = client.requests[1]["prompt"]
+    assert [m["role"] for m in messages] == ["system", "system", "user"]
+    assert messages[1]["content"].endswith("The user lives in Lyon.")
+    assert memory.turns[0].assistant_response.response_str == "Lyon"
+
+
 @pytest.mark.parametrize("client_cls", [OpenAIClient, GroqAPIClient, LocalLLMClient])
 def test_memory_requests_are_native_chat_messages_for_each_client(client_cls, monkeypatch):
     client = client_cls()
@@ -238,6 +262,24 @@ def test_constructor_is_compatible_with_0_1_and_validates():
     assert "population(city='Paris')" in agent.planner.get_prompt(input_str="q", tools=[])
     with pytest.raises(ValueError, match="max_steps"):
         ReActAgent(max_steps=0, model_client=ScriptedClient())
+
+
+def test_a_0_1_style_template_sees_tools_format_and_step_history():
+    template = (
+        "<SYS>{% for tool in tools %}{{ loop.index }}. {{tool}}\n{% endfor %}"
+        "<OUTPUT_FORMAT>{{output_format_str}}</OUTPUT_FORMAT></SYS>User query: {{ input_str }}\n"
+        "{% for history in step_history %}Step {{ loop.index }}. "
+        '"Thought": "{{history.action.thought}}", "Action": "{{history.action.action}}", '
+        '"Observation": "{{history.observation}}"\n{% endfor %}You:'
+    )
+    agent, client = make_agent([act("population(city='Lyon')", "Look it up."),
+                                act("finish(answer='520000')")], template=template)
+    assert agent.call("Population of Lyon?", {"unused": 1}, {}) == "520000"
+    first, second = client.requests[0]["prompt"], client.requests[1]["prompt"]
+    assert "1. population(city: str) -> int" in first and "<OUTPUT_FORMAT>Reply with" in first
+    assert "Step 1." not in first
+    assert ('Step 1. "Thought": "Look it up.", "Action": "population(city=\'Lyon\')", '
+            '"Observation": "520000"') in second
 
 
 def test_local_client_gets_a_json_schema_constraining_the_action():

@@ -153,3 +153,56 @@ def test_retriever_tool_with_index_only_outputs():
             return [RetrieverOutput(doc_indices=[], query=input)]
 
     assert retriever_tool(Empty()).call("q").output == "No results for 'q'."
+
+
+def _each_retriever():
+    """One of every built-in retriever over the same three moon notes (offline fakes)."""
+    from lightrag.components.retriever import (
+        CrossEncoderReranker,
+        FAISSRetriever,
+        HybridRetriever,
+        LLMRetriever,
+        NumpyRetriever,
+        RerankerRetriever,
+    )
+
+    texts = ["Titan has methane lakes.", "Io has active volcanoes.", "Mars is the red planet."]
+    embedder = Embedder(model_client=ScriptedClient(embedding_dim=256))
+
+    class WordOverlap:
+        def predict(self, pairs):
+            return [len(set(q.lower().split()) & set(d.lower().split())) for q, d in pairs]
+
+    return texts, {
+        "BM25Retriever": BM25Retriever(top_k=1, documents=texts),
+        "NumpyRetriever": NumpyRetriever(embedder=embedder, top_k=1, documents=texts),
+        "FAISSRetriever": FAISSRetriever(embedder=embedder, top_k=1, documents=texts),
+        "HybridRetriever": HybridRetriever(
+            [BM25Retriever(documents=texts), NumpyRetriever(embedder=embedder, documents=texts)],
+            top_k=1),
+        "LLMRetriever": LLMRetriever(
+            top_k=1, model_client=ScriptedClient(responses=["[0]"], cycle=True), documents=texts),
+        "RerankerRetriever": RerankerRetriever(BM25Retriever(documents=texts),
+                                               CrossEncoderReranker(model_obj=WordOverlap()),
+                                               top_k=1),
+    }
+
+
+def test_every_retriever_can_be_an_agent_tool():
+    texts, retrievers = _each_retriever()
+    for name, retriever in retrievers.items():
+        if name == "RerankerRetriever":
+            retriever.build_index_from_documents(texts)
+        tool = retriever_tool(retriever, name="search_moons",
+                              description="Search the notes about moons and planets.")
+        assert tool.definition.func_desc.endswith("Search the notes about moons and planets.")
+        out = tool.call(query="Titan methane lakes")
+        assert out.error is None, (name, out.error)
+        assert out.output == "[1] doc 0: Titan has methane lakes.", (name, out.output)
+        client = ScriptedClient(responses=[
+            json.dumps({"thought": "Search.", "action": "search_moons(query='Titan lakes')"}),
+            json.dumps({"thought": "Done.", "action": "finish(answer='methane')"}),
+        ])
+        agent = ReActAgent(tools=[tool], model_client=client, add_llm_as_fallback=False)
+        assert agent("What are Titan's lakes made of?") == "methane", name
+        assert agent.step_history[0].observation.startswith("[1] doc 0: Titan"), name

@@ -45,8 +45,14 @@ def split_prompt(prompt: str) -> List[Message]:
 
 
 def conversation_to_messages(conversation: Any) -> List[Message]:
-    """Chat history from a ``Conversation``, a list of ``DialogTurn`` s or of message dicts."""
+    """Chat history from a ``Conversation``, a list of ``DialogTurn`` s or of message dicts, or
+    an object with a ``to_messages()`` method (the memory components)."""
+    to_messages = getattr(conversation, "to_messages", None)
+    if callable(to_messages):
+        return conversation_to_messages(to_messages())
     turns = getattr(conversation, "dialog_turns", conversation)
+    if hasattr(turns, "user_query") or hasattr(turns, "assistant_response"):
+        turns = [turns]  # one DialogTurn
     if isinstance(turns, Mapping):
         turns = list(turns.values())
     messages: List[Message] = []

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["GRAPH_MODES", "format_graph_context", "graph_rag_tools", "retriever_tool"]
 
+#: The retrieval modes offered as tools. ``bypass`` (no retrieval, the LLM answers alone) is not
+#: one: an agent has ``llm_tool`` for that.
 GRAPH_MODES = ("local", "global", "hybrid", "naive", "mix")
 _SEP = "<SEP>"
 

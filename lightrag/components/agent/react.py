@@ -175,6 +175,11 @@ class ReActAgent(Component):
         self.step_history: List[StepOutput] = []
         self.last_run: Optional[AgentRun] = None
 
+    def reset(self) -> None:
+        """Forget the last run's steps (lightrag 0.1 name); runs start afresh anyway."""
+        self.step_history = []
+        self.last_run = None
+
     # ------------------------------------------------------------------ prompt
     @property
     def tool_names(self) -> List[str]:

@@ -4,8 +4,8 @@
 * :class:`SummaryMemory`: recent turns verbatim, older ones summarised by an LLM.
 
 Both return the history as chat messages (``memory()``), for
-``Generator(..., conversation=memory())`` or ``ReActAgent(..., memory=memory)``, and save to and
-load from JSON. ``Memory`` is the lightrag 0.1 name of :class:`ConversationMemory`.
+``generator(..., conversation=memory)`` (or ``memory()``) or ``ReActAgent(..., memory=memory)``,
+and save to and load from JSON. ``Memory`` is the lightrag 0.1 name of :class:`ConversationMemory`.
 
 Example:
     >>> memory = ConversationMemory(max_turns=10)

@@ -195,6 +195,11 @@ class ConversationMemory(Component):
         """Async :meth:`call`."""
         return self.call()
 
+    def to_messages(self) -> List[Message]:
+        """The same as :meth:`call`; lets a Generator take the memory itself as its
+        ``conversation``: ``generator(prompt_kwargs, conversation=memory)``."""
+        return self.call()
+
     def as_text(self) -> str:
         """The kept turns as ``User: ...`` / ``Assistant: ...`` lines."""
         return self.conversation.get_chat_history_str()
