@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 pytest.importorskip("chromadb")
 
@@ -167,6 +168,38 @@ def test_http_mode_against_a_real_chroma_server(tmp_path, chroma_server):
     second.delete(["seal"])
     assert store.get_by_id("seal") is None and len(store) == 3
     assert "mode='http'" in repr(store)
+
+
+def test_unreachable_server_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match=r"no Chroma server at 127\.0\.0\.1:\d+"):
+        make_store(tmp_path, mode="http", host="127.0.0.1", port=_free_port())
+
+
+def test_graph_rag_from_yaml_on_a_chroma_server(tmp_path, chroma_server):
+    import graph_fakes  # noqa: F401  (registers the fake model functions for the YAML)
+
+    def client(**config):
+        return {"component_name": "ScriptedClient", "component_config": config}
+
+    config = {"component_name": "GraphRAG", "component_config": {
+        "embedder": {"component_name": "Embedder", "component_config": {
+            "model_client": client(embedding_dim=256)}},
+        "extractor": {"component_name": "EntityExtractor", "component_config": {
+            "generator": {"component_name": "Generator", "component_config": {
+                "model_client": client(response_fn={"class": "extraction_reply"})}}}},
+        "answer_generator": {"component_name": "Generator", "component_config": {
+            "model_client": client(response_fn={"class": "the_answer"})}},
+        "working_dir": str(tmp_path / "work"), "cosine_threshold": 0.05,
+        "vector_storage": "ChromaVectorStorage",
+        "vector_storage_kwargs": {"mode": "http", "host": "127.0.0.1", "port": chroma_server}}}
+    rag = GraphRAG.from_yaml(yaml.safe_dump(config))
+    assert isinstance(rag.chunks_vdb, ChromaVectorStorage) and rag.chunks_vdb.mode == "http"
+    assert len(rag.insert("NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter.").processed) == 1
+    assert not (tmp_path / "work" / "chroma").exists(), "the vectors live on the server"
+    same_server = ChromaVectorStorage(namespace="entities", mode="http", host="127.0.0.1",
+                                      port=chroma_server, working_dir=str(tmp_path / "elsewhere"))
+    assert len(same_server) == rag.status()["entities"] > 0
+    assert rag.query("What did Voyager 1 fly past?", mode="local").content == "The answer."
 
 
 def test_graph_rag_on_chroma(tmp_path):

@@ -139,13 +139,8 @@ def test_ray_insert_equals_single_process_insert(tmp_path):
     assert reloaded.query("Who landed on Titan?", mode="mix").content == "The answer."
 
 
-def test_llm_concurrency_is_bounded_across_workers(tmp_path):
-    log_path = tmp_path / "calls.log"
-    client = SlowAsyncClient(log_path=str(log_path), response_fn=extraction_reply)
-    rag = make_rag(tmp_path / "store", client=client)
-    result = ray_insert(rag, list(DOCS.values()), num_workers=2, max_llm_concurrency=3,
-                        max_in_flight=5)
-    assert len(result.processed) == 5
+def peak_concurrency(log_path):
+    """Calls logged by SlowAsyncClient, and the most that ran at once."""
     events = []
     for line in log_path.read_text().split("\n"):
         if line:
@@ -155,7 +150,17 @@ def test_llm_concurrency_is_bounded_across_workers(tmp_path):
     for _, step in sorted(events, key=lambda e: (e[0], e[1])):
         running += step
         peak = max(peak, running)
-    calls = len(events) // 2
+    return len(events) // 2, peak
+
+
+def test_llm_concurrency_is_bounded_across_workers(tmp_path):
+    log_path = tmp_path / "calls.log"
+    client = SlowAsyncClient(log_path=str(log_path), response_fn=extraction_reply)
+    rag = make_rag(tmp_path / "store", client=client)
+    result = ray_insert(rag, list(DOCS.values()), num_workers=2, max_llm_concurrency=3,
+                        max_in_flight=5)
+    assert len(result.processed) == 5
+    calls, peak = peak_concurrency(log_path)
     assert calls >= 2 * rag.status()["chunks"]  # extraction + one gleaning round per chunk
     assert 2 <= peak <= 3, f"peak concurrency {peak}"
 
@@ -183,3 +188,21 @@ def test_failed_chunks_are_retried_with_cached_extractions(tmp_path):
     reference = make_rag(tmp_path / "single", max_parallel_insert=1)
     reference.insert(list(DOCS.values()), file_paths=list(DOCS))
     assert snapshot(rag)["nodes"].keys() == snapshot(reference)["nodes"].keys()
+
+
+def test_backpressure_keeps_one_document_in_flight(tmp_path):
+    log_path = tmp_path / "calls.log"
+    client = SlowAsyncClient(log_path=str(log_path), response_fn=extraction_reply)
+    rag = make_rag(tmp_path / "store", client=client)
+    texts = list(DOCS.values())[:3]
+    with pytest.raises(ValueError, match="max_in_flight must be at least 1"):
+        ray_insert(rag, texts, num_workers=2, max_llm_concurrency=4, max_in_flight=0)
+    assert not log_path.exists(), "bad arguments are rejected before any work"
+    result = ray_insert(rag, texts, num_workers=2, max_llm_concurrency=4, max_in_flight=1)
+    assert len(result.processed) == 3
+    calls, peak = peak_concurrency(log_path)
+    assert calls == 2 * rag.status()["chunks"]
+    # one document at a time (the next is sent only after the last one is merged), so at most
+    # its chunks are extracted at once, under the pool's limit of 4
+    per_doc = max(record["chunks_count"] for _, record in rag.doc_status.items())
+    assert 2 <= peak <= per_doc < 4, f"peak concurrency {peak} with max_in_flight=1"

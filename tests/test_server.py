@@ -1,5 +1,6 @@
 """The HTTP server on a real uvicorn on 127.0.0.1, driven with httpx, with the scripted LLM."""
 
+import asyncio
 import json
 import logging
 import threading
@@ -46,11 +47,24 @@ SCRIPTED = {"component_name": "GraphRAG", "component_config": {
     "cosine_threshold": 0.05}}
 
 
-def make_rag(tmp_path, answer_client=None, extraction=extraction_reply):
+class SlowAsyncClient(ScriptedClient):
+    """The scripted LLM taking ``delay`` seconds without blocking the event loop."""
+
+    def __init__(self, delay=0.5, **kwargs):
+        super().__init__(**kwargs)
+        self.delay = delay
+
+    async def acall(self, api_kwargs=None, model_type=None):
+        await asyncio.sleep(self.delay)
+        return await super().acall(api_kwargs, model_type)
+
+
+def make_rag(tmp_path, answer_client=None, extraction=extraction_reply, extraction_client=None):
     return GraphRAG(
         embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
         extractor=EntityExtractor(generator=Generator(
-            model_client=ScriptedClient(response_fn=extraction)), max_gleaning=0),
+            model_client=extraction_client or ScriptedClient(response_fn=extraction)),
+            max_gleaning=0),
         answer_generator=Generator(model_client=answer_client
                                    or ScriptedClient(response_fn=the_answer)),
         chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
@@ -109,12 +123,15 @@ def test_insert_status_query_graph_delete(serve):
         assert stream.headers["content-type"].startswith("text/event-stream")
         events = sse_events(stream.read().decode())
     assert "references" in events[0] and events[-1] == {"done": True}
-    assert "".join(e["response"] for e in events if "response" in e) == "The answer."
+    pieces = [e["response"] for e in events if "response" in e]
+    assert len(pieces) > 1 and "".join(pieces) == "The answer."
 
     graph = client.get("/graph", params={"label": "Jupiter", "max_depth": 1, "max_nodes": 50}).json()
     names = {n["id"] for n in graph["nodes"]}
     assert "Saturn" in names and "Voyager 1" in names and graph["edges"]
     assert "Titan" in client.get("/graph/labels").json()
+    nowhere = client.get("/graph", params={"label": "Atlantis"}).json()
+    assert nowhere["nodes"] == [] and nowhere["edges"] == []
 
     deleted = client.delete(f"/documents/{voyager_id}")
     assert deleted.status_code == 200 and "Voyager 1" in deleted.json()["entities_deleted"]
@@ -145,6 +162,39 @@ def test_background_insert_and_graceful_shutdown(serve, tmp_path):
     assert reloaded.graph.has_node("Planet5")
 
 
+def test_insert_cut_by_shutdown_timeout_is_retried_at_next_start(tmp_path):
+    texts = [f"Probe {i} of Agency{i} visited Planet{i}. Planet{i} has Moon{i}." for i in range(6)]
+    rag = make_rag(tmp_path, extraction_client=SlowAsyncClient(response_fn=extraction_reply))
+    server = BackgroundServer(create_app(rag, api_keys=[]), timeout_graceful_shutdown=0.2).start()
+    outcome = {}
+
+    def post():
+        try:
+            outcome["response"] = httpx.post(server.url + "/documents", timeout=30,
+                                             json={"texts": texts, "wait": True})
+        except httpx.HTTPError as e:
+            outcome["error"] = e
+
+    request = threading.Thread(target=post)
+    request.start()
+    deadline = time.monotonic() + 10
+    while rag.doc_status.get_status_counts().get("processing", 0) == 0:
+        assert time.monotonic() < deadline, "the insert did not start"
+        time.sleep(0.01)
+    server.stop()  # the waiting request outlives the 0.2 s grace and is cancelled
+    request.join(10)
+    assert "error" in outcome or outcome["response"].status_code >= 500, outcome
+    on_disk = make_rag(tmp_path).doc_status
+    statuses = {k: v["status"] for k, v in on_disk.items()}
+    assert len(statuses) == 6 and set(statuses.values()) <= {"pending", "processing"}, statuses
+
+    restarted = make_rag(tmp_path)
+    BackgroundServer(create_app(restarted, api_keys=[])).start().stop()  # resumes, then drains
+    counts = restarted.doc_status.get_status_counts()
+    assert counts["processed"] == 6 and sum(counts.values()) == 6, counts
+    assert all(restarted.graph.has_node(f"Planet{i}") for i in range(6))
+
+
 def test_unfinished_documents_resume_at_startup(serve, tmp_path):
     crashed = make_rag(tmp_path)
     text = "Ada Lovelace wrote about the Analytical Engine of Charles Babbage."
@@ -168,6 +218,8 @@ def test_upload_files(serve):
     assert "cassini.md" in rag.graph.get_node("Saturn")["file_path"]
     binary = client.post("/documents/upload", files=[("files", ("x.bin", b"\xff\xfe\x00", "x/y"))])
     assert binary.status_code == 415 and "not UTF-8" in binary.json()["detail"]
+    empty = client.post("/documents/upload", files=[("files", ("blank.txt", b" \n", "text/plain"))])
+    assert empty.status_code == 400 and "blank.txt: empty file" in empty.json()["detail"]
 
 
 def test_api_keys(serve, monkeypatch):
@@ -205,6 +257,10 @@ def test_size_limit_and_bad_input(serve):
     assert mismatch.status_code == 400 and "2 ids for 1 documents" in mismatch.json()["detail"]
     empty = client.post("/documents", json={"texts": ["  "]})
     assert empty.status_code == 400 and "empty" in empty.json()["detail"]
+    nothing = client.post("/documents", json={"texts": []})
+    assert nothing.status_code == 400 and "no documents" in nothing.json()["detail"]
+    not_text = client.post("/documents", json={"texts": [3]})
+    assert not_text.status_code == 422
     assert client.post("/query", json={"query": "   "}).status_code == 400
     assert client.get("/documents/doc-nope").status_code == 404
     assert client.get("/nowhere").status_code == 404
@@ -285,6 +341,37 @@ def test_serve_command_refuses_public_host_and_serves(tmp_path):
         server.should_exit = True
         thread.join(30)
     assert (tmp_path / "w").is_dir()
+
+
+def test_streamed_answer_failure_is_an_sse_error_event(serve, tmp_path):
+    failing = ScriptedClient(responses=[RuntimeError("provider down")], response_fn=the_answer)
+    _, client, _ = serve(make_rag(tmp_path / "stream", failing))
+    client.post("/documents", json={"texts": DOCS["voyager.md"], "wait": True})
+    with client.stream("POST", "/query", json={"query": "Voyager 1", "stream": True}) as stream:
+        assert stream.status_code == 200
+        events = sse_events(stream.read().decode())
+    assert "references" in events[0] and "provider down" in events[-1]["error"]
+    assert 'lightrag_errors_total{kind="stream_failed"} 1' in client.get("/metrics").text
+
+
+def test_cli_serve_refuses_public_host_without_keys(monkeypatch, capsys):
+    from lightrag.cli import main
+
+    monkeypatch.delenv("LIGHTRAG_API_KEYS", raising=False)
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        code = main(["serve", "--host", "0.0.0.0"])
+    finally:  # `serve` installs the JSON log handler on the root logger
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    assert code == 2
+    assert "refusing to serve on 0.0.0.0 without API keys" in capsys.readouterr().err
+
+
+def test_create_app_rejects_bad_size_limit(tmp_path):
+    with pytest.raises(ValueError, match="max_request_bytes must be positive"):
+        create_app(make_rag(tmp_path), api_keys=[], max_request_bytes=0)
 
 
 def test_histogram_buckets_are_cumulative():

@@ -197,9 +197,11 @@ def _documents_router() -> APIRouter:
         if not state.accepting:
             raise HTTPException(503, "the server is shutting down; retry later")
         try:
-            texts, ids, paths = state.rag._validate(texts, ids, paths)
-        except TypeError as e:
+            texts, ids, paths = state.rag.validate_documents(texts, ids, paths)
+        except (TypeError, ValueError) as e:
             raise HTTPException(400, str(e)) from None
+        if not texts:
+            raise HTTPException(400, "no documents given: texts is empty")
         if wait:
             return (await state.insert(texts, ids, paths)).to_dict()
         state.submit(texts, ids, paths)
@@ -221,6 +223,8 @@ def _documents_router() -> APIRouter:
                 raise HTTPException(415, f"{upload.filename}: not UTF-8 text") from None
             if "\x00" in text:
                 raise HTTPException(415, f"{upload.filename}: binary content")
+            if not text.strip():
+                raise HTTPException(400, f"{upload.filename}: empty file")
             texts.append(text)
             names.append(upload.filename or "upload")
         return await _insert(_state(request), texts, None, names, wait)
@@ -317,7 +321,12 @@ def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
         max_request_bytes: larger request bodies get 413.
         resume_pending: at startup, process documents left PENDING/PROCESSING by a crash.
         metrics: a :class:`ServerMetrics` to fill (a new one by default).
+
+    Raises:
+        ValueError: ``max_request_bytes`` is not positive.
     """
+    if max_request_bytes < 1:
+        raise ValueError(f"max_request_bytes must be positive, got {max_request_bytes}")
     keys = list(api_keys_from_env() if api_keys is None else api_keys)
     state = AppState(rag, metrics or ServerMetrics())
 

@@ -2,9 +2,10 @@
 
 The expensive steps of an insert run on a Ray cluster; the graph is still written by one process:
 
-1. **driver**: documents are validated, stored and marked PENDING exactly as in
-   :meth:`GraphRAG.ainsert` (already PROCESSED ids are skipped; PENDING, PROCESSING and FAILED
-   ones from earlier inserts are retried).
+1. **driver**: documents are validated, stored and marked PENDING by
+   :meth:`GraphRAG.enqueue_documents`, the same first step as :meth:`GraphRAG.ainsert` (already
+   PROCESSED ids are skipped; PENDING, PROCESSING and FAILED ones from earlier inserts are
+   retried, see :meth:`GraphRAG.unfinished_document_ids`).
 2. **Ray actors** (a fixed pool of ``num_workers``): per document, chunking, chunk embedding and
    LLM extraction of every chunk. The pool shares ``max_llm_concurrency`` LLM calls between its
    actors (an ``asyncio.Semaphore`` in each, the shares adding up to the total), so the provider
@@ -41,18 +42,12 @@ import logging
 import pickle
 import sqlite3
 import threading
-import uuid
 from collections import deque
 from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from lightrag.components.graph_rag.schemas import (
-    DocProcessingStatus,
-    DocStatus,
-    TextChunkSchema,
-    compute_mdhash_id,
-)
+from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema
 from lightrag.components.graph_rag.system import GraphRAG, InsertResult, run_sync
 from lightrag.components.storage.base import BaseVectorStorage
 
@@ -165,40 +160,21 @@ class ExtractionWorker:
                 "vectors": vectors, "extractions": list(extractions)}
 
 
-def _enqueue(rag: GraphRAG, texts: Any, ids: Any, file_paths: Any, result: InsertResult) -> List[str]:
-    """Store and mark PENDING like :meth:`GraphRAG.ainsert`; the ids to process."""
-    texts, doc_ids, paths = rag._validate(texts, ids, file_paths)
-    result.doc_ids = doc_ids
-    for doc_id, text, path in zip(doc_ids, texts, paths):
-        existing = rag.doc_status.get_by_id(doc_id)
-        if existing and existing.get("status") == DocStatus.PROCESSED.value:
-            result.skipped.append(doc_id)
-            continue
-        rag.full_docs.upsert({doc_id: {"content": text, "file_path": path}})
-        rag.doc_status.upsert({doc_id: DocProcessingStatus(
-            content_summary=text[:100], content_length=len(text), file_path=path,
-            status=DocStatus.PENDING, track_id=result.track_id,
-            content_hash=compute_mdhash_id(text)).to_dict()})
-    rag.full_docs.index_done_callback()
-    rag.doc_status.index_done_callback()
-    return list(rag.doc_status.get_by_statuses([DocStatus.PENDING, DocStatus.PROCESSING,
-                                                DocStatus.FAILED]))
-
-
 def _fail(rag: GraphRAG, doc_id: str, message: str, result: InsertResult) -> None:
-    rag._set_status(doc_id, status=DocStatus.FAILED, error_msg=message)
+    rag.set_document_status(doc_id, status=DocStatus.FAILED, error_msg=message)
     result.failed[doc_id] = message
     rag.doc_status.index_done_callback()
 
 
 def _commit(rag: GraphRAG, out: Dict[str, Any], result: InsertResult) -> None:
-    """Write one document's worker output into the stores (as ``_process_document`` does)."""
+    """Write one document's worker output into the stores and record its final status (what
+    :meth:`GraphRAG.ainsert` does after extracting a document)."""
     from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 
     doc_id = out["doc_id"]
     chunks = {cid: TextChunkSchema.from_dict(c) for cid, c in out["chunks"].items()}
     extractions = [ExtractionResult.from_dict(e) for e in out["extractions"]]
-    rag._set_status(doc_id, status=DocStatus.PROCESSING, chunks_count=len(chunks),
+    rag.set_document_status(doc_id, status=DocStatus.PROCESSING, chunks_count=len(chunks),
                     chunks_list=list(chunks), error_msg=None)
     rag.text_chunks.upsert({cid: c.to_dict() for cid, c in chunks.items()})
     if chunks:
@@ -224,11 +200,11 @@ def _commit(rag: GraphRAG, out: Dict[str, Any], result: InsertResult) -> None:
         message = f"{len(failed)} of {len(chunks)} chunks failed extraction: " + "; ".join(
             f"{cid}: {err}" for cid, err in list(failed.items())[:3])
         result.failed_chunks.extend(failed)
-        rag._set_status(doc_id, status=DocStatus.FAILED, error_msg=message,
+        rag.set_document_status(doc_id, status=DocStatus.FAILED, error_msg=message,
                         metadata={"failed_chunks": list(failed)})
         result.failed[doc_id] = message
     else:
-        rag._set_status(doc_id, status=DocStatus.PROCESSED,
+        rag.set_document_status(doc_id, status=DocStatus.PROCESSED,
                         metadata={"entities": len(items["entities"]),
                                   "relations": len(items["relations"])})
         result.processed.append(doc_id)
@@ -274,15 +250,17 @@ def ray_insert(
     except ImportError as e:
         raise ImportError("ray_insert needs Ray: pip install 'lightrag[ray]'") from e
     limits = split_llm_limit(max_llm_concurrency, num_workers)
-    window = max_in_flight or 2 * num_workers
+    window = 2 * num_workers if max_in_flight is None else max_in_flight
     if window < 1:
-        raise ValueError("max_in_flight must be at least 1")
-    result = InsertResult(track_id=f"insert-{uuid.uuid4().hex[:12]}")
-    todo = _enqueue(rag, texts, ids, file_paths, result)
+        raise ValueError(f"max_in_flight must be at least 1, got {max_in_flight}")
+    result = rag.enqueue_documents(texts, ids, file_paths)
+    todo = rag.unfinished_document_ids()
     if not todo:
         return result
     if not ray.is_initialized():
         ray.init(address=address, **(init_kwargs or {}))
+    elif address is not None:
+        log.warning("Ray is already initialised; address=%r is ignored", address)
     blob = ray.put(dumps_components((rag.chunker, rag.extractor, rag.embedder,
                                      rag.chunks_vdb.embedding_batch_size)))
     options = {"num_cpus": 1, **(worker_options or {}),

@@ -225,22 +225,8 @@ class GraphRAG(Component):
             ids: document ids (default ``"doc-" + md5(text)``).
             file_paths: source names used in references.
         """
-        texts, doc_ids, paths = self._validate(input, ids, file_paths)
-        result = InsertResult(track_id=f"insert-{uuid.uuid4().hex[:12]}", doc_ids=doc_ids)
-        for doc_id, text, path in zip(doc_ids, texts, paths):
-            existing = self.doc_status.get_by_id(doc_id)
-            if existing and existing.get("status") == DocStatus.PROCESSED.value:
-                result.skipped.append(doc_id)
-                continue
-            self.full_docs.upsert({doc_id: {"content": text, "file_path": path}})
-            self.doc_status.upsert({doc_id: DocProcessingStatus(
-                content_summary=text[:100], content_length=len(text), file_path=path,
-                status=DocStatus.PENDING, track_id=result.track_id,
-                content_hash=compute_mdhash_id(text)).to_dict()})
-        self.full_docs.index_done_callback()
-        self.doc_status.index_done_callback()
-        pending = self.doc_status.get_by_statuses(
-            [DocStatus.PENDING, DocStatus.PROCESSING, DocStatus.FAILED])
+        result = self.enqueue_documents(input, ids, file_paths)
+        pending = self.unfinished_document_ids()
         semaphore = asyncio.Semaphore(self.max_parallel_insert)
         llm_limit = asyncio.Semaphore(self.llm_max_async)
         embed_limit = asyncio.Semaphore(self.embedding_max_async)
@@ -256,7 +242,27 @@ class GraphRAG(Component):
                  len(result.processed), len(result.failed), len(result.skipped))
         return result
 
-    def _validate(self, input: Any, ids: Any, file_paths: Any) -> tuple[List[str], List[str], List[str]]:
+    def validate_documents(
+        self, input: Union[str, Sequence[str]], ids: Optional[Union[str, Sequence[str]]] = None,
+        file_paths: Optional[Union[str, Sequence[str]]] = None,
+    ) -> tuple[List[str], List[str], List[str]]:
+        """Check and normalise the arguments of :meth:`insert` without storing anything.
+
+        Args:
+            input / ids / file_paths: as in :meth:`ainsert`.
+
+        Returns:
+            ``(texts, doc_ids, file_paths)``, three lists of equal length; identical texts
+            without explicit ids collapse into one document.
+
+        Raises:
+            TypeError: a document is not a ``str``.
+            ValueError: an empty document, or ids / file paths not matching the texts.
+
+        Example:
+            >>> rag.validate_documents("Alice met Bob.", file_paths="a.txt")  # doctest: +SKIP
+            (['Alice met Bob.'], ['doc-...'], ['a.txt'])
+        """
         texts = [input] if isinstance(input, str) else list(input)
         for i, text in enumerate(texts):
             if not isinstance(text, str):
@@ -282,7 +288,49 @@ class GraphRAG(Component):
             unique.setdefault(doc_id, (text, path))  # identical texts share one id
         return [t for t, _ in unique.values()], list(unique), [p for _, p in unique.values()]
 
-    def _set_status(self, doc_id: str, **changes: Any) -> None:
+    def enqueue_documents(
+        self, input: Union[str, Sequence[str]], ids: Optional[Union[str, Sequence[str]]] = None,
+        file_paths: Optional[Union[str, Sequence[str]]] = None,
+    ) -> InsertResult:
+        """The first step of an insert: validate (:meth:`validate_documents`), store the texts
+        and mark them PENDING, then flush the document stores. Already PROCESSED ids are skipped.
+
+        :meth:`ainsert` and other ingestion paths (e.g. :func:`~lightrag.components.graph_rag.
+        distributed.ray_insert`) start with it, then process :meth:`unfinished_document_ids`.
+
+        Returns:
+            An :class:`InsertResult` with a new ``track_id``, the ``doc_ids`` and the ``skipped``.
+        """
+        texts, doc_ids, paths = self.validate_documents(input, ids, file_paths)
+        result = InsertResult(track_id=f"insert-{uuid.uuid4().hex[:12]}", doc_ids=doc_ids)
+        for doc_id, text, path in zip(doc_ids, texts, paths):
+            existing = self.doc_status.get_by_id(doc_id)
+            if existing and existing.get("status") == DocStatus.PROCESSED.value:
+                result.skipped.append(doc_id)
+                continue
+            self.full_docs.upsert({doc_id: {"content": text, "file_path": path}})
+            self.doc_status.upsert({doc_id: DocProcessingStatus(
+                content_summary=text[:100], content_length=len(text), file_path=path,
+                status=DocStatus.PENDING, track_id=result.track_id,
+                content_hash=compute_mdhash_id(text)).to_dict()})
+        self.full_docs.index_done_callback()
+        self.doc_status.index_done_callback()
+        return result
+
+    def unfinished_document_ids(self) -> List[str]:
+        """Ids of the PENDING, PROCESSING and FAILED documents: what the next insert processes."""
+        return list(self.doc_status.get_by_statuses(
+            [DocStatus.PENDING, DocStatus.PROCESSING, DocStatus.FAILED]))
+
+    def set_document_status(self, doc_id: str, **changes: Any) -> None:
+        """Update fields of a document's status record (in memory; the next flush of
+        ``doc_status`` writes it) and stamp ``updated_at``.
+
+        Args:
+            doc_id: the document; a missing record is created from ``changes``.
+            **changes: :class:`DocProcessingStatus` fields, e.g. ``status=DocStatus.FAILED,
+                error_msg="..."``; a :class:`DocStatus` is stored as its value.
+        """
         record = dict(self.doc_status.get_by_id(doc_id) or {})
         record.update({k: (v.value if isinstance(v, DocStatus) else v) for k, v in changes.items()})
         record["updated_at"] = now_iso()
@@ -304,12 +352,12 @@ class GraphRAG(Component):
                                 llm_limit: asyncio.Semaphore, embed_limit: asyncio.Semaphore) -> None:
         doc = self.full_docs.get_by_id(doc_id)
         if doc is None:
-            self._set_status(doc_id, status=DocStatus.FAILED, error_msg="document text is missing")
+            self.set_document_status(doc_id, status=DocStatus.FAILED, error_msg="document text is missing")
             result.failed[doc_id] = "document text is missing"
             return
         try:
             chunks = self.chunker(doc_id, doc["content"], doc.get("file_path", "unknown_source"))
-            self._set_status(doc_id, status=DocStatus.PROCESSING, chunks_count=len(chunks),
+            self.set_document_status(doc_id, status=DocStatus.PROCESSING, chunks_count=len(chunks),
                              chunks_list=list(chunks), error_msg=None)
             self.text_chunks.upsert({cid: c.to_dict() for cid, c in chunks.items()})
             async with embed_limit:
@@ -347,7 +395,7 @@ class GraphRAG(Component):
                 self._commit()
         except Exception as e:
             log.exception("processing %s failed", doc_id)
-            self._set_status(doc_id, status=DocStatus.FAILED, error_msg=f"{type(e).__name__}: {e}")
+            self.set_document_status(doc_id, status=DocStatus.FAILED, error_msg=f"{type(e).__name__}: {e}")
             result.failed[doc_id] = f"{type(e).__name__}: {e}"
             self.doc_status.index_done_callback()
 
@@ -358,7 +406,7 @@ class GraphRAG(Component):
             if storage is not self.doc_status:
                 storage.index_done_callback()
         for doc_id, changes in self._unflushed.items():
-            self._set_status(doc_id, **changes)
+            self.set_document_status(doc_id, **changes)
         self._unflushed = {}
         self.doc_status.index_done_callback()
 

@@ -153,9 +153,14 @@ class ChromaVectorStorage(BaseVectorStorage):
             raise ImportError("ChromaVectorStorage needs chromadb: pip install 'lightrag[chroma]'") from e
         settings = Settings(anonymized_telemetry=False)
         if self.mode == "http":
-            return chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl,
-                                       headers=self.headers or None, settings=settings,
-                                       tenant=self.tenant, database=self.database)
+            try:
+                return chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl,
+                                           headers=self.headers or None, settings=settings,
+                                           tenant=self.tenant, database=self.database)
+            except ValueError as e:
+                raise ValueError(f"vector store {self.namespace!r}: no Chroma server at "
+                                 f"{self.host}:{self.port} ({e}); start one with `chroma run "
+                                 f"--host {self.host} --port {self.port}`") from e
         self.db_path.mkdir(parents=True, exist_ok=True)
         return chromadb.PersistentClient(path=str(self.db_path), settings=settings,
                                          tenant=self.tenant, database=self.database)
