@@ -59,6 +59,7 @@ from lightrag.components.graph_rag import (  # noqa: E402
     GraphRAG,
     HeuristicKeywordExtractor,
 )
+from lightrag.components.graph_rag.kg_lines import annotate_entity, annotate_relation  # noqa: E402
 from lightrag.components.graph_rag.merger import entity_vector_id, relation_vector_id  # noqa: E402
 from lightrag.components.graph_rag.prompts import SUMMARIZE_DESCRIPTIONS_PROMPT  # noqa: E402
 from lightrag.components.model_client import ScriptedClient  # noqa: E402
@@ -144,16 +145,18 @@ def ours_build_store(store: F.SyntheticStore, workdir: str) -> GraphRAG:
                              "chunk_order_index": store.chunk_order[c]} for c in range(n_chunks)},
         vectors=store.vectors("chunks"))
     now = "2025-01-01T00:00:00+00:00"
+    # Nodes and edges carry the context-line token counts our merger records at insert.
     for e, name in enumerate(store.names):
-        rag.graph.upsert_node(name, {"entity_id": name, "entity_type": "concept",
-                                     "description": store.entity_desc[e],
-                                     "source_id": store.entity_sources[e],
-                                     "file_path": store.entity_paths[e], "created_at": now})
+        rag.graph.upsert_node(name, annotate_entity(name, {
+            "entity_id": name, "entity_type": "concept", "description": store.entity_desc[e],
+            "source_id": store.entity_sources[e], "file_path": store.entity_paths[e],
+            "created_at": now}))
     for r, (x, y) in enumerate(store.relations):
-        rag.graph.upsert_edge(store.names[x], store.names[y], {
+        src, tgt = store.names[x], store.names[y]
+        rag.graph.upsert_edge(src, tgt, annotate_relation(src, tgt, {
             "weight": store.relation_weights[r], "description": store.relation_desc[r],
             "keywords": store.relation_keywords[r], "source_id": store.relation_sources[r],
-            "file_path": store.relation_paths[r], "created_at": now})
+            "file_path": store.relation_paths[r], "created_at": now}))
     rag.entities_vdb.upsert({
         entity_vector_id(name): {"content": store.entity_content(e), "entity_name": name,
                                  "entity_type": "concept", "source_id": store.entity_sources[e],

@@ -23,8 +23,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from lightrag.components.graph_rag.kg_lines import dump_line, line_tokens
 from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QueryParam, relation_key
-from lightrag.core.tokenizer import count_tokens, count_tokens_batch
+from lightrag.core.tokenizer import count_tokens
 
 CONTEXT_TOKEN_BUFFER = 200
 
@@ -136,31 +137,22 @@ def merge_searches(local: SearchResult, global_: SearchResult) -> SearchResult:
 
 
 # ------------------------------------------------------------------------ truncation
-def entity_line(e: Dict[str, Any]) -> Dict[str, Any]:
-    return {"entity": e["entity_name"], "type": e.get("entity_type", "unknown"),
-            "description": str(e.get("description", "")).replace(GRAPH_FIELD_SEP, "\n")}
-
-
-def relation_line(r: Dict[str, Any]) -> Dict[str, Any]:
-    return {"entity1": r["src_id"], "entity2": r["tgt_id"],
-            "description": str(r.get("description", "")).replace(GRAPH_FIELD_SEP, "\n")}
-
-
 TRUNCATION_BLOCK = 32  # lines tokenised per call: one call per line costs far more
 
 
 def truncate_by_tokens(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[str, Any]], Any],
                        max_tokens: int) -> Tuple[List[Dict[str, Any]], List[str], int]:
     """The longest prefix of ``items`` whose JSON lines fit ``max_tokens``; returns the items,
-    their lines and the tokens used. Lines are built and tokenised a block at a time, so a long
-    candidate list costs only as much as the prefix that fits."""
+    their lines and the tokens used. Lines are built a block at a time, so a long candidate list
+    costs only as much as the prefix that fits; their token counts come from the graph when
+    the merger recorded them (:mod:`~lightrag.components.graph_rag.kg_lines`)."""
     kept: List[Dict[str, Any]] = []
     lines: List[str] = []
     used = 0
     for start in range(0, len(items), TRUNCATION_BLOCK):
         block = items[start:start + TRUNCATION_BLOCK]
-        block_lines = [json.dumps(to_line(item), ensure_ascii=False) for item in block]
-        for item, line, tokens in zip(block, block_lines, count_tokens_batch(block_lines)):
+        block_lines = [dump_line(to_line(item)) for item in block]
+        for item, line, tokens in zip(block, block_lines, line_tokens(block, block_lines)):
             if used + tokens + 1 > max_tokens:
                 return kept, lines, used
             used += tokens + 1

@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from lightrag.components.graph_rag.kg_lines import annotate_entity, annotate_relation
 from lightrag.components.graph_rag.schemas import (
     GRAPH_FIELD_SEP,
     EntityRecord,
@@ -184,7 +185,7 @@ class GraphMerger(Component):
                                       (r.file_path for r in fresh), self.max_file_paths),
             "created_at": existing.get("created_at") or now_iso(),
         }
-        graph.upsert_node(name, node)
+        graph.upsert_node(name, annotate_entity(name, node))
         stats.entities.append(name)
         return node
 
@@ -215,17 +216,17 @@ class GraphMerger(Component):
                                  (r.file_path for r in fresh), self.max_file_paths)
         for endpoint in key:
             if not graph.has_node(endpoint):
-                graph.upsert_node(endpoint, {
+                graph.upsert_node(endpoint, annotate_entity(endpoint, {
                     "entity_id": endpoint, "entity_type": "unknown", "description": description,
                     "source_id": source_id, "file_path": file_path, "created_at": now_iso(),
-                })
+                }))
                 stats.entities.append(endpoint)
         edge = {
             "weight": weight, "description": description, "keywords": ",".join(keywords),
             "source_id": source_id, "file_path": file_path,
             "created_at": existing.get("created_at") or now_iso(),
         }
-        graph.upsert_edge(src, tgt, edge)
+        graph.upsert_edge(src, tgt, annotate_relation(src, tgt, edge))
         stats.relations.append(key)
         return edge
 

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from lightrag.components.graph_rag.context import GraphStores
+from lightrag.components.graph_rag.kg_lines import public_fields
 from lightrag.components.graph_rag.prompts import (
     GRAPH_ANSWER_PROMPT,
     NAIVE_ANSWER_PROMPT,
@@ -118,8 +119,9 @@ class QueryEngine(Component):
         retrieved = mode(stores, vectors, param, reserved_tokens=reserved,
                          reranker=self.reranker, query=query)
         raw_data = {
-            "entities": [{k: v for k, v in e.items() if k != "score"} for e in retrieved.entities],
-            "relationships": retrieved.relations,
+            "entities": [{k: v for k, v in public_fields(e).items() if k != "score"}
+                         for e in retrieved.entities],
+            "relationships": [public_fields(r) for r in retrieved.relations],
             "chunks": retrieved.chunks,
             "references": retrieved.references if param.include_references else [],
             "keywords": {"high_level": list(keywords.high_level) if keywords else [],

@@ -25,17 +25,16 @@ from lightrag.components.graph_rag.context import (
     SearchResult,
     assign_references,
     chunk_tokens,
-    entity_line,
     fit_chunks,
     format_context,
     gather_chunks,
     merge_searches,
-    relation_line,
     search_chunks,
     search_entities,
     search_relations,
     truncate_by_tokens,
 )
+from lightrag.components.graph_rag.kg_lines import entity_line, relation_line
 from lightrag.components.graph_rag.schemas import QueryParam
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
