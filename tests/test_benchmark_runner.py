@@ -252,3 +252,109 @@ def test_make_metric_uses_aliases():
     assert name == "f1" and metric("Roma", {"answer": "Rome", "aliases": ["Roma"]}) == 1.0
     with pytest.raises(ValueError, match="unknown metric"):
         make_metric("bleu")
+
+
+def test_bench_imports_errors_are_clear(tmp_path, capsys):
+    from lightrag.optim.bench_cli import runner_from_config
+
+    (tmp_path / "data.json").write_text(json.dumps([{"question": "q", "answer": "a"}]))
+    base = "dataset: {path: data.json}\npipeline: {component_name: Nope}\nvariants: [{name: v}]\n"
+
+    def config(imports):
+        path = tmp_path / "bench.yaml"
+        path.write_text(f"imports: {imports}\n" + base)
+        return path
+
+    with pytest.raises(ImportError, match=r"bench.yaml: imports: .*missing.py not found"):
+        runner_from_config(config("[missing.py]"))
+    (tmp_path / "notes.txt").write_text("hi")
+    with pytest.raises(ImportError, match=r"notes.txt is not a Python \(.py\) file"):
+        runner_from_config(config("[notes.txt]"))
+    (tmp_path / "broken.py").write_text("raise RuntimeError('boom at import')\n")
+    with pytest.raises(ImportError, match=r"running .*broken.py failed: RuntimeError: boom at import"):
+        runner_from_config(config("broken.py"))  # a single string is accepted too
+    with pytest.raises(ImportError, match="boom at import"):  # not silently skipped on a retry
+        runner_from_config(config("[broken.py]"))
+    with pytest.raises(ValueError, match="'imports' must be a list"):
+        runner_from_config(config("{a: 1}"))
+    parser = argparse.ArgumentParser()
+    command = add_bench_prompts_parser(parser.add_subparsers())
+    assert "'imports' key are executed" in command.description
+    args = parser.parse_args(["bench-prompts", str(config("[missing.py]"))])
+    assert args.func(args) == 2
+    assert "missing.py not found" in capsys.readouterr().err
+
+
+def test_report_without_matplotlib_skips_the_png(tmp_path, monkeypatch, caplog):
+    import builtins
+
+    report = runner(FakeModel(), variants=[{"name": "plain"}]).run()
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    paths = report.save(tmp_path / "out")
+    assert "png" not in paths and paths["json"].is_file() and paths["summary_csv"].is_file()
+    assert "lightrag[bench]" in caplog.text
+
+
+def test_attach_cache_uses_the_public_generator_api():
+    from lightrag.core.cache import ResponseCache
+    from lightrag.optim import attach_cache, evaluate_pipeline
+
+    model = FakeModel()
+    pipeline = make_factory(model)()
+    cache = ResponseCache()
+    attach_cache(pipeline, cache, scope="v")
+    attach_cache(pipeline, cache, scope="v")  # attaching twice counts each call once
+    first = evaluate_pipeline(pipeline, DATA[:2], exact, inputs="question")
+    again = evaluate_pipeline(pipeline, DATA[:2], exact, inputs="question")
+    assert model.calls == 2 and [r.model_calls for r in first] == [1, 1]
+    assert [(r.model_calls, r.cached_calls) for r in again] == [(0, 1), (0, 1)]
+    assert pipeline.generator.use_cache and len(cache) == 2
+    pipeline.generator.set_cache(None)
+    assert not pipeline.generator.use_cache
+    evaluate_pipeline(pipeline, DATA[:1], exact, inputs="question")
+    assert model.calls == 3
+
+
+@pytest.mark.parametrize("module", [
+    "lightrag.eval.answer_match_acc", "lightrag.eval.base", "lightrag.eval.llm_as_judge",
+    "lightrag.eval.pairwise_judge", "lightrag.eval.retriever_metrics",
+    "lightrag.eval.retriever_recall", "lightrag.eval.retriever_relevance",
+    "lightrag.optim.benchmark", "lightrag.optim.evaluation", "lightrag.optim.few_shot",
+    "lightrag.optim.few_shot_optimizer", "lightrag.optim.llm_optimizer", "lightrag.optim.optimizer",
+    "lightrag.optim.report", "lightrag.optim.sampler", "lightrag.optim.stats",
+    "lightrag.optim.text_grad", "lightrag.optim.trainer",
+])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    assert doctest.testmod(importlib.import_module(module)).failed == 0
+
+
+def test_musique_use_case_config_runs_offline_with_a_scripted_model(tmp_path):
+    from pathlib import Path
+
+    from lightrag.optim.bench_cli import runner_from_config
+
+    config = Path(__file__).resolve().parents[1] / "use_cases" / "prompt_benchmark" / "variants.yaml"
+    paragraphs = [{"idx": 0, "title": "France", "paragraph_text": "Paris is the capital of France."},
+                  {"idx": 1, "title": "Peru", "paragraph_text": "Lima is the capital of Peru."}]
+    items = [{"id": f"m{i}", "question": "What is the capital of France?", "paragraphs": paragraphs,
+              "answer": "Paris", "answer_aliases": ["City of Paris"]} for i in range(2)]
+    (tmp_path / "queries.json").write_text(json.dumps(items))
+    scripted = {"component_name": "ScriptedClient",
+                "component_config": {"responses": ["France's capital...\nAnswer: Paris"], "cycle": True}}
+    runner, limit = runner_from_config(config, data=tmp_path, pipeline_overrides={"model_client": scripted})
+    assert limit == 20 and [v.name for v in runner.variants] == ["plain", "cot", "answer_only"]
+    cot = build_variant(runner.pipeline, runner.variants[1])
+    prompt = cot.generator.get_prompt(question="Q?", passages=["p1"])
+    assert "think step by step" in prompt and cot.generator.model_kwargs["max_tokens"] == 160
+    report = runner.run()
+    assert [(v.mean, v.failures) for v in report.variants] == [(1.0, 0), (1.0, 0), (1.0, 0)]

@@ -1,5 +1,5 @@
-"""lightrag.eval: answer matching, retrieval metrics and the pairwise LLM judge, on hand-checked
-examples."""
+"""lightrag.eval: answer matching, retrieval metrics, the pointwise (lightrag 0.1) and pairwise LLM
+judges, on hand-checked examples."""
 
 import json
 
@@ -13,7 +13,7 @@ from lightrag.eval import (
     EvaluationResult,
     ExactMatch,
     F1Score,
-    LLMasJudge,
+    PairwiseLLMJudge,
     RetrieverHits,
     RetrieverMRR,
     RetrieverPrecision,
@@ -124,13 +124,13 @@ def test_recall_over_ids_texts_and_joined_context():
         RetrieverRecall(top_k=0)
 
 
-# ------------------------------------------------------------------------------- LLM as judge
+# ------------------------------------------------------------------------ pairwise LLM judge
 def test_judge_cancels_position_bias():
     # a judge that always prefers the first answer it sees has no real preference
     always_first = ScriptedClient(response_fn=lambda p: (
         '{"Comprehensiveness": {"Winner": "Answer 1"}, "Diversity": {"Winner": "Answer 1"},'
         ' "Empowerment": {"Winner": "Answer 1"}, "Overall": {"Winner": "Answer 1"}}'))
-    result = LLMasJudge(model_client=always_first).compute(["q1", "q2"], ["a", "b"], ["c", "d"])
+    result = PairwiseLLMJudge(model_client=always_first).compute(["q1", "q2"], ["a", "b"], ["c", "d"])
     assert result.per_item_scores == [0.5, 0.5]
     assert result.additional_info["position_consistency"] == 0.0
     assert len(always_first.requests) == 4  # both orders for each pair
@@ -146,7 +146,7 @@ def _prefer_longer(prompt: str) -> str:
 
 
 def test_judge_consistent_preference_and_criteria():
-    judge = LLMasJudge(model_client=ScriptedClient(response_fn=_prefer_longer))
+    judge = PairwiseLLMJudge(model_client=ScriptedClient(response_fn=_prefer_longer))
     long, short = "a long and detailed answer with many points", "short"
     result = judge.compute(["q", "q"], [long, short], [short, long])
     assert result.per_item_scores == [1.0, 0.0]
@@ -162,7 +162,104 @@ def test_judge_parsing_is_tolerant_and_counts_failures():
              "Diversity - winner: Answer 1\nOverall: both are equally good")
     assert parse_verdicts(prose, criteria) == {"Comprehensiveness": "2", "Diversity": "1", "Overall": "tie"}
     assert parse_verdicts("no idea", criteria) == dict.fromkeys(criteria)
-    judge = LLMasJudge(model_client=ScriptedClient(response_fn=lambda p: "I cannot decide."))
+    judge = PairwiseLLMJudge(model_client=ScriptedClient(response_fn=lambda p: "I cannot decide."))
     result = judge.compute(["q"], ["a"], ["b"])
     assert result.avg_score == 0.5
     assert result.additional_info["parse_failures"] == 8  # 4 criteria x 2 orders
+
+
+# ------------------------------------------------------- pointwise LLM judge (lightrag 0.1 API)
+def _contains_gt(prompt: str) -> str:
+    gt = prompt.split("Ground truth answer: ")[1].split("\n")[0]
+    pred = prompt.split("Predicted answer: ")[1].split("\n")[0]
+    return "True" if gt.lower() in pred.lower() else "False."
+
+
+def test_pointwise_judge_runs_01_code():
+    from lightrag.eval.llm_as_judge import DefaultLLMJudge, LLMasJudge
+
+    client = ScriptedClient(response_fn=_contains_gt)
+    questions = ["Is Beijing in China?", "Is Apple founded before Google?", "Is earth flat?"]
+    pred_answers = ["Yes", "Yes, Apple is founded before Google", "Yes"]
+    gt_answers = ["Yes", "Yes", "No"]
+    query = "For the question, does the predicted answer contain the ground truth answer?"
+    judge = LLMasJudge(llm_evaluator=DefaultLLMJudge(model_client=client, model_kwargs={}))
+    avg_judgement, judgement_list = judge.compute(questions, gt_answers, pred_answers, query)
+    assert avg_judgement == pytest.approx(2 / 3)
+    assert judgement_list == [True, True, False]
+    prompt = client.requests[2]["prompt"]
+    assert "Question: Is earth flat?" in prompt and f"Judgement question: {query}" in prompt
+    assert DefaultLLMJudge(model_client=client)("q", "a", "a", query) is True
+
+
+def test_pointwise_judge_failures_are_counted_not_fatal():
+    from lightrag.eval import LLMasJudge
+
+    client = ScriptedClient(responses=["yes", "I am not sure", RuntimeError("rate limited"), "NO"])
+    result = LLMasJudge(model_client=client).compute(["q"] * 4, ["a"] * 4, ["a"] * 4)
+    assert result.per_item_scores == [1.0, 0.0, 0.0, 0.0]
+    info = result.additional_info
+    assert info["judgements"] == [True, None, None, False] and info["failures"] == 2
+    assert "invalid judgement" in info["errors"][1] and "rate limited" in info["errors"][2]
+
+
+def test_pointwise_judge_custom_evaluator_aliases_and_errors():
+    from lightrag.eval import LLMasJudge, parse_judgement
+
+    seen = []
+
+    def evaluator(question, gt_answer, pred_answer, judgement_query):
+        seen.append((gt_answer, judgement_query))
+        return pred_answer in gt_answer
+
+    judge = LLMasJudge(evaluator, judgement_query="Same?")
+    assert judge.compute(["q", "q"], [["NYC", "New York"], ["x"]], ["NYC", "y"]).avg_score == 0.5
+    assert seen[0] == (["NYC", "New York"], "Same?")
+    with pytest.raises(ValueError, match="not both"):
+        LLMasJudge(evaluator, model_client=ScriptedClient())
+    with pytest.raises(ValueError, match="same length"):
+        judge.compute(["q"], ["a", "b"], ["a"])
+    assert [parse_judgement(t) for t in ["True.", "no", "**Yes**", "falsehood?", None]] == [
+        True, False, True, None, None]
+
+
+def test_default_judge_defaults_to_openai_like_01():
+    from lightrag.eval import DefaultLLMJudge
+
+    judge = DefaultLLMJudge()
+    assert type(judge.llm_evaluator.model_client).__name__ == "OpenAIClient"
+    assert judge.model_kwargs == {"model": "gpt-3.5-turbo", "temperature": 0.3}
+
+
+# ----------------------------------------------------------- retriever relevance, 0.1 paths
+def test_retriever_relevance_hand_computed():
+    from lightrag.eval import RetrieverRelevance
+
+    class WordCount:  # one token per word, so the expected values are easy to check
+        def count_tokens(self, text):
+            return len(text.split())
+
+    relevance = RetrieverRelevance(tokenizer=WordCount())
+    context = "Paris is in France. Bananas are yellow and long."  # 9 words
+    assert relevance.compute_single_item(context, ["Paris is in France.", "Oslo"]) == pytest.approx(4 / 9)
+    assert relevance.compute_single_item(context, "Paris is in France.") == pytest.approx(4 / 9)
+    assert relevance.compute_single_item(["Paris is in France.", "x y"], ["x y"]) == pytest.approx(2 / 6)
+    assert relevance.compute_single_item("", ["a"]) == 0.0
+    avg, per_item = relevance.compute([context, "a b"], [["Paris is in France."] * 2, ["a b"]])
+    assert per_item == pytest.approx([4 / 9, 1.0]) and avg == pytest.approx((4 / 9 + 1) / 2)
+    real = RetrieverRelevance()  # tiktoken cl100k_base: 5 of 10 tokens
+    assert real.compute_single_item("Paris is in France. Bananas are yellow.", ["Paris is in France."]) == 0.5
+
+
+def test_01_import_paths_and_tuple_results():
+    from lightrag.eval.answer_match_acc import AnswerMatchAcc as Acc
+    from lightrag.eval.base import BaseEvaluator
+    from lightrag.eval.retriever_recall import RetrieverRecall as Recall
+    from lightrag.eval.retriever_relevance import RetrieverRelevance
+
+    assert issubclass(RetrieverRelevance, BaseEvaluator)
+    result = Acc(type="exact_match").compute(["1", "2"], ["1", "3"])
+    assert result[0] == 0.5 and result[1] == [1.0, 0.0] and len(result) == 2
+    recall = Recall().compute(["Apple is founded before Google."],
+                              [["Apple is founded before Google.", "Google is founded in 1998."]])
+    assert recall[0] == 0.5

@@ -127,6 +127,15 @@ class Generator(Component):
 
     _to_dict_exclude = ("_cache", "_usage_lock", "_callbacks")
 
+    def set_cache(self, cache: Optional[ResponseCache]) -> None:
+        """Cache replies in ``cache`` (None turns caching off).
+
+        ``cache`` is a :class:`ResponseCache` or any object with the same ``get(key)`` and
+        ``set(key, value)`` methods, e.g. one cache shared by several Generators.
+        """
+        self._cache = cache
+        self.use_cache = cache is not None
+
     # ------------------------------------------------------------------ prompt
     def _compose_prompt_kwargs(self, prompt_kwargs: Optional[Dict[str, Any]]) -> Dict[str, Any]:
         composed = {k: p.data for k, p in self._prompt_parameters.items()}
@@ -257,8 +266,9 @@ class Generator(Component):
         """Render the prompt, call the model, run the output processors.
 
         Args:
-            conversation: earlier turns (a ``Conversation``, ``DialogTurn`` s or
-                ``{"role", "content"}`` dicts); the request is then sent as chat messages:
+            conversation: earlier turns (a ``Conversation``, ``DialogTurn`` s,
+                ``{"role", "content"}`` dicts or a memory component); the request is then sent
+                as chat messages:
                 the prompt's ``<SYS>`` block as the system message, the turns, then the rest of
                 the prompt as the last user message.
         """

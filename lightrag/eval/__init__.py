@@ -1,4 +1,13 @@
-"""Evaluators: answer matching, retrieval metrics and a pairwise LLM judge.
+"""Evaluators: answer matching, retrieval metrics and LLM judges.
+
+* :mod:`~lightrag.eval.answer_match_acc`: ``AnswerMatchAcc`` (exact, normalised, fuzzy,
+  contains), SQuAD ``ExactMatch`` and token ``F1Score`` with answer aliases;
+* :mod:`~lightrag.eval.retriever_metrics`: ``RetrieverRecall``, ``RetrieverPrecision``,
+  ``RetrieverMRR``, ``RetrieverHits``; :mod:`~lightrag.eval.retriever_relevance`:
+  ``RetrieverRelevance`` (share of the retrieved tokens that are ground truth);
+* :mod:`~lightrag.eval.llm_as_judge`: ``LLMasJudge`` / ``DefaultLLMJudge``, lightrag 0.1's
+  pointwise judge (is this answer right?); :mod:`~lightrag.eval.pairwise_judge`:
+  ``PairwiseLLMJudge``, which of two answers is better on the LightRAG paper's criteria.
 
 Every evaluator returns an :class:`EvaluationResult` with the mean and each item's score (it
 unpacks as lightrag 0.1's ``(avg, per_item)`` tuple).
@@ -10,7 +19,7 @@ Example:
     [1.0, 0.6666666666666666]
 """
 
-from lightrag.eval.answer_match import (
+from lightrag.eval.answer_match_acc import (
     AnswerMatchAcc,
     ExactMatch,
     F1Score,
@@ -19,7 +28,18 @@ from lightrag.eval.answer_match import (
     normalize_answer,
 )
 from lightrag.eval.base import BaseEvaluator, EvaluationResult
-from lightrag.eval.llm_judge import DEFAULT_CRITERIA, LLMasJudge, PairwiseJudgement, parse_verdicts
+from lightrag.eval.llm_as_judge import (
+    DEFAULT_JUDGEMENT_QUERY,
+    DefaultLLMJudge,
+    LLMasJudge,
+    parse_judgement,
+)
+from lightrag.eval.pairwise_judge import (
+    DEFAULT_CRITERIA,
+    PairwiseJudgement,
+    PairwiseLLMJudge,
+    parse_verdicts,
+)
 from lightrag.eval.retriever_metrics import (
     RetrieverHits,
     RetrieverMRR,
@@ -27,23 +47,29 @@ from lightrag.eval.retriever_metrics import (
     RetrieverRecall,
     retrieval_metrics,
 )
+from lightrag.eval.retriever_relevance import RetrieverRelevance
 
 __all__ = [
     "AnswerMatchAcc",
     "BaseEvaluator",
     "DEFAULT_CRITERIA",
+    "DEFAULT_JUDGEMENT_QUERY",
+    "DefaultLLMJudge",
     "EvaluationResult",
     "ExactMatch",
     "F1Score",
     "LLMasJudge",
     "PairwiseJudgement",
+    "PairwiseLLMJudge",
     "RetrieverHits",
     "RetrieverMRR",
     "RetrieverPrecision",
     "RetrieverRecall",
+    "RetrieverRelevance",
     "exact_match_score",
     "f1_score",
     "normalize_answer",
+    "parse_judgement",
     "parse_verdicts",
     "retrieval_metrics",
 ]

@@ -3,13 +3,13 @@
 An evaluator scores one item (``compute_single_item``) and a list of items (``compute``), and
 returns the mean with every per-item score, so a caller can bootstrap a confidence interval or pair
 items between two systems. ``EvaluationResult`` unpacks like lightrag 0.1's ``(avg, per_item)``
-tuple.
+tuple (and indexes like it).
 
 Example:
     >>> result = EvaluationResult(avg_score=0.5, per_item_scores=[1.0, 0.0])
     >>> avg, per_item = result
-    >>> avg, per_item
-    (0.5, [1.0, 0.0])
+    >>> avg, per_item, result[0]
+    (0.5, [1.0, 0.0], 0.5)
 """
 
 from __future__ import annotations
@@ -44,6 +44,13 @@ class EvaluationResult:
         """Unpack as ``avg, per_item`` (the lightrag 0.1 tuple)."""
         yield self.avg_score
         yield self.per_item_scores
+
+    def __getitem__(self, index: int) -> Any:
+        """``result[0]`` is the mean and ``result[1]`` the per-item scores, as in 0.1's tuple."""
+        return (self.avg_score, self.per_item_scores)[index]
+
+    def __len__(self) -> int:
+        return 2
 
     def to_dict(self) -> Dict[str, Any]:
         return {

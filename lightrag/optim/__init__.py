@@ -6,6 +6,10 @@
   :class:`TextGradOptimizer` (LLM feedback -> prompt rewrite): a proposal is kept only when the
   validation score improves.
 * :class:`Parameter` / :class:`ParameterType` (from ``lightrag.core``) mark what may change.
+* lightrag 0.1's optimizers, at their 0.1 paths: :mod:`~lightrag.optim.sampler`
+  (:class:`RandomSampler`, :class:`ClassSampler`), :mod:`~lightrag.optim.few_shot_optimizer`
+  (its ``BootstrapFewShot`` is :class:`SamplerFewShot` here) and
+  :mod:`~lightrag.optim.llm_optimizer` (:class:`LLMOptimizer`, OPRO-style; also Trainer-ready).
 
 Example:
     >>> from lightrag.optim import BenchmarkRunner, Parameter, ParameterType
@@ -23,8 +27,11 @@ from lightrag.optim.benchmark import (
 )
 from lightrag.optim.evaluation import ItemResult, attach_cache, evaluate_pipeline
 from lightrag.optim.few_shot import BootstrapFewShot, format_demos
+from lightrag.optim.few_shot_optimizer import SamplerFewShot
+from lightrag.optim.llm_optimizer import LLMOptimizer
 from lightrag.optim.optimizer import Optimizer, ParamChange, Proposal, Sample
 from lightrag.optim.report import BenchmarkReport, VariantResult
+from lightrag.optim.sampler import ClassSampler, RandomSampler, Sampler
 from lightrag.optim.stats import bootstrap_ci, holm_adjust, paired_permutation_test
 from lightrag.optim.text_grad import TextGradOptimizer, parse_new_value
 from lightrag.optim.trainer import StepRecord, Trainer, TrainerResult
@@ -33,13 +40,18 @@ __all__ = [
     "BenchmarkReport",
     "BenchmarkRunner",
     "BootstrapFewShot",
+    "ClassSampler",
     "ItemResult",
+    "LLMOptimizer",
     "Optimizer",
     "ParamChange",
     "Parameter",
     "ParameterType",
     "Proposal",
+    "RandomSampler",
     "Sample",
+    "Sampler",
+    "SamplerFewShot",
     "StepRecord",
     "TextGradOptimizer",
     "Trainer",

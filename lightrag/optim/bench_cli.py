@@ -12,13 +12,20 @@ The config names everything a run needs (relative paths are relative to the YAML
     variants: [{name: plain}, {name: cot, template: "...", model_kwargs: {max_tokens: 256}}]
 
 Metric names: ``f1``, ``exact_match`` (or ``em``), and the :class:`AnswerMatchAcc` types
-``normalized``, ``fuzzy_match`` and ``contains``. **``imports`` runs the named Python files**: run
-only configs you trust (plain component configs, by contrast, never run code).
+``normalized``, ``fuzzy_match`` and ``contains``.
+
+**Security: ``imports`` executes code.** Each file listed under ``imports`` is run as Python
+(like ``import``) with your permissions, before anything else, so that the classes it registers
+can be named in ``pipeline``. Run only configs whose imported files you trust. Everything else in
+a config is data: component configs only name classes that are already registered. A missing
+file, a file that is not ``.py``, or a file that raises while running stops the command with an
+``ImportError`` naming the config and the file.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import json
 import logging
@@ -27,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from lightrag.eval.answer_match import AnswerMatchAcc, ExactMatch, F1Score
+from lightrag.eval.answer_match_acc import AnswerMatchAcc, ExactMatch, F1Score
 from lightrag.eval.base import BaseEvaluator
 from lightrag.optim.benchmark import BenchmarkRunner, override_config
 from lightrag.utils.config import load_config
@@ -82,16 +89,33 @@ def load_dataset(path: Path, file: Optional[str] = None) -> List[Dict[str, Any]]
     return items
 
 
-def _import_file(path: Path) -> None:
-    name = f"lightrag_bench_{path.stem}_{abs(hash(str(path.resolve())))}"
+def import_file(path: Path, config_path: Optional[Path] = None) -> None:
+    """Run the Python file ``path`` (an ``imports`` entry) once per process.
+
+    Raises:
+        ImportError: the file is missing, is not a ``.py`` file, or raised while running (the
+            message names ``config_path`` and the file; the original error is chained).
+    """
+    where = f"{config_path}: imports: " if config_path is not None else ""
+    if not path.is_file():
+        raise ImportError(f"{where}{path} not found (paths are relative to the config file)")
+    if path.suffix != ".py":
+        raise ImportError(f"{where}{path} is not a Python (.py) file")
+    digest = hashlib.sha1(str(path.resolve()).encode("utf-8")).hexdigest()[:12]
+    name = f"lightrag_bench_{path.stem}_{digest}"
     if name in sys.modules:
         return
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
+        raise ImportError(f"{where}cannot import {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules[name]
+        raise ImportError(f"{where}running {path} failed: {type(e).__name__}: {e}") from e
+    log.info("imported %s (from the bench config's 'imports')", path)
 
 
 def runner_from_config(
@@ -102,11 +126,19 @@ def runner_from_config(
 ) -> Tuple[BenchmarkRunner, Optional[int]]:
     """A :class:`BenchmarkRunner` and the config's item limit, from a bench YAML file.
 
+    The files under the config's ``imports`` are executed first (see the module doc: run only
+    configs you trust).
+
     Args:
         data: replaces ``dataset.path``.
         pipeline_overrides: dotted overrides of the pipeline config (e.g.
             ``{"model_client": {...}, "model_kwargs.model": "gpt-4o-mini"}``).
         cache_path: the SQLite response cache.
+
+    Raises:
+        ValueError: an unknown or missing config key, or a bad metric or variant.
+        ImportError: an ``imports`` file is missing or fails to run.
+        FileNotFoundError: the dataset file is missing.
     """
     path = Path(config_path)
     config = load_config(path)
@@ -117,8 +149,13 @@ def runner_from_config(
         if key not in config:
             raise ValueError(f"{path}: missing '{key}'")
     base = path.parent
-    for file in config.get("imports") or []:
-        _import_file((base / file).resolve())
+    imports = config.get("imports") or []
+    if isinstance(imports, str):
+        imports = [imports]
+    if not isinstance(imports, list) or not all(isinstance(f, str) for f in imports):
+        raise ValueError(f"{path}: 'imports' must be a list of Python file paths")
+    for file in imports:
+        import_file((base / file).resolve(), path)
     dataset_spec = dict(config["dataset"])
     data_path = Path(data) if data is not None else base / dataset_spec["path"]
     items = load_dataset(data_path, dataset_spec.get("file"))
@@ -162,7 +199,9 @@ def add_bench_prompts_parser(subparsers: Any) -> argparse.ArgumentParser:
         "bench-prompts", help="benchmark prompt variants described in a YAML config",
         description="Run every prompt variant of a YAML bench config over its dataset; print the "
                     "table (mean, 95% CI, paired difference and p-value vs the baseline, "
-                    "failures, tokens, latency) and write JSON, CSV and PNG to --out.")
+                    "failures, tokens, latency) and write JSON, CSV and PNG to --out. "
+                    "The Python files listed under the config's 'imports' key are executed: "
+                    "run only configs you trust.")
     parser.add_argument("config", help="bench config (YAML)")
     parser.add_argument("--limit", type=int, default=None, help="first N items only")
     parser.add_argument("--out", default=None,

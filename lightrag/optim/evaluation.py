@@ -20,7 +20,9 @@ import contextvars
 import hashlib
 import json
 import logging
+import threading
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
@@ -147,20 +149,25 @@ def generators_of(pipeline: Component) -> List[tuple[str, Generator]]:
     return [(n, c) for n, c in pipeline.named_components() if isinstance(c, Generator)]
 
 
+_COUNTED: weakref.WeakSet[Generator] = weakref.WeakSet()
+_COUNTED_LOCK = threading.Lock()
+
+
 def attach_cache(pipeline: Component, cache: Optional[ResponseCache], scope: str = "") -> None:
     """Count calls of every Generator in ``pipeline`` and, given a cache, cache their replies.
 
     Cache keys combine ``scope`` (the benchmark uses the variant name), the model client's
-    configuration and the full request.
+    configuration and the full request. Attaching twice counts each call once.
     """
     for _, gen in generators_of(pipeline):
         if cache is not None:
-            gen.use_cache = True
             fingerprint = f"{scope}\n{client_fingerprint(gen.model_client)}"
-            gen._cache = ScopedCache(cache, fingerprint)  # type: ignore[assignment]
-        if not getattr(gen, "_lightrag_eval_counted", False):
-            gen.register_callback("on_complete", _count_call)
-            object.__setattr__(gen, "_lightrag_eval_counted", True)
+            gen.set_cache(ScopedCache(cache, fingerprint))  # type: ignore[arg-type]
+        with _COUNTED_LOCK:
+            if gen in _COUNTED:
+                continue
+            _COUNTED.add(gen)
+        gen.register_callback("on_complete", _count_call)
 
 
 def call_pipeline(pipeline: Component, item: Dict[str, Any], inputs: Inputs) -> Any:

@@ -88,15 +88,18 @@ class Optimizer:
     """Base class: holds named Parameters and implements step / revert / history.
 
     Args:
-        params: a Component (its trainable Parameters), a Parameter, or a list of Parameters.
-        param_type: keep only Parameters of this type.
+        params: a Component (its trainable Parameters), a Parameter, or a list of Parameters;
+            None for a subclass that manages its values itself (lightrag 0.1's optimizers, whose
+            base class took no arguments).
+
+    The class attribute ``param_type`` keeps only Parameters of that type.
     """
 
     param_type: Optional[ParameterType] = None
 
-    def __init__(self, params: ParamsArg) -> None:
-        self.params = named_params(params, self.param_type)
-        if not self.params:
+    def __init__(self, params: Optional[ParamsArg] = None) -> None:
+        self.params = named_params(params, self.param_type) if params is not None else []
+        if params is not None and not self.params:
             kind = f" of type {self.param_type.value}" if self.param_type else ""
             raise ValueError(f"{type(self).__name__}: no trainable Parameters{kind} found")
         self.history: List[Dict[str, Any]] = []

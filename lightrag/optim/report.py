@@ -171,7 +171,11 @@ class BenchmarkReport:
         return self.item_ids[index] if index < len(self.item_ids) else index
 
     def save(self, out_dir: Union[str, Path], plot: bool = True) -> Dict[str, Path]:
-        """Write JSON, CSVs and (with ``plot``) the PNG into ``out_dir``; returns their paths."""
+        """Write JSON, CSVs and (with ``plot``) the PNG into ``out_dir``; returns their paths.
+
+        Without matplotlib (the ``bench`` extra) the PNG is skipped with a warning; the other
+        files are still written.
+        """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = {"json": out / "results.json", "summary_csv": out / "summary.csv",
@@ -181,7 +185,10 @@ class BenchmarkReport:
         atomic_write_text(paths["items_csv"], self.items_csv())
         atomic_write_text(paths["markdown"], self.to_markdown() + "\n")
         if plot:
-            paths["png"] = self.plot(out / "scores.png")
+            try:
+                paths["png"] = self.plot(out / "scores.png")
+            except ImportError as e:
+                log.warning("not drawing scores.png: %s (pip install 'lightrag[bench]')", e)
         return paths
 
     def plot(self, path: Union[str, Path]) -> Path:

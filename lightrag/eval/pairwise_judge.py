@@ -1,4 +1,8 @@
-"""``LLMasJudge``: pairwise LLM judging on the LightRAG paper's criteria, in both answer orders.
+"""``PairwiseLLMJudge``: compare two answers on the LightRAG paper's criteria, in both orders.
+
+This is the judge of the LightRAG paper's evaluation (which of two systems answers better); for
+lightrag 0.1's pointwise judge (is *this* answer right, yes or no?) see
+:class:`~lightrag.eval.llm_as_judge.LLMasJudge`.
 
 For each question the judge sees two answers and names a winner per criterion
 (comprehensiveness, diversity, empowerment, overall). LLM judges prefer whichever answer comes
@@ -15,7 +19,7 @@ Example:
     >>> from lightrag.components.model_client import ScriptedClient
     >>> reply = '{"Comprehensiveness": {"Winner": "Answer 1"}, "Diversity": "Answer 1", ' \\
     ...         '"Empowerment": "Answer 1", "Overall": {"Winner": "Answer 1"}}'
-    >>> judge = LLMasJudge(model_client=ScriptedClient(response_fn=lambda p: reply))
+    >>> judge = PairwiseLLMJudge(model_client=ScriptedClient(response_fn=lambda p: reply))
     >>> judge.compute_single_item("Q?", "long answer", "short answer")  # A first, then B first
     0.5
 """
@@ -114,7 +118,7 @@ def parse_verdicts(text: str, criteria: Sequence[str]) -> Dict[str, Optional[str
     return found
 
 
-class LLMasJudge:
+class PairwiseLLMJudge:
     """Pairwise LLM-as-judge with position-bias cancellation.
 
     Args:
@@ -127,7 +131,7 @@ class LLMasJudge:
 
     Example:
         >>> from lightrag.components.model_client import ScriptedClient
-        >>> judge = LLMasJudge(model_client=ScriptedClient(response_fn=lambda p: "Overall: Answer 1"),
+        >>> judge = PairwiseLLMJudge(model_client=ScriptedClient(response_fn=lambda p: "Overall: Answer 1"),
         ...                    criteria={"Overall": "better?"})
         >>> judge.compute(["Q"], ["a"], ["b"]).additional_info["position_consistency"]
         0.0
@@ -143,7 +147,7 @@ class LLMasJudge:
     ) -> None:
         self.criteria = dict(criteria or DEFAULT_CRITERIA)
         if not self.criteria:
-            raise ValueError("LLMasJudge needs at least one criterion")
+            raise ValueError("PairwiseLLMJudge needs at least one criterion")
         self.main_criterion = "Overall" if "Overall" in self.criteria else list(self.criteria)[-1]
         self.generator = Generator(
             model_client=model_client,
@@ -210,4 +214,4 @@ class LLMasJudge:
     __call__ = compute
 
     def __repr__(self) -> str:
-        return f"LLMasJudge(criteria={list(self.criteria)}, model_kwargs={self.generator.model_kwargs})"
+        return f"PairwiseLLMJudge(criteria={list(self.criteria)}, model_kwargs={self.generator.model_kwargs})"
