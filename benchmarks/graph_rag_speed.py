@@ -668,7 +668,8 @@ def retrieval_section(sec: Dict[str, Any]) -> List[str]:
         f"(1-4 source chunks each), {a['relations']:,} relations (Zipf-like degrees), written "
         "directly through each system's storage APIs (ours: `JsonKVStorage.upsert`, "
         "`NumpyVectorStorage.upsert(data, vectors=...)`, `NetworkXGraphStorage.upsert_node/"
-        "upsert_edge`; HKU: `text_chunks.upsert`, the three nano-vectordb `upsert`s + flush, "
+        "upsert_edge` with the context-line token counts our merger records on insert "
+        "(`annotate_entity/annotate_relation`); HKU: `text_chunks.upsert`, the three nano-vectordb `upsert`s + flush, "
         "`upsert_nodes_batch/upsert_edges_batch`) with identical names, descriptions, source "
         "chunk ids, file paths and vectors (data fingerprint "
         f"`{ours['fingerprint']}` in both processes; {a['dim']}-d fake embeddings).",
