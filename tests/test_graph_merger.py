@@ -1,5 +1,6 @@
 """GraphMerger rules, chunking ids and entity-name normalisation."""
 
+import numpy as np
 import pytest
 
 from lightrag.components.graph_rag import Chunker, GraphMerger
@@ -121,3 +122,49 @@ def test_chunker_ids_are_stable_and_positional():
 ])
 def test_normalize_entity_name(raw, expected):
     assert normalize_entity_name(raw) == expected
+
+
+def test_bulk_insert_embeds_each_entity_once_per_flush(tmp_path):
+    from graph_fakes import extraction_reply, the_answer
+
+    from lightrag.components.graph_rag import (
+        Chunker,
+        EntityExtractor,
+        GraphRAG,
+        HeuristicKeywordExtractor,
+    )
+    from lightrag.components.model_client import ScriptedClient
+    from lightrag.core import Embedder, Generator
+
+    docs = [f"Saturn has a moon named Moon{i}. Cassini studied Saturn and Moon{i}." for i in range(6)]
+
+    def build(flush_every):
+        client = ScriptedClient(embedding_dim=64)
+        rag = GraphRAG(
+            embedder=Embedder(model_client=client),
+            extractor=EntityExtractor(generator=Generator(
+                model_client=ScriptedClient(response_fn=extraction_reply)), max_gleaning=0),
+            answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
+            keyword_extractor=HeuristicKeywordExtractor(),
+            chunker=Chunker(chunk_token_size=200, chunk_overlap_token_size=0),
+            working_dir=str(tmp_path / f"f{flush_every}"), flush_every=flush_every)
+        rag.insert(docs)
+        embedded = [t for r in client.requests for t in r["input"]]
+        return rag, embedded
+
+    bulk, bulk_texts = build(flush_every=100)
+    per_doc, per_doc_texts = build(flush_every=1)
+    saturn = [t for t in bulk_texts if t.startswith("Saturn\n")]
+    assert len(saturn) == 1  # six documents touched it, one flush embedded it
+    assert len([t for t in per_doc_texts if t.startswith("Saturn\n")]) == 6
+    for rag in (bulk, per_doc):  # every entity and relation of the graph has its vector
+        assert len(rag.entities_vdb) == len(rag.graph.get_all_labels())
+        assert len(rag.relations_vdb) == len(rag.graph.get_all_edges())
+        assert rag.merger.pending_index == 0
+    # the vector embeds the entity's final description, as if it had been re-embedded every time
+    from lightrag.components.graph_rag.merger import entity_vector_id
+    sid = entity_vector_id("Saturn")
+    assert np.allclose(bulk.entities_vdb.get_vectors_by_ids([sid])[sid],
+                       per_doc.entities_vdb.get_vectors_by_ids([sid])[sid])
+    hits = bulk.query("Saturn Cassini", mode="local", only_need_context=True)
+    assert any(e["entity_name"] == "Saturn" for e in hits.raw_data["entities"])

@@ -102,6 +102,8 @@ class GraphMerger(Component):
         self.summary_context_size = summary_context_size
         self.max_file_paths = max_file_paths
         self.max_concurrency = max_concurrency
+        self._pending_entities: Dict[str, None] = {}
+        self._pending_relations: Dict[Tuple[str, str], None] = {}
 
     def _extra_repr(self) -> str:
         return (
@@ -237,8 +239,14 @@ class GraphMerger(Component):
         graph: Any,
         entities_vdb: Any = None,
         relations_vdb: Any = None,
+        defer_index: bool = False,
     ) -> MergeStats:
-        """Merge the ``entities``/``relations`` of extraction results into the stores."""
+        """Merge the ``entities``/``relations`` of extraction results into the stores.
+
+        With ``defer_index=True`` the touched entities and relations are only remembered and
+        embedded later by :meth:`index_pending`, once each however many merges touched them
+        and in large batches (a bulk insert re-embeds a busy entity once per flush instead of
+        once per document)."""
         by_entity: Dict[str, List[EntityRecord]] = {}
         by_relation: Dict[Tuple[str, str], List[RelationRecord]] = {}
         for result in results:
@@ -258,12 +266,16 @@ class GraphMerger(Component):
                                        for n, rs in by_entity.items()))
         edges = await asyncio.gather(*(bounded(self._merge_relation(k, rs, graph, stats))
                                        for k, rs in by_relation.items()))
-        if entities_vdb is not None:
-            self.index_entities(
-                [graph.get_node(n) for n in dict.fromkeys(stats.entities)], entities_vdb)
-        if relations_vdb is not None:
-            changed = [(k, e) for k, e in zip(by_relation, edges) if e is not None]
-            self.index_relations(changed, relations_vdb)
+        changed = [(k, e) for k, e in zip(by_relation, edges) if e is not None]
+        if defer_index:
+            self._pending_entities.update(dict.fromkeys(stats.entities))
+            self._pending_relations.update(dict.fromkeys(k for k, _ in changed))
+        else:
+            if entities_vdb is not None:
+                self.index_entities(
+                    [graph.get_node(n) for n in dict.fromkeys(stats.entities)], entities_vdb)
+            if relations_vdb is not None:
+                self.index_relations(changed, relations_vdb)
         log.debug("merged %d entities (%d new records) and %d relations",
                   len(stats.entities), sum(n is not None for n in nodes), len(stats.relations))
         return stats
@@ -273,6 +285,25 @@ class GraphMerger(Component):
         return asyncio.run(self.acall(results, graph, entities_vdb, relations_vdb))
 
     # ------------------------------------------------------------------ vectors
+    @property
+    def pending_index(self) -> int:
+        """Entities plus relations merged with ``defer_index=True`` and not yet embedded."""
+        return len(self._pending_entities) + len(self._pending_relations)
+
+    def index_pending(self, graph: Any, entities_vdb: Any, relations_vdb: Any) -> int:
+        """Embed the current state of every entity and relation merged with ``defer_index``
+        since the last call (items deleted meanwhile are skipped); returns how many."""
+        names, keys = list(self._pending_entities), list(self._pending_relations)
+        if not names and not keys:
+            return 0
+        nodes = graph.get_nodes_batch(names)
+        edges = graph.get_edges_batch(keys)
+        self.index_entities([{**nodes[n], "entity_id": n} for n in names if n in nodes], entities_vdb)
+        self.index_relations([(k, edges[k]) for k in keys if k in edges], relations_vdb)
+        self._pending_entities.clear()
+        self._pending_relations.clear()
+        return len(names) + len(keys)
+
     @staticmethod
     def index_entities(nodes: Iterable[Optional[Dict[str, Any]]], entities_vdb: Any) -> None:
         data = {

@@ -202,6 +202,7 @@ class GraphRAG(Component):
 
     def flush(self) -> None:
         """Write every store to disk (atomically), the document status last."""
+        self.merger.index_pending(self.graph, self.entities_vdb, self.relations_vdb)
         for storage in self.storages():
             storage.index_done_callback()
 
@@ -370,7 +371,7 @@ class GraphRAG(Component):
             failed = {e.chunk_id: e.error for e in extractions if e.error is not None}
             async with self._merge_lock:  # type: ignore[union-attr]
                 stats = await self.merger.acall(good, self.graph, self.entities_vdb,
-                                                self.relations_vdb)
+                                                self.relations_vdb, defer_index=True)
                 items = self.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
                 items["entities"] = sorted({*items["entities"], *(n for e in good for n in
                                                                   (x.entity_name for x in e.entities))})
@@ -401,7 +402,9 @@ class GraphRAG(Component):
 
     def _commit(self) -> None:
         """Flush every store, then record the final status of the documents merged since the
-        last commit (so the status on disk never runs ahead of the data)."""
+        last commit (so the status on disk never runs ahead of the data). Entities and
+        relations merged since then are embedded first, once each."""
+        self.merger.index_pending(self.graph, self.entities_vdb, self.relations_vdb)
         for storage in self.storages():
             if storage is not self.doc_status:
                 storage.index_done_callback()
