@@ -81,6 +81,7 @@ LIBRARY_PACKAGES = (
     "lightrag.components.memory",
     "lightrag.optim",
     "lightrag.eval",
+    "lightrag.tracing",
 )
 
 
