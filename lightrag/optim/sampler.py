@@ -61,8 +61,17 @@ class Sampler(Generic[T]):
             raise ValueError(f"{type(self).__name__} has no dataset: call set_dataset() first")
         return self.dataset
 
-    def call(self, *args: Any, **kwargs: Any) -> List[Sample[T]]:
-        raise NotImplementedError(f"{type(self).__name__} must implement call")
+    default_num_shots: Optional[int] = None
+
+    def random_sample(self, shots: int, replace: bool = False) -> List[Sample[T]]:
+        raise NotImplementedError(f"{type(self).__name__} must implement random_sample")
+
+    def call(self, num_shots: Optional[int] = None, replace: bool = False) -> List[Sample[T]]:
+        """Draw ``num_shots`` (default ``default_num_shots``) examples with :meth:`random_sample`."""
+        num_shots = num_shots if num_shots is not None else self.default_num_shots
+        if num_shots is None:
+            raise ValueError("num_shots is not set (pass it or set default_num_shots)")
+        return self.random_sample(num_shots, replace)
 
     def random_replace(self, shots: int, samples: List[Sample[T]], **kwargs: Any
                        ) -> List[Sample[T]]:
@@ -121,13 +130,6 @@ class RandomSampler(Sampler[T]):
         for pos, new in zip(positions, self.rng.sample(candidates, shots)):
             out[pos] = new
         return out
-
-    def call(self, num_shots: Optional[int] = None, replace: bool = False) -> List[Sample[T]]:
-        """Draw ``num_shots`` (default ``default_num_shots``) examples."""
-        num_shots = num_shots if num_shots is not None else self.default_num_shots
-        if num_shots is None:
-            raise ValueError("num_shots is not set (pass it or set default_num_shots)")
-        return self.random_sample(num_shots, replace)
 
 
 class ClassSampler(Sampler[T]):
@@ -224,10 +226,3 @@ class ClassSampler(Sampler[T]):
             taken.add(new)
             out[pos] = self._data()[new]
         return out
-
-    def call(self, num_shots: Optional[int] = None, replace: bool = False) -> List[Sample[T]]:
-        """Draw ``num_shots`` (default ``default_num_shots``) class-balanced examples."""
-        num_shots = num_shots if num_shots is not None else self.default_num_shots
-        if num_shots is None:
-            raise ValueError("num_shots is not set (pass it or set default_num_shots)")
-        return self.random_sample(num_shots, replace)
