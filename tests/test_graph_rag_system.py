@@ -129,12 +129,47 @@ def test_weight_pick_method_and_streaming(tmp_path):
     assert asyncio.run(astream()) == "streamed answer text"
 
 
+def test_relevance_merge_reaches_bridge_entities(tmp_path):
+    rag = make_rag(tmp_path)
+    insert_all(rag)
+    ask = dict(mode="local", ll_keywords=["Huygens"], top_k=1, only_need_context=True)
+    ranked = rag.query("Which probe landed on Titan?", chunk_merge_method="RELEVANCE", **ask)
+    interleaved = rag.query("Which probe landed on Titan?", chunk_merge_method="ROUND_ROBIN", **ask)
+    assert [e["entity_name"] for e in ranked.raw_data["entities"]] == ["Huygens"]
+    # Titan is the far end of the kept relation Huygens-Titan: its other chunk (Voyager's photo
+    # of Titan) is a candidate only when the bridge entities are followed.
+    assert [c["file_path"] for c in interleaved.raw_data["chunks"]] == ["cassini.md"]
+    assert [c["file_path"] for c in ranked.raw_data["chunks"]] == ["cassini.md", "voyager.md"]
+    scores = [c["score"] for c in ranked.raw_data["chunks"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_support_breaks_similarity_ties():
+    from collections import Counter
+
+    import numpy as np
+
+    from lightrag.components.graph_rag.context import rank_by_relevance
+
+    class Vectors:
+        def get_vectors_by_ids(self, ids):
+            table = {"far": [0.0, 1.0], "near": [1.0, 0.0], "near_cited": [1.0, 0.0]}
+            return {i: np.array(table[i], dtype=np.float32) for i in ids if i in table}
+
+    ranked = rank_by_relevance(["near", "far", "near_cited", "gone"], Counter({"near_cited": 3}),
+                               Vectors(), np.array([2.0, 0.0]), limit=2)
+    assert [c for c, _ in ranked] == ["near_cited", "near"]
+    assert ranked[1][1] == pytest.approx(1.0)
+
+
 def test_bad_queries_raise_clear_errors(tmp_path):
     rag = make_rag(tmp_path)
     with pytest.raises(ValueError, match="unknown query mode"):
         rag.query("x", mode="sideways")
     with pytest.raises(ValueError, match="unknown query parameters"):
         rag.query("x", colour="red")
+    with pytest.raises(ValueError, match="chunk_merge_method is 'SCORE'"):
+        rag.query("x", chunk_merge_method="SCORE")
     with pytest.raises(ValueError, match="non-empty"):
         rag.query("   ")
     with pytest.raises(ValueError, match="document 1 is empty"):

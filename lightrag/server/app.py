@@ -99,6 +99,7 @@ class QueryRequest(BaseModel):
     enable_rerank: Optional[bool] = None
     chunk_pick_method: Optional[Literal["VECTOR", "WEIGHT"]] = None
     related_chunk_number: Optional[int] = Field(None, ge=0)
+    chunk_merge_method: Optional[Literal["RELEVANCE", "ROUND_ROBIN"]] = None
     include_references: Optional[bool] = None
     include_raw_data: bool = Field(False, description="Add entities, relations and chunks")
 

@@ -7,10 +7,11 @@ The steps follow the LightRAG algorithm:
    (``global``); the raw query -> chunk vectors (``naive``/``mix``);
 2. **truncate** entities and relations to ``max_entity_tokens`` / ``max_relation_tokens``
    (JSON lines, best first);
-3. **gather chunks** of the surviving entities and relations, picked by similarity to the query
-   (``VECTOR``) or by a linear quota per item (``WEIGHT``), merged round-robin with the vector
-   chunks, optionally reranked, capped at ``chunk_top_k`` and at the tokens left by
-   ``max_total_tokens``;
+3. **gather chunks** of the surviving entities and relations (and of the bridge entities at the
+   far end of their relations), picked by similarity to the query (``VECTOR``) or by a linear
+   quota per item (``WEIGHT``), ranked together with the vector chunks by query similarity plus
+   graph support (``RELEVANCE``) or interleaved with them (``ROUND_ROBIN``), optionally
+   reranked, capped at ``chunk_top_k`` and at the tokens left by ``max_total_tokens``;
 4. **format** the context as JSON lines with a numbered reference list of source files.
 """
 
@@ -207,13 +208,65 @@ def pick_by_vector(per_item: List[List[str]], max_related: int, chunks_vdb: Any,
     return [c for _, c in scored[:limit]]
 
 
+SUPPORT_BONUS = 0.02  # score added per log(1 + support) when ranking chunks by relevance
+
+
+def bridge_entities(stores: GraphStores, entities: Sequence[Dict[str, Any]],
+                    relations: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Endpoints of the kept relations that are not kept entities: the next hop of a
+    multi-hop question ("Who founded the company that made X?" reaches the company through X)."""
+    kept = {e["entity_name"] for e in entities}
+    names = list(dict.fromkeys(n for r in relations for n in (r["src_id"], r["tgt_id"]) if n not in kept))
+    nodes = stores.graph.get_nodes_batch(names) if names else {}
+    return [{**nodes[n], "entity_name": n} for n in names if n in nodes]
+
+
+def chunk_support(*item_lists: Sequence[Dict[str, Any]]) -> Counter:
+    """How many of the retrieved entities and relations cite each chunk id."""
+    return Counter(c for items in item_lists for item in items
+                   for c in dict.fromkeys(_split(item.get("source_id"))))
+
+
+def rank_by_relevance(candidates: Sequence[str], support: Counter, chunks_vdb: Any,
+                      query_vector: np.ndarray, limit: int) -> List[Tuple[str, float]]:
+    """The ``limit`` best candidates by ``cosine(query, chunk) + SUPPORT_BONUS·log(1 + support)``.
+
+    One ranking for vector-search and graph chunks alike, instead of interleaving the lists:
+    on MuSiQue-100 round-robin let off-topic chunks of hub entities push good vector hits out of
+    the top ranks (see ``docs/benchmarks/graph_rag_quality.md``).
+    """
+    vectors = chunks_vdb.get_vectors_by_ids(list(candidates))
+    ids = [c for c in candidates if c in vectors]
+    if not ids:
+        return []
+    norm = float(np.linalg.norm(query_vector)) or 1.0
+    similarity = np.stack([vectors[c] for c in ids]) @ (np.asarray(query_vector, dtype=np.float32) / norm)
+    scores = similarity + SUPPORT_BONUS * np.log1p(np.array([support.get(c, 0.0) for c in ids]))
+    order = np.argsort(-scores, kind="stable")[:limit]
+    return [(ids[i], float(scores[i])) for i in order]
+
+
 def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
                   relations: Sequence[Dict[str, Any]], vector_chunks: Sequence[Dict[str, Any]],
                   param: QueryParam, query_vector: Optional[np.ndarray]) -> List[Dict[str, Any]]:
-    """Chunks of the kept entities and relations, merged with the vector chunks."""
+    """Chunks of the kept entities and relations, merged with the vector chunks.
+
+    Graph candidates are picked per source (entities, relations and, for ``RELEVANCE``, bridge
+    entities) by ``param.chunk_pick_method``. ``param.chunk_merge_method`` then either ranks
+    them together with the vector chunks (``RELEVANCE``: :func:`rank_by_relevance`, keeping
+    ``2 × chunk_top_k`` for the reranker and the token budget) or interleaves the lists
+    (``ROUND_ROBIN``, as HKU LightRAG does). Without a query vector it falls back to
+    round-robin.
+    """
+    by_relevance = param.chunk_merge_method == "RELEVANCE" and query_vector is not None
+    sources: List[Sequence[Dict[str, Any]]] = [entities, relations]
+    support: Counter = Counter()
+    if by_relevance:
+        sources.append(bridge_entities(stores, entities, relations))
+        support = chunk_support(*sources)
     taken: set = set()
     picked: List[List[str]] = []
-    for items in (entities, relations):
+    for items in sources:
         per_item = _chunk_ids_by_item(items, taken)
         if param.chunk_pick_method == "VECTOR":
             ids = pick_by_vector(per_item, param.related_chunk_number, stores.chunks_vdb, query_vector)
@@ -221,15 +274,22 @@ def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
             ids = pick_by_weight(per_item, param.related_chunk_number)
         taken.update(ids)
         picked.append(ids)
-    records = stores.text_chunks.get_by_ids([c for ids in picked for c in ids])
-    by_id = {c: r for c, r in zip([c for ids in picked for c in ids], records) if r}
-
-    def as_chunks(ids: List[str]) -> List[Dict[str, Any]]:
-        return [{"chunk_id": c, "content": by_id[c].get("content", ""),
-                 "file_path": by_id[c].get("file_path", ""), "tokens": by_id[c].get("tokens")}
-                for c in ids if c in by_id]
-
-    return round_robin(list(vector_chunks), as_chunks(picked[0]), as_chunks(picked[1]),
+    known = {c["chunk_id"]: c for c in vector_chunks}
+    if by_relevance:
+        candidates = list(dict.fromkeys([*known, *(c for ids in picked for c in ids)]))
+        ranked = rank_by_relevance(candidates, support, stores.chunks_vdb, query_vector,
+                                   2 * param.chunk_top_k)
+        wanted = [c for c, _ in ranked]
+    else:
+        wanted = [c for ids in picked for c in ids]
+    missing = [c for c in wanted if c not in known]
+    by_id = {c: {"chunk_id": c, "content": r.get("content", ""), "file_path": r.get("file_path", ""),
+                 "tokens": r.get("tokens")}
+             for c, r in zip(missing, stores.text_chunks.get_by_ids(missing)) if r}
+    by_id.update(known)
+    if by_relevance:
+        return [{**by_id[c], "score": score} for c, score in ranked if c in by_id]
+    return round_robin(list(vector_chunks), *([by_id[c] for c in ids if c in by_id] for ids in picked),
                        key=lambda c: c["chunk_id"])
 
 

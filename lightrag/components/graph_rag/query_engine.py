@@ -112,7 +112,8 @@ class QueryEngine(Component):
             keywords = await self.keyword_extractor.acall(
                 query, hl_keywords=param.hl_keywords or None, ll_keywords=param.ll_keywords or None)
         needed = mode.vectors_needed
-        if param.chunk_pick_method == "VECTOR" and param.mode != "bypass":
+        by_query = param.chunk_pick_method == "VECTOR" or param.chunk_merge_method == "RELEVANCE"
+        if by_query and param.mode != "bypass":
             needed = tuple(dict.fromkeys((*needed, QUERY_VECTOR)))
         vectors = await self._vectors(needed, query, keywords, stores)
         reserved = count_tokens(query) + count_tokens(self._system_prompt(RetrievedContext(mode=param.mode), param))

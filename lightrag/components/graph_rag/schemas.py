@@ -148,7 +148,19 @@ class QueryParam(DataClass):
         default="VECTOR", metadata=_d("How graph chunks are picked")
     )
     related_chunk_number: int = field(default=5, metadata=_d("Chunks per entity or relation"))
+    chunk_merge_method: Literal["RELEVANCE", "ROUND_ROBIN"] = field(
+        default="RELEVANCE",
+        metadata=_d("Vector and graph chunks ranked together by query similarity plus graph "
+                    "support, or interleaved as in HKU LightRAG"),
+    )
     include_references: bool = field(default=True, metadata=_d("Return the reference list"))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name, allowed in (("chunk_pick_method", ("VECTOR", "WEIGHT")),
+                              ("chunk_merge_method", ("RELEVANCE", "ROUND_ROBIN"))):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"QueryParam.{name} is {getattr(self, name)!r}; use one of {', '.join(allowed)}")
 
 
 @dataclass
