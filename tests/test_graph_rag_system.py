@@ -149,15 +149,16 @@ def test_support_breaks_similarity_ties():
 
     import numpy as np
 
-    from lightrag.components.graph_rag.context import rank_by_relevance
+    from lightrag.components.graph_rag.context import query_similarities, rank_by_relevance
 
     class Vectors:
         def get_vectors_by_ids(self, ids):
             table = {"far": [0.0, 1.0], "near": [1.0, 0.0], "near_cited": [1.0, 0.0]}
             return {i: np.array(table[i], dtype=np.float32) for i in ids if i in table}
 
-    ranked = rank_by_relevance(["near", "far", "near_cited", "gone"], Counter({"near_cited": 3}),
-                               Vectors(), np.array([2.0, 0.0]), limit=2)
+    candidates = ["near", "far", "near_cited", "gone"]
+    similarity = query_similarities(Vectors(), candidates, np.array([2.0, 0.0]))
+    ranked = rank_by_relevance(candidates, Counter({"near_cited": 3}), similarity, limit=2)
     assert [c for c, _ in ranked] == ["near_cited", "near"]
     assert ranked[1][1] == pytest.approx(1.0)
 

@@ -193,14 +193,23 @@ def pick_by_weight(per_item: List[List[str]], max_related: int) -> List[str]:
     return [c for chosen in picked for c in chosen]
 
 
-def pick_by_vector(per_item: List[List[str]], max_related: int, chunks_vdb: Any,
-                   query_vector: Optional[np.ndarray]) -> List[str]:
-    """The candidate chunks most similar to the query (``related_chunk_number × items / 2``)."""
+def query_similarities(chunks_vdb: Any, ids: Sequence[str], query_vector: np.ndarray) -> Dict[str, float]:
+    """Cosine of each stored chunk in ``ids`` to the query: one vector fetch, one product."""
+    vectors = chunks_vdb.get_vectors_by_ids(list(ids))
+    found = [c for c in ids if c in vectors]
+    if not found:
+        return {}
+    norm = float(np.linalg.norm(query_vector)) or 1.0
+    unit_query = np.asarray(query_vector, dtype=np.float32) / norm
+    return dict(zip(found, (np.stack([vectors[c] for c in found]) @ unit_query).tolist()))
+
+
+def pick_by_vector(per_item: List[List[str]], max_related: int,
+                   similarity: Optional[Dict[str, float]]) -> List[str]:
+    """The candidate chunks most similar to the query (``related_chunk_number × items / 2``),
+    by the ``similarity`` of :func:`query_similarities`; by weight without it."""
     candidates = list(dict.fromkeys(c for ids in per_item for c in ids))
-    if query_vector is None or not candidates:
-        return pick_by_weight(per_item, max_related)
-    vectors = chunks_vdb.get_vectors_by_ids(candidates)
-    scored = [(float(np.dot(vectors[c], query_vector)), c) for c in candidates if c in vectors]
+    scored = [(similarity[c], c) for c in candidates if c in similarity] if similarity else []
     if not scored:
         return pick_by_weight(per_item, max_related)
     limit = max(1, int(max_related * len(per_item) / 2))
@@ -227,21 +236,20 @@ def chunk_support(*item_lists: Sequence[Dict[str, Any]]) -> Counter:
                    for c in dict.fromkeys(_split(item.get("source_id"))))
 
 
-def rank_by_relevance(candidates: Sequence[str], support: Counter, chunks_vdb: Any,
-                      query_vector: np.ndarray, limit: int) -> List[Tuple[str, float]]:
-    """The ``limit`` best candidates by ``cosine(query, chunk) + SUPPORT_BONUS·log(1 + support)``.
+def rank_by_relevance(candidates: Sequence[str], support: Counter, similarity: Dict[str, float],
+                      limit: int) -> List[Tuple[str, float]]:
+    """The ``limit`` best candidates by ``cosine(query, chunk) + SUPPORT_BONUS·log(1 + support)``
+    (cosines from :func:`query_similarities`; candidates without one are dropped).
 
     One ranking for vector-search and graph chunks alike, instead of interleaving the lists:
     on MuSiQue-100 round-robin let off-topic chunks of hub entities push good vector hits out of
     the top ranks (see ``docs/benchmarks/graph_rag_quality.md``).
     """
-    vectors = chunks_vdb.get_vectors_by_ids(list(candidates))
-    ids = [c for c in candidates if c in vectors]
+    ids = [c for c in candidates if c in similarity]
     if not ids:
         return []
-    norm = float(np.linalg.norm(query_vector)) or 1.0
-    similarity = np.stack([vectors[c] for c in ids]) @ (np.asarray(query_vector, dtype=np.float32) / norm)
-    scores = similarity + SUPPORT_BONUS * np.log1p(np.array([support.get(c, 0.0) for c in ids]))
+    scores = (np.array([similarity[c] for c in ids])
+              + SUPPORT_BONUS * np.log1p(np.array([support.get(c, 0.0) for c in ids])))
     order = np.argsort(-scores, kind="stable")[:limit]
     return [(ids[i], float(scores[i])) for i in order]
 
@@ -264,21 +272,26 @@ def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
     if by_relevance:
         sources.append(bridge_entities(stores, entities, relations))
         support = chunk_support(*sources)
+    known = {c["chunk_id"]: c for c in vector_chunks}
+    similarity: Optional[Dict[str, float]] = None
+    if query_vector is not None and (by_relevance or param.chunk_pick_method == "VECTOR"):
+        cited = (c for items in sources for item in items for c in _split(item.get("source_id")))
+        ranked_too = list(known) if by_relevance else []  # round-robin keeps the vector order
+        similarity = query_similarities(stores.chunks_vdb, list(dict.fromkeys([*ranked_too, *cited])),
+                                        query_vector)
     taken: set = set()
     picked: List[List[str]] = []
     for items in sources:
         per_item = _chunk_ids_by_item(items, taken)
         if param.chunk_pick_method == "VECTOR":
-            ids = pick_by_vector(per_item, param.related_chunk_number, stores.chunks_vdb, query_vector)
+            ids = pick_by_vector(per_item, param.related_chunk_number, similarity)
         else:
             ids = pick_by_weight(per_item, param.related_chunk_number)
         taken.update(ids)
         picked.append(ids)
-    known = {c["chunk_id"]: c for c in vector_chunks}
     if by_relevance:
         candidates = list(dict.fromkeys([*known, *(c for ids in picked for c in ids)]))
-        ranked = rank_by_relevance(candidates, support, stores.chunks_vdb, query_vector,
-                                   2 * param.chunk_top_k)
+        ranked = rank_by_relevance(candidates, support, similarity or {}, 2 * param.chunk_top_k)
         wanted = [c for c, _ in ranked]
     else:
         wanted = [c for ids in picked for c in ids]
