@@ -146,8 +146,9 @@ def test_train_eval_recursive():
 
 def test_state_dict_round_trip_and_strict_errors():
     top = Top()
-    state = top.state_dict()
-    assert state == {
+    state = top.state_values()
+    assert all(isinstance(p, Parameter) for p in top.state_dict().values())
+    assert {k: p.data for k, p in top.state_dict().items()} == state == {
         "middle.instruction": "be brief",
         "middle.left.weight": "leaf prompt",
         "middle.right.weight": "leaf prompt",
@@ -187,7 +188,7 @@ def test_to_dict_from_dict_round_trip():
     rebuilt = Top.from_dict(data)
     assert rebuilt(1) == 6
     assert repr(rebuilt) == repr(top)
-    assert rebuilt.state_dict() == top.state_dict()
+    assert rebuilt.state_values() == top.state_values()
 
 
 def test_fun_component_and_decorator():
@@ -234,3 +235,33 @@ def test_from_dict_with_unregistered_child_names_the_class():
     holder.child = Unregistered()
     with pytest.raises(ValueError, match="Unregistered"):
         Component.from_dict(holder.to_dict())
+
+
+def test_call_dispatches_at_call_time_so_patching_works():
+    from unittest import mock
+
+    class Echo(Component):
+        def call(self, x):
+            return x
+
+    echo = Echo()
+    with mock.patch.object(Echo, "call", return_value="patched"):
+        assert echo(1) == "patched"
+    assert echo(1) == 1
+    echo.call = lambda x: x * 10
+    assert echo(2) == 20
+
+
+def test_pickling_helpers_round_trip(tmp_path):
+    top = Top()
+    top.middle.instruction.update_value("pickled")
+    assert top.is_picklable()
+    path = tmp_path / "top.pkl"
+    top.pickle_to_file(str(path))
+    rebuilt = Top.load_from_pickle(str(path))
+    assert rebuilt.middle.instruction.data == "pickled" and rebuilt(1) == top(1)
+    import pickle
+
+    whole = tmp_path / "whole.pkl"
+    whole.write_bytes(pickle.dumps(top))
+    assert Component.load_state_pickle(str(whole)).middle.instruction.data == "pickled"

@@ -208,11 +208,11 @@ class Trainer:
             if self.test_set:
                 result.test_score_before = self.score(self.test_set)
             log.info("initial validation score %.4f", initial)
-        best_state = dict(self.task.state_dict())
+        best_state = dict(self.task.state_values())
         for step in range(len(result.steps) + 1, self.max_steps + 1):
             optimizer = self.optimizers[(step - 1) % len(self.optimizers)]
             result.steps.append(self._step(step, optimizer, result))
-            best_state = dict(self.task.state_dict())
+            best_state = dict(self.task.state_values())
             result.state_dict = best_state
             self._save(result, best_state)
         if self.test_set:
