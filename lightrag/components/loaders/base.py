@@ -1,0 +1,222 @@
+"""The ``DocumentLoader`` base Component, its errors, and text decoding.
+
+A loader turns one file (a path, or raw bytes with a file name) into a
+:class:`~lightrag.core.types.Document` whose ``text`` is plain text ready for chunking and whose
+``meta_data`` keeps the ``file_path`` (used in references) and the ``format``.
+
+Every failure is a :class:`DocumentLoadError` with a short ``reason`` that callers can report:
+``binary``, ``empty``, ``undecodable``, ``unsupported``, ``encrypted`` or ``missing-extra``.
+
+Text decoding (:func:`decode_text`): a byte-order mark decides first (UTF-8, UTF-16, UTF-32);
+then strict UTF-8; then the ``encoding`` you give (``--encoding`` on the command line); then, for
+legacy files (cp1252, latin-1, Shift-JIS, ...), detection with ``charset-normalizer`` (the
+``loaders`` extra). Bytes that look binary (NUL bytes, many control characters) are refused.
+
+Example:
+    >>> decode_text("café".encode("utf-8-sig"))
+    ('café', 'utf-8-sig')
+    >>> decode_text(b"\\x00\\x01\\x02binary")
+    Traceback (most recent call last):
+    ...
+    lightrag.components.loaders.base.DocumentLoadError: <bytes>: binary file (NUL bytes in the first 8 KiB), not text
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple, Union
+
+from lightrag.core.component import Component
+from lightrag.core.types import Document
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "DocumentLoadError",
+    "DocumentLoader",
+    "LOADERS_EXTRA_HINT",
+    "decode_text",
+    "looks_binary",
+    "read_source",
+]
+
+PathLike = Union[str, Path]
+
+LOADERS_EXTRA_HINT = "pip install -e '.[loaders]' (from the lightrag repository)"
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_SNIFF = 8192
+
+
+class DocumentLoadError(ValueError):
+    """A file that cannot become a document; ``reason`` is a short tag for reports.
+
+    Example:
+        >>> err = DocumentLoadError("a.bin", "binary", "binary file, not text")
+        >>> err.reason, str(err)
+        ('binary', 'a.bin: binary file, not text')
+    """
+
+    def __init__(self, file_path: Any, reason: str, message: str) -> None:
+        super().__init__(f"{file_path}: {message}")
+        self.file_path = str(file_path)
+        self.reason = reason
+        self.detail = message
+
+
+def missing_extra(file_path: Any, package: str, what: str) -> DocumentLoadError:
+    """The error for a format whose library is not installed (reason ``missing-extra``)."""
+    return DocumentLoadError(
+        file_path, "missing-extra",
+        f"reading {what} needs {package!r} from the `loaders` extra: {LOADERS_EXTRA_HINT}")
+
+
+def read_source(path: PathLike, data: Optional[bytes] = None) -> bytes:
+    """The bytes of ``path``, or ``data`` when given (an upload named ``path``)."""
+    if data is not None:
+        return bytes(data)
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"no such file: {file}")
+    return file.read_bytes()
+
+
+def looks_binary(data: bytes) -> Optional[str]:
+    """Why ``data`` looks binary (a message), or None when it may be text.
+
+    UTF-16/32 text with a byte-order mark is text, even though it has NUL bytes.
+
+    Example:
+        >>> looks_binary(b"plain text\\n"), looks_binary(b"\\x89PNG\\r\\n\\x1a\\n\\x00\\x00")
+        (None, 'NUL bytes in the first 8 KiB')
+    """
+    head = data[:_SNIFF]
+    if any(head.startswith(bom) for bom, _ in _BOMS):
+        return None
+    if b"\x00" in head:
+        return "NUL bytes in the first 8 KiB"
+    control = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
+    if head and control / len(head) > 0.1:
+        return f"{control} control bytes in the first {len(head)} bytes"
+    return None
+
+
+def _detect(data: bytes) -> Optional[Tuple[str, str]]:
+    try:
+        from charset_normalizer import from_bytes
+    except ImportError:
+        return None
+    best = from_bytes(data).best()
+    if best is None or best.encoding is None:
+        return None
+    return str(best), best.encoding
+
+
+def decode_text(data: bytes, encoding: Optional[str] = None,
+                file_path: Any = "<bytes>") -> Tuple[str, str]:
+    """``(text, encoding used)`` for the bytes of a text file (see the module doc for the order).
+
+    Args:
+        data: the file's bytes.
+        encoding: the encoding to use when the bytes are not UTF-8 (``--encoding``).
+        file_path: names the file in errors.
+
+    Raises:
+        DocumentLoadError: ``binary`` bytes, or ``undecodable`` ones (not UTF-8, not the given
+            encoding, and not detected).
+    """
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(name), name
+            except UnicodeDecodeError as e:
+                raise DocumentLoadError(file_path, "undecodable",
+                                        f"has a {name} byte-order mark but is not {name}: {e}") from e
+    why = looks_binary(data)
+    if why:
+        raise DocumentLoadError(file_path, "binary", f"binary file ({why}), not text")
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError as utf8_error:
+        if encoding:
+            try:
+                return data.decode(encoding), encoding
+            except (UnicodeDecodeError, LookupError) as e:
+                raise DocumentLoadError(file_path, "undecodable",
+                                        f"not valid {encoding}: {e}") from e
+        detected = _detect(data)
+        if detected is not None:
+            log.info("%s: not UTF-8, decoded as %s (detected)", file_path, detected[1])
+            return detected
+        try:
+            import charset_normalizer  # noqa: F401
+            hint = "pass the encoding (--encoding / encoding=)"
+        except ImportError:
+            hint = f"pass the encoding (--encoding / encoding=), or install the `loaders` " \
+                   f"extra to detect it: {LOADERS_EXTRA_HINT}"
+        raise DocumentLoadError(
+            file_path, "undecodable",
+            f"not UTF-8 ({utf8_error.reason} at byte {utf8_error.start}); {hint}") from utf8_error
+
+
+class DocumentLoader(Component):
+    """Base of the per-format loaders: ``loader(path)`` or ``loader(name, data=bytes)``.
+
+    Subclasses implement :meth:`extract` (bytes to ``(text, metadata)``); the base reads the
+    file, refuses empty results and builds the :class:`Document` with ``file_path`` and
+    ``format`` in its ``meta_data``.
+
+    Args:
+        encoding: the text encoding to try when a text file is not UTF-8.
+    """
+
+    format: str = "text"
+    extensions: Tuple[str, ...] = ()
+
+    def __init__(self, encoding: Optional[str] = None) -> None:
+        super().__init__()
+        self.encoding = encoding
+
+    def extract(self, data: bytes, file_path: str) -> Tuple[str, Dict[str, Any]]:
+        raise NotImplementedError(f"{type(self).__name__} must implement extract()")
+
+    def call(self, path: PathLike, data: Optional[bytes] = None) -> Document:
+        """Load ``path`` (or ``data`` named ``path``) into a Document.
+
+        Raises:
+            FileNotFoundError: ``path`` does not exist (and no ``data`` was given).
+            DocumentLoadError: the file is binary, empty, undecodable, encrypted or needs an
+                extra that is not installed.
+        """
+        name = str(path)
+        raw = read_source(path, data)
+        if not raw.strip():
+            raise DocumentLoadError(name, "empty", "empty file")
+        text, meta = self.extract(raw, name)
+        text = _tidy(text)
+        if not text:
+            raise DocumentLoadError(name, "empty", f"no text found in this {self.format} file")
+        return Document(text=text, meta_data={"file_path": name, "format": self.format, **meta})
+
+    def _extra_repr(self) -> str:
+        return f"encoding={self.encoding!r}" if self.encoding else ""
+
+
+def _tidy(text: str) -> str:
+    """Strip trailing spaces, collapse runs of blank lines, drop NULs (keeps ``\\f`` pages)."""
+    lines = [line.rstrip(" \t\v\u00a0") for line in text.replace("\x00", "").replace("\r\n", "\n")
+             .replace("\r", "\n").split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if not line and (not out or not out[-1]):
+            continue
+        out.append(line)
+    return "\n".join(out).strip()
