@@ -1,6 +1,7 @@
 """The FastAPI application of ``lightrag serve``.
 
-Endpoints (all JSON; the schema is served at ``/openapi.json``, the UI at ``/docs``):
+Endpoints (all JSON; the schema is served at ``/openapi.json``, Swagger UI at ``/docs``, ReDoc
+at ``/redoc`` and the web UI at ``/``, all from assets inside the package, see :mod:`.ui`):
 
 ===========================  =====================================================================
 ``POST /documents``          insert text(s) ``{"texts", "ids"?, "file_paths"?, "wait"?}``
@@ -13,15 +14,19 @@ Endpoints (all JSON; the schema is served at ``/openapi.json``, the UI at ``/doc
                              ``stream: true`` answers with Server-Sent Events
 ``GET /graph``               subgraph around ``label`` (``max_depth``, ``max_nodes``)
 ``GET /graph/labels``        all entity names
+``GET /graph/search``, ``GET /graph/entity/{name}``, ``GET /chunks/{id}``, ``GET /info``: the
+                             web UI's explorer endpoints (:mod:`.explore`)
 ``GET /health``              liveness (never needs a key)
 ``GET /metrics``             Prometheus text
 ===========================  =====================================================================
 
 Inserts and deletes are serialised by one ``asyncio.Lock``; queries never wait for it. An
-insert answers 202 at once and runs in the background unless ``wait`` is true. On shutdown the
-app stops accepting inserts (503), waits for the running and queued ones, and flushes the stores;
-an insert cut short by a hard kill leaves its documents PENDING/PROCESSING, and GraphRAG retries
-them on the next insert (the app also resumes them at startup).
+insert stores its documents PENDING (durably) and then answers 202; one background worker
+processes them (:mod:`.intake`), unless ``wait`` is true. Over ``max_pending`` unfinished
+documents an insert gets 429 with ``Retry-After``. Document listings carry each running
+document's ``progress``. On shutdown the app stops accepting inserts (503), finishes the queued
+ones, and flushes the stores; after a hard kill the app resumes every unfinished document at its
+next start.
 
 Example:
     >>> app = create_app(rag, api_keys=["secret"])  # doctest: +SKIP
@@ -34,7 +39,7 @@ import asyncio
 import json
 import logging
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Dict, List, Literal, Optional, Sequence, Set, Union
+from typing import Any, AsyncIterator, Dict, List, Literal, Optional, Sequence, Union
 
 from fastapi import (
     APIRouter,
@@ -49,10 +54,12 @@ from fastapi import (
 )
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import lightrag
 from lightrag.components.graph_rag.schemas import DocStatus, QueryParam
+from lightrag.server.explore import explore_router, query_modes
+from lightrag.server.intake import DEFAULT_MAX_PENDING, IntakeQueue, QueueFull
 from lightrag.server.metrics import CONTENT_TYPE, ServerMetrics
 from lightrag.server.middleware import (
     BodyLimitMiddleware,
@@ -60,6 +67,7 @@ from lightrag.server.middleware import (
     api_keys_from_env,
     check_api_key,
 )
+from lightrag.server.ui import mount_ui
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +90,7 @@ class QueryRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     query: str = Field(..., min_length=1, description="The question")
-    mode: Optional[Literal["naive", "local", "global", "hybrid", "mix", "bypass"]] = None
+    mode: Optional[str] = Field(None, description="A query mode (GET /info lists them)")
     stream: bool = Field(False, description="Answer with Server-Sent Events")
     only_need_context: Optional[bool] = None
     only_need_prompt: Optional[bool] = None
@@ -103,54 +111,38 @@ class QueryRequest(BaseModel):
     include_references: Optional[bool] = None
     include_raw_data: bool = Field(False, description="Add entities, relations and chunks")
 
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, mode: Optional[str]) -> Optional[str]:
+        if mode is not None and mode not in query_modes():
+            raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(query_modes())}")
+        return mode
+
 
 class AppState:
-    """What the routes share: the GraphRAG, the insert lock, background inserts, metrics."""
+    """What the routes share: the GraphRAG, the write lock, the intake queue, metrics."""
 
-    def __init__(self, rag: Any, metrics: ServerMetrics) -> None:
+    def __init__(self, rag: Any, metrics: ServerMetrics, max_pending: int = DEFAULT_MAX_PENDING) -> None:
         self.rag = rag
         self.metrics = metrics
         self.lock = asyncio.Lock()
-        self.tasks: Set[asyncio.Task] = set()
-        self.queued: Set[str] = set()  # accepted, their insert not finished yet
-        self.accepting = True
+        self.intake = IntakeQueue(rag, self.lock, max_pending=max_pending,
+                                  on_failure=lambda: metrics.count_error("insert_failed"))
 
-    async def insert(self, texts: List[str], ids: List[str], paths: List[str]) -> Any:
-        async with self.lock:
-            try:
-                result = await self.rag.ainsert(texts, ids=ids, file_paths=paths)
-            finally:
-                self.queued.difference_update(ids)
-        if result.failed:
-            self.metrics.count_error("insert_failed")
-        return result
+    @property
+    def accepting(self) -> bool:
+        return self.intake.accepting
 
-    def submit(self, texts: List[str], ids: List[str], paths: List[str]) -> None:
-        async def run() -> None:
-            try:
-                await self.insert(texts, ids, paths)
-            except Exception:
-                log.exception("background insert of %d documents failed", len(ids))
-                self.metrics.count_error("insert_failed")
-
-        self.queued.update(ids)
-        task = asyncio.get_running_loop().create_task(run())
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+    @property
+    def inserting(self) -> bool:
+        """A background run is going or wanted, or a write holds the lock."""
+        return self.intake.busy or self.lock.locked()
 
     async def drain(self) -> None:
-        """Stop taking inserts, finish the running and queued ones, flush the stores."""
-        self.accepting = False
-        while self.tasks:
-            await asyncio.gather(*list(self.tasks), return_exceptions=True)
+        """Stop taking inserts, finish the queued ones, flush the stores."""
+        await self.intake.drain()
         async with self.lock:
             self.rag.flush()
-
-    def resume_pending(self) -> None:
-        pending = self.rag.doc_status.get_by_statuses([DocStatus.PENDING, DocStatus.PROCESSING])
-        if pending:
-            log.info("resuming %d unfinished documents", len(pending))
-            self.submit([], [], [])
 
 
 def _state(request: Request) -> AppState:
@@ -175,8 +167,15 @@ def _sse(data: Dict[str, Any]) -> str:
     return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
+def _reference_chunks(result: Any) -> List[Dict[str, Any]]:
+    """The answer's chunks as ``{chunk_id, reference_id, file_path}`` (the UI opens them)."""
+    return [{"chunk_id": c.get("chunk_id"), "reference_id": c.get("reference_id"),
+             "file_path": c.get("file_path")} for c in result.raw_data.get("chunks", [])
+            if c.get("chunk_id")]
+
+
 async def _stream_answer(state: AppState, result: Any) -> AsyncIterator[str]:
-    yield _sse({"references": result.references})
+    yield _sse({"references": result.references, "chunks": _reference_chunks(result)})
     try:
         if result.is_streaming:
             async for piece in result.response_iterator:
@@ -203,10 +202,19 @@ def _documents_router() -> APIRouter:
             raise HTTPException(400, str(e)) from None
         if not texts:
             raise HTTPException(400, "no documents given: texts is empty")
-        if wait:
-            return (await state.insert(texts, ids, paths)).to_dict()
-        state.submit(texts, ids, paths)
-        return JSONResponse({"status": "accepted", "doc_ids": ids}, status_code=202)
+        try:
+            if wait:
+                result = await state.intake.insert_now(texts, ids, paths)
+                if result.failed:
+                    state.metrics.count_error("insert_failed")
+                return result.to_dict()
+            result = state.intake.enqueue(texts, ids, paths)
+        except QueueFull as e:
+            raise HTTPException(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
+        except RuntimeError as e:
+            raise HTTPException(503, str(e)) from None
+        return JSONResponse({"status": "accepted", "doc_ids": ids, "track_id": result.track_id,
+                             "skipped": result.skipped}, status_code=202)
 
     @router.post("/documents", summary="Insert text documents")
     async def insert_documents(body: InsertRequest, request: Request) -> Any:
@@ -237,20 +245,20 @@ def _documents_router() -> APIRouter:
         state = _state(request)
         counts = state.rag.doc_status.get_status_counts()
         rows = state.rag.doc_status.get_docs_paginated(page, page_size, status)
-        return {"counts": {**counts, "queued": len(state.queued)},
+        progress = state.intake.progress()
+        return {"counts": {**counts, "queued": state.intake.unfinished()},
                 "total": counts.get(status.value, 0) if status else sum(counts.values()),
-                "page": page, "page_size": page_size,
-                "documents": [{"id": k, **v.to_dict()} for k, v in rows]}
+                "page": page, "page_size": page_size, "max_pending": state.intake.max_pending,
+                "documents": [{"id": k, **v.to_dict(), "progress": progress.get(k)}
+                              for k, v in rows]}
 
     @router.get("/documents/{doc_id}", summary="One document's status")
     async def get_document(doc_id: str, request: Request) -> Dict[str, Any]:
         state = _state(request)
         record = state.rag.doc_status.get_by_id(doc_id)
-        if record is not None:
-            return {"id": doc_id, **record}
-        if doc_id in state.queued:
-            return {"id": doc_id, "status": "queued"}
-        raise HTTPException(404, f"no document with id {doc_id!r}")
+        if record is None:
+            raise HTTPException(404, f"no document with id {doc_id!r}")
+        return {"id": doc_id, **record, "progress": state.intake.progress().get(doc_id)}
 
     @router.delete("/documents/{doc_id}", summary="Delete a document")
     async def delete_document(doc_id: str, request: Request) -> Dict[str, Any]:
@@ -298,7 +306,7 @@ def _query_router() -> APIRouter:
     @router.get("/metrics", summary="Prometheus metrics", tags=["ops"])
     async def metrics(request: Request) -> PlainTextResponse:
         state = _state(request)
-        return PlainTextResponse(state.metrics.render(state.rag, inserting=state.lock.locked()),
+        return PlainTextResponse(state.metrics.render(state.rag, inserting=state.inserting),
                                  media_type=CONTENT_TYPE)
 
     return router
@@ -312,7 +320,8 @@ def _add_error_handlers(app: FastAPI) -> None:
 
 def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-               resume_pending: bool = True, metrics: Optional[ServerMetrics] = None) -> FastAPI:
+               resume_pending: bool = True, metrics: Optional[ServerMetrics] = None,
+               max_pending: int = DEFAULT_MAX_PENDING, ui: bool = True) -> FastAPI:
     """The FastAPI app serving ``rag``.
 
     Args:
@@ -322,35 +331,42 @@ def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
         max_request_bytes: larger request bodies get 413.
         resume_pending: at startup, process documents left PENDING/PROCESSING by a crash.
         metrics: a :class:`ServerMetrics` to fill (a new one by default).
+        max_pending: most unfinished documents; inserts beyond get 429 with ``Retry-After``.
+        ui: serve the web UI at ``/`` and the offline API docs at ``/docs`` and ``/redoc``.
 
     Raises:
-        ValueError: ``max_request_bytes`` is not positive.
+        ValueError: ``max_request_bytes`` or ``max_pending`` is not positive.
     """
     if max_request_bytes < 1:
         raise ValueError(f"max_request_bytes must be positive, got {max_request_bytes}")
     keys = list(api_keys_from_env() if api_keys is None else api_keys)
-    state = AppState(rag, metrics or ServerMetrics())
+    state = AppState(rag, metrics or ServerMetrics(), max_pending=max_pending)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if resume_pending:
-            state.resume_pending()
+            state.intake.resume()
         yield
         await state.drain()
         log.info("shutdown: all inserts finished and stores flushed")
 
     app = FastAPI(title="LightRAG", version=lightrag.__version__, lifespan=lifespan,
-                  description="Graph RAG: insert documents, query in six modes, inspect the graph.")
+                  docs_url=None, redoc_url=None,
+                  description="Graph RAG: insert documents, query them in several modes, explore "
+                              "the graph. The web UI is at /.")
     app.state.lightrag = state
     _add_error_handlers(app)
     protected = [Depends(_auth_dependency(keys))] if keys else []
     app.include_router(_documents_router(), dependencies=protected)
     app.include_router(_query_router(), dependencies=protected)
+    app.include_router(explore_router(), dependencies=protected)
+    if ui:
+        mount_ui(app)
 
     @app.get("/health", tags=["ops"], summary="Liveness")
     async def health() -> Dict[str, Any]:
         return {"status": "ok" if state.accepting else "shutting_down",
-                "version": lightrag.__version__, "insert_in_progress": state.lock.locked(),
+                "version": lightrag.__version__, "insert_in_progress": state.inserting,
                 "auth": bool(keys)}
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_request_bytes)

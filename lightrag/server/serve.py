@@ -27,6 +27,7 @@ import sys
 from typing import Any, Optional, Sequence
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+DEFAULT_MAX_PENDING = 1000  # lightrag.server.intake.DEFAULT_MAX_PENDING, without importing it
 DEFAULT_PORT = 9621
 
 
@@ -59,6 +60,11 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--graceful-timeout", type=float, default=30.0,
                         help="seconds open requests get to finish on shutdown (default 30)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument("--max-pending", type=int, default=DEFAULT_MAX_PENDING,
+                        help="most unfinished documents queued; more get 429 with Retry-After "
+                             f"(default {DEFAULT_MAX_PENDING})")
+    parser.add_argument("--no-ui", action="store_true",
+                        help="serve the API only: no web UI at / and no /docs, /redoc pages")
     parser.add_argument("--no-resume", action="store_true",
                         help="do not resume documents left unfinished by a crash at startup")
     parser.set_defaults(func=run_serve)
@@ -91,9 +97,13 @@ def build_server(args: argparse.Namespace, api_keys: Optional[Sequence[str]] = N
     check_bind(args.host, keys)
     if args.max_request_mb <= 0:
         raise ValueError("--max-request-mb must be positive")
+    if getattr(args, "max_pending", DEFAULT_MAX_PENDING) < 1:
+        raise ValueError("--max-pending must be at least 1")
     rag = build(_graph_config(args))
     app = create_app(rag, api_keys=keys, max_request_bytes=int(args.max_request_mb * 1024 * 1024),
-                     resume_pending=not args.no_resume)
+                     resume_pending=not args.no_resume,
+                     max_pending=getattr(args, "max_pending", DEFAULT_MAX_PENDING),
+                     ui=not getattr(args, "no_ui", False))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_config=None, access_log=False,
                             timeout_graceful_shutdown=args.graceful_timeout, lifespan="on")
     logging.getLogger(__name__).info(

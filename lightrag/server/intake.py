@@ -1,0 +1,163 @@
+"""Durable, bounded document intake of the HTTP server.
+
+A document is stored PENDING (``rag.enqueue_documents``, committed before it returns) *before*
+the server answers 202, then one background worker processes every unfinished document
+(``rag.aprocess_pending()``; ``rag.ainsert([])`` on a GraphRAG without it). A kill at any moment
+after the 202 loses nothing: at the next start :meth:`IntakeQueue.resume` processes what is
+left. The queue is bounded: when accepting more documents would leave over ``max_pending``
+unfinished (PENDING or PROCESSING) ones, :meth:`IntakeQueue.enqueue` raises :class:`QueueFull`
+with a ``retry_after`` estimate in seconds, which the app answers as 429 with ``Retry-After``.
+
+Example:
+    >>> queue = IntakeQueue(rag, asyncio.Lock(), max_pending=100)  # doctest: +SKIP
+    >>> queue.enqueue(["Alice met Bob."], ["doc-1"], ["a.txt"]).doc_ids  # doctest: +SKIP
+    ['doc-1']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from typing import Any, Dict, List, Optional
+
+from lightrag.components.graph_rag.schemas import DocStatus
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_PENDING = 1000
+
+
+class QueueFull(Exception):
+    """Accepting the documents would leave more than ``max_pending`` unfinished ones."""
+
+    def __init__(self, unfinished: int, incoming: int, max_pending: int, retry_after: int) -> None:
+        super().__init__(
+            f"the intake queue is full: {unfinished} documents unfinished, {incoming} more would "
+            f"exceed the limit of {max_pending}; retry in {retry_after} s")
+        self.retry_after = retry_after
+
+
+class IntakeQueue:
+    """Stores accepted documents PENDING at once and processes them in one background worker.
+
+    Args:
+        rag: the :class:`~lightrag.components.graph_rag.GraphRAG`.
+        lock: the app's write lock (inserts and deletes hold it; queries never wait for it).
+        max_pending: most unfinished documents accepted; more give :class:`QueueFull`.
+        on_failure: called with no argument when a background run reports failed documents
+            or raises (the app counts it in its metrics).
+    """
+
+    def __init__(self, rag: Any, lock: asyncio.Lock, max_pending: int = DEFAULT_MAX_PENDING,
+                 on_failure: Optional[Any] = None) -> None:
+        if max_pending < 1:
+            raise ValueError(f"max_pending must be at least 1, got {max_pending}")
+        self.rag = rag
+        self.lock = lock
+        self.max_pending = max_pending
+        self.on_failure = on_failure
+        self.accepting = True
+        self._wanted = False
+        self._worker: Optional[asyncio.Task] = None
+        self._rate = 0.0  # documents per second of the last background run
+
+    # ------------------------------------------------------------------ state
+    def unfinished(self) -> int:
+        """Documents stored PENDING or PROCESSING (FAILED ones wait for a retry, not in line)."""
+        counts = self.rag.doc_status.get_status_counts()
+        return counts.get(DocStatus.PENDING.value, 0) + counts.get(DocStatus.PROCESSING.value, 0)
+
+    @property
+    def busy(self) -> bool:
+        """A background run is going or wanted."""
+        return self._wanted or (self._worker is not None and not self._worker.done())
+
+    def progress(self) -> Dict[str, Dict[str, Any]]:
+        """Per-document progress of the running insert (``rag.insert_progress``, when present)."""
+        return dict(getattr(self.rag, "insert_progress", None) or {})
+
+    def retry_after(self, backlog: int) -> int:
+        """Seconds until ``backlog`` documents are likely done (1 to 300; 5 before any run)."""
+        if self._rate <= 0:
+            return 5
+        return max(1, min(300, math.ceil(backlog / self._rate)))
+
+    # ------------------------------------------------------------------ intake
+    def check_capacity(self, incoming: int) -> None:
+        """Raise :class:`QueueFull` when ``incoming`` more documents would exceed the bound."""
+        unfinished = self.unfinished()
+        if unfinished + incoming > self.max_pending:
+            raise QueueFull(unfinished, incoming, self.max_pending,
+                            self.retry_after(max(1, unfinished + incoming - self.max_pending)))
+
+    def enqueue(self, texts: List[str], ids: List[str], paths: List[str]) -> Any:
+        """Store the documents PENDING (durable on return), start the worker; an InsertResult.
+
+        Raises:
+            QueueFull: over ``max_pending`` unfinished documents.
+            RuntimeError: the server is shutting down.
+        """
+        if not self.accepting:
+            raise RuntimeError("the server is shutting down; retry later")
+        self.check_capacity(len(ids))
+        result = self.rag.enqueue_documents(texts, ids, paths)
+        self.kick()
+        return result
+
+    async def insert_now(self, texts: List[str], ids: List[str], paths: List[str]) -> Any:
+        """Insert and process at once under the write lock (``wait: true``); the InsertResult."""
+        if not self.accepting:
+            raise RuntimeError("the server is shutting down; retry later")
+        self.check_capacity(len(ids))
+        async with self.lock:
+            return await self.rag.ainsert(texts, ids=ids, file_paths=paths)
+
+    def kick(self) -> None:
+        """Ask for a background run (runs coalesce: one worker, one run after the current)."""
+        self._wanted = True
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.get_running_loop().create_task(self._work())
+
+    def resume(self) -> int:
+        """Start processing the documents a crash left PENDING/PROCESSING; how many there are."""
+        unfinished = self.unfinished()
+        if unfinished:
+            log.info("resuming %d unfinished documents", unfinished)
+            self.kick()
+        return unfinished
+
+    async def _process_pending(self) -> Any:
+        process = getattr(self.rag, "aprocess_pending", None)
+        if process is not None:
+            return await process()
+        return await self.rag.ainsert([])
+
+    async def _work(self) -> None:
+        while self._wanted:
+            self._wanted = False
+            async with self.lock:
+                started, backlog = time.perf_counter(), self.unfinished()
+                try:
+                    result = await self._process_pending()
+                except Exception:
+                    log.exception("background processing of %d documents failed", backlog)
+                    self._failed()
+                    continue
+                seconds = time.perf_counter() - started
+                done = len(getattr(result, "processed", []) or [])
+                if done and seconds > 0:
+                    self._rate = done / seconds
+                if getattr(result, "failed", None):
+                    self._failed()
+
+    def _failed(self) -> None:
+        if self.on_failure is not None:
+            self.on_failure()
+
+    async def drain(self) -> None:
+        """Stop accepting; finish the running and wanted background runs."""
+        self.accepting = False
+        while self._worker is not None and not self._worker.done():
+            await asyncio.gather(self._worker, return_exceptions=True)
