@@ -14,10 +14,10 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
 install-demo: $(VENV)/bin/python
-	$(PIP_INSTALL) -e ".[local,spacy]"
+	$(PIP_INSTALL) -e ".[local,spacy,loaders]"
 
 install-test: $(VENV)/bin/python
-	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss,spacy,bench,chroma,ray,server]"
+	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss,spacy,bench,chroma,ray,server,loaders]"
 
 demo: install-demo
 	$(VENV)/bin/lightrag demo
