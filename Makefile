@@ -18,6 +18,8 @@ install-demo: $(VENV)/bin/python
 
 install-test: $(VENV)/bin/python
 	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss,spacy,bench,chroma,ray,server,loaders]"
+# the web UI browser test (tests/test_webui_browser.py): Debian chromium + chromedriver
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; }
 
 demo: install-demo
 	$(VENV)/bin/lightrag demo
