@@ -38,7 +38,7 @@ from uuid import UUID
 
 import yaml
 
-from lightrag.core.functional import (
+from lightrag.core.type_schema import (
     FilterType,
     dataclass_obj_from_dict,
     get_dataclass_schema,

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any, get_type_hints
 
 from lightrag.core.component import Component
-from lightrag.core.functional import get_type_schema
+from lightrag.core.type_schema import get_type_schema
 from lightrag.core.types import Function, FunctionDefinition, FunctionOutput
 
 log = logging.getLogger(__name__)
@@ -225,3 +225,22 @@ class FunctionTool(Component):
 
     def _extra_repr(self) -> str:
         return f"fn={_fn_name(self.fn)}, async={self._is_async}"
+
+
+def generate_readable_key_for_function(fn: Callable[..., Any]) -> str:
+    """``"module.function"``, a stable key for a function."""
+    return f"{fn.__module__}.{fn.__name__}"
+
+
+def generate_function_call_expression_from_callable(
+    func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> str:
+    """The call expression text ``name(arg, key=value)`` for ``func`` and its arguments.
+
+    Example:
+        >>> def add(a, b=0): return a + b
+        >>> generate_function_call_expression_from_callable(add, 1, b=2)
+        'add(1, b=2)'
+    """
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"{func.__name__}({', '.join(parts)})"

@@ -125,3 +125,15 @@ class ModelClient(Component):
 
     def _track_usage(self, **kwargs: Any) -> Usage:
         return Usage(**kwargs)
+
+
+def compose_model_kwargs(
+    default_model_kwargs: Dict[str, Any], model_kwargs: Optional[Dict[str, Any]]
+) -> Dict[str, Any]:
+    """A copy of ``default_model_kwargs`` updated with ``model_kwargs`` (call-time wins).
+
+    Example:
+        >>> compose_model_kwargs({"model": "a", "temperature": 0}, {"model": "b"})
+        {'model': 'b', 'temperature': 0}
+    """
+    return {**default_model_kwargs, **(model_kwargs or {})}

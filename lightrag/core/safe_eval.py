@@ -309,3 +309,60 @@ def parse_function_call_expr(
         ) from None
     log.debug("parsed %r into %s", _short(text), func_name)
     return func_name, args, kwargs
+
+
+SAFE_BUILTINS: dict[str, Any] = {
+    name: getattr(__import__("builtins"), name)
+    for name in (
+        "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float", "int",
+        "len", "list", "map", "max", "min", "range", "reversed", "round", "set", "sorted", "str",
+        "sum", "tuple", "zip",
+    )
+}  # fmt: skip
+"""Builtins a :func:`sandbox_exec` program may call (no ``getattr``/``type``/``object``)."""
+
+
+def sandbox_exec(
+    code: str, context: Mapping[str, Any] | None = None, timeout: float = 5
+) -> dict[str, Any]:
+    """Run assignments such as ``"output = add(1, 2)"`` with the safe expression evaluator.
+
+    Unlike lightrag 0.1 (which ran ``exec`` on the text), only a sequence of plain assignments
+    of allowed expressions (:func:`evaluate_ast_node`) runs; anything else is refused. Returns
+    the assigned names plus ``"error"`` (None, or the exception) as 0.1 did.
+
+    Example:
+        >>> sandbox_exec("output = add(1, 2)", {"add": lambda a, b: a + b})["output"]
+        3
+    """
+    import concurrent.futures
+
+    names: dict[str, Any] = {**SAFE_BUILTINS, **(context or {})}
+    result: dict[str, Any] = {"output": None, "error": None}
+
+    def run() -> None:
+        tree = ast.parse(code, mode="exec")
+        for stmt in tree.body:
+            if not (
+                isinstance(stmt, ast.Assign)
+                and all(isinstance(t, ast.Name) for t in stmt.targets)
+            ):
+                raise UnsafeExpressionError(
+                    f"sandbox_exec runs only 'name = expression' lines, got {_node_name(stmt)}"
+                )
+            value = evaluate_ast_node(stmt.value, names)
+            for target in stmt.targets:
+                _check_name(target.id, "variable")  # type: ignore[attr-defined]
+                names[target.id] = result[target.id] = value  # type: ignore[attr-defined]
+
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    try:
+        pool.submit(run).result(timeout=timeout)
+    except concurrent.futures.TimeoutError:
+        result["error"] = TimeoutError(f"Execution timed out after {timeout} s")
+        raise result["error"] from None
+    except Exception as e:  # errors are returned, as in 0.1
+        result["error"] = e
+    finally:
+        pool.shutdown(wait=False)
+    return result

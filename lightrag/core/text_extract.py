@@ -397,3 +397,39 @@ def parse_yaml_str_to_obj(yaml_str: str) -> Any:
     raise ValueError(
         f"Got invalid YAML object. Error: {first_error}. Got YAML string: {excerpt(yaml_str)!r}"
     )
+
+
+_MISSING_COMMA = re.compile(r"""(?<=[}\]"'\d])(\s+)(?=[{"\[])""")
+
+
+def fix_json_missing_commas(json_str: str) -> str:
+    """Insert the commas an LLM left out between JSON values (``"a" "b"`` -> ``"a", "b"``)."""
+    return _MISSING_COMMA.sub(r",\1", json_str)
+
+
+def fix_json_escaped_single_quotes(json_str: str) -> str:
+    r"""Turn ``\'`` (invalid in JSON) back into ``'``."""
+    return json_str.replace("\\'", "'")
+
+
+def extract_function_expression(text: str, add_missing_right_parenthesis: bool = True) -> str:
+    """The first ``name(...)`` call in ``text``, closing a missing ``)`` when allowed.
+
+    Example:
+        >>> extract_function_expression("Action: search('paris', 2")
+        "Action: search('paris', 2)"
+    """
+    text = text.strip()
+    start = text.find("(")
+    if start == -1:
+        raise ValueError(f"No function expression found in the text: {excerpt(text)!r}")
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[: i + 1]
+    if not add_missing_right_parenthesis:
+        raise ValueError(
+            "Incomplete function expression and add_missing_right_parenthesis is False"
+        )
+    return text + ")"

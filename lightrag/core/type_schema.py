@@ -34,7 +34,9 @@ from uuid import UUID
 __all__ = [
     "FilterType", "dataclass_obj_from_dict", "field_types", "get_dataclass_schema",
     "get_enum_schema", "get_type_schema", "is_field_kept", "is_required_field", "normalize_filter",
-    "schema_to_signature"
+    "schema_to_signature", "convert_schema_to_signature", "is_dataclass_instance",
+    "is_potential_dataclass", "extract_dataclass_type", "check_data_class_field_args_zero",
+    "check_data_class_field_args_one", "validate_data"
 ]  # fmt: skip
 
 FilterType = dict[str, list[str]] | None
@@ -360,3 +362,45 @@ def dataclass_obj_from_dict(
     for key, value in late.items():
         object.__setattr__(obj, key, value)
     return obj
+
+
+convert_schema_to_signature = schema_to_signature
+
+
+def is_dataclass_instance(obj: Any) -> bool:
+    """Whether ``obj`` is a dataclass instance (not a dataclass type)."""
+    return is_dataclass(obj) and not isinstance(obj, type)
+
+
+def is_potential_dataclass(t: Any) -> bool:
+    """Whether ``t`` is a dataclass type, directly or inside a Union / Optional."""
+    if typing.get_origin(t) in _UNION_ORIGINS:
+        return any(_is_dataclass_type(a) for a in typing.get_args(t) if a is not _NONE_TYPE)
+    return _is_dataclass_type(t)
+
+
+def extract_dataclass_type(type_hint: Any) -> Any:
+    """The dataclass inside ``Optional[X]`` / ``Union[X, None]`` (or ``X`` itself), else None."""
+    if typing.get_origin(type_hint) in _UNION_ORIGINS:
+        for arg in typing.get_args(type_hint):
+            if arg is not _NONE_TYPE and _is_dataclass_type(arg):
+                return arg
+    return type_hint if _is_dataclass_type(type_hint) else None
+
+
+def check_data_class_field_args_zero(cls: Any) -> bool:
+    """Whether the first type argument of a generic (``List[X]``) is a dataclass."""
+    args = typing.get_args(cls)
+    return len(args) > 0 and _is_dataclass_type(args[0])
+
+
+def check_data_class_field_args_one(cls: Any) -> bool:
+    """Whether the second type argument of a generic (``Dict[str, X]``) is a dataclass."""
+    args = typing.get_args(cls)
+    return len(args) > 1 and _is_dataclass_type(args[1])
+
+
+def validate_data(data: dict[str, Any], fieldtypes: dict[str, Field]) -> bool:
+    """Whether ``data`` has every required field of ``fieldtypes`` (``{name: Field}``)."""
+    required = {name for name, f in fieldtypes.items() if is_required_field(f)}
+    return required <= set(data)
