@@ -1,5 +1,9 @@
 """``Prompt``: a Jinja2 template rendered with preset and per-call variables.
 
+Templates render in the library's one sandbox (:mod:`lightrag.utils.sandbox`): a template may
+read the variables it is given, never Python internals (``__class__``, ``__globals__``), and its
+work is bounded; what the sandbox refuses raises
+:class:`~lightrag.utils.sandbox.UnsafeTemplateError` (a ``ValueError``).
 The environment uses ``StrictUndefined`` (a misspelt variable is an error, not an empty string);
 every variable the template declares defaults to ``None`` so ``{% if var %}`` sections can be left
 out. ``prompt_variables`` lists the template's variables in order of first appearance.
@@ -15,41 +19,33 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import logging
 from typing import Any, Dict, List, Optional
 
 import jinja2
-import jinja2.meta
 
 from lightrag.core.component import Component
 from lightrag.core.default_prompt_template import DEFAULT_LIGHTRAG_SYSTEM_PROMPT
 from lightrag.core.parameter import Parameter
+from lightrag.utils.sandbox import (
+    UnsafeTemplateError,
+    compile_template,
+    get_template_sandbox,
+    render_sandboxed,
+)
 
 log = logging.getLogger(__name__)
 
 
-@functools.lru_cache(maxsize=1)
 def get_jinja2_environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        keep_trailing_newline=True,
-        lstrip_blocks=True,
-    )
+    """The shared sandboxed environment every template renders in
+    (:func:`lightrag.utils.sandbox.get_template_sandbox`)."""
+    return get_template_sandbox()
 
 
-@functools.lru_cache(maxsize=256)
 def _compile(template: str) -> tuple[jinja2.Template, tuple[str, ...]]:
-    env = get_jinja2_environment()
-    try:
-        ast = env.parse(template)
-        compiled = env.from_string(template)
-    except jinja2.TemplateSyntaxError as e:
-        raise ValueError(f"Invalid Jinja2 template (line {e.lineno}): {e.message}") from e
-    declared = jinja2.meta.find_undeclared_variables(ast)
-    ordered = [n.name for n in ast.find_all(jinja2.nodes.Name) if n.name in declared]
-    return compiled, tuple(dict.fromkeys(ordered))
+    compiled = compile_template(template)
+    return compiled.template, compiled.variables
 
 
 class Prompt(Component):
@@ -95,7 +91,9 @@ class Prompt(Component):
     def call(self, **kwargs: Any) -> str:
         """Render the template."""
         try:
-            return self._template.render(**self.compose_prompt_kwargs(**kwargs))
+            return render_sandboxed(self._template, self.compose_prompt_kwargs(**kwargs))
+        except UnsafeTemplateError as e:
+            raise UnsafeTemplateError(f"Prompt rendering failed: {e}") from None
         except jinja2.UndefinedError as e:
             raise ValueError(f"Prompt rendering failed: {e.message}") from e
         except Exception as e:

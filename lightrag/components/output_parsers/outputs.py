@@ -24,20 +24,17 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from collections.abc import Sequence
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-import jinja2
-from jinja2 import meta
-
 from lightrag.core.base_data_class import DataClass, DataClassFormatType
 from lightrag.core.component import Component
 from lightrag.core.string_parser import JsonParser, ListParser, YamlParser
 from lightrag.core.text_extract import excerpt, strip_think_blocks
+from lightrag.utils.sandbox import CompiledTemplate, UnsafeTemplateError, compile_template
 
 log = logging.getLogger(__name__)
 
@@ -87,25 +84,29 @@ LIST_OUTPUT_FORMAT = r"""Your output must be a list written in JSON syntax, such
 _EXAMPLE_SEPARATOR = "\n________\n"
 
 
-@functools.lru_cache(maxsize=64)
-def _compile(template: str) -> tuple[jinja2.Template, frozenset]:
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+def _compile(template: str) -> CompiledTemplate:
     try:
-        parsed = env.parse(template)
-        return env.from_string(template), frozenset(meta.find_undeclared_variables(parsed))
-    except jinja2.TemplateSyntaxError as e:
-        raise ValueError(f"Invalid output format template: {e}") from e
+        return compile_template(template)
+    except UnsafeTemplateError:
+        raise
+    except ValueError as e:
+        raise ValueError(f"Invalid output format template: {e}") from None
 
 
 def render_template(template: str, **variables: Any) -> str:
-    """Render a Jinja2 format template; variables it uses but that are not given render as None.
+    """Render a Jinja2 format template in the library's sandbox
+    (:mod:`lightrag.utils.sandbox`); variables it uses but that are not given render as None.
+
+    Raises:
+        ValueError: a syntax error, or :class:`~lightrag.utils.sandbox.UnsafeTemplateError`
+            when the template tries what the sandbox forbids.
 
     Example:
         >>> render_template("Schema: {{schema}}{% if example %} e.g. {{example}}{% endif %}", schema="x")
         'Schema: x'
     """
-    compiled, names = _compile(template)
-    values = {name: None for name in names}
+    compiled = _compile(template)
+    values: dict[str, Any] = dict.fromkeys(compiled.variables)
     values.update(variables)
     return compiled.render(**values)
 
