@@ -9,12 +9,14 @@ import pytest
 pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
 
-from test_server import DOCS, make_rag, serve, sse_events  # noqa: E402, F401  (serve: fixture)
+import test_server  # noqa: E402
+from test_server import DOCS, sse_events  # noqa: E402
 
 from lightrag.components.graph_rag import schemas  # noqa: E402
 from lightrag.server.ui import STATIC_DIR  # noqa: E402
 
 KEY = {"X-API-Key": "k"}
+serve = test_server.serve  # the fixture: a real uvicorn server over the scripted GraphRAG
 
 
 @pytest.fixture
