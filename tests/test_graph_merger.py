@@ -12,7 +12,7 @@ from lightrag.components.graph_rag.schemas import (
     normalize_entity_name,
 )
 from lightrag.components.model_client import ScriptedClient
-from lightrag.components.storage import NetworkXGraphStorage, NumpyVectorStorage
+from lightrag.components.storage import NetworkXGraphStorage
 from lightrag.core import Embedder, Generator
 
 
@@ -32,63 +32,58 @@ def result(chunk, entities=(), relations=()):
 
 @pytest.fixture
 def stores(tmp_path):
-    embedder = Embedder(model_client=ScriptedClient(embedding_dim=32))
-    return (NetworkXGraphStorage(namespace="g", working_dir=str(tmp_path)),
-            NumpyVectorStorage(namespace="e", embedder=embedder, meta_fields=["entity_name"],
-                               working_dir=str(tmp_path)),
-            NumpyVectorStorage(namespace="r", embedder=embedder, working_dir=str(tmp_path)))
+    return NetworkXGraphStorage(namespace="g", working_dir=str(tmp_path))
 
 
 def test_entities_merge_type_descriptions_sources(stores):
-    graph, ents, rels = stores
+    graph = stores
     GraphMerger().call([
         result("c1", [ent("Titan", "location", "A moon.", "c1")]),
         result("c2", [ent("Titan", "moon", "Largest moon of Saturn.", "c2", "b.md"),
                       ent("Titan", "moon", "A moon.", "c2", "b.md")]),
         result("c3", [ent("Titan", "moon", "Has lakes.", "c3")]),
-    ], graph, ents, rels)
+    ], graph)
     node = graph.get_node("Titan")
     assert node["entity_type"] == "moon"
     assert node["description"].split(GRAPH_FIELD_SEP) == ["A moon.", "Largest moon of Saturn.", "Has lakes."]
     assert node["source_id"].split(GRAPH_FIELD_SEP) == ["c1", "c2", "c3"]
     assert node["file_path"].split(GRAPH_FIELD_SEP) == ["a.md", "b.md"]
-    assert len(ents) == 1 and ents.query("Titan moon", top_k=1)[0]["entity_name"] == "Titan"
 
 
 def test_relations_are_undirected_weighted_and_create_endpoints(stores):
-    graph, ents, rels = stores
+    graph = stores
     stats = GraphMerger().call([
         result("c1", [ent("Saturn", "planet", "A planet.", "c1")],
                [rel("Titan", "Saturn", "Titan orbits Saturn.", "c1", keywords="orbit")]),
         result("c2", relations=[rel("Saturn", "Titan", "Saturn hosts Titan.", "c2",
                                     keywords="moon, orbit", weight=2.0)]),
-    ], graph, ents, rels)
+    ], graph)
     edge = graph.get_edge("Saturn", "Titan")
     assert edge["weight"] == 3.0 and edge["keywords"] == "moon,orbit"
     assert edge["description"].count(GRAPH_FIELD_SEP) == 1
     assert graph.get_node("Titan")["entity_type"] == "unknown"
-    assert len(rels) == 1 and "Titan" in stats.entities
+    assert len(graph.get_all_edges()) == 1 and "Titan" in stats.entities
 
 
 def test_merge_is_idempotent_per_chunk(stores):
-    graph, ents, rels = stores
+    graph = stores
     batch = [result("c1", [ent("Titan", "moon", "A moon.", "c1")],
                     [rel("Titan", "Saturn", "Orbits.", "c1")])]
-    GraphMerger().call(batch, graph, ents, rels)
+    GraphMerger().call(batch, graph)
     before = (graph.get_node("Titan"), graph.get_edge("Titan", "Saturn"))
-    GraphMerger().call(batch, graph, ents, rels)
+    GraphMerger().call(batch, graph)
     assert (graph.get_node("Titan"), graph.get_edge("Titan", "Saturn")) == before
 
 
 def test_summary_when_fragments_accumulate(stores):
-    graph, ents, rels = stores
+    graph = stores
     client = ScriptedClient(response_fn=lambda p: "One merged description.")
     summarizer = Generator(model_client=client, template="{{name}}: {{descriptions}}")
     merger = GraphMerger(summarizer=summarizer, force_llm_summary_on_merge=3)
     merger.call([result(f"c{i}", [ent("Titan", "moon", f"Fact {i}.", f"c{i}")]) for i in range(2)],
-                graph, ents, rels)
+                graph)
     assert len(client.requests) == 0
-    stats = merger.call([result("c9", [ent("Titan", "moon", "Fact 9.", "c9")])], graph, ents, rels)
+    stats = merger.call([result("c9", [ent("Titan", "moon", "Fact 9.", "c9")])], graph)
     assert stats.summaries == 1 and graph.get_node("Titan")["description"] == "One merged description."
     assert "Fact 9." in client.requests[0]["prompt"]
 
@@ -124,7 +119,7 @@ def test_normalize_entity_name(raw, expected):
     assert normalize_entity_name(raw) == expected
 
 
-def test_bulk_insert_embeds_each_entity_once_per_flush(tmp_path):
+def test_bulk_insert_embeds_each_entity_once(tmp_path):
     from graph_fakes import extraction_reply, the_answer
 
     from lightrag.components.graph_rag import (
@@ -133,12 +128,11 @@ def test_bulk_insert_embeds_each_entity_once_per_flush(tmp_path):
         GraphRAG,
         HeuristicKeywordExtractor,
     )
-    from lightrag.components.model_client import ScriptedClient
-    from lightrag.core import Embedder, Generator
+    from lightrag.components.graph_rag.merger import entity_vector_id
 
     docs = [f"Saturn has a moon named Moon{i}. Cassini studied Saturn and Moon{i}." for i in range(6)]
 
-    def build(flush_every):
+    def build(name, **kwargs):
         client = ScriptedClient(embedding_dim=64)
         rag = GraphRAG(
             embedder=Embedder(model_client=client),
@@ -147,22 +141,21 @@ def test_bulk_insert_embeds_each_entity_once_per_flush(tmp_path):
             answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
             keyword_extractor=HeuristicKeywordExtractor(),
             chunker=Chunker(chunk_token_size=200, chunk_overlap_token_size=0),
-            working_dir=str(tmp_path / f"f{flush_every}"), flush_every=flush_every)
+            working_dir=str(tmp_path / name), **kwargs)
         rag.insert(docs)
         embedded = [t for r in client.requests for t in r["input"]]
         return rag, embedded
 
-    bulk, bulk_texts = build(flush_every=100)
-    per_doc, per_doc_texts = build(flush_every=1)
-    saturn = [t for t in bulk_texts if t.startswith("Saturn\n")]
-    assert len(saturn) == 1  # six documents touched it, one flush embedded it
+    bulk, bulk_texts = build("bulk")
+    per_doc, per_doc_texts = build("per_doc", insert_batch_size=1, vector_flush_size=1)
+    assert len([t for t in bulk_texts if t.startswith("Saturn\n")]) == 1  # six documents, one embedding
     assert len([t for t in per_doc_texts if t.startswith("Saturn\n")]) == 6
+    assert len(bulk_texts) == len(set(bulk_texts))  # no text embedded twice in a bulk insert
     for rag in (bulk, per_doc):  # every entity and relation of the graph has its vector
         assert len(rag.entities_vdb) == len(rag.graph.get_all_labels())
         assert len(rag.relations_vdb) == len(rag.graph.get_all_edges())
-        assert rag.merger.pending_index == 0
+        assert rag.status()["pending_vectors"] == 0
     # the vector embeds the entity's final description, as if it had been re-embedded every time
-    from lightrag.components.graph_rag.merger import entity_vector_id
     sid = entity_vector_id("Saturn")
     assert np.allclose(bulk.entities_vdb.get_vectors_by_ids([sid])[sid],
                        per_doc.entities_vdb.get_vectors_by_ids([sid])[sid])

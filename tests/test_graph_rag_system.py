@@ -277,7 +277,7 @@ def test_tree_prints_and_yaml_round_trip(tmp_path):
     rag = make_rag(tmp_path)
     text = repr(rag)
     for part in ["GraphRAG(", "(chunker): Chunker(", "(extractor): EntityExtractor(",
-                 "(merger): GraphMerger(", "(graph): NetworkXGraphStorage(",
+                 "(index): GraphIndex(", "(merger): GraphMerger(", "(graph): SQLGraphStorage(",
                  "(local_mode): LocalMode(", "(answer_generator): Generator("]:
         assert part in text, part
     rebuilt = build(rag.to_config())
@@ -285,22 +285,30 @@ def test_tree_prints_and_yaml_round_trip(tmp_path):
     assert QueryParam.from_dict(rag.query_defaults).mode == "mix"
 
 
-def test_status_never_runs_ahead_of_flushed_data(tmp_path, monkeypatch):
-    rag = make_rag(tmp_path, flush_every=100)
+def test_failure_inside_a_document_commit_rolls_it_back(tmp_path, monkeypatch):
+    rag = make_rag(tmp_path)
+    rag.insert(DOCS["voyager.md"], file_paths="voyager.md")
+    saturn_before = rag.graph.get_node("Saturn")
+    chunks_before = set(rag.text_chunks.keys())
+    real_upsert_edge = rag.graph.upsert_edge
+    calls = {"n": 0}
 
-    def disk_full():
-        raise OSError("disk full")
+    def fail_on_third_edge(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError("disk full")
+        return real_upsert_edge(*args, **kwargs)
 
-    monkeypatch.setattr(rag.graph, "index_done_callback", disk_full)
-    with pytest.raises(OSError, match="disk full"):
-        insert_all(rag)
+    monkeypatch.setattr(rag.graph, "upsert_edge", fail_on_third_edge)
+    failed = rag.insert(DOCS["cassini.md"], file_paths="cassini.md")
+    assert failed.failed and "disk full" in next(iter(failed.failed.values()))
     monkeypatch.undo()
-    reloaded = make_rag(tmp_path)
-    assert reloaded.doc_status.get_status_counts()["processed"] == 0
-    resumed = reloaded.insert([])
-    assert len(resumed.processed) == 3 and reloaded.graph.has_node("Titan")
-    batched = make_rag(tmp_path / "batched", flush_every=2)
-    assert len(insert_all(batched).processed) == 3
-    assert make_rag(tmp_path / "batched").doc_status.get_status_counts()["processed"] == 3
-    with pytest.raises(ValueError, match="flush_every"):
-        make_rag(tmp_path / "bad", flush_every=0)
+    # the half-merged document left nothing behind, in memory or on disk
+    for view in (rag, make_rag(tmp_path)):
+        assert view.graph.get_node("Saturn") == saturn_before
+        assert not view.graph.has_node("Enceladus")
+        assert set(view.text_chunks.keys()) == chunks_before
+        assert view.doc_status.get_status_counts()["failed"] == 1
+    resumed = make_rag(tmp_path).insert([])
+    assert len(resumed.processed) == 1
+    assert make_rag(tmp_path).graph.has_node("Enceladus")

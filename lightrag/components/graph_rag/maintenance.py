@@ -1,4 +1,6 @@
-"""Deleting documents, editing and merging entities, exporting the graph.
+"""What :class:`~lightrag.components.graph_rag.index.GraphIndex` does to delete documents and
+edit, merge or delete entities. Each function runs inside the index's write transaction (the
+index calls them; nothing else should) and queues changed items for re-embedding.
 
 Deletion removes what only the deleted document supported and **rebuilds** entities and
 relations that other documents also support from the extraction results cached per chunk, so no
@@ -12,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.merger import (
-    GraphMerger,
     entity_vector_id,
     relation_vector_id,
     split_field,
@@ -25,7 +26,7 @@ from lightrag.components.graph_rag.schemas import (
 from lightrag.core.base_data_class import DataClass
 
 if TYPE_CHECKING:
-    from lightrag.components.graph_rag.system import GraphRAG
+    from lightrag.components.graph_rag.index import GraphIndex
 
 log = logging.getLogger(__name__)
 
@@ -42,130 +43,133 @@ class DeletionResult(DataClass):
     relations_rebuilt: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Rebuilt"})
 
 
-def _cached_extractions(rag: GraphRAG, chunk_ids: Sequence[str]) -> List[Any]:
-    from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+def _cached_extractions(index: GraphIndex, chunk_ids: Sequence[str]) -> List[Any]:
+    """The cached extractions of the chunks that are still stored (by their content)."""
+    from lightrag.components.graph_rag.schemas import TextChunkSchema
 
-    return [ExtractionResult.from_dict(r) for r in rag.chunk_extractions.get_by_ids(list(chunk_ids)) if r]
+    found = []
+    for chunk_id, chunk in zip(chunk_ids, index.text_chunks.get_by_ids(list(chunk_ids))):
+        if chunk is None:
+            continue
+        cached = index.cached_extraction(chunk_id, TextChunkSchema.from_dict(chunk))
+        if cached is not None:
+            found.append(cached)
+    return found
 
 
-async def adelete_by_doc_id(rag: GraphRAG, doc_id: str) -> DeletionResult:
-    """Remove a document, its chunks, and the graph items only it supported; rebuild the rest."""
-    status = rag.doc_status.get_by_id(doc_id)
-    if status is None and rag.full_docs.get_by_id(doc_id) is None:
-        raise KeyError(f"no document with id {doc_id!r}")
-    doc_chunks = set((status or {}).get("chunks_list") or [])
-    items = rag.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
+def _drop_vectors(index: GraphIndex, entities: Sequence[str] = (),
+                  relations: Sequence[Tuple[str, str]] = ()) -> None:
+    index.entities_vdb.delete([entity_vector_id(n) for n in entities])
+    index.relations_vdb.delete([relation_vector_id(s, t) for s, t in relations])
+
+
+async def remove_document_data(index: GraphIndex, doc_id: str, chunk_ids: Sequence[str]) -> DeletionResult:
+    """Remove a document's chunks and the graph items only they supported; rebuild the rest."""
+    doc_chunks = set(chunk_ids)
+    items = index.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
     result = DeletionResult(doc_id=doc_id, chunks_deleted=len(doc_chunks))
+    graph = index.graph
 
     rebuild_entities: List[str] = []
     for name in items["entities"]:
-        node = rag.graph.get_node(name)
+        node = graph.get_node(name)
         if node is None:
             continue
-        remaining = [c for c in split_field(node.get("source_id")) if c not in doc_chunks]
-        if remaining:
+        if any(c not in doc_chunks for c in split_field(node.get("source_id"))):
             rebuild_entities.append(name)
         else:
-            for src, tgt in rag.graph.get_node_edges(name) or []:
-                rag.relations_vdb.delete([relation_vector_id(src, tgt)])
-            rag.graph.delete_node(name)
-            rag.entities_vdb.delete([entity_vector_id(name)])
+            _drop_vectors(index, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
+            graph.delete_node(name)
+            _drop_vectors(index, entities=[name])
             result.entities_deleted.append(name)
 
     rebuild_relations: List[Tuple[str, str]] = []
     for pair in items["relations"]:
         src, tgt = relation_key(*pair)
-        edge = rag.graph.get_edge(src, tgt)
+        edge = graph.get_edge(src, tgt)
         if edge is None:
             continue
-        remaining = [c for c in split_field(edge.get("source_id")) if c not in doc_chunks]
-        if remaining:
+        if any(c not in doc_chunks for c in split_field(edge.get("source_id"))):
             rebuild_relations.append((src, tgt))
         else:
-            rag.graph.remove_edges([(src, tgt)])
-            rag.relations_vdb.delete([relation_vector_id(src, tgt)])
+            graph.remove_edges([(src, tgt)])
+            _drop_vectors(index, relations=[(src, tgt)])
             result.relations_deleted.append((src, tgt))
 
     chunk_sources = set()
     for name in rebuild_entities:
-        chunk_sources.update(c for c in split_field(rag.graph.get_node(name).get("source_id"))
+        chunk_sources.update(c for c in split_field(graph.get_node(name).get("source_id"))
                              if c not in doc_chunks)
-        rag.graph.upsert_node(name, {"entity_type": "", "description": "", "source_id": "",
-                                     "file_path": ""})
+        graph.upsert_node(name, {"entity_type": "", "description": "", "source_id": "", "file_path": ""})
     for src, tgt in rebuild_relations:
-        chunk_sources.update(c for c in split_field(rag.graph.get_edge(src, tgt).get("source_id"))
+        chunk_sources.update(c for c in split_field(graph.get_edge(src, tgt).get("source_id"))
                              if c not in doc_chunks)
-        rag.graph.upsert_edge(src, tgt, {"weight": 0.0, "description": "", "keywords": "",
-                                         "source_id": "", "file_path": ""})
+        graph.upsert_edge(src, tgt, {"weight": 0.0, "description": "", "keywords": "",
+                                     "source_id": "", "file_path": ""})
     keep_entities, keep_relations = set(rebuild_entities), set(rebuild_relations)
-    cached = _cached_extractions(rag, sorted(chunk_sources))
+    cached = _cached_extractions(index, sorted(chunk_sources))
     for extraction in cached:
         extraction.entities = [e for e in extraction.entities if e.entity_name in keep_entities]
         extraction.relations = [r for r in extraction.relations
                                 if relation_key(r.src_id, r.tgt_id) in keep_relations]
-    await rag.merger.acall(cached, rag.graph, rag.entities_vdb, rag.relations_vdb)
+    await index.merger.acall(cached, graph)
+    index.queue_vectors(rebuild_entities, rebuild_relations)
     result.entities_rebuilt, result.relations_rebuilt = rebuild_entities, rebuild_relations
 
-    rag.chunks_vdb.delete(sorted(doc_chunks))
-    rag.text_chunks.delete(sorted(doc_chunks))
-    rag.chunk_extractions.delete(sorted(doc_chunks))
-    rag.doc_graph_items.delete([doc_id])
-    rag.full_docs.delete([doc_id])
-    rag.doc_status.delete([doc_id])
-    rag.flush()
-    log.info("deleted %s: %d entities removed, %d rebuilt", doc_id,
-             len(result.entities_deleted), len(result.entities_rebuilt))
+    index.chunks_vdb.delete(sorted(doc_chunks))
+    index.text_chunks.delete(sorted(doc_chunks))
+    index.doc_graph_items.delete([doc_id])
     return result
 
 
-def delete_entity(rag: GraphRAG, name: str) -> None:
+def delete_entity(index: GraphIndex, name: str) -> None:
     """Remove an entity, its relations and their vectors."""
-    if not rag.graph.has_node(name):
+    if not index.graph.has_node(name):
         raise KeyError(f"no entity named {name!r}")
-    for src, tgt in rag.graph.get_node_edges(name) or []:
-        rag.relations_vdb.delete([relation_vector_id(src, tgt)])
-    rag.graph.delete_node(name)
-    rag.entities_vdb.delete([entity_vector_id(name)])
-    rag.flush()
+    _drop_vectors(index, [name], [relation_key(s, t) for s, t in index.graph.get_node_edges(name) or []])
+    index.graph.delete_node(name)
 
 
-def edit_entity(rag: GraphRAG, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
+def edit_entity(index: GraphIndex, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
     """Change an entity's fields (``description``, ``entity_type``, …) and optionally rename it;
     relations follow a renamed entity and vectors are re-embedded."""
-    node = rag.graph.get_node(name)
+    node = index.graph.get_node(name)
     if node is None:
         raise KeyError(f"no entity named {name!r}")
     allowed = {"description", "entity_type", "file_path"}
     unknown = set(updates) - allowed
     if unknown:
         raise ValueError(f"cannot edit fields {sorted(unknown)}; editable: {sorted(allowed)}")
+    bad = {k: type(v).__name__ for k, v in updates.items() if not isinstance(v, str)}
+    if bad:
+        raise TypeError(f"entity fields must be strings, got {bad}")
     new_name = normalize_entity_name(rename_to) if rename_to else name
-    if new_name != name and rag.graph.has_node(new_name):
+    if not new_name:
+        raise ValueError(f"cannot rename {name!r} to an empty name")
+    if new_name != name and index.graph.has_node(new_name):
         raise ValueError(f"an entity named {new_name!r} exists already: use merge_entities")
     node = {**node, **updates, "entity_id": new_name}
     if new_name != name:
-        _move_node(rag, name, new_name, node)
+        _move_node(index, name, new_name, node)
     else:
-        rag.graph.upsert_node(name, node)
-    GraphMerger.index_entities([rag.graph.get_node(new_name)], rag.entities_vdb)
-    rag.flush()
-    return rag.graph.get_node(new_name)
+        index.graph.upsert_node(name, node)
+    index.queue_vectors([new_name])
+    return index.graph.get_node(new_name)
 
 
-def _move_node(rag: GraphRAG, old: str, new: str, node: Dict[str, Any]) -> None:
-    edges = [(relation_key(s, t), rag.graph.get_edge(s, t)) for s, t in rag.graph.get_node_edges(old) or []]
-    rag.graph.upsert_node(new, node)
+def _move_node(index: GraphIndex, old: str, new: str, node: Dict[str, Any]) -> None:
+    graph = index.graph
+    edges = [(relation_key(s, t), graph.get_edge(s, t)) for s, t in graph.get_node_edges(old) or []]
+    graph.upsert_node(new, node)
     for (src, tgt), edge in edges:
         other = tgt if src == old else src
-        rag.relations_vdb.delete([relation_vector_id(src, tgt)])
+        _drop_vectors(index, relations=[(src, tgt)])
         if other != new:
-            existing = rag.graph.get_edge(new, other)
-            rag.graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
-    rag.graph.delete_node(old)
-    rag.entities_vdb.delete([entity_vector_id(old)])
-    GraphMerger.index_relations(
-        [(relation_key(s, t), rag.graph.get_edge(s, t)) for s, t in rag.graph.get_node_edges(new) or []],
-        rag.relations_vdb)
+            existing = graph.get_edge(new, other)
+            graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
+    graph.delete_node(old)
+    _drop_vectors(index, entities=[old])
+    index.queue_vectors(relations=[relation_key(s, t) for s, t in graph.get_node_edges(new) or []])
 
 
 def _join(*values: Any) -> str:
@@ -180,45 +184,64 @@ def _combine_edges(a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
             "file_path": _join(a.get("file_path"), b.get("file_path"))}
 
 
-def merge_entities(rag: GraphRAG, sources: Sequence[str], target: str) -> Dict[str, Any]:
+def merge_entities(index: GraphIndex, sources: Sequence[str], target: str) -> Dict[str, Any]:
     """Merge ``sources`` into ``target`` (created if missing): descriptions, chunk ids and files are
     joined, relations are redirected (duplicates combined, self-loops dropped)."""
-    missing = [s for s in sources if not rag.graph.has_node(s)]
+    graph = index.graph
+    missing = [s for s in sources if not graph.has_node(s)]
     if missing:
         raise KeyError(f"no entities named {missing}")
     target = normalize_entity_name(target)
-    base = rag.graph.get_node(target) or {"entity_id": target, "entity_type": "unknown",
-                                          "description": "", "source_id": "", "file_path": ""}
+    if not target:
+        raise ValueError("the target entity name is empty")
+    base = graph.get_node(target) or {"entity_id": target, "entity_type": "unknown",
+                                      "description": "", "source_id": "", "file_path": ""}
     for name in sources:
         if name == target:
             continue
-        node = rag.graph.get_node(name)
+        node = graph.get_node(name)
         base = {**base, "description": _join(base.get("description"), node.get("description")),
                 "source_id": _join(base.get("source_id"), node.get("source_id")),
                 "file_path": _join(base.get("file_path"), node.get("file_path")),
                 "entity_type": base.get("entity_type") if base.get("entity_type") not in ("", "unknown")
                 else node.get("entity_type", "unknown")}
-        if rag.graph.has_node(target):
-            rag.graph.upsert_node(target, base)
-            _redirect_edges(rag, name, target)
+        if graph.has_node(target):
+            graph.upsert_node(target, base)
+            _redirect_edges(index, name, target)
         else:
-            _move_node(rag, name, target, base)
-    rag.graph.upsert_node(target, base)
-    GraphMerger.index_entities([rag.graph.get_node(target)], rag.entities_vdb)
-    rag.flush()
-    return rag.graph.get_node(target)
+            _move_node(index, name, target, base)
+    graph.upsert_node(target, base)
+    _retarget_documents(index, sources, target)
+    index.queue_vectors([target])
+    return graph.get_node(target)
 
 
-def _redirect_edges(rag: GraphRAG, old: str, new: str) -> None:
-    for src, tgt in list(rag.graph.get_node_edges(old) or []):
-        edge = rag.graph.get_edge(src, tgt)
+def _redirect_edges(index: GraphIndex, old: str, new: str) -> None:
+    graph = index.graph
+    for src, tgt in list(graph.get_node_edges(old) or []):
+        edge = graph.get_edge(src, tgt)
         other = tgt if src == old else src
-        rag.relations_vdb.delete([relation_vector_id(src, tgt)])
+        _drop_vectors(index, relations=[relation_key(src, tgt)])
         if other == new:
             continue
-        existing = rag.graph.get_edge(new, other)
-        rag.graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
-        GraphMerger.index_relations([(relation_key(new, other), rag.graph.get_edge(new, other))],
-                                    rag.relations_vdb)
-    rag.graph.delete_node(old)
-    rag.entities_vdb.delete([entity_vector_id(old)])
+        existing = graph.get_edge(new, other)
+        graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
+        index.queue_vectors(relations=[relation_key(new, other)])
+    graph.delete_node(old)
+    _drop_vectors(index, entities=[old])
+
+
+def _retarget_documents(index: GraphIndex, sources: Sequence[str], target: str) -> None:
+    """Documents that supported a merged entity now support the target (so deleting them later
+    still finds it)."""
+    renamed = set(sources)
+    updates = {}
+    for doc_id, items in index.doc_graph_items.items():
+        if not renamed.intersection(items.get("entities", [])):
+            continue
+        entities = sorted({target if e in renamed else e for e in items["entities"]})
+        relations = sorted({relation_key(*(target if x in renamed else x for x in pair))
+                            for pair in items.get("relations", [])
+                            if len({target if x in renamed else x for x in pair}) == 2})
+        updates[doc_id] = {"entities": entities, "relations": relations}
+    index.doc_graph_items.replace(updates)

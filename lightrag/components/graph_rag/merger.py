@@ -14,9 +14,8 @@ Rules (see ``docs/graph_rag.md``):
   (map-reduce in groups of at most ``summary_context_size`` tokens); without a summarizer the
   fragments are kept.
 
-Entity vectors embed ``"<name>\\n<description>"``; relation vectors embed
-``"<keywords>\\t<src>\\n<tgt>\\n<description>"`` so high-level query keywords match relation
-keywords (the "global key" of the LightRAG paper).
+Without a summarizer an item keeps at most ``max_description_fragments`` fragments (the first
+ones), so a hub entity's description cannot grow without bound.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from lightrag.components.graph_rag.kg_lines import annotate_entity, annotate_relation
 from lightrag.components.graph_rag.schemas import (
     GRAPH_FIELD_SEP,
     EntityRecord,
@@ -84,6 +82,7 @@ class GraphMerger(Component):
         summary_context_size: largest input of one summary call (map-reduce above it).
         max_file_paths: cap on the file paths kept per item.
         max_concurrency: parallel summary calls.
+        max_description_fragments: fragments kept per item when there is no summarizer.
     """
 
     def __init__(
@@ -94,6 +93,7 @@ class GraphMerger(Component):
         summary_context_size: int = 12000,
         max_file_paths: int = 75,
         max_concurrency: int = 4,
+        max_description_fragments: int = 24,
     ) -> None:
         super().__init__()
         self.summarizer = summarizer
@@ -102,8 +102,9 @@ class GraphMerger(Component):
         self.summary_context_size = summary_context_size
         self.max_file_paths = max_file_paths
         self.max_concurrency = max_concurrency
-        self._pending_entities: Dict[str, None] = {}
-        self._pending_relations: Dict[Tuple[str, str], None] = {}
+        if max_description_fragments < 1:
+            raise ValueError(f"max_description_fragments must be at least 1, got {max_description_fragments}")
+        self.max_description_fragments = max_description_fragments
 
     def _extra_repr(self) -> str:
         return (
@@ -157,6 +158,14 @@ class GraphMerger(Component):
             current = summaries
         return GRAPH_FIELD_SEP.join(current), calls
 
+    def _fragments(self, existing: Dict[str, Any], fresh: Sequence[Any]) -> List[str]:
+        fragments = list(dict.fromkeys(
+            [*split_field(existing.get("description")), *(r.description for r in fresh if r.description)]
+        ))
+        if self.summarizer is None:
+            fragments = fragments[: self.max_description_fragments]
+        return fragments
+
     # ---------------------------------------------------------------- entities
     async def _merge_entity(
         self, name: str, records: List[EntityRecord], graph: Any, stats: MergeStats
@@ -171,9 +180,7 @@ class GraphMerger(Component):
             "entity_type") else {})
         types.update(r.entity_type for r in fresh if r.entity_type)
         entity_type = types.most_common(1)[0][0] if types else "unknown"
-        fragments = list(dict.fromkeys(
-            [*split_field(existing.get("description")), *(r.description for r in fresh if r.description)]
-        ))
+        fragments = self._fragments(existing, fresh)
         description = GRAPH_FIELD_SEP.join(fragments)
         if self._needs_summary(fragments):
             description, calls = await self.summarize(name, fragments)
@@ -187,7 +194,7 @@ class GraphMerger(Component):
                                       (r.file_path for r in fresh), self.max_file_paths),
             "created_at": existing.get("created_at") or now_iso(),
         }
-        graph.upsert_node(name, annotate_entity(name, node))
+        graph.upsert_node(name, node)
         stats.entities.append(name)
         return node
 
@@ -206,9 +213,7 @@ class GraphMerger(Component):
             k.strip() for text in [existing.get("keywords", ""), *(r.keywords for r in fresh)]
             for k in str(text).split(",") if k.strip()
         })
-        fragments = list(dict.fromkeys(
-            [*split_field(existing.get("description")), *(r.description for r in fresh if r.description)]
-        ))
+        fragments = self._fragments(existing, fresh)
         description = GRAPH_FIELD_SEP.join(fragments)
         if self._needs_summary(fragments):
             description, calls = await self.summarize(f"{src} - {tgt}", fragments)
@@ -218,35 +223,27 @@ class GraphMerger(Component):
                                  (r.file_path for r in fresh), self.max_file_paths)
         for endpoint in key:
             if not graph.has_node(endpoint):
-                graph.upsert_node(endpoint, annotate_entity(endpoint, {
+                graph.upsert_node(endpoint, {
                     "entity_id": endpoint, "entity_type": "unknown", "description": description,
                     "source_id": source_id, "file_path": file_path, "created_at": now_iso(),
-                }))
+                })
                 stats.entities.append(endpoint)
         edge = {
             "weight": weight, "description": description, "keywords": ",".join(keywords),
             "source_id": source_id, "file_path": file_path,
             "created_at": existing.get("created_at") or now_iso(),
         }
-        graph.upsert_edge(src, tgt, annotate_relation(src, tgt, edge))
+        graph.upsert_edge(src, tgt, edge)
         stats.relations.append(key)
         return edge
 
     # -------------------------------------------------------------------- merge
-    async def acall(
-        self,
-        results: Sequence[Any],
-        graph: Any,
-        entities_vdb: Any = None,
-        relations_vdb: Any = None,
-        defer_index: bool = False,
-    ) -> MergeStats:
-        """Merge the ``entities``/``relations`` of extraction results into the stores.
+    async def acall(self, results: Sequence[Any], graph: Any) -> MergeStats:
+        """Merge the ``entities``/``relations`` of extraction results into ``graph``.
 
-        With ``defer_index=True`` the touched entities and relations are only remembered and
-        embedded later by :meth:`index_pending`, once each however many merges touched them
-        and in large batches (a bulk insert re-embeds a busy entity once per flush instead of
-        once per document)."""
+        Returns what changed; embedding the changed items is the caller's job (the
+        :class:`~lightrag.components.graph_rag.index.GraphIndex` queues them and embeds each
+        once, however many merges touched it)."""
         by_entity: Dict[str, List[EntityRecord]] = {}
         by_relation: Dict[Tuple[str, str], List[RelationRecord]] = {}
         for result in results:
@@ -264,74 +261,11 @@ class GraphMerger(Component):
 
         nodes = await asyncio.gather(*(bounded(self._merge_entity(n, rs, graph, stats))
                                        for n, rs in by_entity.items()))
-        edges = await asyncio.gather(*(bounded(self._merge_relation(k, rs, graph, stats))
-                                       for k, rs in by_relation.items()))
-        changed = [(k, e) for k, e in zip(by_relation, edges) if e is not None]
-        if defer_index:
-            self._pending_entities.update(dict.fromkeys(stats.entities))
-            self._pending_relations.update(dict.fromkeys(k for k, _ in changed))
-        else:
-            if entities_vdb is not None:
-                self.index_entities(
-                    [graph.get_node(n) for n in dict.fromkeys(stats.entities)], entities_vdb)
-            if relations_vdb is not None:
-                self.index_relations(changed, relations_vdb)
+        await asyncio.gather(*(bounded(self._merge_relation(k, rs, graph, stats))
+                               for k, rs in by_relation.items()))
         log.debug("merged %d entities (%d new records) and %d relations",
                   len(stats.entities), sum(n is not None for n in nodes), len(stats.relations))
         return stats
 
-    def call(self, results: Sequence[Any], graph: Any, entities_vdb: Any = None,
-             relations_vdb: Any = None) -> MergeStats:
-        return asyncio.run(self.acall(results, graph, entities_vdb, relations_vdb))
-
-    # ------------------------------------------------------------------ vectors
-    @property
-    def pending_index(self) -> int:
-        """Entities plus relations merged with ``defer_index=True`` and not yet embedded."""
-        return len(self._pending_entities) + len(self._pending_relations)
-
-    def index_pending(self, graph: Any, entities_vdb: Any, relations_vdb: Any) -> int:
-        """Embed the current state of every entity and relation merged with ``defer_index``
-        since the last call (items deleted meanwhile are skipped); returns how many."""
-        names, keys = list(self._pending_entities), list(self._pending_relations)
-        if not names and not keys:
-            return 0
-        nodes = graph.get_nodes_batch(names)
-        edges = graph.get_edges_batch(keys)
-        self.index_entities([{**nodes[n], "entity_id": n} for n in names if n in nodes], entities_vdb)
-        self.index_relations([(k, edges[k]) for k in keys if k in edges], relations_vdb)
-        self._pending_entities.clear()
-        self._pending_relations.clear()
-        return len(names) + len(keys)
-
-    @staticmethod
-    def index_entities(nodes: Iterable[Optional[Dict[str, Any]]], entities_vdb: Any) -> None:
-        data = {
-            entity_vector_id(node["entity_id"]): {
-                "content": f"{node['entity_id']}\n{node.get('description', '')}",
-                "entity_name": node["entity_id"],
-                "entity_type": node.get("entity_type", "unknown"),
-                "source_id": node.get("source_id", ""),
-                "file_path": node.get("file_path", ""),
-            }
-            for node in nodes if node
-        }
-        if data:
-            entities_vdb.upsert(data)
-
-    @staticmethod
-    def index_relations(edges: Iterable[Tuple[Tuple[str, str], Dict[str, Any]]], relations_vdb: Any) -> None:
-        data = {
-            relation_vector_id(src, tgt): {
-                "content": f"{edge.get('keywords', '')}\t{src}\n{tgt}\n{edge.get('description', '')}",
-                "src_id": src,
-                "tgt_id": tgt,
-                "keywords": edge.get("keywords", ""),
-                "weight": edge.get("weight", 1.0),
-                "source_id": edge.get("source_id", ""),
-                "file_path": edge.get("file_path", ""),
-            }
-            for (src, tgt), edge in edges
-        }
-        if data:
-            relations_vdb.upsert(data)
+    def call(self, results: Sequence[Any], graph: Any) -> MergeStats:
+        return asyncio.run(self.acall(results, graph))

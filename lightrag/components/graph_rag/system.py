@@ -1,14 +1,13 @@
 """``GraphRAG``: the whole graph-RAG system as one Component.
 
-Insert: ``documents -> DocStatus(PENDING) -> Chunker -> chunks (KV + vectors) -> extractor (per
-chunk, bounded concurrency, results kept per chunk) -> GraphMerger -> graph + entity/relation
-vectors -> DocStatus(PROCESSED)``. Query: ``question -> keywords -> mode -> context under token
-budgets -> answer Generator -> QueryResult``. Maintenance (delete, edit, merge, export) lives in
-:mod:`lightrag.components.graph_rag.maintenance`.
+Insert: ``documents -> DocStatus(PENDING) -> Chunker -> chunk vectors (one embedder call per
+batch of documents) -> extractor (per chunk, bounded concurrency, cached by chunk content) ->
+GraphIndex.record (chunks, vectors, merged graph items and PROCESSED status in one transaction per
+document) -> entity/relation vectors (queued, embedded once each)``. Query: ``question ->
+keywords -> mode -> context under token budgets -> answer Generator -> QueryResult``.
 
-Every store writes its file atomically in ``index_done_callback``; a document is marked
-PROCESSED only after all stores are flushed, and merging is idempotent per chunk, so a crash
-mid-insert leaves stores that reload and the interrupted documents are retried by the next insert.
+Every store belongs to one :class:`~lightrag.components.graph_rag.index.GraphIndex`, the only
+writer; this class chunks, extracts and answers, and reads the stores through the index.
 
 Example:
     >>> rag = GraphRAG.from_yaml("graph_rag.yaml")  # doctest: +SKIP
@@ -21,36 +20,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Coroutine, Dict, List, Optional, Sequence, TypeVar, Union
+from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence, TypeVar, Union
 
 from lightrag.components.graph_rag.chunking import Chunker
 from lightrag.components.graph_rag.context import GraphStores
+from lightrag.components.graph_rag.index import GraphIndex, RecordResult
 from lightrag.components.graph_rag.merger import GraphMerger
 from lightrag.components.graph_rag.query_engine import QueryEngine
 from lightrag.components.graph_rag.schemas import (
-    DocProcessingStatus,
     DocStatus,
     QueryParam,
     QueryResult,
+    TextChunkSchema,
     compute_mdhash_id,
-    now_iso,
 )
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 from lightrag.core.embedder import Embedder
 from lightrag.core.generator import Generator
-from lightrag.utils.registry import EntityMapping
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
-RELATION_META = ["src_id", "tgt_id", "keywords", "weight", "source_id", "file_path"]
-CHUNK_META = ["full_doc_id", "file_path", "chunk_order_index"]
-
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine from sync code, also when an event loop is already running here."""
@@ -89,11 +83,21 @@ class InsertResult(DataClass):
     failed_chunks: List[str] = field(default_factory=list, metadata={"desc": "Chunks to retry"})
 
 
-def _storage(name: str, kind: str) -> type:
-    cls = EntityMapping.get(name)
-    if cls is None:
-        raise ValueError(f"unknown {kind} storage {name!r}: register it or use a built-in one")
-    return cls
+@dataclass
+class InsertProgress(DataClass):
+    """One step of an insert, as given to a ``progress`` callback."""
+
+    doc_id: str = field(default="", metadata={"desc": "The document just finished"})
+    status: str = field(default="", metadata={"desc": "processed or failed"})
+    docs_done: int = field(default=0, metadata={"desc": "Documents finished in this insert"})
+    docs_total: int = field(default=0, metadata={"desc": "Documents this insert processes"})
+    chunks_done: int = field(default=0, metadata={"desc": "Chunks finished so far"})
+    entities: int = field(default=0, metadata={"desc": "Entities touched so far"})
+    relations: int = field(default=0, metadata={"desc": "Relations touched so far"})
+    elapsed_s: float = field(default=0.0, metadata={"desc": "Seconds since the insert began"})
+
+
+ProgressCallback = Callable[[InsertProgress], None]
 
 
 class GraphRAG(Component):
@@ -107,14 +111,19 @@ class GraphRAG(Component):
         keyword_extractor: ``KeywordExtractor`` (LLM) or ``HeuristicKeywordExtractor``.
         merger / chunker / reranker: pipeline parts (defaults: ``GraphMerger()``, ``Chunker()``,
             none).
-        working_dir / workspace: where the stores live; a workspace isolates one tenant.
-        kv_storage / vector_storage / graph_storage / doc_status_storage: registered class names.
+        working_dir / workspace: where the store lives (``lightrag.sqlite3``); a workspace
+            isolates one tenant.
+        vector_storage: None keeps vectors in the store's database (searched in memory); a
+            registered class name such as ``"ChromaVectorStorage"`` puts them there.
+        vector_storage_kwargs: more arguments of that vector storage.
         cosine_threshold: minimum similarity of vector hits.
-        llm_max_async: concurrent extraction calls; embedding_max_async: concurrent embeddings.
-        max_parallel_insert: documents processed at once.
-        flush_every: documents merged between two flushes of the stores (and at the end of every
-            insert). A document is marked PROCESSED on disk only after the flush that holds its
-            data, so a crash in between leaves it to be retried, never half-stored.
+        llm_max_async: concurrent extraction calls.
+        insert_batch_size: documents chunked, embedded and extracted together; each document is
+            still committed in a transaction of its own.
+        embedding_batch_size: texts per embedder call.
+        vector_flush_size: entity/relation vectors are embedded when this many are queued, and
+            at the end of every insert.
+        lock_timeout: seconds to wait for another process writing the same store.
         query_defaults: default :class:`QueryParam` fields.
     """
 
@@ -129,56 +138,50 @@ class GraphRAG(Component):
         reranker: Optional[Component] = None,
         working_dir: str = "./lightrag_storage",
         workspace: str = "",
-        kv_storage: str = "JsonKVStorage",
-        vector_storage: str = "NumpyVectorStorage",
-        graph_storage: str = "NetworkXGraphStorage",
-        doc_status_storage: str = "JsonDocStatusStorage",
+        vector_storage: Optional[str] = None,
         vector_storage_kwargs: Optional[Dict[str, Any]] = None,
         cosine_threshold: float = 0.2,
         llm_max_async: int = 4,
-        embedding_max_async: int = 8,
-        max_parallel_insert: int = 2,
-        flush_every: int = 8,
+        insert_batch_size: int = 32,
+        embedding_batch_size: int = 64,
+        vector_flush_size: int = 20_000,
+        lock_timeout: float = 120.0,
         query_defaults: Optional[Dict[str, Any]] = None,
     ) -> None:
         super().__init__()
         from lightrag.components.graph_rag.keyword_extractor import HeuristicKeywordExtractor
 
+        for name, value in (("llm_max_async", llm_max_async), ("insert_batch_size", insert_batch_size),
+                            ("vector_flush_size", vector_flush_size)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
         self.working_dir = working_dir
         self.workspace = workspace
+        self.vector_storage = vector_storage
+        self.vector_storage_kwargs = dict(vector_storage_kwargs or {})
+        self.cosine_threshold = cosine_threshold
         self.llm_max_async = llm_max_async
-        self.embedding_max_async = embedding_max_async
-        self.max_parallel_insert = max_parallel_insert
-        if flush_every < 1:
-            raise ValueError(f"flush_every must be at least 1, got {flush_every}")
-        self.flush_every = flush_every
-        self._unflushed: Dict[str, Dict[str, Any]] = {}
+        self.insert_batch_size = insert_batch_size
+        self.embedding_batch_size = embedding_batch_size
+        self.vector_flush_size = vector_flush_size
+        self.lock_timeout = lock_timeout
         self.query_defaults = QueryParam.from_dict(dict(query_defaults or {})).to_dict()
         self.chunker = chunker or Chunker()
         self.extractor = extractor
-        self.merger = merger or GraphMerger()
         self.embedder = embedder
-        where = {"workspace": workspace, "working_dir": working_dir}
-        kv, vec = _storage(kv_storage, "KV"), _storage(vector_storage, "vector")
-        vec_kwargs = {"embedder": embedder, "cosine_threshold": cosine_threshold,
-                      **(vector_storage_kwargs or {}), **where}
-        self.full_docs = kv(namespace="full_docs", **where)
-        self.text_chunks = kv(namespace="text_chunks", **where)
-        self.chunk_extractions = kv(namespace="chunk_extractions", **where)
-        self.doc_graph_items = kv(namespace="doc_graph_items", **where)
-        self.chunks_vdb = vec(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs)
-        self.entities_vdb = vec(namespace="entities", meta_fields=ENTITY_META, **vec_kwargs)
-        self.relations_vdb = vec(namespace="relationships", meta_fields=RELATION_META, **vec_kwargs)
-        self.graph = _storage(graph_storage, "graph")(namespace="chunk_entity_relation", **where)
-        self.doc_status = _storage(doc_status_storage, "doc status")(namespace="doc_status", **where)
+        self.index = GraphIndex(
+            embedder, merger or GraphMerger(), working_dir=working_dir, workspace=workspace,
+            vector_storage=vector_storage, vector_storage_kwargs=vector_storage_kwargs,
+            cosine_threshold=cosine_threshold, embedding_batch_size=embedding_batch_size,
+            lock_timeout=lock_timeout, extractor_name=type(extractor).__name__)
         self.engine = QueryEngine(
             keyword_extractor=keyword_extractor or HeuristicKeywordExtractor(),
             answer_generator=answer_generator,
             reranker=reranker,
         )
-        self._merge_lock: Optional[asyncio.Lock] = None
+        self.insert_progress: Dict[str, Dict[str, Any]] = {}
 
-    _to_dict_exclude = ("_merge_lock", "_unflushed")
+    _to_dict_exclude = ("insert_progress",)
 
     @classmethod
     def from_yaml(cls, source: Any) -> GraphRAG:
@@ -190,58 +193,84 @@ class GraphRAG(Component):
             raise ValueError(f"the config builds a {type(built).__name__}, not a {cls.__name__}")
         return built
 
+    # --------------------------------------------------------- store access
+    @property
+    def merger(self) -> GraphMerger:
+        return self.index.merger
+
+    @property
+    def graph(self) -> Any:
+        return self.index.graph
+
+    @property
+    def full_docs(self) -> Any:
+        return self.index.full_docs
+
+    @property
+    def text_chunks(self) -> Any:
+        return self.index.text_chunks
+
+    @property
+    def doc_status(self) -> Any:
+        return self.index.doc_status
+
+    @property
+    def chunks_vdb(self) -> Any:
+        return self.index.chunks_vdb
+
+    @property
+    def entities_vdb(self) -> Any:
+        return self.index.entities_vdb
+
+    @property
+    def relations_vdb(self) -> Any:
+        return self.index.relations_vdb
+
     @property
     def stores(self) -> GraphStores:
-        return GraphStores(graph=self.graph, entities_vdb=self.entities_vdb,
-                           relations_vdb=self.relations_vdb, chunks_vdb=self.chunks_vdb,
-                           text_chunks=self.text_chunks)
-
-    def storages(self) -> List[Component]:
-        return [self.full_docs, self.text_chunks, self.chunk_extractions, self.doc_graph_items,
-                self.chunks_vdb, self.entities_vdb, self.relations_vdb, self.graph, self.doc_status]
+        """The read view of the stores (what the query modes get)."""
+        return self.index.view
 
     def flush(self) -> None:
-        """Write every store to disk (atomically), the document status last."""
-        self.merger.index_pending(self.graph, self.entities_vdb, self.relations_vdb)
-        for storage in self.storages():
-            storage.index_done_callback()
+        """Embed queued entity and relation vectors now (every write is already committed)."""
+        run_sync(self.index.index_pending())
 
     def _extra_repr(self) -> str:
-        where = f"{self.working_dir}/{self.workspace}" if self.workspace else self.working_dir
-        return f"working_dir={where!r}, llm_max_async={self.llm_max_async}"
+        return f"llm_max_async={self.llm_max_async}, insert_batch_size={self.insert_batch_size}"
 
     # ------------------------------------------------------------------- insert
     def insert(self, input: Union[str, Sequence[str]], ids: Optional[Union[str, Sequence[str]]] = None,
-               file_paths: Optional[Union[str, Sequence[str]]] = None) -> InsertResult:
+               file_paths: Optional[Union[str, Sequence[str]]] = None,
+               progress: Optional[ProgressCallback] = None) -> InsertResult:
         """Insert documents (see :meth:`ainsert`)."""
-        return run_sync(self.ainsert(input, ids, file_paths))
+        return run_sync(self.ainsert(input, ids, file_paths, progress))
 
     async def ainsert(self, input: Union[str, Sequence[str]],
                       ids: Optional[Union[str, Sequence[str]]] = None,
-                      file_paths: Optional[Union[str, Sequence[str]]] = None) -> InsertResult:
+                      file_paths: Optional[Union[str, Sequence[str]]] = None,
+                      progress: Optional[ProgressCallback] = None) -> InsertResult:
         """Insert documents; already processed ones are skipped, unfinished ones retried.
 
         Args:
             input: a text or a list of texts.
-            ids: document ids (default ``"doc-" + md5(text)``).
+            ids: document ids (default ``"doc-" + md5(text)``). A processed id given another text
+                is re-indexed with the new text.
             file_paths: source names used in references.
+            progress: called with an :class:`InsertProgress` after each document.
         """
         result = self.enqueue_documents(input, ids, file_paths)
-        pending = self.unfinished_document_ids()
-        semaphore = asyncio.Semaphore(self.max_parallel_insert)
-        llm_limit = asyncio.Semaphore(self.llm_max_async)
-        embed_limit = asyncio.Semaphore(self.embedding_max_async)
-        self._merge_lock = asyncio.Lock()
-
-        async def process(doc_id: str) -> None:
-            async with semaphore:
-                await self._process_document(doc_id, result, llm_limit, embed_limit)
-
-        await asyncio.gather(*(process(d) for d in pending))
-        self._commit()
-        log.info("insert %s: %d processed, %d failed, %d skipped", result.track_id,
-                 len(result.processed), len(result.failed), len(result.skipped))
+        await self._process(self.unfinished_document_ids(), result, progress)
         return result
+
+    async def aprocess_pending(self, progress: Optional[ProgressCallback] = None) -> InsertResult:
+        """Process every PENDING, PROCESSING or FAILED document (e.g. after a restart)."""
+        result = InsertResult(track_id=f"resume-{uuid.uuid4().hex[:12]}")
+        await self._process(self.unfinished_document_ids(), result, progress)
+        return result
+
+    def process_pending(self, progress: Optional[ProgressCallback] = None) -> InsertResult:
+        """Synchronous :meth:`aprocess_pending`."""
+        return run_sync(self.aprocess_pending(progress))
 
     def validate_documents(
         self, input: Union[str, Sequence[str]], ids: Optional[Union[str, Sequence[str]]] = None,
@@ -257,8 +286,8 @@ class GraphRAG(Component):
             without explicit ids collapse into one document.
 
         Raises:
-            TypeError: a document is not a ``str``.
-            ValueError: an empty document, or ids / file paths not matching the texts.
+            TypeError: a document, id or file path is not a ``str``.
+            ValueError: an empty document or id, or ids / file paths not matching the texts.
 
         Example:
             >>> rag.validate_documents("Alice met Bob.", file_paths="a.txt")  # doctest: +SKIP
@@ -270,12 +299,17 @@ class GraphRAG(Component):
                 raise TypeError(f"document {i} is a {type(text).__name__}, not a str")
             if not text.strip():
                 raise ValueError(f"document {i} is empty")
+            if "\x00" in text:
+                raise ValueError(f"document {i} contains NUL bytes: is it a binary file?")
         if ids is None:
             doc_ids = [compute_mdhash_id(t.strip(), prefix="doc-") for t in texts]
         else:
             doc_ids = [ids] if isinstance(ids, str) else list(ids)
             if len(doc_ids) != len(texts):
                 raise ValueError(f"{len(doc_ids)} ids for {len(texts)} documents")
+            for i, doc_id in enumerate(doc_ids):
+                if not isinstance(doc_id, str) or not doc_id.strip():
+                    raise ValueError(f"document id {i} must be a non-empty string, got {doc_id!r}")
             if len(set(doc_ids)) != len(doc_ids):
                 raise ValueError("document ids must be unique")
         if file_paths is None:
@@ -284,6 +318,9 @@ class GraphRAG(Component):
             paths = [file_paths] if isinstance(file_paths, str) else list(file_paths)
             if len(paths) != len(texts):
                 raise ValueError(f"{len(paths)} file paths for {len(texts)} documents")
+            for i, path in enumerate(paths):
+                if not isinstance(path, str):
+                    raise TypeError(f"file path {i} is a {type(path).__name__}, not a str")
         unique: Dict[str, tuple[str, str]] = {}
         for doc_id, text, path in zip(doc_ids, texts, paths):
             unique.setdefault(doc_id, (text, path))  # identical texts share one id
@@ -293,125 +330,133 @@ class GraphRAG(Component):
         self, input: Union[str, Sequence[str]], ids: Optional[Union[str, Sequence[str]]] = None,
         file_paths: Optional[Union[str, Sequence[str]]] = None,
     ) -> InsertResult:
-        """The first step of an insert: validate (:meth:`validate_documents`), store the texts
-        and mark them PENDING, then flush the document stores. Already PROCESSED ids are skipped.
+        """The first step of an insert: validate (:meth:`validate_documents`), then store the
+        texts as PENDING in one committed transaction (durable when this returns). Already
+        PROCESSED documents with the same text are skipped.
 
-        :meth:`ainsert` and other ingestion paths (e.g. :func:`~lightrag.components.graph_rag.
-        distributed.ray_insert`) start with it, then process :meth:`unfinished_document_ids`.
+        :meth:`ainsert` and other ingestion paths (the server, :func:`~lightrag.components.
+        graph_rag.distributed.ray_insert`) start with it, then process
+        :meth:`unfinished_document_ids`.
 
         Returns:
             An :class:`InsertResult` with a new ``track_id``, the ``doc_ids`` and the ``skipped``.
         """
         texts, doc_ids, paths = self.validate_documents(input, ids, file_paths)
         result = InsertResult(track_id=f"insert-{uuid.uuid4().hex[:12]}", doc_ids=doc_ids)
-        for doc_id, text, path in zip(doc_ids, texts, paths):
-            existing = self.doc_status.get_by_id(doc_id)
-            if existing and existing.get("status") == DocStatus.PROCESSED.value:
-                result.skipped.append(doc_id)
-                continue
-            self.full_docs.upsert({doc_id: {"content": text, "file_path": path}})
-            self.doc_status.upsert({doc_id: DocProcessingStatus(
-                content_summary=text[:100], content_length=len(text), file_path=path,
-                status=DocStatus.PENDING, track_id=result.track_id,
-                content_hash=compute_mdhash_id(text)).to_dict()})
-        self.full_docs.index_done_callback()
-        self.doc_status.index_done_callback()
+        _, result.skipped = self.index.enqueue(texts, doc_ids, paths, result.track_id)
         return result
 
     def unfinished_document_ids(self) -> List[str]:
         """Ids of the PENDING, PROCESSING and FAILED documents: what the next insert processes."""
-        return list(self.doc_status.get_by_statuses(
-            [DocStatus.PENDING, DocStatus.PROCESSING, DocStatus.FAILED]))
+        return self.index.unfinished_document_ids()
 
     def set_document_status(self, doc_id: str, **changes: Any) -> None:
-        """Update fields of a document's status record (in memory; the next flush of
-        ``doc_status`` writes it) and stamp ``updated_at``.
+        """Update fields of a document's status record (committed at once) and stamp
+        ``updated_at``; a :class:`DocStatus` is stored as its value."""
+        self.index.set_status(doc_id, **changes)
 
-        Args:
-            doc_id: the document; a missing record is created from ``changes``.
-            **changes: :class:`DocProcessingStatus` fields, e.g. ``status=DocStatus.FAILED,
-                error_msg="..."``; a :class:`DocStatus` is stored as its value.
-        """
-        record = dict(self.doc_status.get_by_id(doc_id) or {})
-        record.update({k: (v.value if isinstance(v, DocStatus) else v) for k, v in changes.items()})
-        record["updated_at"] = now_iso()
-        self.doc_status.upsert({doc_id: record})
-
-    async def _extract(self, chunk_id: str, chunk: Any, llm_limit: asyncio.Semaphore) -> Any:
+    async def _extract(self, chunk_id: str, chunk: TextChunkSchema, llm_limit: asyncio.Semaphore,
+                       doc_id: str) -> Any:
         from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 
-        cached = self.chunk_extractions.get_by_id(chunk_id)
-        if cached is not None:
-            return ExtractionResult.from_dict(cached)
-        async with llm_limit:
-            extracted = await self.extractor.acall(chunk.content, chunk_id, chunk.file_path)
-        if extracted.error is None:
-            self.chunk_extractions.upsert({chunk_id: extracted.to_dict()})
+        extracted = self.index.cached_extraction(chunk_id, chunk)
+        if extracted is None:
+            async with llm_limit:
+                try:
+                    extracted = await self.extractor.acall(chunk.content, chunk_id, chunk.file_path)
+                except Exception as e:  # an extractor bug must fail the chunk, not the batch
+                    log.exception("extraction of %s failed", chunk_id)
+                    extracted = ExtractionResult(chunk_id=chunk_id, error=f"{type(e).__name__}: {e}")
+        state = self.insert_progress.get(doc_id)
+        if state is not None:
+            state["chunks_done"] += 1
         return extracted
 
-    async def _process_document(self, doc_id: str, result: InsertResult,
-                                llm_limit: asyncio.Semaphore, embed_limit: asyncio.Semaphore) -> None:
-        doc = self.full_docs.get_by_id(doc_id)
-        if doc is None:
-            self.set_document_status(doc_id, status=DocStatus.FAILED, error_msg="document text is missing")
-            result.failed[doc_id] = "document text is missing"
-            return
+    async def _process(self, doc_ids: Sequence[str], result: InsertResult,
+                       progress: Optional[ProgressCallback]) -> None:
+        tracker = InsertProgress(docs_total=len(doc_ids))
+        started = time.perf_counter()
+        llm_limit = asyncio.Semaphore(self.llm_max_async)
         try:
-            chunks = self.chunker(doc_id, doc["content"], doc.get("file_path", "unknown_source"))
-            self.set_document_status(doc_id, status=DocStatus.PROCESSING, chunks_count=len(chunks),
-                             chunks_list=list(chunks), error_msg=None)
-            self.text_chunks.upsert({cid: c.to_dict() for cid, c in chunks.items()})
-            async with embed_limit:
-                await self.chunks_vdb.aupsert({
-                    cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
-                          "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()})
-            extractions = await asyncio.gather(
-                *(self._extract(cid, c, llm_limit) for cid, c in chunks.items()))
-            good = [e for e in extractions if e.error is None]
-            failed = {e.chunk_id: e.error for e in extractions if e.error is not None}
-            async with self._merge_lock:  # type: ignore[union-attr]
-                stats = await self.merger.acall(good, self.graph, self.entities_vdb,
-                                                self.relations_vdb, defer_index=True)
-                items = self.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
-                items["entities"] = sorted({*items["entities"], *(n for e in good for n in
-                                                                  (x.entity_name for x in e.entities))})
-                items["relations"] = sorted({*map(tuple, items["relations"]), *(
-                    tuple(sorted((r.src_id, r.tgt_id))) for e in good for r in e.relations)})
-                self.doc_graph_items.upsert({doc_id: items})
-            result.chunks += len(chunks)
-            result.entities += len(stats.entities)
-            result.relations += len(stats.relations)
-            if failed:
-                message = f"{len(failed)} of {len(chunks)} chunks failed extraction: " + "; ".join(
-                    f"{cid}: {err}" for cid, err in list(failed.items())[:3])
-                result.failed[doc_id] = message
-                result.failed_chunks.extend(failed)
-                self._unflushed[doc_id] = {"status": DocStatus.FAILED, "error_msg": message,
-                                           "metadata": {"failed_chunks": list(failed)}}
-            else:
-                self._unflushed[doc_id] = {"status": DocStatus.PROCESSED, "metadata": {
-                    "entities": len(items["entities"]), "relations": len(items["relations"])}}
-                result.processed.append(doc_id)
-            if len(self._unflushed) >= self.flush_every:
-                self._commit()
-        except Exception as e:
-            log.exception("processing %s failed", doc_id)
-            self.set_document_status(doc_id, status=DocStatus.FAILED, error_msg=f"{type(e).__name__}: {e}")
-            result.failed[doc_id] = f"{type(e).__name__}: {e}"
-            self.doc_status.index_done_callback()
+            for start in range(0, len(doc_ids), self.insert_batch_size):
+                batch = list(doc_ids[start:start + self.insert_batch_size])
+                for done in await self._process_batch(batch, result, llm_limit):
+                    tracker.docs_done += 1
+                    tracker.doc_id, tracker.status = done.doc_id, done.status
+                    tracker.chunks_done += done.chunks
+                    tracker.entities += len(done.entities)
+                    tracker.relations += len(done.relations)
+                    tracker.elapsed_s = time.perf_counter() - started
+                    if progress is not None:
+                        progress(InsertProgress(**tracker.to_dict()))
+                if len(self.index.pending_vectors) >= self.vector_flush_size:
+                    await self.index.index_pending()
+            await self.index.index_pending()
+        finally:
+            for doc_id in doc_ids:
+                self.insert_progress.pop(doc_id, None)
+        log.info("insert %s: %d processed, %d failed, %d skipped", result.track_id,
+                 len(result.processed), len(result.failed), len(result.skipped))
 
-    def _commit(self) -> None:
-        """Flush every store, then record the final status of the documents merged since the
-        last commit (so the status on disk never runs ahead of the data). Entities and
-        relations merged since then are embedded first, once each."""
-        self.merger.index_pending(self.graph, self.entities_vdb, self.relations_vdb)
-        for storage in self.storages():
-            if storage is not self.doc_status:
-                storage.index_done_callback()
-        for doc_id, changes in self._unflushed.items():
-            self.set_document_status(doc_id, **changes)
-        self._unflushed = {}
-        self.doc_status.index_done_callback()
+    async def _fail(self, doc_id: str, message: str, result: InsertResult) -> RecordResult:
+        await self.index.aset_status(doc_id, status=DocStatus.FAILED, error_msg=message)
+        result.failed[doc_id] = message
+        return RecordResult(doc_id=doc_id, status=DocStatus.FAILED.value, error=message)
+
+    async def _process_batch(self, batch: List[str], result: InsertResult,
+                             llm_limit: asyncio.Semaphore) -> List[RecordResult]:
+        """Chunk, embed (one call) and extract a batch of documents, then commit each one."""
+        finished: List[RecordResult] = []
+        prepared: List[tuple[str, Dict[str, TextChunkSchema]]] = []
+        for doc_id, doc in zip(batch, self.index.full_docs.get_by_ids(batch)):
+            if doc is None:
+                finished.append(await self._fail(doc_id, "document text is missing", result))
+                continue
+            try:
+                chunks = self.chunker(doc_id, doc["content"], doc.get("file_path", "unknown_source"))
+            except Exception as e:
+                log.exception("chunking %s failed", doc_id)
+                finished.append(await self._fail(doc_id, f"chunking failed: {type(e).__name__}: {e}", result))
+                continue
+            prepared.append((doc_id, chunks))
+            self.insert_progress[doc_id] = {"stage": "extracting", "chunks_total": len(chunks),
+                                            "chunks_done": 0}
+        if not prepared:
+            return finished
+        await self.index.aset_statuses({d: {"status": DocStatus.PROCESSING, "error_msg": None,
+                                            "chunks_count": len(c)} for d, c in prepared})
+        flat = [(doc_id, cid, chunk) for doc_id, chunks in prepared for cid, chunk in chunks.items()]
+        try:
+            vectors = await self.index.embed_texts([c.content for _, _, c in flat])
+        except Exception as e:
+            log.exception("embedding the chunks of %d documents failed", len(prepared))
+            for doc_id, _ in prepared:
+                finished.append(await self._fail(doc_id, f"embedding failed: {type(e).__name__}: {e}", result))
+            return finished
+        extractions = await asyncio.gather(
+            *(self._extract(cid, chunk, llm_limit, doc_id) for doc_id, cid, chunk in flat))
+        row = 0
+        for doc_id, chunks in prepared:
+            count = len(chunks)
+            self.insert_progress[doc_id]["stage"] = "merging"
+            try:
+                recorded = await self.index.record(doc_id, chunks, vectors[row:row + count] if count else None,
+                                                   extractions[row:row + count])
+            except Exception as e:
+                log.exception("recording %s failed", doc_id)
+                recorded = await self._fail(doc_id, f"{type(e).__name__}: {e}", result)
+            row += count
+            finished.append(recorded)
+            self.insert_progress.pop(doc_id, None)
+            if recorded.status == DocStatus.PROCESSED.value:
+                result.processed.append(doc_id)
+            elif recorded.error is not None:
+                result.failed[doc_id] = recorded.error
+                result.failed_chunks.extend(recorded.failed_chunks)
+            result.chunks += recorded.chunks
+            result.entities += len(recorded.entities)
+            result.relations += len(recorded.relations)
+        return finished
 
     # -------------------------------------------------------------------- query
     def query(self, query: str, param: Optional[QueryParam] = None, **overrides: Any) -> QueryResult:
@@ -426,53 +471,61 @@ class GraphRAG(Component):
                       sync_stream: bool) -> QueryResult:
         if not isinstance(query, str) or not query.strip():
             raise ValueError("query must be a non-empty string")
-        base = param.to_dict() if param is not None else dict(self.query_defaults)
-        unknown = set(overrides) - set(base)
+        resolved = self.resolve_query_param(param, **overrides)
+        return await self.engine.acall(query, resolved, self.index.view, sync_stream=sync_stream)
+
+    def resolve_query_param(self, param: Optional[QueryParam] = None, **overrides: Any) -> QueryParam:
+        """The one place where query settings are merged: the config's ``query_defaults``, then
+        the fields of ``param`` that differ from :class:`QueryParam`'s own defaults, then the
+        keyword ``overrides``. ``query(q, param=QueryParam(mode="local"))`` and
+        ``query(q, mode="local")`` therefore resolve alike."""
+        defaults = QueryParam().to_dict()
+        unknown = set(overrides) - set(defaults)
         if unknown:
-            raise ValueError(f"unknown query parameters {sorted(unknown)}")
-        resolved = QueryParam.from_dict({**base, **overrides})
-        return await self.engine.acall(query, resolved, self.stores, sync_stream=sync_stream)
+            raise ValueError(f"unknown query parameters {sorted(unknown)}; known: {sorted(defaults)}")
+        explicit = {}
+        if param is not None:
+            if not isinstance(param, QueryParam):
+                raise TypeError(f"param must be a QueryParam, got {type(param).__name__}")
+            explicit = {k: v for k, v in param.to_dict().items() if v != defaults.get(k)}
+        return QueryParam.from_dict({**self.query_defaults, **explicit, **overrides})
 
     # -------------------------------------------------------------- maintenance
     def delete_by_doc_id(self, doc_id: str) -> Any:
-        """Delete a document; see :func:`maintenance.adelete_by_doc_id`."""
+        """Delete a document (see :meth:`adelete_by_doc_id`)."""
         return run_sync(self.adelete_by_doc_id(doc_id))
 
     async def adelete_by_doc_id(self, doc_id: str) -> Any:
-        from lightrag.components.graph_rag.maintenance import adelete_by_doc_id
-
-        return await adelete_by_doc_id(self, doc_id)
+        """Remove a document, its chunks and what only it supported; shared entities and
+        relations are rebuilt from their other chunks' cached extractions. One transaction: a
+        crash leaves the document either fully there or fully gone."""
+        deleted = await self.index.delete_document(doc_id)
+        await self.index.index_pending()
+        return deleted
 
     def delete_entity(self, name: str) -> None:
-        from lightrag.components.graph_rag.maintenance import delete_entity
-
-        delete_entity(self, name)
+        self.index.delete_entity(name)
 
     def edit_entity(self, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
-        from lightrag.components.graph_rag.maintenance import edit_entity
-
-        return edit_entity(self, name, updates, rename_to)
+        edited = self.index.edit_entity(name, updates, rename_to)
+        self.flush()
+        return edited
 
     def merge_entities(self, sources: Sequence[str], target: str) -> Dict[str, Any]:
-        from lightrag.components.graph_rag.maintenance import merge_entities
+        merged = self.index.merge_entities(sources, target)
+        self.flush()
+        return merged
 
-        return merge_entities(self, sources, target)
-
-    def export(self, path: str, format: str = "graphml") -> None:
-        """Write the graph as ``graphml``, ``json`` or ``csv``."""
-        self.graph.export(path, format=format)
+    def export(self, path: str, format: Optional[str] = None) -> List[Any]:
+        """Write the graph as ``graphml``, ``json`` or ``csv`` (default: from the file
+        extension, else GraphML); returns the files written."""
+        return self.index.export(path, format=format)
 
     def get_knowledge_graph(self, node_label: str = "*", max_depth: int = 3, max_nodes: int = 1000) -> Any:
+        self.index.refresh()
         return self.graph.get_knowledge_graph(node_label, max_depth=max_depth, max_nodes=max_nodes)
 
     # ------------------------------------------------------------------- status
     def status(self) -> Dict[str, Any]:
         """Counts of documents by status, chunks, entities and relations."""
-        return {
-            "documents": self.doc_status.get_status_counts(),
-            "chunks": len(self.text_chunks),
-            "entities": len(self.graph.get_all_labels()),
-            "relations": len(self.graph.get_all_edges()),
-            "working_dir": self.working_dir,
-            "workspace": self.workspace,
-        }
+        return self.index.status()

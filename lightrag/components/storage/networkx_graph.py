@@ -75,12 +75,17 @@ class NetworkXGraphStorage(BaseGraphStorage):
         (['Saturn'], False)
     """
 
-    _to_dict_exclude = ("_graph", "_dirty")
+    _to_dict_exclude = ("_graph", "_dirty", "version")
 
     def __init__(self, namespace: str, workspace: str = "", working_dir: str = "./lightrag_storage") -> None:
         super().__init__(namespace, workspace, working_dir)
         self._graph = nx.Graph()
         self._dirty = False
+        self.version = 0
+        self._load()
+
+    def _load(self) -> None:
+        """Read the GraphML file, if there is one."""
         if self.file_path.exists():
             try:
                 loaded = nx.read_graphml(self.file_path)
@@ -221,6 +226,7 @@ class NetworkXGraphStorage(BaseGraphStorage):
         else:
             self._graph.add_node(node_id, **clean)
         self._dirty = True
+        self.version += 1
 
     def upsert_edge(self, src: str, tgt: str, data: Dict[str, Any]) -> None:
         clean = _clean(data, f"edge {src!r}-{tgt!r}")
@@ -232,22 +238,26 @@ class NetworkXGraphStorage(BaseGraphStorage):
         else:
             self._graph.add_edge(src, tgt, **clean)
         self._dirty = True
+        self.version += 1
 
     def delete_node(self, node_id: str) -> None:
         if self._graph.has_node(node_id):
             self._graph.remove_node(node_id)
             self._dirty = True
+            self.version += 1
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
         present = [n for n in node_ids if n in self._graph]
         self._graph.remove_nodes_from(present)
         self._dirty = self._dirty or bool(present)
+        self.version += 1
 
     def remove_edges(self, pairs: Iterable[Tuple[str, str]]) -> None:
         for src, tgt in pairs:
             if self._graph.has_edge(src, tgt):
                 self._graph.remove_edge(src, tgt)
                 self._dirty = True
+                self.version += 1
 
     # ----------------------------------------------------------------- export
     def export(self, path: str, format: str = "graphml") -> List[Path]:

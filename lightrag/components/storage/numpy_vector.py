@@ -53,7 +53,7 @@ class NumpyVectorStorage(BaseVectorStorage):
         [('x', 0.98)]
     """
 
-    _to_dict_exclude = ("_matrix", "_ids", "_rows", "_meta", "_size", "_dirty", "embedder")
+    _to_dict_exclude = ("_matrix", "_ids", "_rows", "_meta", "_size", "_dirty", "embedder", "version")
 
     def __init__(
         self,
@@ -74,6 +74,7 @@ class NumpyVectorStorage(BaseVectorStorage):
         self._rows: Dict[str, int] = {}
         self._meta: List[Dict[str, Any]] = []
         self._dirty = False
+        self.version = 0
         self._load()
 
     @property
@@ -186,6 +187,7 @@ class NumpyVectorStorage(BaseVectorStorage):
                 self._meta[row] = meta
             self._matrix[row] = vector
         self._dirty = True
+        self.version += 1
 
     def delete(self, ids: Iterable[str]) -> None:
         """Swap-remove: the last row moves into the freed one (O(dim) per delete)."""
@@ -203,6 +205,7 @@ class NumpyVectorStorage(BaseVectorStorage):
             self._meta.pop()
             self._size -= 1
             self._dirty = True
+            self.version += 1
 
     # ------------------------------------------------------------------ reads
     def _as_vector(self, query: Union[str, np.ndarray]) -> np.ndarray:

@@ -1,0 +1,543 @@
+"""``GraphIndex``: the one owner, and the only writer, of a graph-RAG working directory's stores.
+
+It holds the documents, chunks, document status, extraction cache, graph, the three vector
+stores and the pending-vector queue, all in one database (embedded SQLite by default), and
+changes them only through a small API:
+
+* :meth:`enqueue` stores documents as PENDING (durable when it returns);
+* :meth:`record` writes one document's chunks, chunk vectors, extractions, merged graph items and
+  its final status in **one transaction**: after a crash the document is either fully there or
+  not at all (and still PENDING, so the next insert redoes it);
+* :meth:`index_pending` embeds the entities and relations touched since the last call, once
+  each however many documents touched them (the queue of what to embed is itself a store, so a
+  crash loses none of it);
+* :meth:`delete_document`, :meth:`edit_entity`, :meth:`merge_entities`, :meth:`delete_entity`
+  are transactions too.
+
+Writes are serialised by one writer lock: in-process (every coroutine and thread of this
+process) and across processes (the database's writer lock, waited for up to ``lock_timeout``).
+Readers never wait: :attr:`view` is the typed read view the query modes use, and
+:meth:`refresh` applies what other processes committed since the last look.
+
+Example:
+    >>> index = GraphIndex(embedder, GraphMerger(), working_dir="./rag")  # doctest: +SKIP
+    >>> index.enqueue(["Alice founded Acme."], ["doc-1"], ["a.txt"], "track-1")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import threading
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from lightrag.components.graph_rag.context import GraphStores
+from lightrag.components.graph_rag.merger import (
+    GraphMerger,
+    MergeStats,
+    entity_vector_id,
+    relation_vector_id,
+)
+from lightrag.components.graph_rag.schemas import (
+    DocProcessingStatus,
+    DocStatus,
+    TextChunkSchema,
+    compute_mdhash_id,
+    now_iso,
+    relation_key,
+)
+from lightrag.components.storage.sql_db import SQLDatabase, SQLiteDatabase
+from lightrag.components.storage.sql_graph import SQLGraphStorage
+from lightrag.components.storage.sql_kv import SQLDocStatusStorage, SQLKVStorage
+from lightrag.components.storage.sql_vector import SQLVectorStorage
+from lightrag.core.base_data_class import DataClass
+from lightrag.core.component import Component
+from lightrag.utils.registry import EntityMapping
+
+log = logging.getLogger(__name__)
+
+ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
+RELATION_META = ["src_id", "tgt_id", "keywords", "weight", "source_id", "file_path"]
+CHUNK_META = ["full_doc_id", "file_path", "chunk_order_index"]
+DB_FILE = "lightrag.sqlite3"
+LEGACY_FILES = ("kv_store_full_docs.json", "kv_store_doc_status.json",
+                "graph_chunk_entity_relation.graphml", "vdb_chunks.npz")
+EMBED_TEXT_CHARS = 2000
+_SEP = "\x1f"
+
+
+class WriterLock:
+    """A lock for coroutines and threads alike: waiting never blocks an event loop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    async def acquire(self) -> None:
+        if self._lock.acquire(blocking=False):
+            return
+        waiter = asyncio.ensure_future(asyncio.to_thread(self._lock.acquire))
+        try:
+            await asyncio.shield(waiter)
+        except asyncio.CancelledError:
+            waiter.add_done_callback(lambda _: self._lock.release())
+            raise
+
+    def acquire_sync(self) -> None:
+        self._lock.acquire()
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+@dataclass
+class RecordResult(DataClass):
+    """What recording one document wrote."""
+
+    doc_id: str = field(default="", metadata={"desc": "The document"})
+    status: str = field(default="", metadata={"desc": "processed or failed"})
+    chunks: int = field(default=0, metadata={"desc": "Chunks written"})
+    entities: List[str] = field(default_factory=list, metadata={"desc": "Entities touched"})
+    relations: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Relations"})
+    failed_chunks: Dict[str, str] = field(default_factory=dict, metadata={"desc": "Chunk -> error"})
+    error: Optional[str] = field(default=None, metadata={"desc": "Why the document failed"})
+
+
+def extraction_key(extractor_name: str, content: str) -> str:
+    """Cache key of a chunk's extraction: the extractor's name and the chunk's *content*, so a
+    corrected text is extracted again and identical chunks share one extraction."""
+    return compute_mdhash_id(f"{extractor_name}{_SEP}{content}", prefix="ext-")
+
+
+def _pending_key(kind: str, *parts: str) -> str:
+    return _SEP.join((kind, *parts))
+
+
+def entity_text(name: str, node: Dict[str, Any]) -> str:
+    """What an entity vector embeds: its name and (the start of) its description."""
+    return f"{name}\n{node.get('description', '')}"[:EMBED_TEXT_CHARS]
+
+
+def relation_text(src: str, tgt: str, edge: Dict[str, Any]) -> str:
+    """What a relation vector embeds: keywords, both ends and (the start of) the description."""
+    return f"{edge.get('keywords', '')}\t{src}\n{tgt}\n{edge.get('description', '')}"[:EMBED_TEXT_CHARS]
+
+
+def _digest(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def _vector_storage(name: str) -> type:
+    cls = EntityMapping.get(name)
+    if cls is None:
+        raise ValueError(f"unknown vector storage {name!r}: register it or use a built-in one")
+    return cls
+
+
+class GraphIndex(Component):
+    """Every store of one working directory, and the rules for changing them.
+
+    Args:
+        embedder: embeds chunks, entities, relations (and queries, through ``chunks_vdb``).
+        merger: merges extractions into the graph.
+        working_dir / workspace: where the database lives (``working_dir/workspace/lightrag.sqlite3``).
+        database: an open :class:`SQLDatabase` to use instead (e.g. PostgreSQL).
+        vector_storage: ``None`` keeps vectors in the database (searched in memory); a registered
+            class name (``"ChromaVectorStorage"``) puts them there instead.
+        vector_storage_kwargs: more arguments of that class.
+        cosine_threshold: minimum similarity of vector hits.
+        embedding_batch_size: texts per embedder call (sorted by length first).
+        lock_timeout: seconds to wait for another process's writer lock.
+        extractor_name: names the extractor in extraction cache keys (its class name), so a
+            store indexed by another extractor never replays its extractions.
+    """
+
+    _to_dict_exclude = ("db", "_writer")
+
+    def __init__(
+        self,
+        embedder: Any,
+        merger: Optional[GraphMerger] = None,
+        working_dir: str = "./lightrag_storage",
+        workspace: str = "",
+        database: Optional[SQLDatabase] = None,
+        vector_storage: Optional[str] = None,
+        vector_storage_kwargs: Optional[Dict[str, Any]] = None,
+        cosine_threshold: float = 0.2,
+        embedding_batch_size: int = 64,
+        lock_timeout: float = 120.0,
+        extractor_name: str = "",
+    ) -> None:
+        super().__init__()
+        self.extractor_name = extractor_name
+        self.working_dir = str(working_dir)
+        self.workspace = workspace
+        self.merger = merger or GraphMerger()
+        where = {"workspace": workspace, "working_dir": self.working_dir}
+        if database is None:
+            folder = Path(self.working_dir) / workspace if workspace else Path(self.working_dir)
+            _refuse_legacy(folder)
+            database = SQLiteDatabase(folder / DB_FILE, lock_timeout=lock_timeout)
+        object.__setattr__(self, "db", database)
+        self._writer = WriterLock()
+        kv = {"db": database, **where}
+        self.full_docs = SQLKVStorage(namespace="full_docs", **kv)
+        self.text_chunks = SQLKVStorage(namespace="text_chunks", **kv)
+        self.extractions = SQLKVStorage(namespace="extractions", **kv)
+        self.doc_graph_items = SQLKVStorage(namespace="doc_graph_items", **kv)
+        self.pending_vectors = SQLKVStorage(namespace="pending_vectors", **kv)
+        self.doc_status = SQLDocStatusStorage(namespace="doc_status", **kv)
+        self.graph = SQLGraphStorage(namespace="chunk_entity_relation", **kv)
+        vec_kwargs: Dict[str, Any] = {"embedder": embedder, "cosine_threshold": cosine_threshold,
+                                      "embedding_batch_size": embedding_batch_size,
+                                      **(vector_storage_kwargs or {}), **where}
+        if vector_storage is None or vector_storage == "SQLVectorStorage":
+            make: Any = SQLVectorStorage
+            vec_kwargs["db"] = database
+        else:
+            make = _vector_storage(vector_storage)
+        self.chunks_vdb = make(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs)
+        self.entities_vdb = make(namespace="entities", meta_fields=ENTITY_META, **vec_kwargs)
+        self.relations_vdb = make(namespace="relationships", meta_fields=RELATION_META, **vec_kwargs)
+
+    def _extra_repr(self) -> str:
+        where = f"{self.working_dir}/{self.workspace}" if self.workspace else self.working_dir
+        return f"working_dir={where!r}"
+
+    # ------------------------------------------------------------------ reads
+    @property
+    def view(self) -> GraphStores:
+        """The read view of the query modes (refreshed with other processes' commits first)."""
+        self.refresh()
+        return GraphStores(graph=self.graph, entities_vdb=self.entities_vdb,
+                           relations_vdb=self.relations_vdb, chunks_vdb=self.chunks_vdb,
+                           text_chunks=self.text_chunks)
+
+    def refresh(self) -> bool:
+        """Apply the commits of other processes to the in-memory graph and vectors."""
+        return self.db.refresh()
+
+    def status(self) -> Dict[str, Any]:
+        """Counts of documents by status, chunks, entities, relations and pending vectors."""
+        self.refresh()
+        return {
+            "documents": self.doc_status.get_status_counts(),
+            "chunks": len(self.text_chunks),
+            "entities": self.graph.node_count(),
+            "relations": len(self.graph.all_edge_pairs()),
+            "pending_vectors": len(self.pending_vectors),
+            "working_dir": self.working_dir,
+            "workspace": self.workspace,
+        }
+
+    def cached_extraction(self, chunk_id: str, chunk: TextChunkSchema) -> Any:
+        """The cached extraction of this chunk's content (re-labelled with this chunk's id and
+        file), or None."""
+        from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+
+        cached = self.extractions.get_by_id(extraction_key(self.extractor_name, chunk.content))
+        if cached is None:
+            return None
+        result = ExtractionResult.from_dict(cached)
+        result.chunk_id = chunk_id
+        for record in [*result.entities, *result.relations]:
+            record.source_id, record.file_path = chunk_id, chunk.file_path
+        return result
+
+    # ----------------------------------------------------------------- locking
+    @asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        """Hold the writer lock and one transaction (commit on success, roll back on error)."""
+        await self._writer.acquire()
+        try:
+            with self.db.transaction():
+                yield
+        finally:
+            self._writer.release()
+
+    @contextmanager
+    def writing_sync(self) -> Iterator[None]:
+        """:meth:`writing` for synchronous callers."""
+        self._writer.acquire_sync()
+        try:
+            with self.db.transaction():
+                yield
+        finally:
+            self._writer.release()
+
+    # ------------------------------------------------------------------ intake
+    def enqueue(self, texts: Sequence[str], doc_ids: Sequence[str], paths: Sequence[str],
+                track_id: str) -> Tuple[List[str], List[str]]:
+        """Store documents as PENDING in one transaction; returns ``(queued, skipped)``.
+
+        A PROCESSED document with the same id and the same text is skipped; one with another text
+        is replaced (its old data is deleted by the next insert before the new text is indexed).
+        """
+        queued: List[str] = []
+        skipped: List[str] = []
+        with self.writing_sync():
+            existing = dict(zip(doc_ids, self.doc_status.get_by_ids(list(doc_ids))))
+            docs, statuses = {}, {}
+            for doc_id, text, path in zip(doc_ids, texts, paths):
+                old = existing.get(doc_id)
+                content_hash = compute_mdhash_id(text)
+                if old and old.get("status") == DocStatus.PROCESSED.value:
+                    if old.get("content_hash") == content_hash:
+                        skipped.append(doc_id)
+                        continue
+                docs[doc_id] = {"content": text, "file_path": path}
+                record = DocProcessingStatus(
+                    content_summary=text[:100], content_length=len(text), file_path=path,
+                    status=DocStatus.PENDING, track_id=track_id, content_hash=content_hash).to_dict()
+                if old:
+                    record["created_at"] = old.get("created_at", record["created_at"])
+                    if old.get("chunks_list") and old.get("content_hash") != content_hash:
+                        record["metadata"] = {"replaces_chunks": old.get("chunks_list")}
+                    else:
+                        record["chunks_list"] = old.get("chunks_list") or []
+                statuses[doc_id] = record
+                queued.append(doc_id)
+            self.full_docs.replace(docs)
+            self.doc_status.replace(statuses)
+        return queued, skipped
+
+    def unfinished_document_ids(self) -> List[str]:
+        """PENDING, PROCESSING and FAILED documents, oldest first: what the next insert does."""
+        self.refresh()
+        found = self.doc_status.get_by_statuses(
+            [DocStatus.PENDING, DocStatus.PROCESSING, DocStatus.FAILED])
+        return sorted(found, key=lambda d: (found[d].created_at or "", d))
+
+    def set_status(self, doc_id: str, **changes: Any) -> None:
+        """Update fields of a document's status record (its own small transaction)."""
+        with self.writing_sync():
+            self._set_status(doc_id, **changes)
+
+    async def aset_status(self, doc_id: str, **changes: Any) -> None:
+        """Async :meth:`set_status` (waits for the writer lock without blocking the loop)."""
+        await self.aset_statuses({doc_id: changes})
+
+    async def aset_statuses(self, changes: Dict[str, Dict[str, Any]]) -> None:
+        """Update several documents' status records in one transaction."""
+        async with self.writing():
+            for doc_id, fields in changes.items():
+                self._set_status(doc_id, **fields)
+
+    def _set_status(self, doc_id: str, **changes: Any) -> None:
+        changes = {k: (v.value if isinstance(v, DocStatus) else v) for k, v in changes.items()}
+        self.doc_status.upsert({doc_id: {**changes, "updated_at": now_iso()}})
+
+    # ----------------------------------------------------------------- record
+    async def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``texts``: each distinct text embedded once, in batches of similar
+        length (padding is what makes mixed batches slow)."""
+        unique = list(dict.fromkeys(texts))
+        if not unique:
+            return np.zeros((0, 0), dtype=np.float32)
+        order = sorted(range(len(unique)), key=lambda i: len(unique[i]))
+        vectors = await self.chunks_vdb.aembed([unique[i] for i in order])
+        by_text = {unique[i]: vectors[row] for row, i in enumerate(order)}
+        return np.stack([by_text[t] for t in texts])
+
+    async def record(self, doc_id: str, chunks: Dict[str, TextChunkSchema],
+                     chunk_vectors: Optional[np.ndarray], extractions: Sequence[Any]) -> RecordResult:
+        """Write one document and its final status in one transaction.
+
+        Args:
+            doc_id: the document (enqueued before).
+            chunks: its chunks by id; ``chunk_vectors`` their vectors, in the same order.
+            extractions: one :class:`ExtractionResult` per chunk (failed ones carry ``error``).
+        """
+        good = [e for e in extractions if e.error is None]
+        failed = {e.chunk_id: str(e.error) for e in extractions if e.error is not None}
+        result = RecordResult(doc_id=doc_id, chunks=len(chunks), failed_chunks=failed)
+        async with self.writing():
+            status = self.doc_status.get_by_id(doc_id) or {}
+            replaced = (status.get("metadata") or {}).get("replaces_chunks")
+            if replaced:
+                await self._delete_document_data(doc_id, replaced)
+            self.text_chunks.replace({cid: c.to_dict() for cid, c in chunks.items()})
+            if chunks:
+                self.chunks_vdb.upsert({
+                    cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
+                          "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
+                    vectors=chunk_vectors)
+            self.extractions.replace({
+                extraction_key(self.extractor_name, chunks[e.chunk_id].content): e.to_dict()
+                for e in good if e.chunk_id in chunks})
+            stats = await self.merger.acall(good, self.graph)
+            self._queue_vectors(stats)
+            items = self.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
+            items = {
+                "entities": sorted({*items["entities"], *(x.entity_name for e in good for x in e.entities)}),
+                "relations": sorted({*map(tuple, items["relations"]),
+                                     *(relation_key(r.src_id, r.tgt_id) for e in good for r in e.relations)}),
+            }
+            self.doc_graph_items.replace({doc_id: items})
+            result.entities, result.relations = stats.entities, stats.relations
+            if failed:
+                result.status = DocStatus.FAILED.value
+                result.error = f"{len(failed)} of {len(chunks)} chunks failed extraction: " + "; ".join(
+                    f"{cid}: {err}" for cid, err in list(failed.items())[:3])
+                self._set_status(doc_id, status=DocStatus.FAILED, error_msg=result.error,
+                                 chunks_count=len(chunks), chunks_list=list(chunks),
+                                 metadata={"failed_chunks": list(failed)})
+            else:
+                result.status = DocStatus.PROCESSED.value
+                self._set_status(doc_id, status=DocStatus.PROCESSED, error_msg=None,
+                                 chunks_count=len(chunks), chunks_list=list(chunks),
+                                 metadata={"entities": len(items["entities"]),
+                                           "relations": len(items["relations"])})
+        return result
+
+    def _queue_vectors(self, stats: MergeStats) -> None:
+        keys = [_pending_key("e", n) for n in stats.entities]
+        keys += [_pending_key("r", *relation_key(s, t)) for s, t in stats.relations]
+        self.pending_vectors.replace({k: {} for k in dict.fromkeys(keys)})
+
+    async def index_pending(self, limit: int = 50_000) -> int:
+        """Embed the queued entities and relations (current text, once each); returns how many.
+
+        Texts are read and embedded outside the writer lock; a vector is written only if its
+        item's text is still the embedded one (else the item stays queued for the next call).
+        """
+        done = 0
+        while True:
+            self.refresh()
+            keys = self.pending_vectors.keys()[:limit]
+            if not keys:
+                return done
+            items = self._pending_items(keys)
+            texts = [text for _, _, text in items.values()]
+            vectors = await self.embed_texts(texts) if texts else None
+            async with self.writing():
+                current = self._pending_items(keys)
+                entities, relations, finished = {}, {}, []
+                for row, (key, (kind, payload, text)) in enumerate(items.items()):
+                    now = current.get(key)
+                    if now is not None and now[2] != text:
+                        continue  # changed since it was read: stays queued
+                    finished.append(key)
+                    if now is None:
+                        continue  # deleted meanwhile
+                    target = entities if kind == "e" else relations
+                    target[key] = (payload, vectors[row])  # type: ignore[index]
+                self._write_vectors(entities, relations)
+                self.pending_vectors.delete(finished)
+            done += len(finished)
+            if not finished:
+                return done
+
+    def _pending_items(self, keys: Sequence[str]) -> Dict[str, Tuple[str, Dict[str, Any], str]]:
+        """``key -> (kind, record, embedded text)`` for the queued items that still exist."""
+        names = [k.split(_SEP, 1)[1] for k in keys if k.startswith("e" + _SEP)]
+        pairs = [tuple(k.split(_SEP)[1:3]) for k in keys if k.startswith("r" + _SEP)]
+        nodes = self.graph.get_nodes_batch(names)
+        edges = self.graph.get_edges_batch(pairs)  # type: ignore[arg-type]
+        items: Dict[str, Tuple[str, Dict[str, Any], str]] = {}
+        for name in names:
+            if name in nodes:
+                node = {**nodes[name], "entity_id": name}
+                items[_pending_key("e", name)] = ("e", node, entity_text(name, node))
+        for src, tgt in pairs:
+            if (src, tgt) in edges:
+                edge = {**edges[(src, tgt)], "src_id": src, "tgt_id": tgt}
+                items[_pending_key("r", src, tgt)] = ("r", edge, relation_text(src, tgt, edge))
+        return items
+
+    def _write_vectors(self, entities: Dict[str, Tuple[Dict[str, Any], np.ndarray]],
+                       relations: Dict[str, Tuple[Dict[str, Any], np.ndarray]]) -> None:
+        if entities:
+            self.entities_vdb.upsert({
+                entity_vector_id(n["entity_id"]): {
+                    "content": entity_text(n["entity_id"], n), "entity_name": n["entity_id"],
+                    "entity_type": n.get("entity_type", "unknown"),
+                    "source_id": n.get("source_id", ""), "file_path": n.get("file_path", "")}
+                for n, _ in entities.values()}, vectors=np.stack([v for _, v in entities.values()]))
+        if relations:
+            self.relations_vdb.upsert({
+                relation_vector_id(e["src_id"], e["tgt_id"]): {
+                    "content": relation_text(e["src_id"], e["tgt_id"], e),
+                    "src_id": e["src_id"], "tgt_id": e["tgt_id"], "keywords": e.get("keywords", ""),
+                    "weight": e.get("weight", 1.0), "source_id": e.get("source_id", ""),
+                    "file_path": e.get("file_path", "")}
+                for e, _ in relations.values()}, vectors=np.stack([v for _, v in relations.values()]))
+
+    # ------------------------------------------------------------ maintenance
+    async def delete_document(self, doc_id: str) -> Any:
+        """Remove a document, its chunks and what only it supported; rebuild shared entities and
+        relations from the cached extractions of their other chunks (one transaction)."""
+        from lightrag.components.graph_rag.maintenance import DeletionResult
+
+        self.refresh()
+        status = self.doc_status.get_by_id(doc_id)
+        if status is None and self.full_docs.get_by_id(doc_id) is None:
+            raise KeyError(f"no document with id {doc_id!r}")
+        async with self.writing():
+            status = self.doc_status.get_by_id(doc_id) or {}
+            chunk_ids = list(status.get("chunks_list") or [])
+            chunk_ids += (status.get("metadata") or {}).get("replaces_chunks") or []
+            result: DeletionResult = await self._delete_document_data(doc_id, chunk_ids)
+            self.full_docs.delete([doc_id])
+            self.doc_status.delete([doc_id])
+        log.info("deleted %s: %d entities removed, %d rebuilt", doc_id,
+                 len(result.entities_deleted), len(result.entities_rebuilt))
+        return result
+
+    async def _delete_document_data(self, doc_id: str, chunk_ids: Sequence[str]) -> Any:
+        from lightrag.components.graph_rag.maintenance import remove_document_data
+
+        return await remove_document_data(self, doc_id, chunk_ids)
+
+    def delete_entity(self, name: str) -> None:
+        """Remove an entity, its relations and their vectors."""
+        from lightrag.components.graph_rag.maintenance import delete_entity
+
+        with self.writing_sync():
+            delete_entity(self, name)
+
+    def edit_entity(self, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
+        """Change an entity's fields and optionally rename it (relations follow)."""
+        from lightrag.components.graph_rag.maintenance import edit_entity
+
+        with self.writing_sync():
+            return edit_entity(self, name, updates, rename_to)
+
+    def merge_entities(self, sources: Sequence[str], target: str) -> Dict[str, Any]:
+        """Merge ``sources`` into ``target``: descriptions, chunks and relations joined."""
+        from lightrag.components.graph_rag.maintenance import merge_entities
+
+        with self.writing_sync():
+            return merge_entities(self, sources, target)
+
+    def queue_vectors(self, entities: Sequence[str] = (), relations: Sequence[Tuple[str, str]] = ()) -> None:
+        """Queue entities and relations for (re-)embedding by :meth:`index_pending`."""
+        self._queue_vectors(MergeStats(entities=list(entities), relations=list(relations)))
+
+    def export(self, path: str, format: Optional[str] = None) -> List[Path]:
+        """Write the graph as ``graphml``, ``json`` or ``csv`` (default: from the file
+        extension, else GraphML); returns the files written."""
+        self.refresh()
+        if format is None:
+            suffix = Path(path).suffix.lower().lstrip(".")
+            format = suffix if suffix in ("graphml", "json", "csv") else "graphml"
+        return self.graph.export(path, format=format)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _refuse_legacy(folder: Path) -> None:
+    """A working directory of the JSON/GraphML stores (lightrag 0.2) needs ``lightrag migrate``."""
+    if (folder / DB_FILE).exists():
+        return
+    found = [name for name in LEGACY_FILES if (folder / name).exists()]
+    if found:
+        raise ValueError(
+            f"{folder} holds stores in the old JSON/GraphML format ({', '.join(found)}); convert "
+            f"them once with `lightrag migrate --working-dir {folder}` (the old files are kept)")

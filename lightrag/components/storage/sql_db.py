@@ -1,0 +1,308 @@
+"""One SQL database shared by the stores of a working directory: transactions, the writer lock
+and the change log that keeps in-memory caches (graph, vector matrices) in step across processes.
+
+``SQLiteDatabase`` is the embedded default (stdlib ``sqlite3`` in WAL mode: readers never wait
+for the writer, a write transaction is atomic and durable when ``commit`` returns). The stores
+(:mod:`~lightrag.components.storage.sql_stores`) issue plain SQL through :meth:`execute` /
+:meth:`query`, so another database (PostgreSQL) only needs its own subclass.
+
+**Transactions.** :meth:`transaction` opens ``BEGIN IMMEDIATE``: it takes the database's single
+writer lock, waiting up to ``lock_timeout`` seconds for another process, then raises
+:class:`StoreLockedError`. Nested ``transaction()`` blocks join the outer one. A write made
+outside any transaction runs in a transaction of its own.
+
+**Change log.** Stores that keep data in memory (the graph, the vector matrices) write a row to
+``changes`` for every key they change. :meth:`refresh` reads the rows written since it last looked
+(by another process) and asks each store to reload just those keys, so a reader sees other
+writers' commits without a restart, at the cost of one indexed ``SELECT`` when nothing changed. A
+write transaction refreshes first, under the lock, so a writer never merges into stale data. After
+a rollback the keys touched by the failed transaction are reloaded from the database.
+
+Example:
+    >>> import tempfile, os
+    >>> db = SQLiteDatabase(os.path.join(tempfile.mkdtemp(), "store.sqlite3"))
+    >>> with db.transaction():
+    ...     db.execute("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT)")
+    ...     db.execute("INSERT INTO t VALUES (?, ?)", ("a", "1"))
+    >>> db.query("SELECT v FROM t WHERE k = ?", ("a",))
+    [('1',)]
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LOCK_TIMEOUT = 120.0
+CHANGE_LOG_KEEP = 200_000
+
+
+class StoreLockedError(RuntimeError):
+    """Another process holds the writer lock of the store for longer than ``lock_timeout``."""
+
+
+Reloader = Callable[[Optional[Set[str]]], None]
+
+
+class SQLDatabase:
+    """The database-independent part: transactions, change log, refresh of in-memory stores.
+
+    Subclasses provide :meth:`_connect`, :meth:`_begin` and the SQL dialect (``blob_type``,
+    ``serial_key``, placeholders written as ``?``).
+    """
+
+    blob_type = "BLOB"
+    serial_key = "INTEGER PRIMARY KEY AUTOINCREMENT"
+
+    def __init__(self, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+        self.lock_timeout = float(lock_timeout)
+        self._mutex = threading.RLock()  # one statement (or one transaction) at a time
+        self._depth = 0
+        self._owner: Optional[int] = None
+        self._touched: Dict[str, Set[str]] = {}
+        self._reloaders: Dict[str, Reloader] = {}
+        self._seen = 0
+        self._conn = self._connect()
+        self._create_change_log()
+        self._seen = self._max_seq()
+
+    # -------------------------------------------------------------- dialect
+    def _connect(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _begin(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _end(self, commit: bool) -> None:
+        self._conn.execute("COMMIT" if commit else "ROLLBACK")
+
+    def _sql(self, sql: str) -> str:
+        return sql
+
+    # ----------------------------------------------------------- statements
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement (in the current transaction, or in one of its own)."""
+        with self._writing():
+            self._conn.execute(self._sql(sql), tuple(params))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        rows = [tuple(r) for r in rows]
+        if rows:
+            with self._writing():
+                self._conn.executemany(self._sql(sql), rows)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
+        """All rows of a ``SELECT``."""
+        with self._mutex:
+            return [tuple(r) for r in self._conn.execute(self._sql(sql), tuple(params)).fetchall()]
+
+    def query_in(self, sql: str, values: Sequence[Any], params: Sequence[Any] = (),
+                 chunk: int = 500) -> List[Tuple[Any, ...]]:
+        """``sql`` with one ``{in}`` placeholder list, run in slices of ``chunk`` values."""
+        rows: List[Tuple[Any, ...]] = []
+        values = list(values)
+        for start in range(0, len(values), chunk):
+            part = values[start:start + chunk]
+            rows.extend(self.query(sql.format(in_=",".join("?" * len(part))), (*params, *part)))
+        return rows
+
+    # --------------------------------------------------------- transactions
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0 and self._owner == threading.get_ident()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction holding the writer lock; commits on success, rolls back on error."""
+        with self._mutex:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._begin_locked()
+            self._depth, self._owner = 1, threading.get_ident()
+            try:
+                yield
+            except BaseException:
+                self._depth, self._owner = 0, None
+                self._rollback()
+                raise
+            self._depth, self._owner = 0, None
+            self._commit()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        if self.in_transaction:
+            yield
+        else:
+            with self.transaction():
+                yield
+
+    def _begin_locked(self) -> None:
+        started = time.monotonic()
+        try:
+            self._begin()
+        except Exception as e:
+            if self._is_locked_error(e):
+                raise StoreLockedError(
+                    f"{self.describe()} is being written by another process; waited "
+                    f"{time.monotonic() - started:.0f} s for its writer lock (lock_timeout="
+                    f"{self.lock_timeout:g}). Stop the other writer or raise lock_timeout.") from e
+            raise
+        self._touched = {}
+        try:
+            self._apply_changes()
+        except BaseException:
+            self._end(commit=False)
+            raise
+
+    def _commit(self) -> None:
+        try:
+            seq = self._max_seq()
+            self._prune(seq)
+            self._end(commit=True)
+        except BaseException:
+            self._rollback()
+            raise
+        self._seen = max(self._seen, seq)
+        self._touched = {}
+
+    def _rollback(self) -> None:
+        try:
+            self._end(commit=False)
+        finally:
+            touched, self._touched = self._touched, {}
+            for store, keys in touched.items():
+                reload = self._reloaders.get(store)
+                if reload is not None:
+                    reload(keys)
+
+    @staticmethod
+    def _is_locked_error(error: Exception) -> bool:
+        return "locked" in str(error).lower() or "busy" in str(error).lower()
+
+    def describe(self) -> str:
+        return "the store"
+
+    # ----------------------------------------------------------- change log
+    def _create_change_log(self) -> None:
+        self._begin()
+        try:
+            self._conn.execute(f"CREATE TABLE IF NOT EXISTS changes (seq {self.serial_key}, "
+                               "store TEXT NOT NULL, key TEXT NOT NULL)")
+            self._conn.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+        except BaseException:
+            self._end(commit=False)
+            raise
+        self._end(commit=True)
+
+    def _max_seq(self) -> int:
+        row = self._conn.execute("SELECT MAX(seq) FROM changes").fetchone()
+        return int(row[0] or 0)
+
+    def _pruned_upto(self) -> int:
+        row = self._conn.execute(self._sql("SELECT value FROM meta WHERE name = ?"),
+                                 ("changes_pruned_upto",)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _prune(self, seq: int) -> None:
+        cut = seq - CHANGE_LOG_KEEP
+        if cut > 0 and cut - self._pruned_upto() > CHANGE_LOG_KEEP // 4:
+            self._conn.execute(self._sql("DELETE FROM changes WHERE seq <= ?"), (cut,))
+            self._conn.execute(self._sql(
+                "INSERT INTO meta (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
+                ("changes_pruned_upto", str(cut)))
+
+    def register(self, store: str, reload: Reloader) -> None:
+        """Ask to be told when keys of ``store`` change in another process: ``reload(keys)``
+        (``keys`` None: reload everything)."""
+        self._reloaders[store] = reload
+
+    def log_changes(self, store: str, keys: Iterable[str]) -> None:
+        """Record that ``keys`` of ``store`` changed (inside the current write transaction)."""
+        keys = list(keys)
+        if not keys:
+            return
+        self._touched.setdefault(store, set()).update(keys)
+        self.executemany("INSERT INTO changes (store, key) VALUES (?, ?)", ((store, k) for k in keys))
+
+    def refresh(self) -> bool:
+        """Apply other processes' committed changes to the in-memory stores; True if any."""
+        with self._mutex:
+            if self._depth:
+                return False
+            return self._apply_changes()
+
+    def _apply_changes(self) -> bool:
+        latest = self._max_seq()
+        if latest <= self._seen:
+            return False
+        if self._seen < self._pruned_upto():
+            log.info("%s: change log pruned past this reader; reloading everything", self.describe())
+            for reload in self._reloaders.values():
+                reload(None)
+        else:
+            rows = self._conn.execute(self._sql(
+                "SELECT store, key FROM changes WHERE seq > ? AND seq <= ?"), (self._seen, latest))
+            by_store: Dict[str, Set[str]] = {}
+            for store, key in rows.fetchall():
+                by_store.setdefault(store, set()).add(key)
+            for store, keys in by_store.items():
+                reload = self._reloaders.get(store)
+                if reload is not None:
+                    reload(keys)
+        self._seen = latest
+        return True
+
+    def close(self) -> None:
+        with self._mutex:
+            self._conn.close()
+
+
+class SQLiteDatabase(SQLDatabase):
+    """The embedded database: one SQLite file in WAL mode.
+
+    Args:
+        path: the database file (created with its folder).
+        lock_timeout: seconds a writer waits for another process's writer lock.
+        synchronous: SQLite's ``synchronous`` pragma. ``NORMAL`` (default) survives a killed
+            process; ``FULL`` also survives a power cut, at one fsync per commit.
+    """
+
+    def __init__(self, path: os.PathLike | str, lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+                 synchronous: str = "NORMAL") -> None:
+        if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}")
+        self.path = Path(path)
+        self.synchronous = synchronous.upper()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        super().__init__(lock_timeout)
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=self.lock_timeout,
+                                   isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self.synchronous}")
+            conn.execute("PRAGMA foreign_keys=OFF")
+        except sqlite3.DatabaseError as e:
+            raise ValueError(f"cannot open the store database {self.path}: {e}") from e
+        return conn
+
+    def _begin(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def describe(self) -> str:
+        return f"the store {self.path}"
