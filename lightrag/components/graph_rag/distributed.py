@@ -12,11 +12,11 @@ The expensive steps of an insert run on a Ray cluster; the graph is still writte
    never sees more concurrent requests than that, however large the cluster. Extractions cached
    by an earlier, interrupted insert are sent along and not repeated.
 3. **driver**: at most ``max_in_flight`` documents are out at once (backpressure: the next one is
-   submitted only when the oldest result has been merged) and results are merged **in document
-   order** with the GraphRAG's own :class:`GraphMerger` (entity and relation vectors are embedded
-   there), then every store is flushed and the document marked PROCESSED or FAILED. Merging in
-   order makes the graph equal to the one a single-process insert with ``max_parallel_insert=1``
-   builds.
+   submitted only when the oldest result has been merged) and results are recorded **in document
+   order** by the GraphRAG's :class:`~lightrag.components.graph_rag.index.GraphIndex` (one
+   transaction per document, as in a single-process insert); entity and relation vectors are
+   embedded at the end. Recording in order makes the graph equal to the one a single-process
+   insert builds.
 
 The pipeline components (chunker, extractor, embedder) travel to the actors pickled with Ray's
 cloudpickle; thread locks inside them are recreated on arrival and an on-disk response cache is
@@ -163,58 +163,35 @@ class ExtractionWorker:
 def _fail(rag: GraphRAG, doc_id: str, message: str, result: InsertResult) -> None:
     rag.set_document_status(doc_id, status=DocStatus.FAILED, error_msg=message)
     result.failed[doc_id] = message
-    rag.doc_status.index_done_callback()
 
 
 def _commit(rag: GraphRAG, out: Dict[str, Any], result: InsertResult) -> None:
-    """Write one document's worker output into the stores and record its final status (what
-    :meth:`GraphRAG.ainsert` does after extracting a document)."""
+    """Record one document's worker output through the GraphIndex (one transaction), exactly as
+    :meth:`GraphRAG.ainsert` does after extracting a document."""
     from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 
     doc_id = out["doc_id"]
     chunks = {cid: TextChunkSchema.from_dict(c) for cid, c in out["chunks"].items()}
     extractions = [ExtractionResult.from_dict(e) for e in out["extractions"]]
-    rag.set_document_status(doc_id, status=DocStatus.PROCESSING, chunks_count=len(chunks),
-                    chunks_list=list(chunks), error_msg=None)
-    rag.text_chunks.upsert({cid: c.to_dict() for cid, c in chunks.items()})
-    if chunks:
-        rag.chunks_vdb.upsert({
-            cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
-                  "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
-            vectors=out["vectors"])
-    good = [e for e in extractions if e.error is None]
-    failed = {e.chunk_id: e.error for e in extractions if e.error is not None}
-    if good:
-        rag.chunk_extractions.upsert({e.chunk_id: e.to_dict() for e in good})
-    stats = run_sync(rag.merger.acall(good, rag.graph, rag.entities_vdb, rag.relations_vdb))
-    items = rag.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
-    items["entities"] = sorted({*items["entities"], *(x.entity_name for e in good for x in e.entities)})
-    items["relations"] = sorted({*map(tuple, items["relations"]), *(
-        tuple(sorted((r.src_id, r.tgt_id))) for e in good for r in e.relations)})
-    rag.doc_graph_items.upsert({doc_id: items})
-    rag.flush()
-    result.chunks += len(chunks)
-    result.entities += len(stats.entities)
-    result.relations += len(stats.relations)
-    if failed:
-        message = f"{len(failed)} of {len(chunks)} chunks failed extraction: " + "; ".join(
-            f"{cid}: {err}" for cid, err in list(failed.items())[:3])
-        result.failed_chunks.extend(failed)
-        rag.set_document_status(doc_id, status=DocStatus.FAILED, error_msg=message,
-                        metadata={"failed_chunks": list(failed)})
-        result.failed[doc_id] = message
-    else:
-        rag.set_document_status(doc_id, status=DocStatus.PROCESSED,
-                        metadata={"entities": len(items["entities"]),
-                                  "relations": len(items["relations"])})
+    recorded = run_sync(rag.index.record(doc_id, chunks, out["vectors"] if chunks else None, extractions))
+    result.chunks += recorded.chunks
+    result.entities += len(recorded.entities)
+    result.relations += len(recorded.relations)
+    if recorded.status == DocStatus.PROCESSED.value:
         result.processed.append(doc_id)
-    rag.doc_status.index_done_callback()
+    else:
+        result.failed[doc_id] = recorded.error or "failed"
+        result.failed_chunks.extend(recorded.failed_chunks)
 
 
-def _cached_extractions(rag: GraphRAG, doc_id: str) -> Dict[str, Dict[str, Any]]:
-    chunk_ids = (rag.doc_status.get_by_id(doc_id) or {}).get("chunks_list") or []
-    records = rag.chunk_extractions.get_by_ids(list(chunk_ids))
-    return {cid: record for cid, record in zip(chunk_ids, records) if record}
+def _cached_extractions(rag: GraphRAG, doc_id: str, text: str, file_path: str) -> Dict[str, Dict[str, Any]]:
+    """Extractions already cached for this document's chunks (by chunk content)."""
+    cached = {}
+    for chunk_id, chunk in rag.chunker(doc_id, text, file_path).items():
+        found = rag.index.cached_extraction(chunk_id, chunk)
+        if found is not None:
+            cached[chunk_id] = found.to_dict()
+    return cached
 
 
 def ray_insert(
@@ -262,7 +239,7 @@ def ray_insert(
     elif address is not None:
         log.warning("Ray is already initialised; address=%r is ignored", address)
     blob = ray.put(dumps_components((rag.chunker, rag.extractor, rag.embedder,
-                                     rag.chunks_vdb.embedding_batch_size)))
+                                     rag.embedding_batch_size)))
     options = {"num_cpus": 1, **(worker_options or {}),
                "max_concurrency": max(1, -(-window // num_workers))}
     actor_class = ray.remote(ExtractionWorker)
@@ -280,9 +257,9 @@ def ray_insert(
                     continue
                 actor = actors[submitted % num_workers]
                 submitted += 1
+                path = doc.get("file_path", "unknown_source")
                 in_flight.append((doc_id, actor.process.remote(
-                    doc_id, doc["content"], doc.get("file_path", "unknown_source"),
-                    _cached_extractions(rag, doc_id))))
+                    doc_id, doc["content"], path, _cached_extractions(rag, doc_id, doc["content"], path))))
             if not in_flight:
                 continue
             doc_id, ref = in_flight.popleft()
@@ -295,6 +272,7 @@ def ray_insert(
     finally:
         for actor in actors:
             ray.kill(actor)
+        rag.flush()
     log.info("ray insert %s: %d processed, %d failed, %d skipped on %d workers", result.track_id,
              len(result.processed), len(result.failed), len(result.skipped), num_workers)
     return result
