@@ -218,3 +218,105 @@ def test_cache_is_not_shared_between_local_models(tmp_path):
     request = a._pre_call({"input_str": "q"}, None)
     assert request == b._pre_call({"input_str": "q"}, None)
     assert a._cache_key(request) != b._cache_key(request)
+
+
+# ---- issue 16: timeouts, never caching failed replies, forget ------------------------------
+
+
+def test_a_model_call_that_hangs_returns_a_timeout_error_as_data():
+    import time as _time
+
+    def slow(prompt):
+        _time.sleep(2)
+        return "late"
+
+    gen = Generator(model_client=ScriptedClient(response_fn=slow), template="{{q}}", timeout=0.2)
+    started = _time.perf_counter()
+    out = gen({"q": "x"})
+    assert _time.perf_counter() - started < 1.5
+    assert out.data is None and out.error == "model call timed out after 0.2 s"
+
+
+async def test_async_model_call_times_out_too():
+    import asyncio as _asyncio
+
+    from lightrag.core.model_client import ModelClient
+
+    class Hanging(ScriptedClient):
+        async def acall(self, api_kwargs=None, model_type=None):
+            await _asyncio.sleep(5)
+
+    gen = Generator(model_client=Hanging(), template="{{q}}", timeout=0.1)
+    out = await gen.acall({"q": "x"})
+    assert out.error == "model call timed out after 0.1 s"
+    assert ModelClient.default_timeout == 60.0
+
+
+def test_default_timeouts_per_client_kind():
+    from lightrag.components.model_client import (
+        LocalEmbedderClient,
+        LocalLLMClient,
+        OpenAIClient,
+    )
+
+    assert Generator(model_client=OpenAIClient()).effective_timeout() == 60.0
+    assert Generator(model_client=LocalLLMClient()).effective_timeout() == 300.0
+    assert LocalEmbedderClient().call_timeout() == 300.0
+    assert Generator(model_client=OpenAIClient(timeout=5)).effective_timeout() == 5
+    assert Generator(model_client=LocalLLMClient(), timeout=7).effective_timeout() == 7
+
+
+def test_a_reply_whose_output_processing_failed_is_never_cached():
+    from lightrag.core.string_parser import JsonParser
+
+    client = ScriptedClient(responses=["not json at all", '{"a": 1}'])
+    gen = Generator(model_client=client, template="{{q}}", output_processors=JsonParser(),
+                    use_cache=True)
+    first = gen({"q": "x"})
+    assert first.error is not None and first.data is None
+    second = gen({"q": "x"})
+    assert second.error is None and second.data == {"a": 1}
+    third = gen({"q": "x"})
+    assert third.data == {"a": 1} and third.metadata["cached"] and len(client.requests) == 2
+
+
+def test_forget_drops_one_cached_reply(tmp_path):
+    client = ScriptedClient(responses=["truncated", "complete"])
+    gen = Generator(model_client=client, template="{{q}}", cache_path=str(tmp_path / "c.db"))
+    assert gen({"q": "x"}, model_kwargs={"temperature": 0}).data == "truncated"
+    assert gen.forget({"q": "y"}, {"temperature": 0}) is False
+    assert gen.forget({"q": "x"}, {"temperature": 0}) is True
+    assert gen({"q": "x"}, model_kwargs={"temperature": 0}).data == "complete"
+    assert gen({"q": "x"}, model_kwargs={"temperature": 0}).metadata["cached"]
+    assert Generator(model_client=client, template="{{q}}").forget({"q": "x"}) is False
+
+
+# ---- lightrag 0.1 behaviour ---------------------------------------------------------------
+
+
+def test_0_1_generator_surface(capsys):
+    from lightrag.core.component import Component
+    from lightrag.core.parameter import Parameter
+
+    class Tool(Component):
+        def call(self, x):
+            return x
+
+    tool = Tool()
+    gen = Generator(model_client=ScriptedClient(responses=["a"]), template="Q: {{q}} {{tool}}",
+                    prompt_kwargs={"tool": tool, "q": Parameter(data="p")})
+    assert gen.template == "Q: {{q}} {{tool}}"
+    assert gen.prompt.prompt_kwargs["tool"] is tool  # not deep-copied
+    text = gen.print_prompt(q="hello")
+    assert "Q: hello" in capsys.readouterr().out and text.startswith("Q: hello")
+    assert isinstance(gen.state_dict()["q"], Parameter)
+
+
+def test_from_dict_round_trip_gives_a_working_generator():
+    gen = Generator(model_client=ScriptedClient(cycle=True, responses=["r"]), template="{{q}}",
+                    use_cache=True)
+    rebuilt = Generator.from_dict(gen.to_dict())
+    out = rebuilt({"q": "x"})
+    assert out.error is None and out.data == "r"
+    assert rebuilt({"q": "x"}).metadata["cached"]
+    rebuilt.register_callback("on_complete", lambda **kw: None)

@@ -4,6 +4,8 @@ Everything here is importable as ``from lightrag.core import X`` (the lightrag 0
 registered so configs can name it.
 """
 
+from typing import Any
+
 from lightrag.core.base_data_class import (
     DataClass,
     DataClassFormatType,
@@ -33,11 +35,15 @@ from lightrag.core.tokenizer import Tokenizer
 from lightrag.core.tool_manager import ToolManager
 from lightrag.core.types import (
     AssistantResponse,
+    BatchEmbedderInputType,
+    BatchEmbedderOutputType,
     CompletionUsage,
     Conversation,
     DialogTurn,
     Document,
+    EmbedderInputType,
     EmbedderOutput,
+    EmbedderOutputType,
     Embedding,
     Function,
     FunctionDefinition,
@@ -46,16 +52,39 @@ from lightrag.core.types import (
     GeneratorOutput,
     GeneratorOutputType,
     ModelType,
+    RetrieverDocumentsType,
+    RetrieverDocumentType,
     RetrieverOutput,
+    RetrieverOutputType,
+    RetrieverQueriesType,
+    RetrieverQueryType,
+    RetrieverStrDocumentType,
+    RetrieverStrQueriesType,
+    RetrieverStrQueryType,
     StepOutput,
     TokenLogProb,
     Usage,
     UserQuery,
+    get_model_args,
 )
 from lightrag.utils.registry import register_all
 
 __all__ = [
     "AssistantResponse",
+    "BatchEmbedderInputType",
+    "BatchEmbedderOutputType",
+    "EmbedderInputType",
+    "EmbedderOutputType",
+    "ModelClientType",
+    "RetrieverDocumentType",
+    "RetrieverDocumentsType",
+    "RetrieverOutputType",
+    "RetrieverQueriesType",
+    "RetrieverQueryType",
+    "RetrieverStrDocumentType",
+    "RetrieverStrQueriesType",
+    "RetrieverStrQueryType",
+    "get_model_args",
     "BatchEmbedder",
     "BooleanParser",
     "Component",
@@ -103,4 +132,13 @@ __all__ = [
     "required_field",
 ]
 
-register_all(globals(), __all__)
+register_all(globals(), [n for n in __all__ if n != "ModelClientType"])
+
+
+def __getattr__(name: str) -> Any:
+    # ModelClientType lists the provider clients, which import lightrag.core: resolved lazily.
+    if name == "ModelClientType":
+        from lightrag.components.model_client.client_type import ModelClientType
+
+        return ModelClientType
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -72,6 +72,16 @@ class ResponseCache:
                 )
                 self._db.commit()
 
+    def delete(self, key: str) -> bool:
+        """Drop ``key``; True when it was there."""
+        with self._lock:
+            found = self._memory.pop(key, None) is not None
+            if self._db is not None:
+                cur = self._db.execute("DELETE FROM cache WHERE key = ?", (key,))
+                self._db.commit()
+                found = found or cur.rowcount > 0
+            return found
+
     def __len__(self) -> int:
         if self._db is not None:
             return self._db.execute("SELECT COUNT(*) FROM cache").fetchone()[0]

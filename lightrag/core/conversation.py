@@ -12,7 +12,7 @@ Example:
 
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -66,6 +66,22 @@ class DialogTurn(DataClass):
     metadata: dict[str, Any] | None = field(default=None, metadata=_desc("Extra information"))
     vector: list[float] | None = field(default=None, metadata=_desc("Embedding of the turn"))
 
+    def set_user_query(
+        self, user_query: UserQuery, user_query_timestamp: datetime | None = None
+    ) -> None:
+        """Set the query and its time (now when not given)."""
+        self.user_query = user_query
+        self.user_query_timestamp = user_query_timestamp or datetime.now()
+
+    def set_assistant_response(
+        self,
+        assistant_response: AssistantResponse,
+        assistant_response_timestamp: datetime | None = None,
+    ) -> None:
+        """Set the response and its time (now when not given)."""
+        self.assistant_response = assistant_response
+        self.assistant_response_timestamp = assistant_response_timestamp or datetime.now()
+
     @property
     def session_id(self) -> str | None:
         """Alias of ``conversation_id``."""
@@ -99,11 +115,26 @@ class Conversation(DataClass):
     created_at: datetime | None = field(
         default_factory=datetime.now, metadata=_desc("When the conversation started")
     )
+    dialog_turns_input: InitVar[list[DialogTurn] | OrderedDict[int, DialogTurn] | None] = None
+
+    def __post_init__(
+        self, dialog_turns_input: list[DialogTurn] | OrderedDict[int, DialogTurn] | None = None
+    ) -> None:
+        super().__post_init__()
+        if isinstance(dialog_turns_input, dict):
+            self.dialog_turns = OrderedDict(dialog_turns_input)
+        elif dialog_turns_input:
+            for turn in dialog_turns_input:
+                self.append_dialog_turn(turn)
 
     @property
     def next_order(self) -> int:
         """The order the next appended turn must have."""
         return max(self.dialog_turns) + 1 if self.dialog_turns else 0
+
+    def get_next_order(self) -> int:
+        """0.1's name of :attr:`next_order`."""
+        return self.next_order
 
     def append_dialog_turn(self, dialog_turn: DialogTurn) -> None:
         """Add a turn at :attr:`next_order` (a turn with ``order=None`` is given it).

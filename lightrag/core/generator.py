@@ -1,8 +1,10 @@
 """``Generator``: prompt -> model client -> output processors, returning a ``GeneratorOutput``.
 
-A Generator never raises because of the model: a failed request, an unparseable reply or a
-failing output processor comes back as ``GeneratorOutput(error=...)`` (with ``raw_response`` when
-there was one). It tracks token usage, can cache responses by the full request, and streams.
+A Generator never raises because of the model: a failed request, a request that takes longer
+than ``timeout`` seconds, an unparseable reply or a failing output processor comes back as
+``GeneratorOutput(error=...)`` (with ``raw_response`` when there was one). It tracks token usage,
+can cache responses by the full request (a reply whose output processing failed is never cached;
+:meth:`Generator.forget` drops one that a caller rejects), and streams.
 
 Example:
     >>> from lightrag.components.model_client import OpenAIClient
@@ -18,8 +20,10 @@ Example:
 
 from __future__ import annotations
 
-import copy
+import asyncio
+import contextvars
 import logging
+import sys
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -32,6 +36,7 @@ from lightrag.core.model_client import ModelClient
 from lightrag.core.parameter import Parameter
 from lightrag.core.prompt_builder import Prompt
 from lightrag.core.types import CompletionUsage, GeneratorOutput, ModelType
+from lightrag.utils.registry import EntityMapping
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +64,13 @@ class GeneratorUsage:
     def to_dict(self) -> Dict[str, int]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: Dict[str, int]) -> GeneratorUsage:
+        return cls(**data)
+
+
+EntityMapping.register("GeneratorUsage", GeneratorUsage)
+
 
 class Generator(Component):
     """Run an LLM on a rendered prompt and post-process its reply.
@@ -73,6 +85,11 @@ class Generator(Component):
         name: a name for logs and traces.
         cache_path: an SQLite file for the response cache (implies ``use_cache``).
         use_cache: reuse replies to identical requests.
+        timeout: seconds one model request may take before the call returns
+            ``GeneratorOutput(error="model call timed out after N s")``; None uses the client's
+            (``model_client.timeout``, else 60 s for API clients and 300 s for local models);
+            0 means no limit. A timed-out request cannot be killed: it finishes in a background
+            thread and its reply is dropped.
     """
 
     def __init__(
@@ -87,6 +104,7 @@ class Generator(Component):
         name: Optional[str] = None,
         cache_path: Optional[str] = None,
         use_cache: bool = False,
+        timeout: Optional[float] = None,
     ) -> None:
         super().__init__()
         if not isinstance(model_client, ModelClient):
@@ -97,10 +115,11 @@ class Generator(Component):
             raise TypeError("Generator: output_processors must be a Component")
         self.name = name or type(self).__name__
         self.model_kwargs: Dict[str, Any] = dict(model_kwargs or {})
-        preset = copy.deepcopy(
-            {k: v for k, v in (prompt_kwargs or {}).items() if not isinstance(v, Parameter)}
-        )
+        # a shallow copy, as in 0.1: values such as components or clients are kept as they are
+        preset = {k: v for k, v in (prompt_kwargs or {}).items() if not isinstance(v, Parameter)}
         self.prompt = Prompt(template=template, prompt_kwargs=preset)
+        self.template = self.prompt.template
+        self.timeout = timeout
         self.model_client = model_client
         self.output_processors = output_processors
         self._prompt_parameters: Dict[str, Parameter] = {}
@@ -120,12 +139,28 @@ class Generator(Component):
                 self._prompt_parameters[key] = param
         self.use_cache = use_cache or cache_path is not None
         self.cache_path = cache_path
-        self._cache: Optional[ResponseCache] = ResponseCache(cache_path) if self.use_cache else None
         self.usage = GeneratorUsage()
+        self._init_runtime_state()
+
+    _to_dict_exclude = ("_cache", "_usage_lock", "_callbacks")
+
+    def _init_runtime_state(self) -> None:
+        self._cache: Optional[ResponseCache] = (
+            ResponseCache(self.cache_path) if self.use_cache else None
+        )
         self._usage_lock = threading.Lock()
         self._callbacks: Dict[str, List[Callable[..., None]]] = {e: [] for e in CALLBACK_EVENTS}
 
-    _to_dict_exclude = ("_cache", "_usage_lock", "_callbacks")
+    def _after_from_dict(self) -> None:
+        """Recreate what :meth:`to_dict` leaves out (cache, lock, callbacks)."""
+        for name, default in (("timeout", None), ("use_cache", False), ("cache_path", None)):
+            if name not in self.__dict__:
+                object.__setattr__(self, name, default)
+        if not isinstance(self.__dict__.get("usage"), GeneratorUsage):
+            self.usage = GeneratorUsage()
+        if "prompt" in self.__dict__ and "template" not in self.__dict__:
+            self.template = self.prompt.template
+        self._init_runtime_state()
 
     def set_cache(self, cache: Optional[ResponseCache]) -> None:
         """Cache replies in ``cache`` (None turns caching off).
@@ -147,9 +182,44 @@ class Generator(Component):
         return self.prompt(**self._compose_prompt_kwargs(prompt_kwargs)).strip()
 
     def print_prompt(self, **prompt_kwargs: Any) -> str:
+        """Print the rendered prompt to stdout (as 0.1 did) and return it."""
         text = self.get_prompt(**prompt_kwargs)
-        log.info("Prompt:\n%s", text)
+        sys.stdout.write(f"Prompt:\n______________________\n{text}\n")
         return text
+
+    def forget(
+        self,
+        prompt_kwargs: Optional[Dict[str, Any]] = None,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+        conversation: Any = None,
+    ) -> bool:
+        """Drop the cached reply of this request, so the next call asks the model again.
+
+        For callers that reject a reply the Generator accepted (unparseable or truncated by
+        their own rules). Returns True when a reply was cached.
+
+        Example:
+            >>> from lightrag.components.model_client import ScriptedClient
+            >>> gen = Generator(model_client=ScriptedClient(["a", "b"]), use_cache=True,
+            ...                 template="{{q}}")
+            >>> gen({"q": "x"}).data, gen({"q": "x"}).data
+            ('a', 'a')
+            >>> gen.forget({"q": "x"})
+            True
+            >>> gen({"q": "x"}).data
+            'b'
+        """
+        if self._cache is None:
+            return False
+        key = self._cache_key(self._pre_call(prompt_kwargs, model_kwargs, conversation))
+        delete = getattr(self._cache, "delete", None)
+        if key is None or delete is None:
+            if key is not None:
+                raise TypeError(
+                    f"the cache {type(self._cache).__name__} has no delete(key) method"
+                )
+            return False
+        return bool(delete(key))
 
     def _pre_call(
         self,
@@ -197,7 +267,7 @@ class Generator(Component):
             self.usage.cached_calls += 1
         return GeneratorOutput(data=cached["text"], raw_response=cached["text"], usage=usage)
 
-    def _parse_completion(self, completion: Any, key: Optional[str]) -> GeneratorOutput:
+    def _parse_completion(self, completion: Any) -> GeneratorOutput:
         try:
             parsed = self.model_client.parse_chat_completion(completion)
         except Exception as e:
@@ -208,10 +278,64 @@ class Generator(Component):
         with self._usage_lock:
             self.usage.calls += 1
             self.usage.add(parsed.usage)
-        if key is not None and parsed.error is None and isinstance(parsed.raw_response, str):
-            usage = asdict(parsed.usage) if parsed.usage is not None else None
-            self._cache.set(key, {"text": parsed.raw_response, "usage": usage})  # type: ignore[union-attr]
         return parsed
+
+    def _store(self, key: Optional[str], output: GeneratorOutput, cached: bool) -> None:
+        """Cache a fresh reply only once it went through the output processors without error."""
+        if key is None or cached or output.error is not None or self._cache is None:
+            return
+        if not isinstance(output.raw_response, str):
+            return
+        usage = asdict(output.usage) if output.usage is not None else None
+        self._cache.set(key, {"text": output.raw_response, "usage": usage})
+
+    def effective_timeout(self) -> Optional[float]:
+        """The limit in seconds for one request (None or <= 0: no limit)."""
+        if self.timeout is not None:
+            return self.timeout
+        get = getattr(self.model_client, "call_timeout", None)
+        return get() if get is not None else ModelClient.default_timeout
+
+    def _timed_out(self, limit: float) -> GeneratorOutput:
+        log.warning("%s: model call timed out after %g s", self.name, limit)
+        return GeneratorOutput(error=f"model call timed out after {limit:g} s")
+
+    def _call_model(self, api_kwargs: Dict[str, Any]) -> GeneratorOutput:
+        limit = self.effective_timeout()
+        if not limit or limit <= 0:
+            return self._parse_completion(
+                self.model_client.call(api_kwargs=api_kwargs, model_type=ModelType.LLM)
+            )
+        box: Dict[str, Any] = {}
+        context = contextvars.copy_context()
+
+        def run() -> None:
+            try:
+                box["value"] = context.run(
+                    self.model_client.call, api_kwargs=api_kwargs, model_type=ModelType.LLM
+                )
+            except BaseException as e:  # handed to the caller's thread
+                box["error"] = e
+
+        worker = threading.Thread(target=run, name=f"{self.name}-model-call", daemon=True)
+        worker.start()
+        worker.join(limit)
+        if worker.is_alive():
+            return self._timed_out(limit)
+        if "error" in box:
+            raise box["error"]
+        return self._parse_completion(box["value"])
+
+    async def _acall_model(self, api_kwargs: Dict[str, Any]) -> GeneratorOutput:
+        limit = self.effective_timeout()
+        request = self.model_client.acall(api_kwargs=api_kwargs, model_type=ModelType.LLM)
+        if not limit or limit <= 0:
+            return self._parse_completion(await request)
+        try:
+            completion = await asyncio.wait_for(request, timeout=limit)
+        except asyncio.TimeoutError:
+            return self._timed_out(limit)
+        return self._parse_completion(completion)
 
     def _count_stream_usage(self, output: GeneratorOutput) -> None:
         """Wrap a streamed reply so its usage (known once the stream ends) reaches ``self.usage``."""
@@ -279,14 +403,13 @@ class Generator(Component):
         cached = output is not None
         if output is None:
             try:
-                completion = self.model_client.call(api_kwargs=api_kwargs, model_type=ModelType.LLM)
+                output = self._call_model(api_kwargs)
             except Exception as e:
                 log.warning("model call failed: %s", e)
                 output = GeneratorOutput(error=f"{type(e).__name__}: {e}")
-            else:
-                output = self._parse_completion(completion, key)
         output.id = id
         output = self._post_process(output, started, cached)
+        self._store(key, output, cached)
         self._trigger(output, prompt_kwargs, model_kwargs)
         return output
 
@@ -306,16 +429,13 @@ class Generator(Component):
         cached = output is not None
         if output is None:
             try:
-                completion = await self.model_client.acall(
-                    api_kwargs=api_kwargs, model_type=ModelType.LLM
-                )
+                output = await self._acall_model(api_kwargs)
             except Exception as e:
                 log.warning("model call failed: %s", e)
                 output = GeneratorOutput(error=f"{type(e).__name__}: {e}")
-            else:
-                output = self._parse_completion(completion, key)
         output.id = id
         output = self._post_process(output, started, cached)
+        self._store(key, output, cached)
         self._trigger(output, prompt_kwargs, model_kwargs)
         return output
 

@@ -49,12 +49,31 @@ class ModelClient(Component):
     """
 
     _config_exclude = ("api_key",)
+    #: seconds a Generator waits for one request when neither it nor the client sets ``timeout``
+    #: (API clients 60 s; local models, which may load first, 300 s).
+    default_timeout: float = 60.0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
         self.sync_client: Any = None
         self.async_client: Any = None
         self.retry_policy = RetryPolicy()
+
+    def _after_from_dict(self) -> None:
+        """SDK clients are never serialised: recreated lazily on the next request."""
+        for name in ("sync_client", "async_client"):
+            if name not in self.__dict__:
+                object.__setattr__(self, name, None)
+        if "retry_policy" not in self.__dict__:
+            self.retry_policy = RetryPolicy()
+
+    def call_timeout(self) -> Optional[float]:
+        """Seconds one request may take: the client's ``timeout`` if set, else its default.
+
+        ``0`` or a negative value means no limit.
+        """
+        timeout = self.__dict__.get("timeout")
+        return self.default_timeout if timeout is None else timeout
 
     def init_sync_client(self) -> Any:
         raise NotImplementedError(f"{type(self).__name__} has no sync client")

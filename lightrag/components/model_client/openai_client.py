@@ -69,7 +69,7 @@ class OpenAIClient(ChatSDKMixin, ModelClient):
         env_api_key_name: the environment variable holding the key.
         env_base_url_name: the environment variable holding the base URL.
         organization: the OpenAI organization id, if any.
-        timeout: the request timeout in seconds (the SDK's default when None).
+        timeout: the request timeout in seconds (60 when None); a Generator enforces it too.
 
     Transient errors (rate limits, timeouts, 5xx) are retried per ``retry_policy``; the SDK's own
     retries are switched off so the policy is the only one.
@@ -134,8 +134,8 @@ class OpenAIClient(ChatSDKMixin, ModelClient):
             kwargs["base_url"] = base_url
         if self.organization:
             kwargs["organization"] = self.organization
-        if self.timeout is not None:
-            kwargs["timeout"] = self.timeout
+        if self.call_timeout():
+            kwargs["timeout"] = self.call_timeout()
         return kwargs
 
     def init_sync_client(self) -> Any:

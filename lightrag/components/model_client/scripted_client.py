@@ -85,6 +85,11 @@ class ScriptedClient(ModelClient):
 
     _to_dict_exclude = ("_lock", "response_fn")
 
+    def _after_from_dict(self) -> None:
+        super()._after_from_dict()
+        self._lock = threading.Lock()
+        self.response_fn = self.__dict__.get("response_fn")
+
     def convert_inputs_to_api_kwargs(
         self,
         input: Optional[Any] = None,
