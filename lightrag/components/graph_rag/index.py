@@ -146,7 +146,10 @@ class GraphIndex(Component):
         embedder: embeds chunks, entities, relations (and queries, through ``chunks_vdb``).
         merger: merges extractions into the graph.
         working_dir / workspace: where the database lives (``working_dir/workspace/lightrag.sqlite3``).
-        database: an open :class:`SQLDatabase` to use instead (e.g. PostgreSQL).
+        storage: ``"sqlite"`` (embedded, the default) or ``"postgres"`` (a shared PostgreSQL
+            server; see :func:`~lightrag.components.storage.open_database`).
+        storage_kwargs: arguments of that database (e.g. ``{"dsn_env": "LIGHTRAG_PG_DSN"}``).
+        database: an open :class:`SQLDatabase` to use instead.
         vector_storage: ``None`` keeps vectors in the database (searched in memory); a registered
             class name (``"ChromaVectorStorage"``) puts them there instead.
         vector_storage_kwargs: more arguments of that class.
@@ -165,6 +168,8 @@ class GraphIndex(Component):
         merger: Optional[GraphMerger] = None,
         working_dir: str = "./lightrag_storage",
         workspace: str = "",
+        storage: str = "sqlite",
+        storage_kwargs: Optional[Dict[str, Any]] = None,
         database: Optional[SQLDatabase] = None,
         vector_storage: Optional[str] = None,
         vector_storage_kwargs: Optional[Dict[str, Any]] = None,
@@ -180,9 +185,8 @@ class GraphIndex(Component):
         self.merger = merger or GraphMerger()
         where = {"workspace": workspace, "working_dir": self.working_dir}
         if database is None:
-            folder = Path(self.working_dir) / workspace if workspace else Path(self.working_dir)
-            _refuse_legacy(folder)
-            database = SQLiteDatabase(folder / DB_FILE, lock_timeout=lock_timeout)
+            database = open_database(storage, self.working_dir, workspace, lock_timeout,
+                                     **(storage_kwargs or {}))
         object.__setattr__(self, "db", database)
         self._writer = WriterLock()
         kv = {"db": database, **where}
@@ -530,6 +534,24 @@ class GraphIndex(Component):
 
     def close(self) -> None:
         self.db.close()
+
+
+def open_database(storage: str, working_dir: str, workspace: str = "",
+                  lock_timeout: float = 120.0, **kwargs: Any) -> SQLDatabase:
+    """The database of a working directory: ``"sqlite"`` (``working_dir/workspace/
+    lightrag.sqlite3``) or ``"postgres"`` (extra ``postgres``; ``kwargs`` go to
+    :class:`~lightrag.components.storage.postgres_db.PostgresDatabase`)."""
+    if storage == "sqlite":
+        folder = Path(working_dir) / workspace if workspace else Path(working_dir)
+        _refuse_legacy(folder)
+        return SQLiteDatabase(folder / DB_FILE, lock_timeout=lock_timeout, **kwargs)
+    if storage == "postgres":
+        try:
+            from lightrag.components.storage.postgres_db import PostgresDatabase
+        except ImportError as e:
+            raise ImportError("storage 'postgres' needs psycopg: pip install -e '.[postgres]'") from e
+        return PostgresDatabase(workspace=workspace, lock_timeout=lock_timeout, **kwargs)
+    raise ValueError(f"unknown storage {storage!r}; use 'sqlite' or 'postgres'")
 
 
 def _refuse_legacy(folder: Path) -> None:

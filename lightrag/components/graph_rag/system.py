@@ -113,6 +113,8 @@ class GraphRAG(Component):
             none).
         working_dir / workspace: where the store lives (``lightrag.sqlite3``); a workspace
             isolates one tenant.
+        storage / storage_kwargs: the database, ``"sqlite"`` (embedded, default) or
+            ``"postgres"`` (shared by several processes or machines), and its arguments.
         vector_storage: None keeps vectors in the store's database (searched in memory); a
             registered class name such as ``"ChromaVectorStorage"`` puts them there.
         vector_storage_kwargs: more arguments of that vector storage.
@@ -138,6 +140,8 @@ class GraphRAG(Component):
         reranker: Optional[Component] = None,
         working_dir: str = "./lightrag_storage",
         workspace: str = "",
+        storage: str = "sqlite",
+        storage_kwargs: Optional[Dict[str, Any]] = None,
         vector_storage: Optional[str] = None,
         vector_storage_kwargs: Optional[Dict[str, Any]] = None,
         cosine_threshold: float = 0.2,
@@ -157,6 +161,8 @@ class GraphRAG(Component):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         self.working_dir = working_dir
         self.workspace = workspace
+        self.storage = storage
+        self.storage_kwargs = dict(storage_kwargs or {})
         self.vector_storage = vector_storage
         self.vector_storage_kwargs = dict(vector_storage_kwargs or {})
         self.cosine_threshold = cosine_threshold
@@ -171,7 +177,7 @@ class GraphRAG(Component):
         self.embedder = embedder
         self.index = GraphIndex(
             embedder, merger or GraphMerger(), working_dir=working_dir, workspace=workspace,
-            vector_storage=vector_storage, vector_storage_kwargs=vector_storage_kwargs,
+            storage=storage, storage_kwargs=storage_kwargs, vector_storage=vector_storage, vector_storage_kwargs=vector_storage_kwargs,
             cosine_threshold=cosine_threshold, embedding_batch_size=embedding_batch_size,
             lock_timeout=lock_timeout, extractor_name=type(extractor).__name__)
         self.engine = QueryEngine(
