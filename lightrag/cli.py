@@ -1,22 +1,29 @@
 """The ``lightrag`` command.
 
+    lightrag --version
     lightrag demo                       graph RAG on a packaged corpus, all six query modes
     lightrag demo-rag                   classic RAG (MiniLM + NumPy top-k + SmolLM2)
-    lightrag index PATH...              index .txt/.md files or folders
-    lightrag query "..." [--mode mix] [--stream] [--context-only]
-    lightrag status | delete DOC_ID | export PATH [--format graphml|json|csv]
-    lightrag print-config [PATH]        print a config's component tree and its YAML
-    lightrag serve [--host 127.0.0.1] [--port 9621]   HTTP API (FastAPI + uvicorn)
-    lightrag bench-prompts CONFIG.yaml [--limit N] [--out DIR]   benchmark prompt variants
+    lightrag index PATH... [--encoding cp1252]   index PDF, DOCX, HTML, Markdown and text files
+    lightrag query "..." [--mode mix] [--top-k 10] [--json] [--stream] [--context-only]
+    lightrag docs [--status failed] [--json]      documents: ids, files, status, counts, errors
+    lightrag delete DOC_ID_OR_FILE_PATH...
+    lightrag status | export PATH.{graphml,json,csv}
+    lightrag print-config [PATH] [--tree]         the config as YAML (or its component tree)
+    lightrag serve [--host 127.0.0.1] [--port 9621]   HTTP API and web UI
+    lightrag bench-prompts CONFIG.yaml [--limit N] [--metric f1] [--out DIR]
 
 Graph commands read ``--config`` (default: the packaged ``graph_rag_default.yaml``: spaCy
-extraction, MiniLM embeddings, SmolLM2 answers) and ``--working-dir``.
+extraction, MiniLM embeddings, a local answer model) and ``--working-dir``. Commands that read a
+store (query, docs, delete, status, export) stop with a hint to run ``lightrag index`` when the
+store does not exist or holds no document.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import os
 import sys
 import tempfile
 from importlib import resources
@@ -30,9 +37,15 @@ from lightrag.utils.config import build, load_config
 
 DEFAULT_GRAPH_CONFIG = "graph_rag_default.yaml"
 DEFAULT_RAG_CONFIG = "numpy_rag.yaml"
+DEFAULT_WORKING_DIR = "./lightrag_storage"
 RAG_DEMO_QUESTIONS = ["Which planet is the biggest?", "Which planet has rings?"]
 GRAPH_DEMO_QUESTION = "What did the Voyager missions discover about Saturn and its moon Titan?"
-INDEXABLE = (".txt", ".md")
+EXPORT_FORMATS = {".graphml": "graphml", ".xml": "graphml", ".json": "json", ".csv": "csv"}
+QUERY_MODES = ["naive", "local", "global", "hybrid", "mix", "bypass"]
+
+
+class CliError(Exception):
+    """A user-facing error: printed as ``lightrag: error: ...`` with exit status 2."""
 
 
 def _packaged_config(name: str) -> Path:
@@ -58,21 +71,22 @@ def _load_rag(args: argparse.Namespace) -> Any:
     return build(_graph_config(args))
 
 
-def _collect_files(paths: List[str]) -> List[Path]:
-    files: List[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() in INDEXABLE))
-        elif path.is_file():
-            if path.suffix.lower() not in INDEXABLE:
-                raise ValueError(f"{path}: only .txt and .md files can be indexed")
-            files.append(path)
-        else:
-            raise FileNotFoundError(f"no such file or folder: {path}")
-    if not files:
-        raise ValueError("no .txt or .md files found")
-    return files
+def _index_hint(where: Any) -> str:
+    return (f"no documents indexed in {where}: run `lightrag index PATH...` first "
+            "(or pass --working-dir / --config to name another store)")
+
+
+def _open_store(args: argparse.Namespace) -> Any:
+    """The GraphRAG of an existing, non-empty store, or a CliError with the index hint."""
+    config = _graph_config(args)
+    working_dir = config.get("component_config", {}).get("working_dir", DEFAULT_WORKING_DIR)
+    if isinstance(working_dir, str) and not Path(working_dir).exists():
+        raise CliError(_index_hint(Path(working_dir).resolve()))
+    rag = build(config)
+    counts = rag.status().get("documents", {})
+    if not sum(int(v) for v in counts.values()):
+        raise CliError(_index_hint(Path(str(rag.working_dir)).resolve()))
+    return rag
 
 
 def _print_insert_summary(rag: Any, result: Any) -> None:
@@ -85,25 +99,13 @@ def _print_insert_summary(rag: Any, result: Any) -> None:
         _out(f"  FAILED {doc_id}: {error}")
 
 
-def _index_texts(rag: Any, named_texts: List[tuple[str, str]]) -> Any:
-    from lightrag.components.graph_rag.system import InsertResult
-
-    total = InsertResult()
-    for i, (name, text) in enumerate(named_texts, start=1):
-        sys.stderr.write(f"\r[{i}/{len(named_texts)}] indexing {name[:50]:<50}")
-        sys.stderr.flush()
-        result = rag.insert(text, file_paths=name)
-        total.processed += result.processed
-        total.skipped += result.skipped
-        total.failed.update(result.failed)
-        total.chunks += result.chunks
-    sys.stderr.write("\n")
-    return total
+def _references(result: Any) -> List[Dict[str, Any]]:
+    return list(result.references or [])
 
 
 # ------------------------------------------------------------------------ commands
 def cmd_demo(args: argparse.Namespace) -> int:
-    from lightrag.components.graph_rag.schemas import QUERY_MODES
+    from lightrag.cli_index import index_texts, stdout_is_terminal
     from lightrag.data import load_sample_docs
 
     with tempfile.TemporaryDirectory(prefix="lightrag-demo-") as tmp:
@@ -113,7 +115,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         _out(f"== GraphRAG (built from {args.config or DEFAULT_GRAPH_CONFIG}) ==\n{rag}\n")
         docs = load_sample_docs()
         _out(f"== Indexing {len(docs)} sample documents ==")
-        _print_insert_summary(rag, _index_texts(rag, docs))
+        _print_insert_summary(rag, index_texts(rag, docs, stdout_is_terminal()))
         question = args.question or GRAPH_DEMO_QUESTION
         _out(f"\n== Question ==\n{question}")
         for mode in QUERY_MODES:
@@ -127,7 +129,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
                      f"{info.get('relations_kept', 0)} relations, {info.get('chunks_kept', 0)} "
                      f"chunks ({info.get('context_tokens', 0)} context tokens, "
                      f"{info.get('retrieval_ms', 0):.1f} ms)")
-                refs = ", ".join(f"[{r['reference_id']}] {r['file_path']}" for r in result.references)
+                refs = ", ".join(f"[{r['reference_id']}] {r['file_path']}" for r in _references(result))
                 _out(f"references: {refs or '-'}")
             answer = result.content if result.content is not None else f"ERROR: {result.raw_data.get('error')}"
             _out(f"answer: {answer.strip()}")
@@ -159,59 +161,162 @@ def cmd_demo_rag(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    files = _collect_files(args.paths)
+    from lightrag.cli_index import index_texts, load_for_index, stdout_is_terminal
+
+    docs, skipped = load_for_index(args.paths, encoding=args.encoding)
+    for path, reason, message in skipped:
+        _out(f"skipped {path}: {reason} ({message.strip()})")
+    if not docs:
+        raise CliError(f"nothing to index in {' '.join(args.paths)}: {len(skipped)} file(s) "
+                       "skipped (supported: PDF, DOCX, HTML, Markdown, text)")
     rag = _load_rag(args)
-    named = [(str(f), f.read_text(encoding="utf-8", errors="replace")) for f in files]
-    named = [(n, t) for n, t in named if t.strip()]
-    result = _index_texts(rag, named)
+    result = index_texts(rag, docs, stdout_is_terminal())
     _print_insert_summary(rag, result)
+    if skipped:
+        _out(f"skipped {len(skipped)} file(s) (listed above)")
     return 1 if result.failed else 0
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    rag = _load_rag(args)
+    rag = _open_store(args)
     overrides: Dict[str, Any] = {"mode": args.mode}
+    if args.top_k is not None:
+        overrides["top_k"] = args.top_k
     if args.context_only:
         overrides["only_need_context"] = True
-    if args.stream:
+    if args.stream and not args.json:
         overrides["stream"] = True
     result = rag.query(args.question, **overrides)
+    if args.json:
+        _out(json.dumps({
+            "question": args.question, "mode": args.mode, "answer": result.content,
+            "error": result.raw_data.get("error"), "references": _references(result),
+            "keywords": result.raw_data.get("keywords", {}),
+            "processing_info": result.raw_data.get("processing_info", {}),
+        }, ensure_ascii=False, indent=2, default=str))
+        return 0 if result.content is not None else 1
     if result.is_streaming:
         for piece in result.response_iterator:
             sys.stdout.write(piece)
             sys.stdout.flush()
         _out()
+    elif result.content is None:
+        _out(f"ERROR: {result.raw_data.get('error')}")
+        return 1
     else:
-        _out(result.content if result.content is not None else f"ERROR: {result.raw_data.get('error')}")
-    if result.references and not args.context_only:
-        _out("\nSources: " + ", ".join(f"[{r['reference_id']}] {r['file_path']}" for r in result.references))
+        _out(result.content)
+    if _references(result) and not args.context_only:
+        _out("\nSources: " + ", ".join(f"[{r['reference_id']}] {r['file_path']}"
+                                       for r in _references(result)))
+    return 0
+
+
+def _doc_rows(rag: Any, status: Optional[str] = None) -> List[Dict[str, Any]]:
+    from lightrag.components.graph_rag.schemas import DocStatus
+
+    wanted = [DocStatus(status)] if status else list(DocStatus)
+    rows = []
+    for doc_id, record in rag.doc_status.get_by_statuses(wanted).items():
+        state = record.status.value if hasattr(record.status, "value") else str(record.status)
+        rows.append({"id": doc_id, "file_path": record.file_path, "status": state,
+                     "chunks": record.chunks_count or 0, "chars": record.content_length,
+                     "updated_at": record.updated_at, "error": record.error_msg or ""})
+    rows.sort(key=lambda r: (r["file_path"], r["id"]))
+    return rows
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    rows = _doc_rows(_open_store(args), args.status)
+    if args.json:
+        _out(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    if not rows:
+        _out(f"no {args.status} documents")
+        return 0
+    header = ["id", "status", "chunks", "chars", "file_path", "error"]
+    table = [header] + [[str(r[k]) for k in header] for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
+    for row in table:
+        _out("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1][:200])
     return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    _out(yaml.safe_dump(_load_rag(args).status(), sort_keys=False).rstrip())
+    _out(yaml.safe_dump(_open_store(args).status(), sort_keys=False).rstrip())
     return 0
+
+
+def _resolve_targets(rag: Any, targets: List[str]) -> List[str]:
+    rows = _doc_rows(rag)
+    ids = {r["id"] for r in rows}
+    found: List[str] = []
+    for target in targets:
+        if target in ids:
+            found.append(target)
+            continue
+        absolute = os.path.abspath(target)
+        matches = [r["id"] for r in rows
+                   if r["file_path"] == target or os.path.abspath(r["file_path"]) == absolute]
+        if not matches:
+            raise CliError(f"no document with id or file path {target!r} "
+                           "(`lightrag docs` lists them)")
+        found.extend(matches)
+    return list(dict.fromkeys(found))
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    result = _load_rag(args).delete_by_doc_id(args.doc_id)
-    _out(f"deleted {result.doc_id}: {result.chunks_deleted} chunks, "
-         f"{len(result.entities_deleted)} entities removed, {len(result.entities_rebuilt)} rebuilt, "
-         f"{len(result.relations_deleted)} relations removed, {len(result.relations_rebuilt)} rebuilt")
+    rag = _open_store(args)
+    for doc_id in _resolve_targets(rag, args.targets):
+        result = rag.delete_by_doc_id(doc_id)
+        _out(f"deleted {result.doc_id}: {result.chunks_deleted} chunks, "
+             f"{len(result.entities_deleted)} entities removed, {len(result.entities_rebuilt)} "
+             f"rebuilt, {len(result.relations_deleted)} relations removed, "
+             f"{len(result.relations_rebuilt)} rebuilt")
     return 0
 
 
+def export_format(path: str, explicit: Optional[str]) -> str:
+    """The export format: ``--format`` when given (it must agree with a known extension), else
+    from the extension (``.graphml``/``.xml``, ``.json``, ``.csv``)."""
+    by_extension = EXPORT_FORMATS.get(Path(path).suffix.lower())
+    if explicit:
+        if by_extension and by_extension != explicit:
+            raise CliError(f"--format {explicit} does not match the file name {path} "
+                           f"({by_extension}); rename the file or drop --format")
+        return explicit
+    if by_extension is None:
+        raise CliError(f"cannot tell the export format from {path!r}: use a .graphml, .json or "
+                       ".csv name, or --format")
+    return by_extension
+
+
+def _snapshot(folder: Path) -> Dict[Path, float]:
+    return {p: p.stat().st_mtime_ns for p in folder.iterdir() if p.is_file()} if folder.is_dir() else {}
+
+
 def cmd_export(args: argparse.Namespace) -> int:
-    _load_rag(args).export(args.path, format=args.format)
-    _out(f"exported the graph to {args.path} ({args.format})")
+    fmt = export_format(args.path, args.format)
+    rag = _open_store(args)
+    folder = Path(args.path).resolve().parent
+    before = _snapshot(folder)
+    rag.export(args.path, format=fmt)
+    written = sorted(p for p, m in _snapshot(folder).items() if before.get(p) != m)
+    umask = os.umask(0)
+    os.umask(umask)
+    for path in written:  # atomic writes create 0600 temp files: give exports normal modes
+        os.chmod(path, 0o666 & ~umask)
+    names = ", ".join(str(p) for p in written) or args.path
+    _out(f"exported the graph ({fmt}) to {names}")
     return 0
 
 
 def cmd_print_config(args: argparse.Namespace) -> int:
     config = load_config(Path(args.path)) if args.path else _graph_config(args)
     component = build(config)
-    _out(f"{component}\n")
-    _out(yaml.safe_dump(component.to_config(), sort_keys=False, allow_unicode=True))
+    if args.tree:
+        _out(str(component))
+    else:
+        sys.stdout.write(yaml.safe_dump(component.to_config(), sort_keys=False, allow_unicode=True))
     return 0
 
 
@@ -222,6 +327,7 @@ def cmd_version(args: argparse.Namespace) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lightrag", description="lightrag command line")
+    parser.add_argument("--version", action="version", version=f"lightrag {lightrag.__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", help="a GraphRAG YAML config (default: the packaged one)")
@@ -238,21 +344,34 @@ def make_parser() -> argparse.ArgumentParser:
     rag = add("demo-rag", cmd_demo_rag, "classic RAG demo (NumPy retrieval)", parents=[])
     rag.add_argument("--question", action="append", help="a question (repeatable)")
     rag.add_argument("--config", help="a SimpleRAG YAML (default: the packaged demo config)")
-    add("index", cmd_index, "index .txt/.md files or folders").add_argument("paths", nargs="+")
+    index = add("index", cmd_index, "index PDF, DOCX, HTML, Markdown and text files or folders")
+    index.add_argument("paths", nargs="+")
+    index.add_argument("--encoding", help="encoding of text files that are not UTF-8 "
+                                          "(default: detected with charset-normalizer)")
     query = add("query", cmd_query, "answer a question")
     query.add_argument("question")
-    query.add_argument("--mode", default="mix",
-                       choices=["naive", "local", "global", "hybrid", "mix", "bypass"])
+    query.add_argument("--mode", default="mix", choices=QUERY_MODES)
+    query.add_argument("--top-k", type=int, help="entities (local) / relations (global) to fetch")
+    query.add_argument("--json", action="store_true", help="print the answer, references and "
+                                                           "retrieval details as JSON")
     query.add_argument("--stream", action="store_true")
     query.add_argument("--context-only", action="store_true")
+    docs = add("docs", cmd_docs, "list documents: ids, file paths, status, counts, errors")
+    docs.add_argument("--status", choices=["pending", "processing", "processed", "failed"])
+    docs.add_argument("--json", action="store_true")
     add("status", cmd_status, "document counts by status, graph size")
-    add("delete", cmd_delete, "delete a document").add_argument("doc_id")
-    export = add("export", cmd_export, "export the graph")
-    export.add_argument("path")
-    export.add_argument("--format", default="graphml", choices=["graphml", "json", "csv"])
-    add("print-config", cmd_print_config, "print a config's tree and YAML").add_argument("path", nargs="?")
+    add("delete", cmd_delete, "delete documents by id or file path").add_argument("targets", nargs="+")
+    export = add("export", cmd_export, "export the graph (format from the file extension)")
+    export.add_argument("path", help="PATH.graphml, PATH.json or PATH.csv (CSV writes "
+                                     "PATH_entities.csv and PATH_relations.csv)")
+    export.add_argument("--format", choices=["graphml", "json", "csv"], default=None)
+    config = add("print-config", cmd_print_config, "print a config as YAML (or its tree)")
+    config.add_argument("path", nargs="?")
+    shape = config.add_mutually_exclusive_group()
+    shape.add_argument("--yaml", action="store_true", help="valid YAML on stdout (the default)")
+    shape.add_argument("--tree", action="store_true", help="the printed component tree instead")
     add("version", cmd_version, "print the version", parents=[])
-    from lightrag.optim.bench_cli import add_bench_prompts_parser
+    from lightrag.cli_bench import add_parser as add_bench_prompts_parser
     from lightrag.server.serve import add_serve_parser
 
     add_serve_parser(sub)
@@ -260,16 +379,29 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _silence_stdout() -> None:
+    """After a closed pipe (``lightrag print-config | head``): no traceback at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Optional[List[str]] = None) -> int:
+    from lightrag.components.loaders import DocumentLoadError
+
     args = make_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
-        return args.func(args)
-    except (FileNotFoundError, ValueError, KeyError, ImportError) as e:
-        sys.stderr.write(f"lightrag: error: {e}\n")
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except (CliError, DocumentLoadError, FileNotFoundError, ValueError, KeyError, ImportError) as e:
+        message = e.args[0] if isinstance(e, KeyError) and e.args else e
+        sys.stderr.write(f"lightrag: error: {message}\n")
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,12 +2,16 @@
 real offline models (spaCy extraction, MiniLM embeddings)."""
 
 import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
 
 from lightrag.cli import _packaged_config, main
-from lightrag.components.storage import JsonDocStatusStorage
 from lightrag.data import load_sample_docs
 from lightrag.utils import build
 
@@ -44,39 +48,108 @@ def run(capsys, *argv):
     return code, captured.out, captured.err
 
 
-def test_index_query_status_export_delete(tmp_path, scripted_config, capsys):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "voyager.md").write_text("NASA launched Voyager 1 in 1977. Voyager 1 flew past Saturn.")
-    (docs / "cassini.txt").write_text("Cassini reached Saturn in 2004. Huygens landed on Titan.")
-    (docs / "ignored.pdf").write_text("not indexed")
+def make_corpus(folder):
+    """A folder with a PDF, a DOCX, an HTML page, Markdown and text, plus files to skip."""
+    from test_loaders import make_docx, make_pdf, para
+
+    folder.mkdir()
+    (folder / "voyager.md").write_text("# Voyager\n\nNASA launched Voyager 1 in 1977. "
+                                       "Voyager 1 flew past [Saturn](https://x).")
+    (folder / "cassini.txt").write_text("Cassini reached Saturn in 2004. Huygens landed on Titan.")
+    (folder / "hubble.pdf").write_bytes(make_pdf(["Hubble measured the expansion of the Universe."]))
+    (folder / "apollo.docx").write_bytes(make_docx(para("Armstrong walked on the Moon in 1969.")))
+    (folder / "juno.html").write_text("<html><body><nav>Home Menu</nav><main><p>Juno orbits "
+                                      "Jupiter since 2016.</p></main></body></html>")
+    (folder / "empty.txt").write_text("")
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (folder / "broken.pdf").write_text("not a pdf")
+    return folder
+
+
+def test_index_formats_query_docs_delete(tmp_path, scripted_config, capsys):
+    docs = make_corpus(tmp_path / "docs")
     store = str(tmp_path / "store")
     common = ["--config", str(scripted_config), "--working-dir", store]
 
     code, out, _ = run(capsys, "index", str(docs), *common)
-    assert code == 0 and "documents: 2 processed" in out and "entities" in out
+    assert code == 0 and "documents: 5 processed" in out and "entities" in out
+    assert f"skipped {docs / 'empty.txt'}: empty" in out
+    assert f"skipped {docs / 'logo.png'}: binary" in out
+    assert f"skipped {docs / 'broken.pdf'}: unsupported (unreadable PDF" in out
     code, out, _ = run(capsys, "index", str(docs), *common)
-    assert "2 already indexed" in out
+    assert "5 already indexed" in out
+
+    code, out, _ = run(capsys, "docs", "--json", *common)
+    rows = json.loads(out)
+    assert sorted(Path(r["file_path"]).name for r in rows) == [
+        "apollo.docx", "cassini.txt", "hubble.pdf", "juno.html", "voyager.md"]
+    assert all(r["status"] == "processed" and r["chunks"] >= 1 and not r["error"] for r in rows)
+    code, out, _ = run(capsys, "docs", *common)
+    assert out.splitlines()[0].split() == ["id", "status", "chunks", "chars", "file_path", "error"]
+    assert str(docs / "hubble.pdf") in out
 
     code, out, _ = run(capsys, "query", "Which spacecraft flew past Saturn?", "--mode", "local", *common)
     assert code == 0 and "The answer." in out and "Sources:" in out
+    code, out, _ = run(capsys, "query", "Saturn", "--top-k", "3", "--json", *common)
+    answer = json.loads(out)
+    assert answer["answer"] == "The answer." and answer["mode"] == "mix"
+    assert {"reference_id", "file_path"} <= set(answer["references"][0])
     code, out, _ = run(capsys, "query", "Saturn", "--context-only", *common)
     assert "Document Chunks" in out
     code, out, _ = run(capsys, "query", "Saturn", "--stream", *common)
     assert "The answer." in out
 
     code, out, _ = run(capsys, "status", *common)
-    assert yaml.safe_load(out)["documents"]["processed"] == 2
+    assert yaml.safe_load(out)["documents"]["processed"] == 5
 
-    code, out, _ = run(capsys, "export", str(tmp_path / "kg.json"), "--format", "json", *common)
-    assert code == 0 and json.loads((tmp_path / "kg.json").read_text())["nodes"]
-
-    doc_ids = JsonDocStatusStorage(namespace="doc_status", working_dir=store).keys()
-    code, out, _ = run(capsys, "delete", doc_ids[0], *common)
-    assert code == 0 and out.startswith(f"deleted {doc_ids[0]}")
-    assert JsonDocStatusStorage(namespace="doc_status", working_dir=store).keys() == doc_ids[1:]
+    pdf_path = str(docs / "hubble.pdf")
+    code, out, _ = run(capsys, "delete", pdf_path, *common)
+    pdf_id = next(r["id"] for r in rows if r["file_path"] == pdf_path)
+    assert code == 0 and out.startswith(f"deleted {pdf_id}")
+    first = next(r["id"] for r in rows if r["file_path"] != pdf_path)
+    code, out, _ = run(capsys, "delete", first, *common)
+    assert code == 0 and out.startswith(f"deleted {first}")
+    code, out, _ = run(capsys, "docs", "--json", *common)
+    assert len(json.loads(out)) == 3
     code, out, err = run(capsys, "delete", "doc-nope", *common)
-    assert code == 2 and "no document" in err
+    assert code == 2 and "no document with id or file path 'doc-nope'" in err
+
+
+def test_export_format_from_extension_and_normal_permissions(tmp_path, scripted_config, capsys):
+    docs = make_corpus(tmp_path / "docs")
+    common = ["--config", str(scripted_config), "--working-dir", str(tmp_path / "store")]
+    assert run(capsys, "index", str(docs), *common)[0] == 0
+    old_umask = os.umask(0o022)
+    try:
+        code, out, _ = run(capsys, "export", str(tmp_path / "kg.json"), *common)
+        assert code == 0 and json.loads((tmp_path / "kg.json").read_text())["nodes"]
+        code, out, _ = run(capsys, "export", str(tmp_path / "kg.graphml"), *common)
+        assert (tmp_path / "kg.graphml").read_text().lstrip().startswith("<?xml")
+        code, out, _ = run(capsys, "export", str(tmp_path / "kg.csv"), *common)
+        written = [tmp_path / "kg_entities.csv", tmp_path / "kg_relations.csv"]
+        assert out.strip() == f"exported the graph (csv) to {written[0]}, {written[1]}"
+        for path in [tmp_path / "kg.json", tmp_path / "kg.graphml", *written]:
+            assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+    finally:
+        os.umask(old_umask)
+    code, _, err = run(capsys, "export", str(tmp_path / "kg.json"), "--format", "graphml", *common)
+    assert code == 2 and "does not match the file name" in err
+    code, _, err = run(capsys, "export", str(tmp_path / "kg.dat"), *common)
+    assert code == 2 and "cannot tell the export format" in err
+
+
+def test_query_without_a_store_says_to_index(tmp_path, scripted_config, capsys):
+    missing = tmp_path / "nothing-here"
+    for command in (["query", "What?"], ["docs"], ["delete", "doc-1"], ["status"]):
+        code, out, err = run(capsys, *command, "--config", str(scripted_config),
+                             "--working-dir", str(missing))
+        assert code == 2 and "run `lightrag index PATH...` first" in err and not out
+    assert not missing.exists()  # asking does not create a store
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run(capsys, "query", "What?", "--config", str(scripted_config),
+                       "--working-dir", str(empty))
+    assert code == 2 and "no documents indexed" in err
 
 
 def test_cli_input_errors(tmp_path, scripted_config, capsys):
@@ -85,8 +158,31 @@ def test_cli_input_errors(tmp_path, scripted_config, capsys):
     assert code == 2 and "no such file" in err
     bad = tmp_path / "a.pdf"
     bad.write_text("x")
-    code, _, err = run(capsys, "index", str(bad), *common)
-    assert code == 2 and "only .txt and .md" in err
+    code, out, err = run(capsys, "index", str(bad), *common)
+    assert code == 2 and "nothing to index" in err and "skipped" in out and "unreadable PDF" in out
+
+
+def test_version_and_print_config_yaml(scripted_config, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0 and capsys.readouterr().out.strip() == "lightrag 0.2.0"
+    code, out, _ = run(capsys, "print-config", str(scripted_config), "--yaml")
+    assert code == 0 and yaml.safe_load(out)["component_name"] == "GraphRAG"
+    code, plain, _ = run(capsys, "print-config", str(scripted_config))
+    assert plain == out
+    code, tree, _ = run(capsys, "print-config", str(scripted_config), "--tree")
+    assert tree.startswith("GraphRAG(")
+
+
+def test_closed_pipe_gives_no_traceback():
+    config = _packaged_config("numpy_rag.yaml")
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from lightrag.cli import main; "
+                             "sys.exit(main(sys.argv[1:]))", "print-config", str(config)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # like `| head` that already exited
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
 
 
 def test_default_config_builds_and_round_trips(tmp_path):

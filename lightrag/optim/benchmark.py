@@ -41,6 +41,9 @@ Example:
 from __future__ import annotations
 
 import copy
+import csv
+import io
+import json
 import logging
 import time
 from dataclasses import dataclass, field, fields
@@ -60,7 +63,7 @@ from lightrag.optim.evaluation import (
     evaluate_pipeline,
     generators_of,
 )
-from lightrag.optim.report import BenchmarkReport, VariantResult
+from lightrag.optim.report import ITEM_FIELDS, BenchmarkReport, VariantResult
 from lightrag.optim.stats import (
     DEFAULT_RESAMPLES,
     bootstrap_ci,
@@ -209,6 +212,48 @@ def build_variant(pipeline: PipelineSource, variant: Variant) -> Component:
     return component
 
 
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+@dataclass
+class QABenchmarkReport(BenchmarkReport):
+    """A :class:`BenchmarkReport` whose ``items.csv`` also shows each item's question and gold
+    answer (``question`` and ``gold`` columns, after ``id``), so a row can be read on its own.
+
+    Example:
+        >>> from lightrag.optim.evaluation import ItemResult
+        >>> r = VariantResult(name="plain", n=1, mean=1.0, items=[ItemResult(0, 1.0, "Paris")])
+        >>> report = QABenchmarkReport(variants=[r], baseline="plain", item_ids=["q1"],
+        ...                            questions=["Capital of France?"], golds=["Paris"])
+        >>> print(report.items_csv().splitlines()[1][:40])
+        plain,0,q1,Capital of France?,Paris,1.0,
+    """
+
+    questions: List[Any] = field(default_factory=list)
+    golds: List[Any] = field(default_factory=list)
+
+    def items_csv(self) -> str:
+        columns = list(ITEM_FIELDS)
+        at = columns.index("id") + 1 if "id" in columns else len(columns)
+        columns[at:at] = ["question", "gold"]
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n",
+                                extrasaction="ignore")
+        writer.writeheader()
+        for v in self.variants:
+            for item in v.items:
+                row = item.to_dict()
+                i = item.index
+                row.update(variant=v.name, id=self._item_id(i),
+                           question=_cell(self.questions[i] if i < len(self.questions) else None),
+                           gold=_cell(self.golds[i] if i < len(self.golds) else None))
+                writer.writerow(row)
+        return buffer.getvalue()
+
+
 class BenchmarkRunner:
     """Run prompt variants over a dataset and compare them with paired statistics.
 
@@ -226,6 +271,8 @@ class BenchmarkRunner:
         n_resamples, confidence, seed: bootstrap / permutation settings.
         id_key: the item field that names items in the outputs.
         metric_name: the metric's name in tables.
+        question_key, answer_key: the item fields shown as the ``question`` and ``gold``
+            columns of ``items.csv`` (empty when an item lacks them).
 
     Example:
         >>> from lightrag.core import FunComponent
@@ -251,6 +298,8 @@ class BenchmarkRunner:
         seed: int = 0,
         id_key: str = "id",
         metric_name: Optional[str] = None,
+        question_key: str = "question",
+        answer_key: str = "answer",
     ) -> None:
         self.pipeline = pipeline
         self.dataset = list(dataset)
@@ -267,6 +316,7 @@ class BenchmarkRunner:
         self.n_resamples, self.confidence, self.seed = n_resamples, confidence, seed
         self.id_key = id_key
         self.metric_name = metric_name or getattr(metric, "__name__", type(metric).__name__)
+        self.question_key, self.answer_key = question_key, answer_key
 
     def run(self, limit: Optional[int] = None,
             progress: Optional[Callable[[str, int, int], None]] = None) -> BenchmarkReport:
@@ -296,10 +346,12 @@ class BenchmarkRunner:
             "test": "two-sided paired sign-flip permutation test; Holm-adjusted across variants",
             "failures": "scored 0", "cache_path": self.cache_path,
         }
-        return BenchmarkReport(
+        return QABenchmarkReport(
             variants=list(results.values()), baseline=self.baseline, metric=self.metric_name,
             settings=settings, item_ids=[it.get(self.id_key, i) if isinstance(it, dict) else i
                                          for i, it in enumerate(items)],
+            questions=[it.get(self.question_key) if isinstance(it, dict) else None for it in items],
+            golds=[it.get(self.answer_key) if isinstance(it, dict) else None for it in items],
         )
 
     def _summarise(self, variant: Variant, outcomes: List[Any], wall_s: float) -> VariantResult:

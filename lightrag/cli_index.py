@@ -1,0 +1,154 @@
+"""``lightrag index PATH...``: load files and folders with the document loaders and insert them,
+with a progress bar on a terminal and a report of every skipped file and its reason.
+
+Files are read with :func:`lightrag.components.loaders.load_documents` (PDF, DOCX, HTML,
+Markdown, text; chosen by content and extension). Each document keeps its path as ``file_path``,
+which references show. The progress bar (``rich``, the ``loaders`` extra) counts the text indexed
+(so its ETA weighs big files more), with files, chunks and entities; it is drawn on stderr only
+when stdout is a terminal, so piped or logged runs print just the summary.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.md").write_text("# Acme\\n\\nAcme builds robots.")
+    >>> docs, skipped = load_for_index([str(folder)])
+    >>> [(pathlib.Path(p).name, t) for p, t in docs], skipped
+    ([('a.md', 'Acme\\n\\nAcme builds robots.')], [])
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import sys
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from lightrag.components.loaders import load_documents
+
+log = logging.getLogger(__name__)
+
+__all__ = ["IndexProgress", "index_texts", "load_for_index"]
+
+
+def load_for_index(paths: List[str], encoding: Optional[str] = None
+                   ) -> Tuple[List[Tuple[str, str]], List[Tuple[str, str, str]]]:
+    """``([(file path, text)], [(file path, reason, message)])`` for files and folders."""
+    report = load_documents(paths, encoding=encoding)
+    docs = [(str(d.meta_data["file_path"]), d.text or "") for d in report.documents]
+    return docs, report.skipped
+
+
+class IndexProgress:
+    """A rich progress bar over the characters to index, with files, chunks and entities.
+
+    Quiet (draws nothing) when ``enabled`` is false or ``rich`` is not installed.
+    """
+
+    def __init__(self, total_chars: int, total_files: int, enabled: bool) -> None:
+        self.total_files = total_files
+        self.files = self.chunks = self.entities = 0
+        self.doc_chunks = 0  # chunks of the document being inserted, from its events
+        self._bar: Any = None
+        self._task: Any = None
+        if not enabled:
+            return
+        try:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+        except ImportError:
+            log.info("no progress bar: rich is not installed (the `loaders` extra)")
+            return
+        self._bar = Progress(
+            TextColumn("[bold]indexing[/bold]"), BarColumn(), TaskProgressColumn(),
+            TextColumn("{task.fields[files]}/{task.fields[total_files]} files"),
+            TextColumn("{task.fields[chunks]} chunks, {task.fields[entities]} entities"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            TextColumn("[dim]{task.fields[current]}"),
+            console=Console(stderr=True), transient=False,
+        )
+        self._task = self._bar.add_task("index", total=max(total_chars, 1), files=0,
+                                        total_files=total_files, chunks=0, entities=0, current="")
+        self._bar.start()
+
+    @property
+    def active(self) -> bool:
+        return self._bar is not None
+
+    def update(self, advance: int = 0, current: Optional[str] = None) -> None:
+        if self._bar is None:
+            return
+        fields: Dict[str, Any] = dict(files=self.files, chunks=self.chunks + self.doc_chunks,
+                                      entities=self.entities)
+        if current is not None:
+            fields["current"] = current[-40:]
+        self._bar.update(self._task, advance=advance, **fields)
+
+    def event(self, event: Any) -> None:
+        """A per-document event from ``GraphRAG.insert(progress=...)`` (dict or object)."""
+        get = event.get if isinstance(event, dict) else (lambda k, d=None: getattr(event, k, d))
+        chunks = get("chunks_done", get("chunks"))
+        if isinstance(chunks, int):
+            self.doc_chunks = chunks
+        entities = get("entities_total", get("entities"))
+        if isinstance(entities, int):
+            self.entities = max(self.entities, entities)
+        self.update()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+def _accepts_progress(insert: Callable[..., Any]) -> bool:
+    try:
+        return "progress" in inspect.signature(insert).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def index_texts(rag: Any, named_texts: List[Tuple[str, str]], show_progress: bool) -> Any:
+    """Insert ``(file path, text)`` pairs one document at a time; returns the summed result."""
+    from lightrag.components.graph_rag.system import InsertResult
+
+    total = InsertResult()
+    bar = IndexProgress(sum(len(t) for _, t in named_texts), len(named_texts), show_progress)
+    with_events = bar.active and _accepts_progress(rag.insert)
+    last_count = 0.0
+    try:
+        for name, text in named_texts:
+            bar.update(current=name)
+            kwargs = {"progress": bar.event} if with_events else {}
+            result = rag.insert(text, file_paths=name, **kwargs)
+            total.processed += result.processed
+            total.skipped += result.skipped
+            total.failed.update(result.failed)
+            total.chunks += result.chunks
+            bar.files += 1
+            bar.chunks += result.chunks
+            bar.doc_chunks = 0
+            if bar.active and time.monotonic() - last_count > 2.0:
+                bar.entities = int(rag.status().get("entities", 0))
+                last_count = time.monotonic()
+            bar.update(advance=len(text))
+        if bar.active:
+            bar.entities = int(rag.status().get("entities", 0))
+            bar.update(current="")
+    finally:
+        bar.close()
+    return total
+
+
+def stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
