@@ -247,6 +247,43 @@ def test_bench_prompts_command(tmp_path, capsys):
     assert bad.func(bad) == 2
 
 
+def test_lightrag_bench_prompts_metric_flag_and_item_columns(tmp_path, capsys):
+    from lightrag.cli import main
+
+    (tmp_path / "pipe.py").write_text(
+        "from lightrag.core import Component, Generator\n"
+        "from lightrag.components.model_client import ScriptedClient\n"
+        "from lightrag.utils.registry import register\n"
+        "@register\n"
+        "class BenchMetricQA(Component):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.generator = Generator(model_client=ScriptedClient(response_fn=lambda p: 'the city of Paris'),\n"
+        "                                   template='{{question}}')\n"
+        "    def call(self, question):\n"
+        "        return self.generator(prompt_kwargs={'question': question})\n")
+    items = [{"id": f"m{i}", "question": f"Capital {i}?", "gold": "Paris"} for i in range(3)]
+    (tmp_path / "data.json").write_text(json.dumps(items))
+    (tmp_path / "bench.yaml").write_text(
+        "imports: [pipe.py]\ndataset: {path: data.json}\ninputs: question\n"
+        "metric: {name: f1, answer_key: gold}\npipeline: {component_name: BenchMetricQA}\n"
+        "variants:\n  - name: plain\n")
+    common = [str(tmp_path / "bench.yaml"), "--out", str(tmp_path / "out"), "--no-plot"]
+    assert main(["bench-prompts", *common]) == 0
+    assert "Mean f1" in capsys.readouterr().out
+    rows = list(csv.DictReader((tmp_path / "out" / "items.csv").open()))
+    assert [(r["id"], r["question"], r["gold"]) for r in rows] == [
+        (f"m{i}", f"Capital {i}?", "Paris") for i in range(3)]
+    assert float(rows[0]["score"]) == pytest.approx(0.5)
+    assert main(["bench-prompts", *common, "--metric", "contains"]) == 0  # re-scored from cache
+    out = capsys.readouterr().out
+    assert "Mean contains" in out and "1.000" in out
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert saved["metric"] == "contains" and saved["variants"][0]["model_calls"] == 0
+    with pytest.raises(SystemExit):
+        main(["bench-prompts", *common, "--metric", "bleu"])
+
+
 def test_make_metric_uses_aliases():
     metric, name = make_metric({"name": "f1", "aliases_key": "aliases"})
     assert name == "f1" and metric("Roma", {"answer": "Rome", "aliases": ["Roma"]}) == 1.0
