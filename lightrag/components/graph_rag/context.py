@@ -18,6 +18,7 @@ The steps follow the LightRAG algorithm:
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -33,13 +34,19 @@ CONTEXT_TOKEN_BUFFER = 200
 
 @dataclass
 class GraphStores:
-    """The storages a query reads (a plain bundle; the GraphRAG component owns them)."""
+    """The storages a query reads (a plain bundle; the GraphRAG component owns them).
+
+    ``synonym_pairs`` are near-duplicate entity names ``(name_a, name_b, similarity)`` found at
+    index time (:func:`lightrag.components.graph_rag.ppr.synonym_pairs`); the ``ppr`` mode
+    joins them with synonym edges.
+    """
 
     graph: Any
     entities_vdb: Any
     relations_vdb: Any
     chunks_vdb: Any
     text_chunks: Any
+    synonym_pairs: Sequence[Tuple[str, str, float]] = ()
 
 
 @dataclass
@@ -56,11 +63,24 @@ def _split(value: Any) -> List[str]:
 
 
 # ----------------------------------------------------------------------------- search
+def entity_hits(stores: GraphStores, vector: np.ndarray, top_k: int) -> List[Dict[str, Any]]:
+    """The ``top_k`` entities matching ``vector``; a 2-D ``vector`` holds one row per keyword,
+    each searched on its own and merged by turns (every keyword's best match first, then every
+    keyword's second, …), so no keyword crowds the others out of a small ``top_k``."""
+    matrix = np.asarray(vector)
+    if matrix.ndim == 1:
+        return stores.entities_vdb.query(matrix, top_k=top_k)
+    merged = round_robin(*stores.entities_vdb.query_batch(matrix, top_k=top_k),
+                         key=lambda h: h["entity_name"])
+    return merged[:top_k]
+
+
 def search_entities(stores: GraphStores, vector: np.ndarray, top_k: int,
                     max_relations: int = 1000) -> SearchResult:
-    """``local``: entities similar to the low-level keywords, then their incident relations
-    (the ``max_relations`` best-ranked ones, ranked by the degrees of their endpoints)."""
-    hits = stores.entities_vdb.query(vector, top_k=top_k)
+    """``local``: entities similar to the low-level keywords (one vector, or one row per
+    keyword: :func:`entity_hits`), then their incident relations (the ``max_relations``
+    best-ranked ones, ranked by the degrees of their endpoints)."""
+    hits = entity_hits(stores, vector, top_k)
     names = [h["entity_name"] for h in hits]
     nodes = stores.graph.get_nodes_batch(names)
     degrees = stores.graph.node_degrees_batch(names)
@@ -160,6 +180,56 @@ def truncate_by_tokens(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[
             kept.append(item)
             lines.append(line)
     return kept, lines, used
+
+
+_WORDS = re.compile(r"\w+", re.UNICODE)
+REDUNDANT_OVERLAP = 0.8  # share of a description's word trigrams found in the chunks
+
+
+def word_trigrams(text: str) -> set:
+    """The lower-cased word trigrams of ``text`` (single words when it has fewer than three)."""
+    words = _WORDS.findall(text.lower())
+    if len(words) < 3:
+        return {tuple(words)} if words else set()
+    return set(zip(words, words[1:], words[2:]))
+
+
+def adds_information(description: str, context_trigrams: set) -> bool:
+    """False when at least :data:`REDUNDANT_OVERLAP` of the description's word trigrams already
+    appear in the context chunks (a description made of sentences of those chunks, as the
+    spaCy extractor writes them); True for text the chunks do not contain (an LLM summary).
+
+    Example:
+        >>> chunks = word_trigrams("Voyager 1 photographed Titan in 1980. It left in 2012.")
+        >>> adds_information("Voyager 1 photographed Titan in 1980.", chunks)
+        False
+        >>> adds_information("A NASA space probe launched in 1977.", chunks)
+        True
+    """
+    grams = word_trigrams(description.replace(GRAPH_FIELD_SEP, " ").replace("...", " "))
+    if not grams:
+        return False
+    return len(grams & context_trigrams) < REDUNDANT_OVERLAP * len(grams)
+
+
+def select_lines(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[str, Any]], Any],
+                 max_tokens: int, context_trigrams: Optional[set] = None,
+                 ) -> Tuple[List[Dict[str, Any]], List[str], int]:
+    """Like :func:`truncate_by_tokens`, but when ``context_trigrams`` (the
+    :func:`word_trigrams` of the context chunks) is given, an item whose description only
+    repeats the chunks (:func:`adds_information`) gets a compact line without it: its name,
+    type or endpoints are graph information, its description is not."""
+    budget = max(0, max_tokens)
+    if context_trigrams is None:
+        return truncate_by_tokens(items, to_line, budget)
+
+    def line(item: Dict[str, Any]) -> Any:
+        record = to_line(item)
+        if not adds_information(str(item.get("description", "")), context_trigrams):
+            record = {k: v for k, v in record.items() if k != "description"}
+        return record
+
+    return truncate_by_tokens(items, line, budget)
 
 
 # ----------------------------------------------------------------------- chunk picking

@@ -1,6 +1,12 @@
 """``QueryEngine``: keywords -> one batched embedding -> a query mode -> the answer.
 
-Holds the six mode Components, the keyword extractor, the answer Generator and an optional
+Token budgets left unset in the :class:`QueryParam` are derived from the answer model's
+context window (:mod:`lightrag.components.graph_rag.budgets`), and the final prompt is counted
+and cut to fit that window (chunks, then graph lines, dropped from the end): a prompt that
+would overflow is never sent. An answer is never silently empty: an empty reply comes back as
+``content`` saying so, and a failed model call as ``content=None`` with ``raw_data["error"]``.
+
+Holds the mode Components, the keyword extractor, the answer Generator and an optional
 reranker. The conversation history goes to the answer model only (never into retrieval), and the
 user's extra instructions (``user_prompt``) are added to the answer prompt.
 """
@@ -14,8 +20,14 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from lightrag.components.graph_rag.context import GraphStores
-from lightrag.components.graph_rag.kg_lines import public_fields
+from lightrag.components.graph_rag.budgets import answer_reserve, model_window, resolve_budgets
+from lightrag.components.graph_rag.context import GraphStores, assign_references, format_context
+from lightrag.components.graph_rag.kg_lines import (
+    dump_line,
+    entity_line,
+    public_fields,
+    relation_line,
+)
 from lightrag.components.graph_rag.prompts import (
     GRAPH_ANSWER_PROMPT,
     NAIVE_ANSWER_PROMPT,
@@ -28,6 +40,7 @@ from lightrag.components.graph_rag.query_modes import (
     LL_VECTOR,
     MODE_CLASSES,
     QUERY_VECTOR,
+    SEED_VECTORS,
     QueryMode,
     RetrievedContext,
 )
@@ -96,10 +109,44 @@ class QueryEngine(Component):
             texts[LL_VECTOR] = ", ".join(keywords.low_level)
         if HL_VECTOR in needed and keywords is not None and keywords.high_level:
             texts[HL_VECTOR] = ", ".join(keywords.high_level)
-        if not texts:
+        seeds = list(keywords.low_level) if SEED_VECTORS in needed and keywords is not None else []
+        if not texts and not seeds:
             return {}
-        matrix = await stores.chunks_vdb.aembed(list(texts.values()))
-        return dict(zip(texts, np.asarray(matrix, dtype=np.float32)))
+        matrix = np.asarray(await stores.chunks_vdb.aembed([*texts.values(), *seeds]), dtype=np.float32)
+        vectors: Dict[str, np.ndarray] = dict(zip(texts, matrix[:len(texts)]))
+        if seeds:
+            vectors[SEED_VECTORS] = matrix[len(texts):]
+        return vectors
+
+    def _fit_to_window(self, query: str, retrieved: RetrievedContext, param: QueryParam,
+                       limit: int) -> Dict[str, Any]:
+        """Prompt kwargs whose rendered prompt fits ``limit`` tokens: chunks, then relation and
+        entity lines, are dropped from the end until it does; ``ValueError`` when even the
+        prompt without context is too long (the query or the history)."""
+        while True:
+            kwargs = self._prompt_kwargs(query, retrieved, param)
+            used = count_tokens(self.answer_generator.get_prompt(**kwargs))
+            if used <= limit:
+                retrieved.processing_info["prompt_tokens"] = used
+                return kwargs
+            if retrieved.chunks:
+                retrieved.chunks = retrieved.chunks[:-max(1, len(retrieved.chunks) // 4)]
+            elif retrieved.relations:
+                retrieved.relations = retrieved.relations[:len(retrieved.relations) // 2]
+            elif retrieved.entities:
+                retrieved.entities = retrieved.entities[:len(retrieved.entities) // 2]
+            else:
+                raise ValueError(
+                    f"the prompt needs {used} tokens without any context, more than the "
+                    f"{limit} the answer model's window leaves; shorten the query, the "
+                    "conversation_history or user_prompt, or use a model with a larger window")
+            retrieved.processing_info["cut_to_fit_window"] = True
+            references = assign_references(retrieved.chunks)
+            retrieved.references = references
+            retrieved.context = format_context(
+                [dump_line(entity_line(e)) for e in retrieved.entities],
+                [dump_line(relation_line(r)) for r in retrieved.relations],
+                retrieved.chunks, references)
 
     async def acall(self, query: str, param: QueryParam, stores: GraphStores,
                     sync_stream: bool = False) -> QueryResult:
@@ -107,8 +154,11 @@ class QueryEngine(Component):
         iterator when ``sync_stream`` (for callers outside an event loop)."""
         started = time.perf_counter()
         mode = self.mode(param.mode)
+        window, _ = model_window(self.answer_generator)
+        limit = max(1, window - answer_reserve(self.answer_generator, window))
+        param = resolve_budgets(param, window, window - limit)
         keywords = None
-        if LL_VECTOR in mode.vectors_needed or HL_VECTOR in mode.vectors_needed:
+        if LL_VECTOR in mode.vectors_needed or HL_VECTOR in mode.vectors_needed or SEED_VECTORS in mode.vectors_needed:
             keywords = await self.keyword_extractor.acall(
                 query, hl_keywords=param.hl_keywords or None, ll_keywords=param.ll_keywords or None)
         needed = mode.vectors_needed
@@ -119,6 +169,9 @@ class QueryEngine(Component):
         reserved = count_tokens(query) + count_tokens(self._system_prompt(RetrievedContext(mode=param.mode), param))
         retrieved = mode(stores, vectors, param, reserved_tokens=reserved,
                          reranker=self.reranker, query=query)
+        prompt_kwargs: Optional[Dict[str, Any]] = None
+        if not param.only_need_context:
+            prompt_kwargs = self._fit_to_window(query, retrieved, param, limit)
         raw_data = {
             "entities": [{k: v for k, v in public_fields(e).items() if k != "score"}
                          for e in retrieved.entities],
@@ -134,7 +187,8 @@ class QueryEngine(Component):
         if param.mode != "bypass" and not (retrieved.entities or retrieved.relations or retrieved.chunks):
             raw_data["processing_info"]["no_context"] = True
             return QueryResult(content=NO_CONTEXT_RESPONSE, raw_data=raw_data)
-        prompt_kwargs = self._prompt_kwargs(query, retrieved, param)
+        if prompt_kwargs is None:  # unreachable: only_need_context returned above
+            prompt_kwargs = self._fit_to_window(query, retrieved, param, limit)
         if param.only_need_prompt:
             return QueryResult(content=self.answer_generator.get_prompt(**prompt_kwargs),
                                raw_data=raw_data)
@@ -146,5 +200,12 @@ class QueryEngine(Component):
         raw_data["processing_info"]["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
         if answer.error is not None:
             raw_data["error"] = answer.error
+            log.warning("the answer model failed: %s", answer.error)
+            # content None marks a failed call (the HTTP server answers 502 on it)
             return QueryResult(content=None, raw_data=raw_data)
-        return QueryResult(content=str(answer.data), raw_data=raw_data)
+        text = "" if answer.data is None else str(answer.data)
+        if not text.strip():
+            raw_data["error"] = "the answer model returned an empty reply"
+            return QueryResult(content="No answer: the answer model returned an empty reply.",
+                               raw_data=raw_data)
+        return QueryResult(content=text, raw_data=raw_data)

@@ -1,8 +1,13 @@
-"""The six query modes as Components: ``naive``, ``local``, ``global``, ``hybrid``, ``mix``,
-``bypass``.
+"""The query modes as Components: ``naive``, ``local``, ``global``, ``hybrid``, ``mix``,
+``ppr``, ``bypass``.
 
-Each mode only decides *what to search* (``search``); building the context under the token
-budgets is shared (:meth:`QueryMode.call`). The GraphRAG system extracts keywords, embeds the
+Each mode decides *what to search* (``search``) and how its chunks are ranked
+(``rank_chunks``); building the context under the token budgets is shared
+(:meth:`QueryMode.call`). With the entity and relation budgets left unset, a graph mode spends
+at most :data:`KG_SHARE` of the chunk context it would build (or :data:`KG_FLOOR_TOKENS`) on
+entity and relation lines,
+and only on lines that add to the chunks (:func:`select_lines`): graph modes trade chunk tokens
+for graph lines instead of adding them. The GraphRAG system extracts keywords, embeds the
 query and the keywords in one batch, calls the mode, and hands the context to the answer
 Generator.
 
@@ -13,12 +18,14 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from lightrag.components.graph_rag.budgets import DEFAULT_TOTAL_TOKENS
 from lightrag.components.graph_rag.context import (
     CONTEXT_TOKEN_BUFFER,
     GraphStores,
@@ -29,21 +36,35 @@ from lightrag.components.graph_rag.context import (
     format_context,
     gather_chunks,
     merge_searches,
+    query_similarities,
     search_chunks,
     search_entities,
     search_relations,
-    truncate_by_tokens,
+    select_lines,
+    word_trigrams,
 )
 from lightrag.components.graph_rag.kg_lines import entity_line, relation_line
-from lightrag.components.graph_rag.schemas import QueryParam
+from lightrag.components.graph_rag.ppr import (
+    PassageGraph,
+    PprSettings,
+    rank_passages,
+    seed_entities,
+)
+from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QueryParam
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
+
+log = logging.getLogger(__name__)
 
 CONTEXT_FRAME_TOKENS = 80  # section headers, fences and the reference list
 
 QUERY_VECTOR = "query"
 LL_VECTOR = "ll_keywords"
 HL_VECTOR = "hl_keywords"
+SEED_VECTORS = "seed_keywords"  # one row per low-level keyword (each searched on its own)
+KG_SHARE = 0.2  # share of the chunk context that entity + relation lines may take by default
+KG_FLOOR_TOKENS = 200  # lines up to this many tokens are added even to a small chunk context
+ENTITY_SHARE_OF_KG = 0.4
 
 
 @dataclass
@@ -68,6 +89,13 @@ class QueryMode(Component):
     def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
         raise NotImplementedError
 
+    def rank_chunks(self, stores: GraphStores, found: SearchResult, entities: List[Dict[str, Any]],
+                    relations: List[Dict[str, Any]], param: QueryParam,
+                    vectors: Dict[str, np.ndarray]) -> List[Dict[str, Any]]:
+        """Candidate chunks, best first (default: :func:`gather_chunks`)."""
+        return gather_chunks(stores, entities, relations, found.vector_chunks, param,
+                             vectors.get(QUERY_VECTOR))
+
     def call(
         self,
         stores: GraphStores,
@@ -77,7 +105,11 @@ class QueryMode(Component):
         reranker: Optional[Component] = None,
         query: str = "",
     ) -> RetrievedContext:
-        """Search, apply the token budgets, gather and fit chunks, format the context.
+        """Search, rank the chunks, spend the token budgets, format the context.
+
+        ``param.max_total_tokens`` caps everything (chunks, entity and relation lines, the
+        frame and ``reserved_tokens``). Explicit ``max_entity_tokens`` / ``max_relation_tokens``
+        bound the lines; unset, the lines share :data:`KG_SHARE` of the chunk context.
 
         Args:
             reserved_tokens: tokens already used by the prompt template and the query.
@@ -85,20 +117,34 @@ class QueryMode(Component):
         """
         started = time.perf_counter()
         found = self.search(stores, vectors, param)
-        entities, entity_lines, entity_tokens = truncate_by_tokens(
-            found.entities, entity_line, param.max_entity_tokens)
-        relations, relation_lines, relation_tokens = truncate_by_tokens(
-            found.relations, relation_line, param.max_relation_tokens)
-        chunks = gather_chunks(stores, entities, relations, found.vector_chunks, param,
-                               vectors.get(QUERY_VECTOR))
+        total = param.max_total_tokens if param.max_total_tokens is not None else DEFAULT_TOTAL_TOKENS
+        room = max(0, total - reserved_tokens - CONTEXT_TOKEN_BUFFER - CONTEXT_FRAME_TOKENS)
+        candidates, _, _ = select_lines(found.entities, entity_line, room)
+        relation_candidates, _, _ = select_lines(found.relations, relation_line, room)
+        chunks = self.rank_chunks(stores, found, candidates, relation_candidates, param, vectors)
         if reranker is not None and param.enable_rerank and chunks:
             scores = reranker(query, [c["content"] for c in chunks])
             for chunk, score in zip(chunks, scores):
                 chunk["rerank_score"] = float(score)
             chunks.sort(key=lambda c: -c["rerank_score"])
+        frame = fit_chunks(chunks, room, param.chunk_top_k)
+        in_context = set().union(*(word_trigrams(c.get("content", "")) for c in frame))
+        frame_tokens = sum(chunk_tokens(c) for c in frame)
+        derived = max(KG_SHARE * frame_tokens, KG_FLOOR_TOKENS)
+        entity_budget = (param.max_entity_tokens if param.max_entity_tokens is not None
+                         else int(derived * ENTITY_SHARE_OF_KG))
+        entities, entity_lines, entity_tokens = select_lines(
+            candidates, entity_line, min(entity_budget, room), in_context)
+        relation_budget = (param.max_relation_tokens if param.max_relation_tokens is not None
+                           else int(derived) - entity_tokens)
+        relations, relation_lines, relation_tokens = select_lines(
+            relation_candidates, relation_line, min(relation_budget, room - entity_tokens), in_context)
         kg_tokens = entity_tokens + relation_tokens
-        budget = param.max_total_tokens - reserved_tokens - kg_tokens - CONTEXT_TOKEN_BUFFER
-        chunks = fit_chunks(chunks, max(0, budget), param.chunk_top_k)
+        chunk_room = room - kg_tokens
+        if param.max_entity_tokens is None and param.max_relation_tokens is None:
+            # lines replace chunk tokens (beyond the floor, which a tiny context gets on top)
+            chunk_room = min(chunk_room, frame_tokens - max(0, kg_tokens - KG_FLOOR_TOKENS))
+        chunks = fit_chunks(frame, max(0, chunk_room), param.chunk_top_k)
         references = assign_references(chunks)
         context = format_context(entity_lines, relation_lines, chunks, references)
         info = {
@@ -107,6 +153,7 @@ class QueryMode(Component):
             "relations_found": len(found.relations), "relations_kept": len(relations),
             "vector_chunks": len(found.vector_chunks), "chunks_kept": len(chunks),
             "context_tokens": kg_tokens + sum(chunk_tokens(c) for c in chunks) + CONTEXT_FRAME_TOKENS,
+            "max_total_tokens": total,
             "retrieval_ms": round((time.perf_counter() - started) * 1000, 3),
         }
         return RetrievedContext(mode=self.mode, entities=entities, relations=relations,
@@ -127,16 +174,24 @@ class NaiveMode(QueryMode):
         return SearchResult(vector_chunks=search_chunks(stores, vectors[QUERY_VECTOR], param.chunk_top_k))
 
 
+def _low_level(vectors: Dict[str, np.ndarray]) -> Optional[np.ndarray]:
+    """The low-level keyword vectors: the joined keywords' vector, then one row per keyword
+    when there are several (searched on their own and merged by turns, the joined first)."""
+    seeds, joined = vectors.get(SEED_VECTORS), vectors.get(LL_VECTOR)
+    if seeds is not None and len(seeds) > 1:
+        return seeds if joined is None else np.vstack([joined, seeds])
+    return joined
+
+
 class LocalMode(QueryMode):
     """Low-level keywords -> entities -> their 1-hop relations -> their chunks."""
 
     mode = "local"
-    vectors_needed = (LL_VECTOR,)
+    vectors_needed = (LL_VECTOR, SEED_VECTORS)
 
     def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
-        if LL_VECTOR not in vectors:
-            return SearchResult()
-        return search_entities(stores, vectors[LL_VECTOR], param.top_k)
+        low = _low_level(vectors)
+        return SearchResult() if low is None else search_entities(stores, low, param.top_k)
 
 
 class GlobalMode(QueryMode):
@@ -155,24 +210,161 @@ class HybridMode(QueryMode):
     """Local and global, interleaved."""
 
     mode = "hybrid"
-    vectors_needed = (LL_VECTOR, HL_VECTOR)
+    vectors_needed = (LL_VECTOR, SEED_VECTORS, HL_VECTOR)
 
     def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
-        local = search_entities(stores, vectors[LL_VECTOR], param.top_k) if LL_VECTOR in vectors else SearchResult()
+        low = _low_level(vectors)
+        local = search_entities(stores, low, param.top_k) if low is not None else SearchResult()
         global_ = search_relations(stores, vectors[HL_VECTOR], param.top_k) if HL_VECTOR in vectors else SearchResult()
         return merge_searches(local, global_)
 
 
+class _PprRanking:
+    """PPR passage scores for a query, on a :class:`PassageGraph` cached per store version."""
+
+    def __init__(self, settings: PprSettings) -> None:
+        self.settings = settings
+        self._graph: Optional[PassageGraph] = None
+        self._key: Any = None
+
+    def graph(self, stores: GraphStores) -> PassageGraph:
+        """The entity–passage graph of ``stores``, rebuilt when the graph store's ``version``
+        (or the synonym pairs) change; a store without ``version`` is rebuilt every query."""
+        version = getattr(stores.graph, "version", None)
+        key = (id(stores.graph), version, id(stores.synonym_pairs), len(stores.synonym_pairs))
+        if self._graph is None or version is None or key != self._key:
+            started = time.perf_counter()
+            nodes = stores.graph.get_all_nodes()
+            self._graph = PassageGraph.build(
+                ((n["id"], _split_ids(n.get("source_id"))) for n in nodes),
+                stores.synonym_pairs, synonym_weight=self.settings.synonym_weight)
+            self._key = key
+            log.info("ppr: built the entity-passage graph (%d entities, %d passages) in %.0f ms",
+                     self._graph.n_entities, len(self._graph.chunk_ids),
+                     (time.perf_counter() - started) * 1000)
+        return self._graph
+
+    def scores(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam,
+               dense: Dict[str, float]) -> Tuple[PassageGraph, np.ndarray, Dict[str, float]]:
+        graph = self.graph(stores)
+        rows = [v for v in (vectors.get(QUERY_VECTOR),) if v is not None]
+        seeds_matrix = vectors.get(SEED_VECTORS)
+        if seeds_matrix is not None and len(seeds_matrix):
+            rows.extend(np.atleast_2d(seeds_matrix))
+        seeds = seed_entities(stores.entities_vdb, graph, np.stack(rows) if rows else None, self.settings)
+        node_scores, passages = rank_passages(graph, seeds, dense, self.settings,
+                                              limit=2 * param.chunk_top_k)
+        return graph, node_scores, passages
+
+
+def _split_ids(value: Any) -> List[str]:
+    return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
+
+
+def _combined(stores: GraphStores, query_vector: np.ndarray, cosines: Dict[str, float],
+              ppr: Dict[str, float], weight: float, limit: int) -> List[Tuple[str, float]]:
+    """Candidates ranked by cosine to the query + ``weight`` × normalised PPR score."""
+    missing = [c for c in ppr if c not in cosines]
+    if missing:
+        cosines = {**cosines, **query_similarities(stores.chunks_vdb, missing, query_vector)}
+    scored = [(c, cos + weight * ppr.get(c, 0.0)) for c, cos in cosines.items()]
+    scored.sort(key=lambda t: -t[1])
+    return scored[:limit]
+
+
+def _chunk_records(stores: GraphStores, ranked: List[Tuple[str, float]],
+                   known: Dict[str, Dict[str, Any]]) -> List[Dict[str, Any]]:
+    missing = [c for c, _ in ranked if c not in known]
+    by_id = dict(known)
+    for c, r in zip(missing, stores.text_chunks.get_by_ids(missing)):
+        if r:
+            by_id[c] = {"chunk_id": c, "content": r.get("content", ""),
+                        "file_path": r.get("file_path", ""), "tokens": r.get("tokens")}
+    return [{**by_id[c], "score": round(score, 6)} for c, score in ranked if c in by_id]
+
+
+class PprMode(QueryMode):
+    """HippoRAG-style retrieval: entities matching the query's keywords (each on its own) and
+    the densely retrieved passages seed a Personalized PageRank over the entity–passage graph
+    (with synonym edges); passages are ranked by cosine to the query plus the normalised PPR
+    score, and the most visited entities become entity lines where they add to the chunks.
+
+    Example:
+        >>> PprMode()
+        PprMode(uses=query, seed_keywords, damping=0.5, ppr_weight=0.2)
+    """
+
+    mode = "ppr"
+    vectors_needed = (QUERY_VECTOR, SEED_VECTORS)
+
+    def __init__(self, settings: Optional[PprSettings] = None) -> None:
+        super().__init__()
+        self.settings = settings or PprSettings()
+        self._ranking = _PprRanking(self.settings)
+
+    _to_dict_exclude = ("_ranking",)
+
+    def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
+        query_vector = vectors.get(QUERY_VECTOR)
+        if query_vector is None:
+            return SearchResult()
+        hits = search_chunks(stores, query_vector, max(param.chunk_top_k, self.settings.dense_candidates))
+        dense = {h["chunk_id"]: h["score"] for h in hits}
+        graph, node_scores, ppr = self._ranking.scores(stores, vectors, param, dense)
+        ranked = _combined(stores, query_vector, dense, ppr, self.settings.ppr_weight,
+                           2 * param.chunk_top_k)
+        chunks = _chunk_records(stores, ranked, {h["chunk_id"]: h for h in hits})
+        entity_scores = node_scores[:graph.n_entities]
+        top = np.argsort(-entity_scores)[:param.top_k] if graph.n_entities else []
+        names = [graph.entity_names[i] for i in top if entity_scores[i] > 0]
+        nodes = stores.graph.get_nodes_batch(names)
+        entities = [{**nodes[n], "entity_name": n} for n in names if n in nodes]
+        return SearchResult(entities=entities, vector_chunks=chunks)
+
+    def rank_chunks(self, stores: GraphStores, found: SearchResult, entities: List[Dict[str, Any]],
+                    relations: List[Dict[str, Any]], param: QueryParam,
+                    vectors: Dict[str, np.ndarray]) -> List[Dict[str, Any]]:
+        return list(found.vector_chunks)
+
+    def _extra_repr(self) -> str:
+        return (f"{super()._extra_repr()}, damping={self.settings.damping}, "
+                f"ppr_weight={self.settings.ppr_weight}")
+
+
 class MixMode(HybridMode):
-    """Hybrid plus the query's vector chunks (reranked when a reranker is configured)."""
+    """Hybrid's candidates (entity, relation, bridge and vector chunks) re-scored by a
+    reranker: a configured one (e.g. a local cross-encoder) when ``param.enable_rerank``, else
+    the PPR scorer of :class:`PprMode` (cosine to the query + normalised PPR score), which also
+    adds its best passages as candidates."""
 
     mode = "mix"
-    vectors_needed = (QUERY_VECTOR, LL_VECTOR, HL_VECTOR)
+    vectors_needed = (QUERY_VECTOR, LL_VECTOR, SEED_VECTORS, HL_VECTOR)
+
+    def __init__(self, settings: Optional[PprSettings] = None) -> None:
+        super().__init__()
+        self.settings = settings or PprSettings()
+        self._ranking = _PprRanking(self.settings)
+
+    _to_dict_exclude = ("_ranking",)
 
     def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
         merged = super().search(stores, vectors, param)
         merged.vector_chunks = search_chunks(stores, vectors[QUERY_VECTOR], param.chunk_top_k)
         return merged
+
+    def rank_chunks(self, stores: GraphStores, found: SearchResult, entities: List[Dict[str, Any]],
+                    relations: List[Dict[str, Any]], param: QueryParam,
+                    vectors: Dict[str, np.ndarray]) -> List[Dict[str, Any]]:
+        candidates = super().rank_chunks(stores, found, entities, relations, param, vectors)
+        query_vector = vectors.get(QUERY_VECTOR)
+        if query_vector is None:
+            return candidates
+        cosines = query_similarities(stores.chunks_vdb, [c["chunk_id"] for c in candidates], query_vector)
+        dense = {c["chunk_id"]: c["score"] for c in found.vector_chunks}
+        _, _, ppr = self._ranking.scores(stores, vectors, param, dense)
+        ranked = _combined(stores, query_vector, cosines, ppr, self.settings.ppr_weight,
+                           2 * param.chunk_top_k)
+        return _chunk_records(stores, ranked, {c["chunk_id"]: c for c in candidates})
 
 
 class BypassMode(QueryMode):
@@ -187,4 +379,5 @@ class BypassMode(QueryMode):
         return RetrievedContext(mode=self.mode, processing_info={"mode": self.mode})
 
 
-MODE_CLASSES = {cls.mode: cls for cls in (NaiveMode, LocalMode, GlobalMode, HybridMode, MixMode, BypassMode)}
+MODE_CLASSES = {cls.mode: cls for cls in (NaiveMode, LocalMode, GlobalMode, HybridMode, MixMode,
+                                          PprMode, BypassMode)}

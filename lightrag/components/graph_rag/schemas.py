@@ -22,8 +22,8 @@ from lightrag.core.base_data_class import DataClass
 
 GRAPH_FIELD_SEP = "<SEP>"
 
-QueryMode = Literal["naive", "local", "global", "hybrid", "mix", "bypass"]
-QUERY_MODES = ("naive", "local", "global", "hybrid", "mix", "bypass")
+QueryMode = Literal["naive", "local", "global", "hybrid", "mix", "ppr", "bypass"]
+QUERY_MODES = ("naive", "local", "global", "hybrid", "mix", "ppr", "bypass")
 
 
 def _d(text: str) -> Dict[str, str]:
@@ -123,20 +123,49 @@ class DocProcessingStatus(DataClass):
     content_hash: str = field(default="", metadata=_d("MD5 of the content, for deduplication"))
 
 
+_INT_RANGES = {  # field -> smallest allowed value (None values mean "derive a default")
+    "top_k": 1, "chunk_top_k": 1, "related_chunk_number": 1,
+    "max_entity_tokens": 0, "max_relation_tokens": 0, "max_total_tokens": 1,
+}
+_OPTIONAL_INTS = ("max_entity_tokens", "max_relation_tokens", "max_total_tokens")
+_BOOLS = ("only_need_context", "only_need_prompt", "stream", "enable_rerank", "include_references")
+_CHOICES = {"chunk_pick_method": ("VECTOR", "WEIGHT"),
+            "chunk_merge_method": ("RELEVANCE", "ROUND_ROBIN")}
+
+
 @dataclass
 class QueryParam(DataClass):
-    """How to answer a query: the mode, the retrieval sizes and the token budgets."""
+    """How to answer a query: the mode, the retrieval sizes and the token budgets.
 
-    mode: QueryMode = field(default="mix", metadata=_d("naive|local|global|hybrid|mix|bypass"))
+    Every field is checked when the object is made (also from a dict or YAML): a wrong type
+    raises ``TypeError`` and a value out of range ``ValueError``, both naming the field. Token
+    budgets left ``None`` are derived from the answer model's context window at query time
+    (see :func:`lightrag.components.graph_rag.budgets.resolve_budgets`).
+
+    Example:
+        >>> QueryParam(mode="ppr", top_k=5).chunk_top_k
+        20
+        >>> QueryParam(top_k=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: QueryParam.top_k must be at least 1, got 0
+    """
+
+    mode: QueryMode = field(default="mix", metadata=_d("naive|local|global|hybrid|mix|ppr|bypass"))
     only_need_context: bool = field(default=False, metadata=_d("Return the context, no answer"))
     only_need_prompt: bool = field(default=False, metadata=_d("Return the prompt, no answer"))
     response_type: str = field(default="Multiple Paragraphs", metadata=_d("Answer format"))
     stream: bool = field(default=False, metadata=_d("Stream the answer"))
     top_k: int = field(default=40, metadata=_d("Entities (local) / relations (global) to fetch"))
     chunk_top_k: int = field(default=20, metadata=_d("Chunks to fetch and keep"))
-    max_entity_tokens: int = field(default=6000, metadata=_d("Token budget for entities"))
-    max_relation_tokens: int = field(default=8000, metadata=_d("Token budget for relations"))
-    max_total_tokens: int = field(default=30000, metadata=_d("Token budget for the whole prompt"))
+    max_entity_tokens: Optional[int] = field(
+        default=None, metadata=_d("Token budget for entity lines (None: a share of the total)"))
+    max_relation_tokens: Optional[int] = field(
+        default=None, metadata=_d("Token budget for relation lines (None: a share of the total)"))
+    max_total_tokens: Optional[int] = field(
+        default=None,
+        metadata=_d("Token budget for the whole prompt (None: from the answer model's context "
+                    "window); always cut to fit that window"))
     hl_keywords: List[str] = field(default_factory=list, metadata=_d("High-level keywords"))
     ll_keywords: List[str] = field(default_factory=list, metadata=_d("Low-level keywords"))
     conversation_history: List[Dict[str, str]] = field(
@@ -157,10 +186,37 @@ class QueryParam(DataClass):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name, allowed in (("chunk_pick_method", ("VECTOR", "WEIGHT")),
-                              ("chunk_merge_method", ("RELEVANCE", "ROUND_ROBIN"))):
+        if not isinstance(self.mode, str) or self.mode not in QUERY_MODES:
+            raise ValueError(f"QueryParam.mode: unknown query mode {self.mode!r}; use one of "
+                             f"{', '.join(QUERY_MODES)}")
+        for name in _BOOLS:
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"QueryParam.{name} must be true or false, got {getattr(self, name)!r}")
+        for name, lowest in _INT_RANGES.items():
+            value = getattr(self, name)
+            if value is None and name in _OPTIONAL_INTS:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"QueryParam.{name} must be an integer, got {value!r} "
+                                f"({type(value).__name__})")
+            if value < lowest:
+                raise ValueError(f"QueryParam.{name} must be at least {lowest}, got {value}")
+        for name, allowed in _CHOICES.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"QueryParam.{name} is {getattr(self, name)!r}; use one of {', '.join(allowed)}")
+        if not isinstance(self.response_type, str):
+            raise TypeError(f"QueryParam.response_type must be a string, got {self.response_type!r}")
+        if self.user_prompt is not None and not isinstance(self.user_prompt, str):
+            raise TypeError(f"QueryParam.user_prompt must be a string or None, got {self.user_prompt!r}")
+        for name in ("hl_keywords", "ll_keywords"):
+            value = getattr(self, name)
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+                raise TypeError(f"QueryParam.{name} must be a list of strings, got {value!r}")
+        history = self.conversation_history
+        if not isinstance(history, (list, tuple)) or not all(
+                isinstance(t, dict) and isinstance(t.get("content", ""), str) for t in history):
+            raise TypeError("QueryParam.conversation_history must be a list of "
+                            f"{{'role': ..., 'content': str}} objects, got {history!r}")
 
 
 @dataclass

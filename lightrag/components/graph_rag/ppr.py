@@ -1,0 +1,258 @@
+"""Personalized PageRank over the entity–passage graph (the ``ppr`` query mode's engine).
+
+Following HippoRAG ("From RAG to Memory", Gutiérrez et al., 2025), the graph has one node per
+entity and one per passage (chunk). An entity is joined to every passage that cites it (its
+``source_id``), near-duplicate entity names are joined by synonym edges (weight = their
+embedding similarity), and a random walk that restarts at the query's seeds (matched entities
+and, with a small weight, the densely retrieved passages) ranks the passages. A passage that
+shares an entity with a seed passage — the second hop of a multi-hop question — gets mass even
+when it shares no word with the question.
+
+- :func:`synonym_pairs`: the synonym edges, computed when entity vectors are written (new
+  entities against all, in blocks, so memory stays bounded);
+- :class:`PassageGraph`: the sparse transition matrix, built once per store version;
+- :func:`personalized_pagerank`: sparse power iteration (scipy CSR, float32).
+
+Example:
+    >>> g = PassageGraph.build([("Alice", ["c1"]), ("Acme", ["c1", "c2"])])
+    >>> scores = personalized_pagerank(g, {g.entity_index["Alice"]: 1.0})
+    >>> [g.chunk_ids[i] for i in np.argsort(-g.passage_scores(scores))]
+    ['c1', 'c2']
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+from scipy import sparse
+
+log = logging.getLogger(__name__)
+
+DAMPING = 0.5  # probability of following an edge (HippoRAG's setting); 1 - DAMPING restarts
+MAX_ITERATIONS = 30
+TOLERANCE = 1e-6  # L1 change of the score vector that ends the iteration
+SYNONYM_THRESHOLD = 0.9
+SYNONYM_TOP_K = 5
+SYNONYM_BLOCK = 4096
+
+
+def synonym_pairs(names: Sequence[str], matrix: np.ndarray, new_rows: Optional[Sequence[int]] = None,
+                  threshold: float = SYNONYM_THRESHOLD, top_k: int = SYNONYM_TOP_K,
+                  block: int = SYNONYM_BLOCK) -> List[Tuple[str, str, float]]:
+    """Near-duplicate entity names: ``(name_a, name_b, cosine)`` for each entity of
+    ``new_rows`` (default: all) and its ``top_k`` most similar other entities with a cosine of
+    at least ``threshold``. ``matrix`` holds one vector per name (normalised here); new rows are
+    compared with all rows a block at a time (a ``block × len(names)`` product at most). Each
+    unordered pair appears once, names sorted.
+
+    Example:
+        >>> m = np.array([[1.0, 0.0], [0.99, 0.14], [0.0, 1.0]])
+        >>> synonym_pairs(["U.S.", "United States", "Canada"], m, threshold=0.9)
+        [('U.S.', 'United States', 0.99)]
+    """
+    if len(names) != len(matrix):
+        raise ValueError(f"synonym_pairs got {len(names)} names but {len(matrix)} vectors")
+    if not 0.0 < threshold <= 1.0 or top_k < 1:
+        raise ValueError(f"synonym_pairs needs 0 < threshold <= 1 and top_k >= 1, got {threshold}, {top_k}")
+    if len(names) < 2:
+        return []
+    vectors = np.asarray(matrix, dtype=np.float32)
+    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    rows = np.arange(len(names)) if new_rows is None else np.asarray(list(new_rows), dtype=np.int64)
+    k = min(top_k, len(names) - 1)
+    found: Dict[Tuple[str, str], float] = {}
+    for start in range(0, len(rows), block):
+        batch = rows[start:start + block]
+        sims = vectors[batch] @ vectors.T
+        sims[np.arange(len(batch)), batch] = -1.0  # not its own synonym
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        for r, row in enumerate(batch):
+            for col in top[r]:
+                score = float(sims[r, col])
+                if score >= threshold and names[row] != names[col]:
+                    pair = (names[row], names[col]) if names[row] <= names[col] else (names[col], names[row])
+                    found[pair] = max(found.get(pair, 0.0), round(score, 4))
+    return [(a, b, s) for (a, b), s in sorted(found.items())]
+
+
+@dataclass
+class PassageGraph:
+    """The entity–passage graph as a column-stochastic sparse matrix (entities first, then
+    passages), with the lookups the ``ppr`` mode needs.
+
+    Build it with :meth:`build` from ``(entity name, chunk ids)`` records and optional synonym
+    pairs; node ``i < n_entities`` is ``entity_names[i]``, node ``n_entities + j`` is
+    ``chunk_ids[j]``.
+    """
+
+    entity_names: List[str]
+    chunk_ids: List[str]
+    transition: sparse.csr_matrix  # transition[i, j]: probability of a step j -> i
+    dangling: np.ndarray  # nodes without edges (their mass restarts)
+    chunk_counts: np.ndarray  # passages citing each entity
+    entity_index: Dict[str, int] = field(default_factory=dict)
+    chunk_index: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def n_entities(self) -> int:
+        return len(self.entity_names)
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.entity_names) + len(self.chunk_ids)
+
+    @classmethod
+    def build(cls, entities: Iterable[Tuple[str, Sequence[str]]],
+              synonyms: Iterable[Tuple[str, str, float]] = (),
+              synonym_weight: float = 1.0) -> PassageGraph:
+        """The graph of ``entities`` (name and the chunk ids citing it) and the synonym edges
+        between known names (weighted ``synonym_weight × similarity``)."""
+        names: List[str] = []
+        entity_index: Dict[str, int] = {}
+        chunk_index: Dict[str, int] = {}
+        rows: List[int] = []
+        cols: List[int] = []
+        for name, chunks in entities:
+            if name in entity_index:
+                continue
+            entity_index[name] = len(names)
+            names.append(name)
+            for chunk in dict.fromkeys(chunks):
+                rows.append(entity_index[name])
+                cols.append(chunk_index.setdefault(chunk, len(chunk_index)))
+        n_e, n_p = len(names), len(chunk_index)
+        n = n_e + n_p
+        e_idx = np.asarray(rows, dtype=np.int64)
+        p_idx = np.asarray(cols, dtype=np.int64) + n_e
+        weights = [np.ones(len(e_idx) * 2, dtype=np.float32)]
+        src = [np.concatenate([e_idx, p_idx])]
+        dst = [np.concatenate([p_idx, e_idx])]
+        syn = [(entity_index[a], entity_index[b], float(s)) for a, b, s in synonyms
+               if a in entity_index and b in entity_index and a != b]
+        if syn and synonym_weight > 0:
+            a_idx, b_idx, sims = (np.asarray(x) for x in zip(*syn))
+            src.append(np.concatenate([a_idx, b_idx]))
+            dst.append(np.concatenate([b_idx, a_idx]))
+            weights.append(np.concatenate([sims, sims]).astype(np.float32) * synonym_weight)
+        adjacency = sparse.csr_matrix(
+            (np.concatenate(weights), (np.concatenate(src), np.concatenate(dst))), shape=(n, n),
+            dtype=np.float32)
+        adjacency.sum_duplicates()
+        out = np.asarray(adjacency.sum(axis=1)).ravel()
+        inverse = np.divide(1.0, out, out=np.zeros_like(out), where=out > 0).astype(np.float32)
+        # column-stochastic: transition = adjacency^T · diag(1 / out-degree)
+        transition = (sparse.diags(inverse) @ adjacency).T.tocsr().astype(np.float32)
+        counts = np.bincount(e_idx, minlength=n_e).astype(np.float32) if n_e else np.zeros(0, np.float32)
+        chunk_ids = [""] * n_p
+        for chunk, j in chunk_index.items():
+            chunk_ids[j] = chunk
+        return cls(entity_names=names, chunk_ids=chunk_ids, transition=transition,
+                   dangling=out == 0, chunk_counts=counts, entity_index=entity_index,
+                   chunk_index=chunk_index)
+
+    def passage_scores(self, scores: np.ndarray) -> np.ndarray:
+        """The passage part of a node score vector (aligned with ``chunk_ids``)."""
+        return scores[self.n_entities:]
+
+
+def personalized_pagerank(graph: PassageGraph, seeds: Mapping[int, float],
+                          damping: float = DAMPING, max_iterations: int = MAX_ITERATIONS,
+                          tolerance: float = TOLERANCE) -> np.ndarray:
+    """Stationary scores of a walk on ``graph`` that restarts at ``seeds`` (node index ->
+    weight, normalised here) with probability ``1 - damping`` each step; the mass of dangling
+    nodes restarts too. Returns one score per node, summing to 1 (zeros without seeds)."""
+    if not 0.0 <= damping < 1.0:
+        raise ValueError(f"damping must be in [0, 1), got {damping}")
+    reset = np.zeros(graph.n_nodes, dtype=np.float32)
+    for node, weight in seeds.items():
+        if weight > 0:
+            reset[node] += weight
+    total = float(reset.sum())
+    if total <= 0:
+        return reset
+    reset /= total
+    scores = reset.copy()
+    for _ in range(max_iterations):
+        lost = float(scores[graph.dangling].sum()) if graph.dangling.any() else 0.0
+        updated = damping * (graph.transition @ scores) + (1.0 - damping + damping * lost) * reset
+        change = float(np.abs(updated - scores).sum())
+        scores = updated
+        if change < tolerance:
+            break
+    return scores
+
+
+# ------------------------------------------------------------------ passage ranking
+@dataclass
+class PprSettings:
+    """The constants of PPR passage ranking (chosen on MuSiQue questions 1-50, see
+    ``docs/benchmarks/graph_rag_quality.md``).
+
+    Args:
+        damping: probability of following an edge at each step.
+        seed_top_k: entities matched per seed text (each keyword and the query).
+        seed_threshold: smallest cosine of a seed entity match.
+        specificity: seed weight × ``1 / passages(entity) ** specificity`` (rare names count
+            more, as HippoRAG's node specificity).
+        passage_weight: share of the restart mass on the densely retrieved passages.
+        dense_candidates: passages taken from dense retrieval as restart nodes and candidates.
+        ppr_weight: final score = cosine(query, passage) + ``ppr_weight`` × PPR / max PPR.
+        synonym_weight: weight of synonym edges relative to entity–passage edges.
+    """
+
+    damping: float = DAMPING
+    seed_top_k: int = 3
+    seed_threshold: float = 0.5
+    specificity: float = 1.0
+    passage_weight: float = 0.05
+    dense_candidates: int = 20
+    ppr_weight: float = 0.2
+    synonym_weight: float = 1.0
+
+
+def seed_entities(entities_vdb: object, graph: PassageGraph, seed_vectors: np.ndarray,
+                  settings: PprSettings) -> Dict[int, float]:
+    """Entity node -> restart weight: the best cosine of each seed text's ``seed_top_k``
+    entity matches (one batched vector search), times the entity's specificity."""
+    if seed_vectors is None or len(seed_vectors) == 0 or graph.n_entities == 0:
+        return {}
+    hits = entities_vdb.query_batch(np.atleast_2d(seed_vectors), top_k=settings.seed_top_k)  # type: ignore[attr-defined]
+    best: Dict[int, float] = {}
+    for row in hits:
+        for hit in row:
+            node = graph.entity_index.get(hit.get("entity_name", ""))
+            if node is not None and hit["score"] >= settings.seed_threshold:
+                best[node] = max(best.get(node, 0.0), float(hit["score"]))
+    return {node: score / max(1.0, float(graph.chunk_counts[node])) ** settings.specificity
+            for node, score in best.items()}
+
+
+def rank_passages(graph: PassageGraph, entity_seeds: Mapping[int, float],
+                  dense: Mapping[str, float], settings: PprSettings,
+                  limit: int) -> Tuple[np.ndarray, Dict[str, float]]:
+    """Run PPR from ``entity_seeds`` and the dense passages (``chunk id -> cosine``, restart
+    mass ``passage_weight``, spread by cosine); returns the node scores and, for the ``limit``
+    best passages, their PPR score divided by the best one."""
+    seeds: Dict[int, float] = {}
+    entity_total = sum(entity_seeds.values())
+    passage_nodes = {graph.n_entities + graph.chunk_index[c]: max(s, 0.0)
+                     for c, s in dense.items() if c in graph.chunk_index}
+    passage_total = sum(passage_nodes.values())
+    if entity_total > 0:
+        share = 1.0 - settings.passage_weight if passage_total > 0 else 1.0
+        seeds.update({n: share * w / entity_total for n, w in entity_seeds.items()})
+    if passage_total > 0:
+        share = settings.passage_weight if entity_total > 0 else 1.0
+        for n, w in passage_nodes.items():
+            seeds[n] = seeds.get(n, 0.0) + share * w / passage_total
+    scores = personalized_pagerank(graph, seeds, damping=settings.damping)
+    passages = graph.passage_scores(scores)
+    top = float(passages.max()) if len(passages) else 0.0
+    if top <= 0:
+        return scores, {}
+    k = min(limit, len(passages))
+    best = np.argpartition(-passages, k - 1)[:k] if k < len(passages) else np.arange(len(passages))
+    return scores, {graph.chunk_ids[j]: float(passages[j]) / top for j in best.tolist() if passages[j] > 0}
