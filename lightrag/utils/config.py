@@ -16,7 +16,13 @@ Safety rules:
   and those registered with :func:`~lightrag.utils.registry.register`): no import strings, no code;
 * a missing required argument, an unknown argument or a value of the wrong type raises
   :class:`ConfigError` naming the path of the problem in the config (``generator.model_kwargs``);
-* secrets are refused: keys such as ``api_key`` come from the environment, never from a file.
+* secrets are refused at any depth (:mod:`lightrag.utils.secrets`: ``api_key``, ``token``,
+  ``Authorization`` headers, ``user:pass@`` or ``?api_key=`` in URLs, key-shaped values): keys
+  come from the environment, never from a file;
+* a dump (``to_config``, :func:`to_yaml`, ``lightrag print-config``) never holds a secret: values
+  under secret names read ``<redacted>`` and URL credentials are removed; loading the dump back
+  drops the ``<redacted>`` entries, so the clients read the environment;
+* YAML is read with :func:`lightrag.utils.safe_yaml.safe_load`: bounded size and aliases.
 
 Example:
     >>> cfg = {"component_name": "Sequential", "component_config": {"args": []}}
@@ -27,7 +33,7 @@ Example:
 from __future__ import annotations
 
 import inspect
-import re
+import logging
 import typing
 from pathlib import Path
 from typing import Any, Dict, Union
@@ -35,12 +41,15 @@ from typing import Any, Dict, Union
 import yaml
 
 from lightrag.utils.registry import EntityMapping
+from lightrag.utils.safe_yaml import MAX_BYTES, YamlLimitError, safe_load
+from lightrag.utils.secrets import REDACTED, find_secrets, is_secret_key, redact, strip_redacted
+
+log = logging.getLogger(__name__)
 
 COMPONENT_NAME = "component_name"
 COMPONENT_CONFIG = "component_config"
 CLASS_REF = "class"
 
-_SECRET_KEY = re.compile(r"(^|_)(api_key|secret|password|token)$", re.IGNORECASE)
 
 
 class ConfigError(ValueError):
@@ -59,7 +68,11 @@ def _join(path: str, key: Union[str, int]) -> str:
 
 # ----------------------------------------------------------------------------- loading
 def load_config(source: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
-    """Read a config from a dict, a YAML file path, or a YAML string."""
+    """Read a config from a dict, a YAML file path, or a YAML string.
+
+    YAML is read with bounds (:func:`lightrag.utils.safe_yaml.safe_load`: size, aliases,
+    expanded size, depth), so an alias bomb fails at once with a :class:`ConfigError`.
+    """
     if isinstance(source, dict):
         return source
     text: str
@@ -68,11 +81,16 @@ def load_config(source: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
         path = Path(source)
         if not path.is_file():
             raise FileNotFoundError(f"config file not found: {path}")
+        if path.stat().st_size > MAX_BYTES:
+            raise ConfigError("", f"{path} is {path.stat().st_size} bytes, over the config "
+                                  f"size limit of {MAX_BYTES}")
         text = path.read_text(encoding="utf-8")
     else:
         text = str(source)
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text)
+    except YamlLimitError as e:
+        raise ConfigError("", str(e)) from None
     except yaml.YAMLError as e:
         raise ConfigError("", f"invalid YAML: {e}") from e
     if not isinstance(data, dict):
@@ -89,6 +107,8 @@ def new_component(config: Dict[str, Any], path: str = "") -> Any:
     """Build ``{"component_name": ..., "component_config": {...}}`` (0.1-compatible)."""
     if not isinstance(config, dict) or COMPONENT_NAME not in config:
         raise ConfigError(path, f"expected a mapping with '{COMPONENT_NAME}'")
+    if not path:  # the whole tree, before any class is imported or built
+        check_no_secrets(config)
     extra = set(config) - {COMPONENT_NAME, COMPONENT_CONFIG}
     if extra:
         raise ConfigError(path, f"unexpected keys {sorted(extra)} next to '{COMPONENT_NAME}'")
@@ -136,14 +156,39 @@ def _resolve_value(value: Any, path: str) -> Any:
     return value
 
 
+def check_no_secrets(config: Any, path: str = "") -> None:
+    """Raise :class:`ConfigError` at the first secret in ``config`` (any depth: key names such
+    as ``api_key``/``Authorization``, headers, credentials in URLs, key-shaped values).
+
+    Example:
+        >>> check_no_secrets({"model_kwargs": {"base_url": "https://u:p@host/v1"}}, "generator")
+        Traceback (most recent call last):
+        ...
+        lightrag.utils.config.ConfigError: config error at 'generator.model_kwargs.base_url': \
+a password in the URL: secrets are not read from configs; set them in the environment \
+(e.g. OPENAI_API_KEY, GROQ_API_KEY), which the clients read
+    """
+    found = find_secrets(config, path)
+    if found:
+        where, reason = found[0]
+        raise ConfigError(
+            where,
+            f"{reason}: secrets are not read from configs; set them in the environment "
+            "(e.g. OPENAI_API_KEY, GROQ_API_KEY), which the clients read",
+        )
+
+
+def _drop_redacted(raw_kwargs: Dict[str, Any], path: str) -> Dict[str, Any]:
+    cleaned = strip_redacted(raw_kwargs)
+    if cleaned != raw_kwargs:
+        log.info("%s: dropped %s values of a redacted dump; the clients read keys from the "
+                 "environment", path or "<root>", REDACTED)
+    return cleaned
+
+
 def _instantiate(cls: type, raw_kwargs: Dict[str, Any], path: str) -> Any:
-    for key, value in raw_kwargs.items():
-        if _SECRET_KEY.search(str(key)) and value not in (None, ""):
-            raise ConfigError(
-                _join(path, key),
-                "secrets are not read from configs; set them in the environment "
-                "(e.g. OPENAI_API_KEY) instead",
-            )
+    raw_kwargs = _drop_redacted(raw_kwargs, path)
+    check_no_secrets(raw_kwargs, path)
     signature = inspect.signature(cls.__init__)
     params = list(signature.parameters.values())[1:]
     var_positional = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
@@ -241,7 +286,10 @@ def component_to_config(component: Any, path: str = "") -> Dict[str, Any]:
     }
     config: Dict[str, Any] = {}
     for name, value in init_args.items():
-        if name in excluded or _SECRET_KEY.search(name):
+        if name in excluded:
+            continue
+        if is_secret_key(name) and value not in (None, ""):
+            config[name] = REDACTED
             continue
         if kinds.get(name) is inspect.Parameter.VAR_KEYWORD:
             for k, v in value.items():
@@ -254,7 +302,7 @@ def component_to_config(component: Any, path: str = "") -> Dict[str, Any]:
         if name in defaults and _same(defaults[name], value):
             continue
         config[name] = _dump_value(value, _join(path, name))
-    return {COMPONENT_NAME: cls.__name__, COMPONENT_CONFIG: config}
+    return {COMPONENT_NAME: cls.__name__, COMPONENT_CONFIG: redact(config)}
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -1,0 +1,235 @@
+"""Find secrets in configs, and redact them from what the library prints or writes.
+
+Configs are shared like code (committed, pasted into issues, printed by ``lightrag
+print-config``), so they must never hold a credential: API keys come from the environment
+(``OPENAI_API_KEY``, ``GROQ_API_KEY``, ...), which every client reads. This module finds secrets at
+any depth of a nested dict/list:
+
+* by key name: ``api_key``, ``apikey``, ``x-api-key``, ``token``, ``access_token``, ``secret``,
+  ``client_secret``, ``password``, ``Authorization``, ``cookie``, ``credentials``, ... (tokenizer
+  settings such as ``pad_token`` or ``max_tokens`` are not secrets);
+* under ``headers`` / ``extra_headers`` / ``default_headers``: any header whose name carries
+  ``auth``, ``key``, ``token``, ``secret`` or ``cookie``;
+* in URLs: ``https://user:pass@host``, ``postgresql://u:p@db/x``, ``?api_key=...``, ``&token=...``,
+  and ``password=...`` in libpq-style connection strings;
+* by value: strings shaped like provider keys (``sk-...``, ``gsk_...``, ``hf_...``, ``ghp_...``,
+  ``Bearer ...``) under any key.
+
+Empty values (``None``, ``""``) and the :data:`REDACTED` marker are not secrets, so a redacted
+dump can be loaded back (the marked entries are dropped and the clients read the environment).
+
+Example:
+    >>> find_secrets({"model_kwargs": {"extra_headers": {"Authorization": "Bearer abc"}}})
+    [('model_kwargs.extra_headers.Authorization', "key 'Authorization' names a secret")]
+    >>> redact({"base_url": "https://me:pw@api.example.com/v1?api_key=x&v=2", "api_key": "sk-1"})
+    {'base_url': 'https://api.example.com/v1?v=2', 'api_key': '<redacted>'}
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, List, Optional, Tuple, Union
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "REDACTED",
+    "find_secrets",
+    "is_secret_key",
+    "redact",
+    "strip_redacted",
+    "url_secret",
+]
+
+REDACTED = "<redacted>"
+
+_SECRET_WORDS = frozenset({
+    "apikey", "secret", "password", "passwd", "pwd", "passphrase", "authorization",
+    "credential", "credentials", "cookie", "token", "bearer",
+})  # fmt: skip
+_SECRET_SUFFIXES = (
+    "api_key", "access_key", "secret_key", "private_key", "auth_key", "signing_key",
+    "access_key_id", "session_key", "master_key", "account_key",
+)  # fmt: skip
+_NOT_SECRET_TOKENS = frozenset({
+    "pad_token", "eos_token", "bos_token", "unk_token", "sep_token", "cls_token", "mask_token",
+    "start_token", "end_token", "stop_token", "special_token", "split_token", "max_token",
+})  # fmt: skip
+_POINTER_WORDS = frozenset({"env", "file", "path", "var", "name", "names", "header"})
+_HEADER_KEYS = frozenset({"headers", "extra_headers", "default_headers", "http_headers"})
+_HEADER_HINTS = ("auth", "key", "token", "secret", "cookie", "signature", "session")
+_QUERY_SECRETS = frozenset({"key", "sig", "signature", "auth", "code", "x_amz_signature",
+                            "x_amz_credential", "x_amz_security_token"})  # fmt: skip
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_LIBPQ_PASSWORD = re.compile(r"(?:^|\s)password\s*=\s*\S", re.IGNORECASE)
+_LIBPQ_FIELD = re.compile(r"(?:^|\s)(?:host|hostaddr|dbname|user|port)\s*=", re.IGNORECASE)
+_KEY_SHAPED = re.compile(
+    r"(?:sk|gsk|xai|pk|rk)[-_][A-Za-z0-9_\-]{16,}"
+    r"|sk-ant-[A-Za-z0-9_\-]{16,}|hf_[A-Za-z0-9]{16,}|(?:ghp|gho|ghs|github_pat)_[A-Za-z0-9_]{16,}"
+    r"|xox[abpr]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|Bearer\s+\S{8,}|Basic\s+[A-Za-z0-9+/=]{8,}"
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+Path = str
+
+
+def _words(name: str) -> List[str]:
+    snake = _CAMEL.sub("_", name).lower()
+    return [w for w in re.split(r"[^a-z0-9]+", snake) if w]
+
+
+def is_secret_key(name: Any) -> bool:
+    """Whether a key name says its value is a secret.
+
+    Example:
+        >>> [is_secret_key(k) for k in ("api_key", "apiKey", "X-Api-Key", "Authorization",
+        ...                              "max_tokens", "pad_token", "token_budget", "password_env")]
+        [True, True, True, True, False, False, False, False]
+    """
+    words = _words(str(name))
+    if not words:
+        return False
+    joined = "_".join(words)
+    if joined in _NOT_SECRET_TOKENS or words[-1] in _POINTER_WORDS:
+        return False
+    if words[-1] in _SECRET_WORDS or joined.endswith(_SECRET_SUFFIXES) or joined == "key":
+        return True
+    return "secret" in words or "password" in words
+
+
+def _is_header_secret(name: Any) -> bool:
+    lowered = str(name).lower()
+    return is_secret_key(name) or any(hint in lowered for hint in _HEADER_HINTS)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value is False or value == "" or value == REDACTED
+
+
+def url_secret(value: str) -> Optional[str]:
+    """What credential a URL or connection string carries, or None.
+
+    Example:
+        >>> url_secret("postgresql://app:hunter2@db:5432/rag")
+        'a password in the URL'
+        >>> url_secret("https://api.example.com/v1?api_key=abc"), url_secret("https://x.org/a?v=1")
+        ("query parameter 'api_key' in the URL", None)
+    """
+    if not isinstance(value, str):
+        return None
+    if _URL.match(value.strip()):
+        try:
+            parts = urlsplit(value.strip())
+            password, username = parts.password, parts.username
+        except ValueError:
+            return None
+        if password:
+            return "a password in the URL"
+        if username and (parts.scheme.lower() in ("http", "https") or _KEY_SHAPED.fullmatch(username)):
+            return "credentials (user@) in the URL"
+        for name, param in parse_qsl(parts.query, keep_blank_values=True):
+            if param and (is_secret_key(name) or name.lower().replace("-", "_") in _QUERY_SECRETS):
+                return f"query parameter {name!r} in the URL"
+        return None
+    if _LIBPQ_PASSWORD.search(value) and _LIBPQ_FIELD.search(value):
+        return "password= in a connection string"
+    return None
+
+
+def _join(path: str, key: Union[str, int]) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
+
+
+def find_secrets(obj: Any, path: str = "") -> List[Tuple[Path, str]]:
+    """Every secret in a nested config: ``(path, reason)`` pairs, in document order.
+
+    Example:
+        >>> find_secrets({"store": {"dsn": "postgresql://u:p@h/db"}, "items": ["gsk_" + "a" * 20]})
+        [('store.dsn', 'a password in the URL'), ('items[0]', 'a value shaped like an API key')]
+    """
+    found: List[Tuple[Path, str]] = []
+    _walk(obj, path, found, in_headers=False)
+    return found
+
+
+def _walk(obj: Any, path: str, found: List[Tuple[Path, str]], in_headers: bool) -> None:
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            here = _join(path, str(key))
+            secret_name = _is_header_secret(key) if in_headers else is_secret_key(key)
+            if secret_name and not _empty(value):
+                found.append((here, f"key {str(key)!r} names a secret"))
+                continue
+            headers = str(key).lower().replace("-", "_") in _HEADER_KEYS
+            if headers and isinstance(value, str) and value.strip():
+                found.append((here, "headers given as text may hold credentials"))
+                continue
+            _walk(value, here, found, in_headers=headers)
+    elif isinstance(obj, (list, tuple)):
+        for i, value in enumerate(obj):
+            _walk(value, _join(path, i), found, in_headers=False)
+    elif isinstance(obj, str):
+        reason = url_secret(obj)
+        if reason is None and _KEY_SHAPED.fullmatch(obj.strip()):
+            reason = "a value shaped like an API key"
+        if reason is not None:
+            found.append((path or "<root>", reason))
+
+
+def _redact_url(value: str) -> str:
+    if not _URL.match(value.strip()):
+        return REDACTED
+    parts = urlsplit(value.strip())
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    query = [(n, v) for n, v in parse_qsl(parts.query, keep_blank_values=True)
+             if not (is_secret_key(n) or n.lower().replace("-", "_") in _QUERY_SECRETS)]  # fmt: skip
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
+
+
+def redact(obj: Any, in_headers: bool = False) -> Any:
+    """A copy of ``obj`` with every secret replaced: values under secret keys (and key-shaped
+    values) by :data:`REDACTED`, credentials removed from URLs. Non-container values other than
+    strings are returned as they are.
+
+    Example:
+        >>> redact({"headers": {"Authorization": "Bearer abc", "Accept": "json"}, "top_k": 5})
+        {'headers': {'Authorization': '<redacted>', 'Accept': 'json'}, 'top_k': 5}
+    """
+    if isinstance(obj, dict):
+        out = {}
+        for key, value in obj.items():
+            secret_name = _is_header_secret(key) if in_headers else is_secret_key(key)
+            headers = str(key).lower().replace("-", "_") in _HEADER_KEYS
+            if (secret_name or (headers and isinstance(value, str))) and not _empty(value):
+                out[key] = REDACTED
+            else:
+                out[key] = redact(value, in_headers=headers)
+        return out
+    if isinstance(obj, list):
+        return [redact(value) for value in obj]
+    if isinstance(obj, tuple):
+        return tuple(redact(value) for value in obj)
+    if isinstance(obj, str):
+        if url_secret(obj) is not None:
+            return _redact_url(obj)
+        if _KEY_SHAPED.fullmatch(obj.strip()):
+            return REDACTED
+    return obj
+
+
+def strip_redacted(obj: Any) -> Any:
+    """A copy of ``obj`` without the entries whose value is :data:`REDACTED` (a redacted dump
+    loaded back: the clients then read their keys from the environment).
+
+    Example:
+        >>> strip_redacted({"api_key": "<redacted>", "model_kwargs": {"model": "m"}})
+        {'model_kwargs': {'model': 'm'}}
+    """
+    if isinstance(obj, dict):
+        return {k: strip_redacted(v) for k, v in obj.items() if v != REDACTED}
+    if isinstance(obj, list):
+        return [strip_redacted(v) for v in obj if v != REDACTED]
+    return obj
