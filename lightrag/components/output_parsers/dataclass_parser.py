@@ -37,6 +37,7 @@ from lightrag.components.output_parsers.outputs import (
     JSON_OUTPUT_FORMAT,
     YAML_OUTPUT_FORMAT,
     _filters,
+    check_reply_bounds,
     parsed_to_data_class,
     render_template,
 )
@@ -202,6 +203,7 @@ class DataClassParser(Component):
         """
         name = self._data_class.__name__
         try:
+            check_reply_bounds(input)
             obj = self._output_processor(input)
         except (TypeError, ValueError) as e:
             raise ValueError(f"DataClassParser({name}): {e}") from None

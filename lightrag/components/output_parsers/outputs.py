@@ -33,7 +33,14 @@ from typing import Any
 from lightrag.core.base_data_class import DataClass, DataClassFormatType
 from lightrag.core.component import Component
 from lightrag.core.string_parser import JsonParser, ListParser, YamlParser
-from lightrag.core.text_extract import excerpt, strip_think_blocks
+from lightrag.core.text_extract import (
+    excerpt,
+    extract_code_blocks,
+    extract_yaml_str,
+    find_json_candidates,
+    strip_think_blocks,
+)
+from lightrag.utils.safe_yaml import check_yaml_bounds
 from lightrag.utils.sandbox import CompiledTemplate, UnsafeTemplateError, compile_template
 
 log = logging.getLogger(__name__)
@@ -109,6 +116,27 @@ def render_template(template: str, **variables: Any) -> str:
     values: dict[str, Any] = dict.fromkeys(compiled.variables)
     values.update(variables)
     return compiled.render(**values)
+
+
+def check_reply_bounds(text: Any, max_aliases: int = 100) -> None:
+    """Refuse a model reply whose YAML/JSON-looking parts use aliases that would expand past the
+    bounds of :func:`lightrag.utils.safe_yaml.safe_load` (an alias bomb in model output).
+
+    Raises:
+        ValueError: (:class:`~lightrag.utils.safe_yaml.YamlLimitError`) naming the bound.
+
+    Example:
+        >>> check_reply_bounds("```yaml\nname: Ada\n```")  # fine: returns None
+    """
+    if not isinstance(text, str) or "*" not in text or "&" not in text:
+        return
+    pieces = [text, extract_yaml_str(text)] + [body for _, body in extract_code_blocks(text)]
+    try:
+        pieces += find_json_candidates(text)
+    except ValueError:
+        pass
+    for piece in dict.fromkeys(pieces):
+        check_yaml_bounds(piece, max_aliases=max_aliases)
 
 
 def _excerpt(value: Any) -> str:
@@ -257,6 +285,7 @@ class _DataClassOutput:
         """
         owner = f"{type(self).__name__}({self.data_class.__name__})"
         try:
+            check_reply_bounds(input)
             obj = self.output_processors(input)
         except (TypeError, ValueError) as e:
             raise ValueError(f"{owner}: {e}") from None
@@ -359,6 +388,7 @@ class ListOutputParser(OutputParser):
 
     def call(self, input: str) -> list:
         try:
+            check_reply_bounds(input)
             return self.output_processors(input)
         except (TypeError, ValueError) as e:
             raise ValueError(f"ListOutputParser: {e}") from None
