@@ -126,7 +126,7 @@ def check_reply_bounds(text: Any, max_aliases: int = 100) -> None:
         ValueError: (:class:`~lightrag.utils.safe_yaml.YamlLimitError`) naming the bound.
 
     Example:
-        >>> check_reply_bounds("```yaml\nname: Ada\n```")  # fine: returns None
+        >>> check_reply_bounds("```yaml\\nname: Ada\\n```")  # fine: returns None
     """
     if not isinstance(text, str) or "*" not in text or "&" not in text:
         return
