@@ -37,6 +37,8 @@ import importlib, inspect, json, sys, warnings, logging
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 SKIP_PREFIXES = tuple(sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else ()
+# names another version exports: described too when this module has them, exported or not
+WANTED = json.load(open(sys.argv[3])) if len(sys.argv) > 3 and sys.argv[3] else {}
 
 def params(obj):
     try:
@@ -105,7 +107,8 @@ for name in sorted(set(mods)):
         result[name] = {"import_error": f"{type(e).__name__}: {e}"[:300]}
         continue
     entries = {}
-    for n in public_names(mod):
+    extra = [n for n in WANTED.get(name, []) if hasattr(mod, n)]
+    for n in list(dict.fromkeys(public_names(mod) + extra)):
         if not hasattr(mod, n):
             entries[n] = {"kind": "missing-in-__all__"}
             continue
@@ -131,14 +134,24 @@ DELIBERATE: Dict[str, str] = {
 
 
 def dump_surface(
-    python: str, package: str = "lightrag", skip: str = "", env: Dict[str, str] | None = None
+    python: str,
+    package: str = "lightrag",
+    skip: str = "",
+    env: Dict[str, str] | None = None,
+    wanted: Dict[str, List[str]] | None = None,
 ) -> Dict[str, Any]:
-    """Run the dumper with ``python`` (in a temporary directory, so the cwd's package is unseen)."""
+    """Run the dumper with ``python`` (in a temporary directory, so the cwd's package is unseen).
+
+    ``wanted`` names, per module, attributes to describe even when the module does not list
+    them as public (so ``from module import name`` counts when it works).
+    """
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "dump_surface.py"
         script.write_text(DUMPER, encoding="utf-8")
+        wanted_path = Path(tmp) / "wanted.json"
+        wanted_path.write_text(json.dumps(wanted or {}), encoding="utf-8")
         proc = subprocess.run(
-            [python, str(script), package, skip],
+            [python, str(script), package, skip, str(wanted_path)],
             capture_output=True,
             text=True,
             cwd=tmp,
@@ -238,11 +251,15 @@ def main(argv: List[str] | None = None) -> int:
     parser.add_argument("--new-python", default=sys.executable,
                         help="python that imports our lightrag (default: this one)")
     parser.add_argument("--out", default="docs/benchmarks/compat_surface.json")
+    parser.add_argument("--tiktoken-cache", default="/tmp/lr01/tiktoken_cache",
+                        help="TIKTOKEN_CACHE_DIR holding cl100k_base for 0.1 (it fetches it "
+                        "at import time; see docs/compat.md)")
     parser.add_argument("--skip", default="lightrag.server,lightrag.cli",
                         help="comma-separated module prefixes of ours not to import")
     args = parser.parse_args(argv)
-    old = dump_surface(args.old_python)
-    new = dump_surface(args.new_python, skip=args.skip)
+    old = dump_surface(args.old_python, env={"TIKTOKEN_CACHE_DIR": args.tiktoken_cache})
+    wanted = {m: list(info.get("names", {})) for m, info in old.items()}
+    new = dump_surface(args.new_python, skip=args.skip, wanted=wanted)
     report = compare(old, new)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

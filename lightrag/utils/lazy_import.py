@@ -30,6 +30,38 @@ class OptionalPackages(Enum):
     CHROMADB = ("chromadb", "ChromaDB needs the `chroma` extra: pip install 'lightrag[chroma]'")
     RAY = ("ray", "Distributed ingestion needs the `ray` extra: pip install 'lightrag[ray]'")
     FASTAPI = ("fastapi", "The server needs the `server` extra: pip install 'lightrag[server]'")
+    ANTHROPIC = (
+        "anthropic", "Anthropic support needs the `anthropic` extra: pip install 'lightrag[anthropic]'"
+    )
+    GOOGLE_GENERATIVEAI = (
+        "google.generativeai",
+        "Google GenAI support needs the `google` extra: pip install 'lightrag[google]'",
+    )
+    COHERE = ("cohere", "Cohere support needs the `cohere` extra: pip install 'lightrag[cohere]'")
+    OLLAMA = ("ollama", "Ollama support needs the `ollama` extra: pip install 'lightrag[ollama]'")
+    TRANSFORMERS = (
+        "transformers",
+        "transformers models need the `transformers` extra: pip install 'lightrag[transformers]'",
+    )
+    PSYCOPG = (
+        "psycopg", "PostgreSQL needs the `postgres` extra: pip install 'lightrag[postgres]'"
+    )
+    SQLALCHEMY = (
+        "sqlalchemy", "SQLAlchemy needs the `postgres` extra: pip install 'lightrag[postgres]'"
+    )
+    PGVECTOR = (
+        "pgvector", "pgvector needs the `postgres` extra: pip install 'lightrag[postgres]'"
+    )
+
+    @property
+    def package_name(self) -> str:
+        """The import name (0.1's attribute)."""
+        return self.value[0]
+
+    @property
+    def error_message(self) -> str:
+        """The install hint (0.1's attribute)."""
+        return self.value[1]
 
 
 def safe_import(module_name: str, install_message: str) -> ModuleType:
@@ -48,7 +80,15 @@ class LazyImport:
     error: import the class from its module instead.
     """
 
-    def __init__(self, import_path: str, optional_package: OptionalPackages) -> None:
+    def __init__(
+        self, import_path: str, optional_package: OptionalPackages, *args: Any, **kwargs: Any
+    ) -> None:
+        if args or kwargs:
+            raise TypeError(
+                "LazyImport takes only an import path and an OptionalPackages member; to "
+                f"subclass or configure {import_path.rpartition('.')[2]}, import it from "
+                f"{import_path.rpartition('.')[0]}"
+            )
         self.import_path = import_path
         self.optional_package = optional_package
         self._target: Any = None
@@ -59,6 +99,8 @@ class LazyImport:
             module_name, _, attr = self.import_path.rpartition(".")
             self._target = getattr(importlib.import_module(module_name), attr)
         return self._target
+
+    load_class = load
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.load()(*args, **kwargs)

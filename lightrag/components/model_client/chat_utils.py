@@ -128,13 +128,19 @@ def get_probabilities(completion: Any) -> list[list[TokenLogProb]]:
     return result
 
 
-def parse_stream_response(chunk: Any) -> str | None:
+def parse_stream_response(completion: Any) -> str | None:
     """The text delta of one streamed chunk (None for chunks without text, e.g. usage-only)."""
-    choices = getattr(chunk, "choices", None)
+    choices = getattr(completion, "choices", None)
     if not choices:
         return None
     delta = getattr(choices[0], "delta", None)
     return getattr(delta, "content", None)
+
+
+def handle_streaming_response(generator: Any) -> Any:
+    """Yield the text delta of each chunk of a chat-completions stream (0.1's helper)."""
+    for chunk in generator:
+        yield parse_stream_response(chunk)
 
 
 def chunk_usage(chunk: Any) -> CompletionUsage | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import Any, TypeVar
 
 from lightrag.components.model_client.chat_utils import (
     ChatCompletionParser,
@@ -31,6 +31,7 @@ from lightrag.components.model_client.chat_utils import (
     get_all_messages_content,
     get_first_message_content,
     get_probabilities,
+    handle_streaming_response,
     parse_stream_response,
     resolve_api_key,
 )
@@ -44,8 +45,11 @@ __all__ = [
     "get_all_messages_content",
     "get_first_message_content",
     "get_probabilities",
+    "handle_streaming_response",
     "parse_stream_response",
 ]
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,188 @@
+"""``OllamaClient``: local models served by Ollama, through the ``ollama`` SDK (extra ``ollama``).
+
+LLM requests use Ollama's ``generate`` API with the prompt (a ``<SYS>`` block becomes
+``system``); embeddings use ``embeddings`` for one text (0.1's form) and ``embed`` for a list.
+The SDK is imported on the first request; the host is ``host``, else ``OLLAMA_HOST``, else
+``http://localhost:11434``.
+
+Example:
+    >>> client = OllamaClient(host="http://localhost:11434")
+    >>> client.convert_inputs_to_api_kwargs(
+    ...     input="<SYS>Be terse.</SYS> Hi!", model_kwargs={"model": "llama3"},
+    ...     model_type=ModelType.LLM)
+    {'model': 'llama3', 'prompt': 'Hi!', 'system': 'Be terse.'}
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, AsyncIterator, Dict, Iterator, Optional, TypeVar
+
+from lightrag.components.model_client.chat_utils import to_messages
+from lightrag.core.model_client import ModelClient
+from lightrag.core.retry import with_retries
+from lightrag.core.types import (
+    CompletionUsage,
+    EmbedderOutput,
+    Embedding,
+    GeneratorOutput,
+    ModelType,
+)
+from lightrag.utils.lazy_import import OptionalPackages, safe_import
+
+__all__ = ["OllamaClient", "parse_generate_response", "parse_stream_response"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+
+
+def _get(obj: Any, key: str) -> Any:
+    """``obj[key]`` for dicts and the SDK's subscriptable responses, else the attribute."""
+    try:
+        return obj[key]
+    except (KeyError, TypeError, IndexError):
+        return getattr(obj, key, None)
+
+
+def parse_stream_response(completion: Iterator[Any]) -> Iterator[Optional[str]]:
+    """The ``response`` text of each chunk of a streamed ``generate`` reply."""
+    for chunk in completion:
+        yield _get(chunk, "response")
+
+
+def parse_generate_response(completion: Any) -> str:
+    """The ``response`` text of a ``generate`` reply; ``ValueError`` when there is none."""
+    text = _get(completion, "response")
+    if text is None:
+        raise ValueError(f"Ollama reply has no 'response': {completion!r}"[:300])
+    return text
+
+
+class OllamaClient(ModelClient):
+    """Generate (``ModelType.LLM``) and embed (``ModelType.EMBEDDER``) with an Ollama server.
+
+    Args:
+        host: the server URL; by default ``OLLAMA_HOST`` or ``http://localhost:11434``.
+        timeout: seconds per request (300 when None: a local model may need loading first).
+
+    ``model_kwargs``: ``model`` (required), ``stream``, ``options`` (Ollama's ``num_predict``,
+    ``temperature``, ``top_k``, ``num_ctx``...), ``format`` (``"json"`` or a JSON schema).
+    """
+
+    default_timeout = 300.0
+    _to_dict_exclude = ("sync_client", "async_client")
+
+    def __init__(self, host: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        super().__init__()
+        self._host = host or os.getenv("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+        self.timeout = timeout
+
+    def init_sync_client(self) -> Any:
+        """A new ``ollama.Client`` for the host."""
+        ollama = safe_import(*OptionalPackages.OLLAMA.value)
+        return ollama.Client(host=self._host, timeout=self.call_timeout() or None)
+
+    def init_async_client(self) -> Any:
+        """A new ``ollama.AsyncClient`` for the host."""
+        ollama = safe_import(*OptionalPackages.OLLAMA.value)
+        return ollama.AsyncClient(host=self._host, timeout=self.call_timeout() or None)
+
+    def convert_inputs_to_api_kwargs(
+        self,
+        input: Optional[Any] = None,
+        model_kwargs: Optional[Dict[str, Any]] = None,
+        model_type: ModelType = ModelType.UNDEFINED,
+    ) -> Dict[str, Any]:
+        """``prompt`` (+ ``system``) for LLMs; ``prompt`` (one text) or ``input`` for embedders."""
+        api_kwargs = dict(model_kwargs or {})
+        if model_type == ModelType.EMBEDDER:
+            if isinstance(input, str):
+                api_kwargs["prompt"] = input
+            else:
+                api_kwargs["input"] = list(input or [])
+            return api_kwargs
+        if model_type != ModelType.LLM:
+            raise ValueError(f"OllamaClient does not support model_type={model_type}")
+        if input is None or input == "":
+            raise ValueError("OllamaClient needs a prompt")
+        messages = to_messages(input)
+        system = "\n\n".join(str(m["content"]) for m in messages if m["role"] == "system")
+        api_kwargs["prompt"] = "\n\n".join(
+            str(m["content"]) for m in messages if m["role"] != "system"
+        )
+        if system:
+            api_kwargs["system"] = system
+        return api_kwargs
+
+    def _endpoint(self, client: Any, api_kwargs: Dict[str, Any], model_type: ModelType) -> Any:
+        if "model" not in api_kwargs:
+            raise ValueError("OllamaClient needs model_kwargs['model']")
+        if model_type == ModelType.EMBEDDER:
+            return client.embeddings if "prompt" in api_kwargs else client.embed
+        if model_type == ModelType.LLM:
+            return client.generate
+        raise ValueError(f"OllamaClient does not support model_type={model_type}")
+
+    @with_retries
+    def call(
+        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        api_kwargs = dict(api_kwargs or {})
+        if self.sync_client is None:
+            self.sync_client = self.init_sync_client()
+        return self._endpoint(self.sync_client, api_kwargs, model_type)(**api_kwargs)
+
+    @with_retries
+    async def acall(
+        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        api_kwargs = dict(api_kwargs or {})
+        if self.async_client is None:
+            self.async_client = self.init_async_client()
+        return await self._endpoint(self.async_client, api_kwargs, model_type)(**api_kwargs)
+
+    def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
+        """The reply text and token counts; a text stream for a streamed reply."""
+        if isinstance(completion, Iterator):
+            pieces = (t for t in parse_stream_response(completion) if t)
+            return GeneratorOutput(data=pieces, raw_response=pieces)
+        if isinstance(completion, AsyncIterator):
+            return GeneratorOutput(data=_apieces(completion), raw_response=None)
+        try:
+            text = parse_generate_response(completion)
+        except ValueError as e:
+            return GeneratorOutput(raw_response=str(completion), error=f"parse error: {e}")
+        prompt = _get(completion, "prompt_eval_count")
+        generated = _get(completion, "eval_count")
+        usage = None
+        if isinstance(prompt, int) or isinstance(generated, int):
+            usage = CompletionUsage(
+                prompt_tokens=prompt, completion_tokens=generated,
+                total_tokens=(prompt or 0) + (generated or 0),
+            )
+        return GeneratorOutput(data=text, raw_response=text, usage=usage)
+
+    def parse_embedding_response(self, response: Any) -> EmbedderOutput:
+        """Vectors from ``{"embedding": [...]}`` (one text) or ``{"embeddings": [[...]]}``."""
+        try:
+            single = _get(response, "embedding")
+            vectors = [single] if single is not None else list(_get(response, "embeddings"))
+            data = [Embedding(embedding=list(v), index=i) for i, v in enumerate(vectors)]
+        except Exception as e:
+            log.error("cannot parse the Ollama embedding reply: %s", e)
+            return EmbedderOutput(data=[], error=f"parse error: {e}", raw_response=response)
+        return EmbedderOutput(data=data)
+
+    def _extra_repr(self) -> str:
+        return f"host={self._host!r}"
+
+
+async def _apieces(stream: AsyncIterator[Any]) -> AsyncIterator[str]:
+    async for chunk in stream:
+        text = _get(chunk, "response")
+        if text:
+            yield text
