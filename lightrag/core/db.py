@@ -283,7 +283,7 @@ class LocalDB(Component, Generic[T]):
         Raises:
             TypeError: when the file holds something other than a LocalDB.
         """
-        db = load_pickle(filepath)
+        db = load_pickle(filepath, missing_ok=False)
         if not isinstance(db, cls):
             raise TypeError(f"{filepath} holds a {type(db).__name__}, not a {cls.__name__}")
         return db

@@ -190,7 +190,7 @@ class Trainer:
     def _resume(self) -> Optional[TrainerResult]:
         if self.ckpt_path is None or not self.ckpt_path.is_file():
             return None
-        saved = load_json(self.ckpt_path)
+        saved = load_json(self.ckpt_path, missing_ok=False)
         data = saved["result"]
         data["steps"] = [StepRecord(**s) for s in data["steps"]]
         self.task.load_state_dict(saved["best_state"], strict=False)

@@ -2,12 +2,16 @@
 
 from lightrag.utils.config import build, load_config, new_component, new_components_from_config
 from lightrag.utils.file_io import (
+    append_to_jsonl,
+    load,
     load_json,
     load_jsonl,
     load_pickle,
+    save,
     save_json,
     save_jsonl,
     save_pickle,
+    write_list_to_jsonl,
 )
 from lightrag.utils.lazy_import import LazyImport, OptionalPackages, safe_import
 from lightrag.utils.logger import get_logger, printc
@@ -17,6 +21,10 @@ from lightrag.utils.setup_env import setup_env
 
 __all__ = [
     "EntityMapping",
+    "append_to_jsonl",
+    "load",
+    "save",
+    "write_list_to_jsonl",
     "LazyImport",
     "OptionalPackages",
     "build",

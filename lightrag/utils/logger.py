@@ -7,7 +7,15 @@ import logging
 import os
 import sys
 from datetime import datetime
-from typing import Optional
+from typing import Optional, Tuple
+
+LOG_LEVELS = {
+    "DEBUG": logging.DEBUG,
+    "INFO": logging.INFO,
+    "WARNING": logging.WARNING,
+    "ERROR": logging.ERROR,
+    "CRITICAL": logging.CRITICAL,
+}
 
 COLOR_MAP = {
     "black": "\x1b[30m",
@@ -63,3 +71,9 @@ def printc(text: str, color: str = "cyan") -> None:
     where = f"{os.path.basename(frame.filename)}:{frame.lineno}:{frame.function}"
     stamp = datetime.now().strftime("%Y-%m-%d %H:%M:%S")
     sys.stdout.write(f"{COLOR_MAP.get(color, COLOR_MAP['cyan'])}{stamp} - [{where}]: {text}{_RESET}\n")
+
+
+def get_current_script_and_line() -> Tuple[str, str, int]:
+    """``(function, script file name, line)`` of the caller's caller (0.1's helper)."""
+    frame = inspect.stack()[2]
+    return frame.function, os.path.basename(frame.filename), frame.lineno

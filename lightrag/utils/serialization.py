@@ -128,8 +128,34 @@ def default(o: Any) -> Any:
 
 
 def serialize(obj: Any) -> str:
+    """``obj`` as indented JSON, objects through :func:`default`."""
     return json.dumps(obj, indent=4, default=default)
 
 
-def deserialize(text: str) -> Any:
-    return _restore(json.loads(text))
+def deserialize(data: str) -> Any:
+    """Parse JSON from :func:`serialize`, rebuilding registered ``{"type", "data"}`` objects."""
+    return _restore(json.loads(data))
+
+
+def to_dict(obj: Any) -> Dict[str, Any]:
+    """``obj`` as plain JSON-ready data (``json.loads(serialize(obj))``)."""
+    return json.loads(serialize(obj))
+
+
+class ObjectTypes(Enum):
+    """What :func:`check_object` found."""
+
+    CLASS = 1
+    INSTANCE = 2
+    TYPE = 3
+
+
+def check_object(obj: Any) -> ObjectTypes:
+    """Whether ``obj`` is a class, a typing construct or an instance."""
+    import inspect
+
+    if inspect.isclass(obj):
+        return ObjectTypes.CLASS
+    if type(obj).__module__ == "typing":
+        return ObjectTypes.TYPE
+    return ObjectTypes.INSTANCE

@@ -252,7 +252,7 @@ class ConversationMemory(Component):
         Raises:
             ValueError: the file does not hold a saved memory.
         """
-        state = load_json(path)
+        state = load_json(path, missing_ok=False)
         if not isinstance(state, dict) or not isinstance(state.get("turns"), list):
             raise ValueError(f"{path}: not a saved conversation memory")
         self._restore(state)

@@ -307,7 +307,7 @@ class BM25Retriever(Retriever[Any, str]):
         owner: Any, path: Union[str, Path], backend: Optional[str] = None
     ) -> BM25Retriever:
         """Load a saved index into a new retriever (class call) or this one (instance call)."""
-        meta = load_json(path)
+        meta = load_json(path, missing_ok=False)
         check_saved_class(meta, "BM25Retriever", path)
         settings = {
             key: meta[key] for key in ("top_k", "k1", "b", "epsilon", "use_tokenizer", "stopwords")

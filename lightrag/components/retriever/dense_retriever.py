@@ -323,7 +323,7 @@ class NumpyRetriever(Retriever[Any, DenseQuery]):
     ) -> NumpyRetriever:
         """Load an index saved by :meth:`save_to_file` (see ``class_or_instance_method``)."""
         npz_path, json_path = index_paths(path)
-        meta = load_json(json_path)
+        meta = load_json(json_path, missing_ok=False)
         check_saved_class(meta, "NumpyRetriever", json_path)
         with np.load(npz_path) as data:
             matrix = data["vectors"]

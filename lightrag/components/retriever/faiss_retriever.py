@@ -249,7 +249,7 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
     ) -> FAISSRetriever:
         """Load an index saved by :meth:`save_to_file` into a new (class call) or this retriever."""
         npz_path, json_path = index_paths(path)
-        meta = load_json(json_path)
+        meta = load_json(json_path, missing_ok=False)
         check_saved_class(meta, "FAISSRetriever", json_path)
         with np.load(npz_path) as data:
             matrix = np.ascontiguousarray(data["vectors"], dtype=np.float32)

@@ -181,7 +181,7 @@ class HybridRetriever(Retriever[Any, Any]):
         names; ``kwargs`` (e.g. ``embedder=``) go to each sub-retriever's ``load_from_file`` that
         accepts them.
         """
-        meta = load_json(path)
+        meta = load_json(path, missing_ok=False)
         check_saved_class(meta, "HybridRetriever", path)
         names = meta["retrievers"]
         paths = [f"{path}.retriever_{i}" for i in range(len(names))]

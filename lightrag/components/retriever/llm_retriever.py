@@ -203,7 +203,7 @@ class LLMRetriever(Retriever[str, str]):
         model_kwargs: Optional[Dict[str, Any]] = None,
     ) -> LLMRetriever:
         """Load saved documents into this retriever, or (class call) a new one on ``model_client``."""
-        meta = load_json(path)
+        meta = load_json(path, missing_ok=False)
         check_saved_class(meta, "LLMRetriever", path)
         if isinstance(owner, LLMRetriever):
             target = owner
