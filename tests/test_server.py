@@ -217,7 +217,7 @@ def test_upload_files(serve):
     assert len(uploaded.json()["processed"]) == 2
     assert "cassini.md" in rag.graph.get_node("Saturn")["file_path"]
     binary = client.post("/documents/upload", files=[("files", ("x.bin", b"\xff\xfe\x00", "x/y"))])
-    assert binary.status_code == 415 and "not UTF-8" in binary.json()["detail"]
+    assert binary.status_code == 415 and "x.bin: binary file" in binary.json()["detail"]
     empty = client.post("/documents/upload", files=[("files", ("blank.txt", b" \n", "text/plain"))])
     assert empty.status_code == 400 and "blank.txt: empty file" in empty.json()["detail"]
 

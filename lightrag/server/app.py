@@ -5,7 +5,9 @@ at ``/redoc`` and the web UI at ``/``, all from assets inside the package, see :
 
 ===========================  =====================================================================
 ``POST /documents``          insert text(s) ``{"texts", "ids"?, "file_paths"?, "wait"?}``
-``POST /documents/upload``   insert uploaded UTF-8 text files (multipart ``files``)
+``POST /documents/upload``   insert uploaded files (multipart ``files``): PDF, DOCX, HTML,
+                             Markdown or text, read by :func:`~lightrag.components.loaders.
+                             load_document` (415 names the file and why it cannot be read)
 ``GET /documents``           status counts and one page of documents (``page``, ``page_size``,
                              ``status``)
 ``GET /documents/{doc_id}``  one document's status
@@ -58,6 +60,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import lightrag
 from lightrag.components.graph_rag.schemas import DocStatus, QueryParam
+from lightrag.components.loaders import DocumentLoadError, load_document
 from lightrag.server.explore import explore_router, query_modes
 from lightrag.server.intake import DEFAULT_MAX_PENDING, IntakeQueue, QueueFull
 from lightrag.server.metrics import CONTENT_TYPE, ServerMetrics
@@ -208,7 +211,7 @@ def _documents_router() -> APIRouter:
                 if result.failed:
                     state.metrics.count_error("insert_failed")
                 return result.to_dict()
-            result = state.intake.enqueue(texts, ids, paths)
+            result = await state.intake.enqueue(texts, ids, paths)
         except QueueFull as e:
             raise HTTPException(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
         except RuntimeError as e:
@@ -220,22 +223,20 @@ def _documents_router() -> APIRouter:
     async def insert_documents(body: InsertRequest, request: Request) -> Any:
         return await _insert(_state(request), body.texts, body.ids, body.file_paths, body.wait)
 
-    @router.post("/documents/upload", summary="Insert uploaded UTF-8 text files")
+    @router.post("/documents/upload",
+                 summary="Insert uploaded files (PDF, DOCX, HTML, Markdown, text)")
     async def upload_documents(request: Request, files: List[UploadFile] = File(...),
                                wait: bool = Form(False)) -> Any:
         texts, names = [], []
         for upload in files:
+            name = upload.filename or "upload"
             raw = await upload.read()
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise HTTPException(415, f"{upload.filename}: not UTF-8 text") from None
-            if "\x00" in text:
-                raise HTTPException(415, f"{upload.filename}: binary content")
-            if not text.strip():
-                raise HTTPException(400, f"{upload.filename}: empty file")
-            texts.append(text)
-            names.append(upload.filename or "upload")
+                document = await asyncio.to_thread(load_document, name, data=raw)
+            except DocumentLoadError as e:
+                raise HTTPException(400 if e.reason == "empty" else 415, str(e)) from None
+            texts.append(document.text)
+            names.append(name)
         return await _insert(_state(request), texts, None, names, wait)
 
     @router.get("/documents", summary="Status counts and a page of documents")

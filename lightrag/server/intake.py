@@ -10,7 +10,7 @@ with a ``retry_after`` estimate in seconds, which the app answers as 429 with ``
 
 Example:
     >>> queue = IntakeQueue(rag, asyncio.Lock(), max_pending=100)  # doctest: +SKIP
-    >>> queue.enqueue(["Alice met Bob."], ["doc-1"], ["a.txt"]).doc_ids  # doctest: +SKIP
+    >>> (await queue.enqueue(["Alice met Bob."], ["doc-1"], ["a.txt"])).doc_ids  # doctest: +SKIP
     ['doc-1']
 """
 
@@ -62,6 +62,7 @@ class IntakeQueue:
         self._wanted = False
         self._worker: Optional[asyncio.Task] = None
         self._rate = 0.0  # documents per second of the last background run
+        self._intake_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ state
     def unfinished(self) -> int:
@@ -92,17 +93,22 @@ class IntakeQueue:
             raise QueueFull(unfinished, incoming, self.max_pending,
                             self.retry_after(max(1, unfinished + incoming - self.max_pending)))
 
-    def enqueue(self, texts: List[str], ids: List[str], paths: List[str]) -> Any:
+    async def enqueue(self, texts: List[str], ids: List[str], paths: List[str]) -> Any:
         """Store the documents PENDING (durable on return), start the worker; an InsertResult.
+
+        The store's writer lock may be held by a document being recorded, so the enqueue runs
+        in a worker thread and waits there, never blocking the event loop. Concurrent intakes
+        are serialised, so the bound holds.
 
         Raises:
             QueueFull: over ``max_pending`` unfinished documents.
             RuntimeError: the server is shutting down.
         """
-        if not self.accepting:
-            raise RuntimeError("the server is shutting down; retry later")
-        self.check_capacity(len(ids))
-        result = self.rag.enqueue_documents(texts, ids, paths)
+        async with self._intake_lock:
+            if not self.accepting:
+                raise RuntimeError("the server is shutting down; retry later")
+            self.check_capacity(len(ids))
+            result = await asyncio.to_thread(self.rag.enqueue_documents, texts, ids, paths)
         self.kick()
         return result
 
