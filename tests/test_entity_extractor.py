@@ -79,11 +79,12 @@ def test_model_failure_sets_error():
     assert result.entities == [] and result.chunk_id == "chunk-9"
 
 
-def test_unparseable_output_sets_error():
-    extractor, client = make(["Sorry, I cannot do that."])
+def test_unparseable_output_sets_error_after_retries():
+    extractor, client = make(["Sorry, I cannot do that."] * 3)
     result = extractor(TEXT, "c")
     assert result.error and "no entity or relation" in result.error
-    assert len(client.requests) == 1
+    assert "after 3 attempts" in result.error and result.retries == 2
+    assert len(client.requests) == 3
 
 
 def test_explicit_empty_answer_is_valid_and_skips_gleaning():
@@ -101,7 +102,9 @@ def test_failed_gleaning_keeps_first_pass():
 
 
 def test_duplicates_within_one_answer_merge():
-    text = FIRST.replace("<|DONE|>", f"entity{D}ADA LOVELACE{D}person{D}A much longer description.\n")
+    text = FIRST.replace(
+        "<|DONE|>", f"entity{D}ADA LOVELACE{D}person{D}A much longer description.\n<|DONE|>"
+    )
     extractor, _ = make([text], max_gleaning=0)
     result = extractor(TEXT, "c")
     assert [e.description for e in result.entities if e.entity_name == "Ada Lovelace"] == [

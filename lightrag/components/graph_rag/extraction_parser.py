@@ -193,9 +193,9 @@ def is_explicit_empty(text: str) -> bool:
     return marked and TUPLE_DELIMITER not in normalize_delimiters(_prepare(text))
 
 
-def _load_json(text: str) -> Optional[dict]:
+def _load_json(text: str, repair: bool = True) -> Optional[dict]:
     try:
-        candidates = find_json_candidates(text, openers="{") if "{" in text else []
+        candidates = find_json_candidates(text, repair, openers="{") if "{" in text else []
     except ValueError:
         return None
     for candidate in candidates:
@@ -206,6 +206,37 @@ def _load_json(text: str) -> Optional[dict]:
         if isinstance(obj, dict) and any(isinstance(v, list) for v in obj.values()):
             return obj
     return None
+
+
+def truncation_reason(text: str) -> Optional[str]:
+    """Why an extraction answer looks cut off (max tokens reached, connection dropped), or
+    None: a JSON answer whose brackets had to be closed, or a line-format answer with records
+    but no completion marker (the parser would silently lose what came after the cut).
+
+    Example:
+        >>> truncation_reason("entity<|#|>Ada<|#|>person<|#|>A mathem")
+        'no completion marker after the records (the last record may be cut)'
+        >>> truncation_reason("entity<|#|>Ada<|#|>person<|#|>A mathematician.\\n<|DONE|>") is None
+        True
+        >>> truncation_reason('{"entities": [{"name": "Ada", "type": "person", "descr')
+        'the JSON answer is cut off (unclosed brackets)'
+    """
+    text = str(text or "")
+    if not text.strip():
+        return None
+    if "{" in text and _load_json(text, repair=False) is None and _load_json(text) is not None:
+        return "the JSON answer is cut off (unclosed brackets)"
+    if _load_json(text) is not None or has_completion_marker(strip_think_blocks(text)):
+        return None
+    rows = [line for line in normalize_delimiters(_prepare(text)).splitlines()
+            if TUPLE_DELIMITER in line]  # fmt: skip
+    if not rows:
+        return None
+    last = _split_fields(rows[-1])
+    kind = _label(last[0]) if last else None
+    if kind in _RECORD_SIZE and len(last) < _RECORD_SIZE[kind]:
+        return f"no completion marker and the last record has only {len(last)} fields"
+    return "no completion marker after the records (the last record may be cut)"
 
 
 def _collect(record: Any, entities: List[EntityRecord], relations: List[RelationRecord]) -> None:
@@ -355,7 +386,7 @@ def parse_extraction_output(
     what was repaired or dropped. Never raises on bad model output.
 
     Example:
-        >>> raw = ('```json\\n{"entities": [{"name": "PARIS", "type": "Location", '
+        >>> raw = ('```json\\n{"entities": [{"name": "paris", "type": "Location", '
         ...        '"description": "Capital of France."}], "relationships": []}\\n```')
         >>> entities, relations, problems = parse_extraction_output(raw, "c1", "notes.md")
         >>> entities[0].entity_name, entities[0].file_path
