@@ -69,6 +69,8 @@ class SQLDatabase:
         self._owner: Optional[int] = None
         self._touched: Dict[str, Set[str]] = {}
         self._reloaders: Dict[str, Reloader] = {}
+        self._commit_hooks: List[Callable[[], None]] = []
+        self._rollback_hooks: List[Callable[[], None]] = []
         self._seen = 0
         self._conn = self._connect()
         self._create_change_log()
@@ -133,13 +135,14 @@ class SQLDatabase:
             self._begin_locked()
             self._depth, self._owner = 1, threading.get_ident()
             try:
-                yield
-            except BaseException:
+                try:
+                    yield
+                except BaseException:
+                    self._rollback()
+                    raise
+                self._commit()
+            finally:
                 self._depth, self._owner = 0, None
-                self._rollback()
-                raise
-            self._depth, self._owner = 0, None
-            self._commit()
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -169,6 +172,8 @@ class SQLDatabase:
 
     def _commit(self) -> None:
         try:
+            for hook in self._commit_hooks:
+                hook()
             seq = self._max_seq()
             self._prune(seq)
             self._end(commit=True)
@@ -182,6 +187,8 @@ class SQLDatabase:
         try:
             self._end(commit=False)
         finally:
+            for hook in self._rollback_hooks:
+                hook()
             touched, self._touched = self._touched, {}
             for store, keys in touched.items():
                 reload = self._reloaders.get(store)
@@ -229,6 +236,12 @@ class SQLDatabase:
         """Ask to be told when keys of ``store`` change in another process: ``reload(keys)``
         (``keys`` None: reload everything)."""
         self._reloaders[store] = reload
+
+    def on_commit(self, before_commit: Callable[[], None], after_rollback: Callable[[], None]) -> None:
+        """Register a store that buffers its writes: ``before_commit`` writes them inside the
+        transaction, ``after_rollback`` forgets (and reloads) them."""
+        self._commit_hooks.append(before_commit)
+        self._rollback_hooks.append(after_rollback)
 
     def log_changes(self, store: str, keys: Iterable[str]) -> None:
         """Record that ``keys`` of ``store`` changed (inside the current write transaction)."""
@@ -297,6 +310,7 @@ class SQLiteDatabase(SQLDatabase):
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={self.synchronous}")
             conn.execute("PRAGMA foreign_keys=OFF")
+            conn.execute("PRAGMA wal_autocheckpoint=8192")  # fewer checkpoint fsyncs
         except sqlite3.DatabaseError as e:
             raise ValueError(f"cannot open the store database {self.path}: {e}") from e
         return conn

@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import networkx as nx
 
-from lightrag.components.storage.networkx_graph import NetworkXGraphStorage, _clean
+from lightrag.components.storage.networkx_graph import NetworkXGraphStorage
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -35,10 +35,6 @@ def _pair(src: str, tgt: str) -> Tuple[str, str]:
     return (src, tgt) if src <= tgt else (tgt, src)
 
 
-def _edge_key(src: str, tgt: str) -> str:
-    return _EDGE_SEP.join(_pair(src, tgt))
-
-
 class SQLGraphStorage(NetworkXGraphStorage):
     """An undirected property graph stored as rows, traversed in memory.
 
@@ -47,7 +43,8 @@ class SQLGraphStorage(NetworkXGraphStorage):
         namespace: the graph's name (one database can hold several graphs).
     """
 
-    _to_dict_exclude = (*NetworkXGraphStorage._to_dict_exclude, "db")
+    _to_dict_exclude = (*NetworkXGraphStorage._to_dict_exclude, "db", "_pending_nodes",
+                        "_pending_edges")
 
     def __init__(self, db: SQLDatabase, namespace: str = "chunk_entity_relation", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
@@ -58,9 +55,12 @@ class SQLGraphStorage(NetworkXGraphStorage):
             db.execute("CREATE TABLE IF NOT EXISTS edges (ns TEXT NOT NULL, src TEXT NOT NULL, "
                        "tgt TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (ns, src, tgt))")
             db.execute("CREATE INDEX IF NOT EXISTS edges_tgt ON edges (ns, tgt)")
+        self._pending_nodes: Dict[str, None] = {}
+        self._pending_edges: Dict[Tuple[str, str], None] = {}
         super().__init__(namespace, workspace, working_dir)
         db.register(self._nodes_log, self._reload_nodes)
         db.register(self._edges_log, self._reload_edges)
+        db.on_commit(self._flush, self._forget)
 
     @property
     def _nodes_log(self) -> str:
@@ -114,56 +114,67 @@ class SQLGraphStorage(NetworkXGraphStorage):
         self.version += 1
 
     # ----------------------------------------------------------------- writes
-    def _write_nodes(self, names: Iterable[str]) -> None:
-        names = list(dict.fromkeys(names))
-        nodes = self._graph.nodes
+    # Writes change the NetworkX copy at once and remember the touched keys; the rows are written
+    # in one batch just before the transaction commits (a merge touches the same hub node many
+    # times), and a rollback re-reads the touched keys.
+    def _flush(self) -> None:
+        nodes, edges = self._pending_nodes, self._pending_edges
+        if not nodes and not edges:
+            return
+        self._pending_nodes, self._pending_edges = {}, {}
+        graph = self._graph
         self.db.executemany(
             "INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?) "
             "ON CONFLICT (ns, id) DO UPDATE SET data = excluded.data",
-            ((self.namespace, n, json.dumps(dict(nodes[n]), ensure_ascii=False)) for n in names))
-        self.db.log_changes(self._nodes_log, names)
-
-    def _write_edges(self, pairs: Iterable[Tuple[str, str]]) -> None:
-        pairs = list(dict.fromkeys(_pair(s, t) for s, t in pairs))
-        adj = self._graph.adj
+            ((self.namespace, n, json.dumps(dict(graph.nodes[n]), ensure_ascii=False))
+             for n in nodes if n in graph))
+        self.db.executemany("DELETE FROM nodes WHERE ns = ? AND id = ?",
+                            ((self.namespace, n) for n in nodes if n not in graph))
+        adj = graph.adj
+        live = [p for p in edges if p[0] in adj and p[1] in adj[p[0]]]
         self.db.executemany(
             "INSERT INTO edges (ns, src, tgt, data) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (ns, src, tgt) DO UPDATE SET data = excluded.data",
-            ((self.namespace, s, t, json.dumps(dict(adj[s][t]), ensure_ascii=False)) for s, t in pairs))
-        self.db.log_changes(self._edges_log, (_EDGE_SEP.join(p) for p in pairs))
-
-    def _delete_edges(self, pairs: Iterable[Tuple[str, str]]) -> None:
-        pairs = list(dict.fromkeys(_pair(s, t) for s, t in pairs))
+            ((self.namespace, s, t, json.dumps(dict(adj[s][t]), ensure_ascii=False)) for s, t in live))
+        gone = set(edges) - set(live)
         self.db.executemany("DELETE FROM edges WHERE ns = ? AND src = ? AND tgt = ?",
-                            ((self.namespace, s, t) for s, t in pairs))
-        self.db.log_changes(self._edges_log, (_EDGE_SEP.join(p) for p in pairs))
+                            ((self.namespace, s, t) for s, t in gone))
+        self.db.log_changes(self._nodes_log, nodes)
+        self.db.log_changes(self._edges_log, (_EDGE_SEP.join(p) for p in edges))
+
+    def _forget(self) -> None:
+        nodes, edges = self._pending_nodes, self._pending_edges
+        self._pending_nodes, self._pending_edges = {}, {}
+        if nodes:
+            self._reload_nodes(set(nodes))
+        if edges:
+            self._reload_edges({_EDGE_SEP.join(p) for p in edges})
+
+    def _touch(self, nodes: Iterable[str] = (), edges: Iterable[Tuple[str, str]] = ()) -> None:
+        self._pending_nodes.update(dict.fromkeys(nodes))
+        self._pending_edges.update(dict.fromkeys(_pair(s, t) for s, t in edges))
 
     def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None:
         with self.db.transaction():
             super().upsert_node(node_id, data)
-            self._write_nodes([node_id])
+            self._touch([node_id])
 
     def upsert_edge(self, src: str, tgt: str, data: Dict[str, Any]) -> None:
         with self.db.transaction():
-            new_ends = [n for n in (src, tgt) if n not in self._graph]
             super().upsert_edge(src, tgt, data)
-            if new_ends:
-                self._write_nodes(new_ends)
-            self._write_edges([(src, tgt)])
+            self._touch((src, tgt), [(src, tgt)])
 
     def upsert_nodes_batch(self, nodes: Dict[str, Dict[str, Any]]) -> None:
         with self.db.transaction():
             for node_id, data in nodes.items():
                 NetworkXGraphStorage.upsert_node(self, node_id, data)
-            self._write_nodes(nodes)
+            self._touch(nodes)
 
     def upsert_edges_batch(self, edges: Dict[Tuple[str, str], Dict[str, Any]]) -> None:
         with self.db.transaction():
-            new_ends = {n for pair in edges for n in pair if n not in self._graph}
             for (src, tgt), data in edges.items():
-                NetworkXGraphStorage.upsert_edge(self, src, tgt, _clean(data, f"edge {src!r}-{tgt!r}"))
-            self._write_nodes(sorted(new_ends))
-            self._write_edges(edges)
+                NetworkXGraphStorage.upsert_edge(self, src, tgt, data)
+            self._touch({n for pair in edges for n in pair}, edges)
 
     def delete_node(self, node_id: str) -> None:
         self.remove_nodes([node_id])
@@ -173,11 +184,8 @@ class SQLGraphStorage(NetworkXGraphStorage):
             present = [n for n in dict.fromkeys(node_ids) if n in self._graph]
             if not present:
                 return
-            self._delete_edges([(n, o) for n in present for o in self._graph.adj[n]])
+            self._touch(present, [(n, o) for n in present for o in self._graph.adj[n]])
             super().remove_nodes(present)
-            self.db.executemany("DELETE FROM nodes WHERE ns = ? AND id = ?",
-                                ((self.namespace, n) for n in present))
-            self.db.log_changes(self._nodes_log, present)
 
     def remove_edges(self, pairs: Iterable[Tuple[str, str]]) -> None:
         with self.db.transaction():
@@ -185,17 +193,14 @@ class SQLGraphStorage(NetworkXGraphStorage):
             if not present:
                 return
             super().remove_edges(present)
-            self._delete_edges(present)
+            self._touch(edges=present)
 
     def index_done_callback(self) -> None:
         """Nothing to do: every write is already in the database."""
 
     def drop(self) -> None:
         with self.db.transaction():
-            self.db.log_changes(self._nodes_log, list(self._graph.nodes))
-            self.db.log_changes(self._edges_log, [_edge_key(s, t) for s, t in self._graph.edges])
-            self.db.execute("DELETE FROM edges WHERE ns = ?", (self.namespace,))
-            self.db.execute("DELETE FROM nodes WHERE ns = ?", (self.namespace,))
+            self._touch(list(self._graph.nodes), list(self._graph.edges))
             self._graph = nx.Graph()
             self.version += 1
 
