@@ -216,6 +216,14 @@ def test_upload_files(serve):
     assert uploaded.status_code == 200, uploaded.text
     assert len(uploaded.json()["processed"]) == 2
     assert "cassini.md" in rag.graph.get_node("Saturn")["file_path"]
+    page = (b"<html><body><nav>Home | About | Contact</nav><main><p>Grace Hopper wrote the "
+            b"first compiler for the Harvard Mark I.</p></main></body></html>")
+    html = client.post("/documents/upload", data={"wait": "true"},
+                       files=[("files", ("hopper.html", page, "text/html"))])
+    assert html.status_code == 200 and html.json()["processed"], html.text
+    assert rag.graph.get_node("Grace Hopper") is not None
+    stored = rag.full_docs.get_by_id(html.json()["doc_ids"][0])["content"]
+    assert "Harvard Mark" in stored and "Contact" not in stored  # main text, not the menu
     binary = client.post("/documents/upload", files=[("files", ("x.bin", b"\xff\xfe\x00", "x/y"))])
     assert binary.status_code == 415 and "x.bin: binary file" in binary.json()["detail"]
     empty = client.post("/documents/upload", files=[("files", ("blank.txt", b" \n", "text/plain"))])

@@ -61,7 +61,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 import lightrag
 from lightrag.components.graph_rag.schemas import DocStatus, QueryParam
 from lightrag.components.loaders import DocumentLoadError, load_document
-from lightrag.server.explore import explore_router, query_modes
+from lightrag.server.explore import explore_router, public_properties, query_modes
 from lightrag.server.intake import DEFAULT_MAX_PENDING, IntakeQueue, QueueFull
 from lightrag.server.metrics import CONTENT_TYPE, ServerMetrics
 from lightrag.server.middleware import (
@@ -298,7 +298,10 @@ def _query_router() -> APIRouter:
                     max_depth: int = Query(3, ge=0, le=10),
                     max_nodes: int = Query(1000, ge=1, le=100_000)) -> Dict[str, Any]:
         kg = _state(request).rag.get_knowledge_graph(label, max_depth=max_depth, max_nodes=max_nodes)
-        return kg.to_dict()
+        data = kg.to_dict()
+        for item in (*data.get("nodes", []), *data.get("edges", [])):
+            item["properties"] = public_properties(item.get("properties") or {})
+        return data
 
     @router.get("/graph/labels", summary="All entity names", tags=["graph"])
     async def labels(request: Request) -> List[str]:
