@@ -85,6 +85,72 @@ def load_data(folder: Path) -> Tuple[List[Dict[str, str]], List[str], List[List[
     return corpus, questions, gold
 
 
+def load_answers(folder: Path) -> List[List[str]]:
+    """The gold answer and its aliases, per question."""
+    queries = json.loads((folder / "queries.json").read_text())
+    return [[q["answer"], *q.get("answer_aliases", [])] for q in queries]
+
+
+def answer_model(kind: str) -> Tuple[Optional[Generator], str]:
+    """The answer Generator of an F1 run: the packaged SmolLM2 (``local``), or OpenAI / Groq
+    from the environment's key (``api``); (None, why not) when unavailable."""
+    kwargs = {"temperature": 0.0, "max_tokens": 48}
+    if kind == "local":
+        try:
+            from lightrag.components.model_client import LocalLLMClient
+
+            client = LocalLLMClient(model="smollm2-135m-instruct", n_ctx=4096)
+        except Exception as e:  # the local extra may be missing
+            return None, f"packaged local model unavailable: {e}"
+        return (Generator(model_client=client, model_kwargs={**kwargs, "repeat_penalty": 1.3}),
+                "SmolLM2-135M-Instruct (packaged GGUF, llama.cpp, n_ctx 4096)")
+    if os.environ.get("OPENAI_API_KEY"):
+        from lightrag.components.model_client import OpenAIClient
+
+        return (Generator(model_client=OpenAIClient(), model_kwargs={**kwargs, "model": "gpt-4o-mini"}),
+                "gpt-4o-mini (OpenAI)")
+    if os.environ.get("GROQ_API_KEY"):
+        from lightrag.components.model_client import GroqAPIClient
+
+        return (Generator(model_client=GroqAPIClient(),
+                          model_kwargs={**kwargs, "model": "llama-3.1-8b-instant"}),
+                "llama-3.1-8b-instant (Groq)")
+    return None, "no OPENAI_API_KEY or GROQ_API_KEY in the environment"
+
+
+async def answer_f1(rag: GraphRAG, stores: Any, generator: Generator, questions: List[str],
+                    answers: List[List[str]], modes: List[str]) -> Dict[str, Dict[str, float]]:
+    """Answer EM / token F1 (best over the gold answer and its aliases) per mode, with
+    ``generator`` as the answer model and the default budgets (derived from its window)."""
+    from lightrag.eval.answer_match_acc import exact_match_score, f1_score
+
+    original = rag.engine.answer_generator
+    rag.engine.answer_generator = generator
+    table: Dict[str, Dict[str, float]] = {}
+    try:
+        for mode in modes:
+            f1s, ems, tokens, times = [], [], [], []
+            for question, gold in zip(questions, answers):
+                param = QueryParam(mode=mode, response_type="A few words, no sentence")
+                started = time.perf_counter()
+                result = await rag.engine.acall(question, param, stores)
+                times.append(time.perf_counter() - started)
+                text = result.content or ""
+                f1s.append(max(f1_score(text, g) for g in gold))
+                ems.append(max(exact_match_score(text, g) for g in gold))
+                tokens.append(result.raw_data["processing_info"].get("prompt_tokens", 0))
+            table[mode] = {"F1": 100 * statistics.fmean(f1s), "EM": 100 * statistics.fmean(ems),
+                           "prompt_tokens": statistics.fmean(tokens),
+                           "seconds": statistics.fmean(times)}
+            table["_n"] = len(questions)  # type: ignore[assignment]
+            row = table[mode]
+            print(f"  answers {mode:8s} F1 {row['F1']:5.1f}  EM {row['EM']:5.1f}  prompt "
+                  f"{row['prompt_tokens']:6.0f} tokens  {row['seconds']:.1f} s/question", flush=True)
+    finally:
+        rag.engine.answer_generator = original
+    return table
+
+
 def passage_id(i: int) -> str:
     return f"passage-{i:04d}"
 
@@ -225,6 +291,10 @@ async def evaluate(rag: GraphRAG, stores: Any, questions: List[str], gold: List[
     return table
 
 
+def answers_n(table: Dict[str, Any]) -> int:
+    return int(table.get("_n", 0))
+
+
 def write_doc(path: Path, command: str, results: Dict[str, Dict[str, Any]], notes: List[str],
               n_questions: int, n_passages: int) -> None:
     lines = [
@@ -284,6 +354,18 @@ def write_doc(path: Path, command: str, results: Dict[str, Dict[str, Any]], note
         lines.append(f"| *dense MiniLM passage retrieval (reference)* | *{DENSE_REFERENCE[2]}* | "
                      f"*{DENSE_REFERENCE[5]}* | | | | | | |")
         lines.append("")
+        for model_label, table in res.get("answers", {}).items():
+            lines += [f"Answer quality with {model_label}, first {answers_n(table)} questions, "
+                      "default budgets (derived from the model's window), "
+                      "`response_type=\"A few words, no sentence\"`:", "",
+                      "| mode | answer F1 | exact match | prompt tokens | s / question |",
+                      "|---|---:|---:|---:|---:|"]
+            for mode, row in table.items():
+                if mode.startswith("_"):
+                    continue
+                lines.append(f"| {mode} | {row['F1']:.1f} | {row['EM']:.1f} | "
+                             f"{row['prompt_tokens']:,.0f} | {row['seconds']:.1f} |")
+            lines.append("")
     if notes:
         lines += ["## Notes", "", *[f"- {n}" for n in notes], ""]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -303,12 +385,17 @@ def main() -> None:
                         help="chunk_merge_method values; the first is used for every mode, the "
                              "others for the graph modes")
     parser.add_argument("--limit", type=int, default=0, help="first N questions only (0: all)")
+    parser.add_argument("--answers", type=int, default=0,
+                        help="answer the first N questions with the packaged local model (and "
+                             "OpenAI/Groq when a key is set) and report answer F1 per mode")
+    parser.add_argument("--answer-modes", nargs="+", choices=MODES, default=["naive", "mix", "ppr"])
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     logging.getLogger("lightrag").setLevel(logging.WARNING)
 
     corpus, questions, gold = load_data(Path(args.data))
+    answers = load_answers(Path(args.data))
     if args.limit:
         questions, gold = questions[: args.limit], gold[: args.limit]
     from lightrag.components.model_client import LocalEmbedderClient
@@ -333,7 +420,16 @@ def main() -> None:
         print(f"[{kind}] evaluating {len(questions)} questions x {len(rows)} variants ...",
               flush=True)
         table = asyncio.run(evaluate(rag, stores, questions, gold, rows))
-        results[label] = {"info": info, "table": table}
+        results[label] = {"info": info, "table": table, "answers": {}}
+        for model_kind in ("local", "api") if args.answers else ():
+            generator, model_label = answer_model(model_kind)
+            if generator is None:
+                notes.append(f"Answer F1 with {model_kind} model skipped: {model_label}.")
+                continue
+            print(f"[{kind}] answering {args.answers} questions with {model_label} ...", flush=True)
+            results[label]["answers"][model_label] = asyncio.run(answer_f1(
+                rag, stores, generator, questions[: args.answers], answers[: args.answers],
+                args.answer_modes))
     notes.append("The store is built by one `GraphRAG.insert` call with `flush_every` set to "
                  "the number of passages (the stores are written once, at the end of the "
                  "insert, instead of every 8 documents); retrieval is unaffected.")

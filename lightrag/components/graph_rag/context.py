@@ -183,6 +183,7 @@ def truncate_by_tokens(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[
 
 
 _WORDS = re.compile(r"\w+", re.UNICODE)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 REDUNDANT_OVERLAP = 0.8  # share of a description's word trigrams found in the chunks
 
 
@@ -206,7 +207,8 @@ def adds_information(description: str, context_trigrams: set) -> bool:
         >>> adds_information("A NASA space probe launched in 1977.", chunks)
         True
     """
-    grams = word_trigrams(description.replace(GRAPH_FIELD_SEP, " ").replace("...", " "))
+    pieces = _SENTENCE_BREAK.split(description.replace(GRAPH_FIELD_SEP, "\n").replace("...", "\n"))
+    grams = set().union(*(word_trigrams(p) for p in pieces)) if pieces else set()
     if not grams:
         return False
     return len(grams & context_trigrams) < REDUNDANT_OVERLAP * len(grams)
