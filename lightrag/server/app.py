@@ -214,8 +214,8 @@ def _documents_router() -> APIRouter:
             result = await state.intake.enqueue(texts, ids, paths)
         except QueueFull as e:
             raise HTTPException(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
-        except RuntimeError as e:
-            raise HTTPException(503, str(e)) from None
+        except RuntimeError as e:  # shutting down, or the store locked by another writer
+            raise HTTPException(503, str(e), headers={"Retry-After": "5"}) from None
         return JSONResponse({"status": "accepted", "doc_ids": ids, "track_id": result.track_id,
                              "skipped": result.skipped}, status_code=202)
 
