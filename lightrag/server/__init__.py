@@ -1,7 +1,10 @@
 """The HTTP server of graph RAG (extra ``server``: FastAPI + uvicorn).
 
 ``lightrag serve --config graph.yaml`` runs it; :func:`create_app` builds the app for your own
-ASGI server, :class:`BackgroundServer` runs one in a thread. Importing this package does not
+ASGI server, :class:`BackgroundServer` runs one in a thread. Besides the JSON API it serves a web
+UI at ``/`` (documents, graph explorer, query playground) and the API docs at ``/docs`` and
+``/redoc``, all from assets inside the package (:mod:`lightrag.server.ui`). Inserts are durable
+before they are acknowledged (:mod:`lightrag.server.intake`). Importing this package does not
 import FastAPI; the names below load on first use.
 
 Example:
