@@ -272,7 +272,7 @@ def reference_bm25(corpus, query, k1=1.5, b=0.75, epsilon=0.25):
 
 
 def test_bm25_planets_known_answer_and_scores():
-    r = BM25Retriever(top_k=3, documents=PLANETS)
+    r = BM25Retriever(top_k=3, documents=PLANETS, use_tokenizer=False)
     outs = r([BIGGEST, "red dust"])
     assert [o.doc_indices[0] for o in outs] == [JUPITER, MARS]
     assert outs[0].documents[0] == PLANETS[JUPITER] and outs[1].query == "red dust"
@@ -295,9 +295,23 @@ def test_bm25_negative_idf_becomes_epsilon_times_mean():
 
 def test_bm25_tokenisation_options():
     assert split_text_by_word_fn("Café-au-lait, 2024!") == ["café", "au", "lait", "2024"]
-    r = BM25Retriever(stopwords="en", documents=PLANETS)
+    r = BM25Retriever(stopwords="en", documents=PLANETS, use_tokenizer=False)
     assert r.tokenize("Which planet is THE biggest?") == ["planet", "biggest"]
     assert BM25Retriever(stopwords=["planet"]).tokenize("a planet") == ["a"]
+    # lightrag 0.1's default: words split into tiktoken pieces, its constants and helper names
+    from lightrag.components.retriever.bm25_retriever import (
+        PARAM_B,
+        PARAM_EPSILON,
+        PARAM_K1,
+        split_text_by_word_fn_then_lower_tokenized,
+    )
+
+    default = BM25Retriever(documents=PLANETS)
+    assert default.use_tokenizer and (default.k1, default.b, default.epsilon) == (
+        PARAM_K1, PARAM_B, PARAM_EPSILON) == (1.5, 0.75, 0.25)
+    assert default.tokenize("Which planet is THE biggest?") == (
+        split_text_by_word_fn_then_lower_tokenized("Which planet is THE biggest?"))
+    assert default(BIGGEST)[0].doc_indices[0] == JUPITER
     tok = BM25Retriever(use_tokenizer=True, top_k=1, documents=PLANETS)
     assert tok(BIGGEST)[0].doc_indices == [JUPITER]
     with pytest.raises(ValueError, match="stop-word"):
@@ -342,3 +356,16 @@ def test_bm25s_backend_agrees_on_the_top_document(tmp_path):
     r.save_to_file(tmp_path / "b.json")
     loaded = BM25Retriever.load_from_file(tmp_path / "b.json", backend="bm25s")
     assert loaded(BIGGEST)[0].doc_indices == outs[0].doc_indices
+
+
+def test_faiss_0_1_string_and_embedding_query_methods(embedder):
+    r = FAISSRetriever(embedder=embedder, top_k=1, documents=PLANETS)
+    by_text = r.retrieve_string_queries(BIGGEST)[0]
+    assert by_text.doc_indices == r(BIGGEST)[0].doc_indices == [JUPITER]
+    vector = embedder(BIGGEST).data[0].embedding
+    by_vector = r.retrieve_embedding_queries([vector])[0]
+    assert by_vector.doc_indices == [JUPITER]
+    with pytest.raises(TypeError):
+        r.retrieve_embedding_queries(["text"])
+    with pytest.raises(TypeError):
+        r.retrieve_string_queries([vector])

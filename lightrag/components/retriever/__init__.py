@@ -16,12 +16,14 @@ from lightrag.components.retriever.bm25_retriever import (
     ENGLISH_STOPWORDS,
     BM25Retriever,
     split_text_by_word_fn,
+    split_text_by_word_fn_then_lower_tokenized,
     split_text_tokenized,
 )
 from lightrag.components.retriever.dense_retriever import NumpyRetriever
 from lightrag.components.retriever.faiss_retriever import FAISSRetriever
 from lightrag.components.retriever.hybrid_retriever import HybridRetriever, reciprocal_rank_fusion
 from lightrag.components.retriever.llm_retriever import LLMRetriever
+from lightrag.components.retriever.postgres_retriever import PostgresRetriever
 from lightrag.components.retriever.reranker import (
     CrossEncoderReranker,
     LLMReranker,
@@ -37,8 +39,10 @@ __all__ = [
     "LLMReranker",
     "LLMRetriever",
     "NumpyRetriever",
+    "PostgresRetriever",
     "RerankerRetriever",
     "reciprocal_rank_fusion",
     "split_text_by_word_fn",
+    "split_text_by_word_fn_then_lower_tokenized",
     "split_text_tokenized",
 ]

@@ -59,6 +59,11 @@ ENGLISH_STOPWORDS = frozenset(
 
 _WORD = re.compile(r"\w+")
 
+#: lightrag 0.1's default BM25 parameters
+PARAM_K1 = 1.5
+PARAM_B = 0.75
+PARAM_EPSILON = 0.25
+
 
 def split_text_by_word_fn(x: str) -> List[str]:
     """Lower-cased Unicode word tokens of ``x``.
@@ -85,6 +90,10 @@ def split_text_tokenized(x: str) -> List[str]:
     ]
 
 
+#: lightrag 0.1's name of :func:`split_text_tokenized` (words, then tiktoken pieces)
+split_text_by_word_fn_then_lower_tokenized = split_text_tokenized
+
+
 def _stopword_set(stopwords: Union[None, bool, str, Collection[str]]) -> frozenset:
     if stopwords is None or stopwords is False:
         return frozenset()
@@ -105,7 +114,8 @@ class BM25Retriever(Retriever[Any, str]):
         epsilon: negative idf (terms in over half the documents) becomes ``epsilon * mean idf``.
         documents: strings, ``Document`` s or dicts with ``"text"``; indexed at once when given.
         document_map_func: maps each document to its text before indexing.
-        use_tokenizer: split words into tiktoken pieces (lightrag 0.1's default was True).
+        use_tokenizer: split words into tiktoken pieces (the default, as in lightrag 0.1);
+            False keeps whole words.
         stopwords: None, ``"en"`` (built-in English list) or a collection of words to ignore.
         backend: ``"numpy"`` (built in) or ``"bm25s"`` (needs the ``bm25s`` package).
 
@@ -122,12 +132,12 @@ class BM25Retriever(Retriever[Any, str]):
     def __init__(
         self,
         top_k: int = 5,
-        k1: float = 1.5,
-        b: float = 0.75,
-        epsilon: float = 0.25,
+        k1: float = PARAM_K1,
+        b: float = PARAM_B,
+        epsilon: float = PARAM_EPSILON,
         documents: Optional[Sequence[Any]] = None,
         document_map_func: Optional[Callable[[Any], str]] = None,
-        use_tokenizer: bool = False,
+        use_tokenizer: bool = True,
         stopwords: Union[None, bool, str, Collection[str]] = None,
         backend: str = "numpy",
     ) -> None:

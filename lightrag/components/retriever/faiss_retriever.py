@@ -224,6 +224,26 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
                 out.doc_scores = [out.doc_scores[j] for j in keep]  # type: ignore[index]
         return outputs
 
+    def retrieve_string_queries(
+        self, input: Union[str, Sequence[str]], top_k: Optional[int] = None
+    ) -> List[RetrieverOutput]:
+        """0.1's name: :meth:`call` for text queries (embedded with the retriever's embedder)."""
+        texts = [input] if isinstance(input, str) else list(input)
+        if not all(isinstance(t, str) for t in texts):
+            raise TypeError("retrieve_string_queries takes a string or a list of strings")
+        return self.call(input, top_k)
+
+    def retrieve_embedding_queries(
+        self, input: Union[Sequence[float], Sequence[Sequence[float]], np.ndarray],
+        top_k: Optional[int] = None,
+    ) -> List[RetrieverOutput]:
+        """0.1's name: :meth:`call` for query vectors (one vector or a list/matrix of them)."""
+        if isinstance(input, str) or (
+            isinstance(input, (list, tuple)) and input and isinstance(input[0], str)
+        ):
+            raise TypeError("retrieve_embedding_queries takes vectors; use retrieve_string_queries")
+        return self.call(input, top_k)
+
     def save_to_file(self, path: Union[str, Path]) -> None:
         """Write ``<path>.npz`` (the vectors) then ``<path>.json`` (settings, documents)."""
         if not self.indexed:

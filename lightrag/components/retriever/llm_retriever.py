@@ -45,6 +45,9 @@ Documents:
 Query: {{input_str}}
 Answer:"""
 
+#: lightrag 0.1's name of the template
+DEFAULT_LLM_AS_RETRIEVER_PROMPT_TEMPLATE = LLM_RETRIEVER_TEMPLATE
+
 _LIST = re.compile(r"\[([^\[\]]*)\]")
 _INT = re.compile(r"(?<![\w.-])\d+(?![\w.])")
 

@@ -1,0 +1,85 @@
+"""PostgresRetriever against a real PostgreSQL server started for the test (Debian postgresql).
+
+Skipped when psycopg or the server binaries are missing. The server runs as the ``postgres``
+user on a Unix socket in a temporary folder (no TCP port), and is stopped afterwards.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from lightrag.components.model_client import ScriptedClient
+from lightrag.components.retriever import PostgresRetriever
+from lightrag.components.retriever.postgres_retriever import DistanceToOperator
+from lightrag.core import Document, Embedder
+
+psycopg = pytest.importorskip("psycopg")
+
+
+def _bin(name: str) -> str | None:
+    found = shutil.which(name) or sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return found if isinstance(found, str) else (found[-1] if found else None)
+
+
+@pytest.fixture(scope="module")
+def database_url():
+    initdb, pg_ctl = _bin("initdb"), _bin("pg_ctl")
+    if not initdb or not pg_ctl:
+        pytest.skip("PostgreSQL server binaries (Debian postgresql) are not installed")
+    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    root = tempfile.mkdtemp(prefix="lr-pg-")
+    os.chmod(root, 0o777)
+    data, sock = os.path.join(root, "data"), os.path.join(root, "sock")
+    os.makedirs(sock)
+    os.chmod(sock, 0o777)
+    try:
+        subprocess.run(as_postgres + [initdb, "-D", data, "-U", "postgres", "-A", "trust"],
+                       check=True, capture_output=True, timeout=120)
+        subprocess.run(as_postgres + [pg_ctl, "-D", data, "-w", "-l", os.path.join(root, "log"),
+                                      "-o", f"-k {sock} -c listen_addresses=''", "start"],
+                       check=True, capture_output=True, timeout=120)
+    except (subprocess.CalledProcessError, FileNotFoundError, subprocess.TimeoutExpired) as e:
+        shutil.rmtree(root, ignore_errors=True)
+        pytest.skip(f"cannot start a PostgreSQL server: {e}")
+    yield f"postgresql://postgres@/postgres?host={sock}"
+    subprocess.run(as_postgres + [pg_ctl, "-D", data, "-m", "fast", "stop"], capture_output=True)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+PLANETS = ["Jupiter is the biggest planet.", "Mars is the red planet.",
+           "Mercury is the closest planet to the Sun.", "Saturn has bright rings."]
+
+
+@pytest.mark.parametrize("operator", list(DistanceToOperator))
+def test_postgres_retriever_indexes_and_ranks(database_url, operator):
+    embedder = Embedder(model_client=ScriptedClient())
+    retriever = PostgresRetriever(embedder=embedder, top_k=2, database_url=database_url,
+                                  table_name=f"planets_{operator.name.lower()}",
+                                  distance_operator=operator)
+    retriever.build_index_from_documents(
+        [Document(text=t, id=f"p{i}", meta_data={"n": i}) for i, t in enumerate(PLANETS)])
+    out = retriever(["which is the red planet", "rings of Saturn"])
+    assert out[0].doc_indices[0] == "p1" and out[1].doc_indices[0] == "p3"
+    assert out[0].documents[0].text == PLANETS[1] and out[0].documents[0].meta_data == {"n": 1}
+    assert len(out[0].doc_indices) == 2
+    if operator is not DistanceToOperator.L1:
+        assert all(0.0 <= s <= 1.0 for s in out[0].doc_scores)
+        assert out[0].doc_scores[0] >= out[0].doc_scores[1]
+    retriever.build_index_from_documents(["Mars is the red planet."])  # upsert by id "0"
+    retriever.close()
+
+
+def test_invalid_identifiers_are_refused():
+    with pytest.raises(ValueError, match="invalid table name"):
+        PostgresRetriever(embedder=Embedder(model_client=ScriptedClient()),
+                          table_name="x; DROP TABLE y")
+    sql = PostgresRetriever.format_vector_search_query(
+        "document", "vector", [0.5, 0.25], 3, DistanceToOperator.COSINE)
+    assert sql == ('SELECT *, ("vector" <=> \'[0.5,0.25]\'::vector) AS score FROM "document" '
+                   "ORDER BY score ASC LIMIT 3")
