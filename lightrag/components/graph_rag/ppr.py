@@ -95,6 +95,7 @@ class PassageGraph:
     chunk_counts: np.ndarray  # passages citing each entity
     entity_index: Dict[str, int] = field(default_factory=dict)
     chunk_index: Dict[str, int] = field(default_factory=dict)
+    _lowered: Optional[Dict[str, List[int]]] = field(default=None, repr=False)
 
     @property
     def n_entities(self) -> int:
@@ -153,6 +154,19 @@ class PassageGraph:
                    dangling=out == 0, chunk_counts=counts, entity_index=entity_index,
                    chunk_index=chunk_index)
 
+    def lookup(self, name: str) -> List[int]:
+        """Entity nodes named ``name``, exactly or case-insensitively (and without a final
+        possessive or punctuation)."""
+        if self._lowered is None:
+            lowered: Dict[str, List[int]] = {}
+            for i, entity in enumerate(self.entity_names):
+                lowered.setdefault(entity.lower(), []).append(i)
+            self._lowered = lowered
+        key = " ".join(str(name).split()).strip(" .,;:!?\"'").lower()
+        if key.endswith("'s"):
+            key = key[:-2]
+        return list(self._lowered.get(key, []))
+
     def passage_scores(self, scores: np.ndarray) -> np.ndarray:
         """The passage part of a node score vector (aligned with ``chunk_ids``)."""
         return scores[self.n_entities:]
@@ -202,7 +216,9 @@ class PprSettings:
             more, as HippoRAG's node specificity).
         passage_weight: share of the restart mass on the densely retrieved passages.
         dense_candidates: passages taken from dense retrieval as restart nodes and candidates.
-        ppr_weight: final score = cosine(query, passage) + ``ppr_weight`` × PPR / max PPR.
+        ppr_weight: final score = cosine(query, passage) + ``ppr_weight`` ×
+            (PPR / max PPR) ** ``ppr_power``.
+        ppr_power: below 1 lifts passages further from the seeds relative to the best one.
         synonym_weight: weight of synonym edges relative to entity–passage edges.
     """
 
@@ -213,17 +229,23 @@ class PprSettings:
     passage_weight: float = 0.05
     dense_candidates: int = 20
     ppr_weight: float = 0.2
+    ppr_power: float = 1.0
     synonym_weight: float = 1.0
 
 
-def seed_entities(entities_vdb: object, graph: PassageGraph, seed_vectors: np.ndarray,
-                  settings: PprSettings) -> Dict[int, float]:
-    """Entity node -> restart weight: the best cosine of each seed text's ``seed_top_k``
-    entity matches (one batched vector search), times the entity's specificity."""
-    if seed_vectors is None or len(seed_vectors) == 0 or graph.n_entities == 0:
+def seed_entities(entities_vdb: object, graph: PassageGraph, seed_vectors: Optional[np.ndarray],
+                  settings: PprSettings, names: Sequence[str] = ()) -> Dict[int, float]:
+    """Entity node -> restart weight: 1 for an entity named exactly like one of ``names`` (the
+    query's keywords; case-insensitive), else the best cosine of each seed vector's
+    ``seed_top_k`` entity matches (one batched vector search); times the entity's specificity."""
+    if graph.n_entities == 0:
         return {}
-    hits = entities_vdb.query_batch(np.atleast_2d(seed_vectors), top_k=settings.seed_top_k)  # type: ignore[attr-defined]
     best: Dict[int, float] = {}
+    for name in names:
+        for node in graph.lookup(name):
+            best[node] = 1.0
+    hits = ([] if seed_vectors is None or len(seed_vectors) == 0 else
+            entities_vdb.query_batch(np.atleast_2d(seed_vectors), top_k=settings.seed_top_k))  # type: ignore[attr-defined]
     for row in hits:
         for hit in row:
             node = graph.entity_index.get(hit.get("entity_name", ""))
@@ -238,7 +260,7 @@ def rank_passages(graph: PassageGraph, entity_seeds: Mapping[int, float],
                   limit: int) -> Tuple[np.ndarray, Dict[str, float]]:
     """Run PPR from ``entity_seeds`` and the dense passages (``chunk id -> cosine``, restart
     mass ``passage_weight``, spread by cosine); returns the node scores and, for the ``limit``
-    best passages, their PPR score divided by the best one."""
+    best passages, their PPR score divided by the best one (to the power ``ppr_power``)."""
     seeds: Dict[int, float] = {}
     entity_total = sum(entity_seeds.values())
     passage_nodes = {graph.n_entities + graph.chunk_index[c]: max(s, 0.0)
@@ -258,4 +280,6 @@ def rank_passages(graph: PassageGraph, entity_seeds: Mapping[int, float],
         return scores, {}
     k = min(limit, len(passages))
     best = np.argpartition(-passages, k - 1)[:k] if k < len(passages) else np.arange(len(passages))
-    return scores, {graph.chunk_ids[j]: float(passages[j]) / top for j in best.tolist() if passages[j] > 0}
+    power = settings.ppr_power
+    return scores, {graph.chunk_ids[j]: (float(passages[j]) / top) ** power
+                    for j in best.tolist() if passages[j] > 0}

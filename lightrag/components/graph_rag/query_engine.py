@@ -13,6 +13,7 @@ user's extra instructions (``user_prompt``) are added to the answer prompt.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import time
@@ -166,6 +167,8 @@ class QueryEngine(Component):
         if by_query and param.mode != "bypass":
             needed = tuple(dict.fromkeys((*needed, QUERY_VECTOR)))
         vectors = await self._vectors(needed, query, keywords, stores)
+        if keywords is not None and not param.ll_keywords and keywords.low_level:
+            param = dataclasses.replace(param, ll_keywords=list(keywords.low_level))  # the ones used
         reserved = count_tokens(query) + count_tokens(self._system_prompt(RetrievedContext(mode=param.mode), param))
         retrieved = mode(stores, vectors, param, reserved_tokens=reserved,
                          reranker=self.reranker, query=query)

@@ -251,7 +251,8 @@ class _PprRanking:
         seeds_matrix = vectors.get(SEED_VECTORS)
         if seeds_matrix is not None and len(seeds_matrix):
             rows.extend(np.atleast_2d(seeds_matrix))
-        seeds = seed_entities(stores.entities_vdb, graph, np.stack(rows) if rows else None, self.settings)
+        seeds = seed_entities(stores.entities_vdb, graph, np.stack(rows) if rows else None,
+                              self.settings, names=param.ll_keywords)
         node_scores, passages = rank_passages(graph, seeds, dense, self.settings,
                                               limit=2 * param.chunk_top_k)
         return graph, node_scores, passages
