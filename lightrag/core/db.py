@@ -50,6 +50,9 @@ class LocalDB(Component, Generic[T]):
     Args:
         name: an optional name, shown when printed.
         items: the initial items (the list is copied).
+        transformed_items: already transformed data, by key (0.1's field).
+        transformer_setups: transformers to register, by key (not run until ``load``).
+        mapper_setups: per-item functions of those transformers, by key.
 
     Attributes:
         items: the items, in order.
@@ -75,7 +78,14 @@ class LocalDB(Component, Generic[T]):
         [3, 4]
     """
 
-    def __init__(self, name: str | None = None, items: Sequence[T] | None = None) -> None:
+    def __init__(
+        self,
+        name: str | None = None,
+        items: Sequence[T] | None = None,
+        transformed_items: dict[str, list[Any]] | None = None,
+        transformer_setups: dict[str, TransformerType] | None = None,
+        mapper_setups: dict[str, MapFn] | None = None,
+    ) -> None:
         super().__init__()
         self.name = name
         self.items: list[T] = list(items or [])
@@ -83,6 +93,13 @@ class LocalDB(Component, Generic[T]):
         self.transformer_setups: dict[str, TransformerType] = {}
         self.mapper_setups: dict[str, MapFn] = {}
         self._transformer_children: dict[str, str] = {}
+        # lightrag 0.1's dataclass fields: registered transformers (not re-run) and their data
+        for key, transformer in (transformer_setups or {}).items():
+            self.register_transformer(transformer, key, (mapper_setups or {}).get(key))
+        unknown = set(mapper_setups or {}) - set(self.transformer_setups)
+        if unknown:
+            raise ValueError(f"mapper_setups keys {sorted(unknown)} have no transformer")
+        self.transformed_items.update({k: list(v) for k, v in (transformed_items or {}).items()})
 
     # ----------------------------------------------------------------- queries
     @property

@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any, Dict, List, Optional, Union
 
 from lightrag.core.component import Component
+from lightrag.core.db import LocalDB
 from lightrag.core.messages import conversation_to_messages
 from lightrag.core.tokenizer import count_tokens
 from lightrag.core.types import AssistantResponse, Conversation, DialogTurn, UserQuery
@@ -94,11 +95,29 @@ class ConversationMemory(Component):
         ['system', 'user', 'assistant', 'user']
     """
 
-    def __init__(self, max_turns: Optional[int] = None, max_tokens: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        max_turns: Optional[int] = None,
+        max_tokens: Optional[int] = None,
+        turn_db: Optional[LocalDB] = None,
+    ) -> None:
         super().__init__()
+        if isinstance(max_turns, LocalDB):  # 0.1's positional form: Memory(turn_db)
+            max_turns, turn_db = None, max_turns
         self.max_turns = _check_limit("max_turns", max_turns)
         self.max_tokens = _check_limit("max_tokens", max_tokens)
         self.conversation = Conversation()
+        # lightrag 0.1's stores: every turn ever added (never trimmed) and past conversations;
+        # plain attributes (not children), so they stay out of the printed tree and of to_dict
+        object.__setattr__(self, "turn_db", turn_db if turn_db is not None else LocalDB())
+        object.__setattr__(self, "conver_db", LocalDB())
+
+    @property
+    def current_conversation(self) -> Conversation:
+        """0.1's name of :attr:`conversation`."""
+        return self.conversation
+
+    current_convesation = current_conversation  # 0.1's spelling
 
     # ------------------------------------------------------------------ turns
     @property
@@ -134,6 +153,7 @@ class ConversationMemory(Component):
             metadata=metadata,
         )
         self.conversation.append_dialog_turn(turn)
+        self.turn_db.add(turn)
         return turn
 
     def add(
@@ -183,7 +203,9 @@ class ConversationMemory(Component):
         return dropped
 
     def clear(self) -> None:
-        """Forget every turn (a new conversation id is started)."""
+        """Forget the kept turns: the conversation goes to ``conver_db``, a new one starts."""
+        if self.conversation.dialog_turns:
+            self.conver_db.add(self.conversation)
         self.conversation = Conversation()
 
     # ----------------------------------------------------------------- reading
@@ -225,7 +247,7 @@ class ConversationMemory(Component):
                 conversation.append_dialog_turn(turn)
         self.conversation = conversation
 
-    _to_dict_exclude = ("conversation",)
+    _to_dict_exclude = ("conversation", "turn_db", "conver_db")
 
     def to_dict(self, exclude: Optional[List[str]] = None) -> Dict[str, Any]:
         """The component dict (``{"type", "data"}``), with the turns stored as :meth:`save` does."""
@@ -239,6 +261,8 @@ class ConversationMemory(Component):
         payload = dict(data.get("data", data))
         state = payload.pop("_memory_state", None) or {"turns": []}
         memory = super().from_dict({"type": cls.__name__, "data": payload})
+        object.__setattr__(memory, "turn_db", LocalDB())
+        object.__setattr__(memory, "conver_db", LocalDB())
         memory._restore(state)
         return memory
 
