@@ -38,7 +38,7 @@ import logging
 import os
 import re
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from lightrag.components.storage.sql_db import DEFAULT_LOCK_TIMEOUT, SQLDatabase, StoreLockedError
 
@@ -48,6 +48,7 @@ DEFAULT_DSN_ENV = "LIGHTRAG_PG_DSN"
 SCHEMA_PREFIX = "lightrag"
 _MAX_IDENTIFIER = 63  # PostgreSQL's NAMEDATALEN - 1 (bytes)
 _LOCK_NOT_AVAILABLE = "55P03"
+T = TypeVar("T")
 
 
 def _psycopg() -> Any:
@@ -234,6 +235,18 @@ class PostgresDatabase(SQLDatabase):
             log.warning("%s: the connection was lost; connecting again", self.describe())
             self._conn = self._connect()
 
+    def _outside_transaction(self, run: Callable[[], T]) -> T:
+        """Run ``run`` (a read, or the start of a transaction: nothing to redo) once more on a
+        new connection if the old one turns out to be lost (server restart, idle timeout)."""
+        self._ensure_connected()
+        try:
+            return run()
+        except self._pg.OperationalError:
+            if self._depth or not self._conn.broken:
+                raise
+        self._ensure_connected()
+        return run()
+
     # ---------------------------------------------------------- transactions
     def _lock(self, conn: Any) -> None:
         """``BEGIN`` and take the writer lock, or roll back and raise StoreLockedError."""
@@ -264,8 +277,7 @@ class PostgresDatabase(SQLDatabase):
             f"{self.lock_timeout:g}). Stop the other writer or raise lock_timeout.")
 
     def _begin(self) -> None:
-        self._ensure_connected()
-        self._lock(self._conn)
+        self._outside_transaction(lambda: self._lock(self._conn))
 
     def _end(self, commit: bool) -> None:
         if not commit and self._conn.broken:
@@ -290,13 +302,16 @@ class PostgresDatabase(SQLDatabase):
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
         with self._mutex:
-            self._ensure_connected()
-            return [tuple(r) for r in self._conn.execute(self._sql(sql), tuple(params)).fetchall()]
+            if self._depth:
+                return [tuple(r) for r in self._conn.execute(self._sql(sql), tuple(params)).fetchall()]
+            return self._outside_transaction(
+                lambda: [tuple(r) for r in self._conn.execute(self._sql(sql), tuple(params)).fetchall()])
 
     def refresh(self) -> bool:
         with self._mutex:
-            self._ensure_connected()
-            return super().refresh()
+            if self._depth:
+                return False
+            return self._outside_transaction(super().refresh)
 
     def settings(self) -> Dict[str, Any]:
         """What this database is (for logs and ``status``), without credentials."""

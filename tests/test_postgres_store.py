@@ -1,0 +1,317 @@
+"""The PostgreSQL backend behind the store interface, against a REAL server started here.
+
+``tests/pg_server.py`` runs Debian's ``initdb`` + ``pg_ctl`` on a temporary directory (loopback
+only); the tests skip, saying why, only where those binaries (or psycopg) are missing. Every test
+uses its own workspace, i.e. its own schema, on the one server of this module.
+"""
+
+import multiprocessing
+import os
+import signal
+import time
+import uuid
+
+import pytest
+from graph_fakes import extraction_reply, the_answer
+from pg_server import PostgresServer, skip_reason
+
+from lightrag.components.graph_rag import (
+    Chunker,
+    EntityExtractor,
+    GraphRAG,
+    HeuristicKeywordExtractor,
+)
+from lightrag.components.model_client import ScriptedClient
+from lightrag.components.storage.postgres_db import PostgresDatabase, schema_for, to_pyformat
+from lightrag.components.storage.sql_db import StoreLockedError
+from lightrag.core import Embedder, Generator
+from lightrag.utils import build
+
+DSN_ENV = "LIGHTRAG_TEST_PG_DSN"
+DOCS = {
+    "voyager.md": "NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter and Saturn. "
+                  "Voyager 1 photographed Titan, the largest moon of Saturn.",
+    "cassini.md": "The Cassini mission of NASA reached Saturn in 2004. The Huygens probe landed on "
+                  "Titan in 2005. Cassini found plumes on Enceladus.",
+    "apollo.md": "Apollo 11 landed on the Moon in 1969. Neil Armstrong and Buzz Aldrin walked on "
+                 "the Moon. Michael Collins stayed in orbit.",
+}
+SKIP = skip_reason()
+needs_server = pytest.mark.skipif(SKIP is not None, reason=f"no PostgreSQL server: {SKIP}")
+
+
+@pytest.fixture(scope="module")
+def pg():
+    if SKIP is not None:
+        pytest.skip(f"no PostgreSQL server: {SKIP}")
+    server = PostgresServer.start()
+    old = os.environ.get(DSN_ENV)
+    os.environ[DSN_ENV] = server.dsn
+    try:
+        yield server
+    finally:
+        if old is None:
+            os.environ.pop(DSN_ENV, None)
+        else:
+            os.environ[DSN_ENV] = old
+        server.stop()
+
+
+@pytest.fixture
+def workspace(pg):
+    return f"t_{uuid.uuid4().hex[:10]}"
+
+
+def make_rag(tmp_path, workspace, **kwargs):
+    kwargs.setdefault("storage_kwargs", {"dsn_env": DSN_ENV})
+    return GraphRAG(
+        embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
+        extractor=EntityExtractor(
+            generator=Generator(model_client=ScriptedClient(response_fn=extraction_reply)),
+            max_gleaning=1),
+        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
+        keyword_extractor=HeuristicKeywordExtractor(),
+        chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
+        working_dir=str(tmp_path),
+        workspace=workspace,
+        storage="postgres",
+        cosine_threshold=0.05,
+        **kwargs,
+    )
+
+
+def open_db(workspace, **kwargs):
+    return PostgresDatabase(dsn_env=DSN_ENV, workspace=workspace, **kwargs)
+
+
+# ----------------------------------------------------------------- no server needed
+def test_placeholders_become_pyformat_outside_quotes_and_comments():
+    assert to_pyformat("SELECT v FROM kv WHERE ns = ? AND id IN (?,?)") == \
+        "SELECT v FROM kv WHERE ns = %s AND id IN (%s,%s)"
+    assert to_pyformat("SELECT '?', \"a?b\", ? -- what?\n, ? /* ? 5% */") == \
+        "SELECT '?', \"a?b\", %s -- what?\n, %s /* ? 5%% */"
+    assert to_pyformat("SELECT 5 % 2, 'it''s 100%', ?") == "SELECT 5 %% 2, 'it''s 100%%', %s"
+
+
+def test_workspace_schemas_are_distinct_valid_identifiers():
+    names = ["", "a", "A", "team-a", "team_a", "Team A", "x" * 80, "x" * 81, "é"]
+    schemas = [schema_for(n) for n in names]
+    assert len(set(schemas)) == len(names)
+    assert schema_for("") == "lightrag" and schema_for("team_a") == "lightrag_team_a"
+    for schema in schemas:
+        assert len(schema.encode()) <= 63 and schema.replace("_", "").isalnum() and schema.islower()
+
+
+def test_connection_errors_name_the_problem_without_secrets(monkeypatch):
+    pytest.importorskip("psycopg")
+    for name in ("LIGHTRAG_PG_DSN", "PGHOST", "PGSERVICE"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ValueError, match="LIGHTRAG_PG_DSN"):
+        PostgresDatabase()
+    with pytest.raises(ValueError, match="MY_DSN"):
+        PostgresDatabase(dsn_env="MY_DSN")
+    monkeypatch.setenv("MY_DSN", "postgresql://u:hunter2@127.0.0.1/db?no_such_option=1")
+    with pytest.raises(ValueError, match=r"\$MY_DSN is not a valid") as bad:
+        PostgresDatabase(dsn_env="MY_DSN")
+    assert "hunter2" not in str(bad.value)
+    from pg_server import _free_port
+
+    port = _free_port()  # nothing listens there
+    monkeypatch.setenv("MY_DSN", f"postgresql://u:hunter2@127.0.0.1:{port}/db")
+    with pytest.raises(ConnectionError, match=f"cannot connect to the PostgreSQL store u@127.0.0.1:{port}/db") as down:
+        PostgresDatabase(dsn_env="MY_DSN", connect_timeout=2)
+    assert "hunter2" not in str(down.value)
+
+
+# ------------------------------------------------------------------ a real server
+@needs_server
+def test_graph_rag_on_postgres_inserts_queries_deletes(tmp_path, workspace):
+    rag = make_rag(tmp_path, workspace)
+    result = rag.insert(list(DOCS.values()), file_paths=list(DOCS))
+    assert len(result.processed) == 3 and not result.failed
+    assert rag.graph.has_edge("Voyager 1", "Jupiter")
+    status = rag.status()
+    assert status["documents"]["processed"] == 3 and status["chunks"] == result.chunks
+    assert rag.index.verify() == []
+    for mode in ["naive", "local", "global", "hybrid", "mix"]:
+        answer = rag.query("Which moon of Saturn was photographed by Voyager 1?", mode=mode)
+        assert answer.content == "The answer." and answer.raw_data["chunks"], mode
+    again = rag.insert(list(DOCS.values()))
+    assert len(again.skipped) == 3
+
+    voyager_id = result.doc_ids[0]
+    deletion = rag.delete_by_doc_id(voyager_id)
+    assert "Voyager 1" in deletion.entities_deleted and not rag.graph.has_node("Voyager 1")
+    assert "voyager.md" not in rag.graph.get_node("Titan")["file_path"]
+    assert rag.index.verify() == []
+
+    # a new instance (as after a restart), built from the dumped config like a YAML would be
+    config = rag.to_config()
+    assert "postgres" in str(config) and DSN_ENV in str(config)
+    reopened = build(config)
+    assert reopened.index.db.schema == schema_for(workspace)
+    assert not reopened.graph.has_node("Voyager 1") and reopened.graph.has_node("Titan")
+    assert reopened.status()["documents"]["processed"] == 2
+    assert len(reopened.chunks_vdb) == len(rag.chunks_vdb) > 0
+    hit = reopened.chunks_vdb.query("Cassini reached Saturn", top_k=1)[0]
+    assert hit["file_path"] == "cassini.md"
+    assert not list(tmp_path.iterdir())  # nothing written to the working directory
+
+
+@needs_server
+def test_reader_instance_sees_the_writers_commits(tmp_path, workspace):
+    reader = make_rag(tmp_path, workspace)
+    writer = make_rag(tmp_path, workspace)
+    result = writer.insert(DOCS["cassini.md"], file_paths="cassini.md")
+    assert not reader.graph.has_node("Huygens")  # in-memory copy, not refreshed yet
+    assert reader.index.refresh() is True
+    assert reader.graph.has_node("Huygens") and reader.index.refresh() is False
+    writer.insert(DOCS["apollo.md"], file_paths="apollo.md")
+    answer = reader.query("Apollo 11 Moon", mode="local")  # a query refreshes first
+    assert "apollo.md" in [c["file_path"] for c in answer.raw_data["chunks"]]
+    writer.delete_by_doc_id(result.doc_ids[0])
+    reader.index.refresh()
+    assert not reader.graph.has_node("Huygens")
+    assert all(h["file_path"] != "cassini.md" for h in reader.chunks_vdb.query("Cassini Saturn", 10))
+    assert reader.index.verify() == []
+
+
+@needs_server
+def test_workspaces_are_isolated(tmp_path, workspace):
+    other = workspace + "_other"
+    a = make_rag(tmp_path, workspace)
+    a.insert(DOCS["voyager.md"], file_paths="voyager.md")
+    b = make_rag(tmp_path, other)
+    assert b.status()["documents"]["processed"] == 0 and b.graph.node_count() == 0
+    b.insert(DOCS["apollo.md"], file_paths="apollo.md")
+    a.index.refresh()
+    assert not a.graph.has_node("Apollo 11") and not b.graph.has_node("Voyager 1")
+    db = open_db(workspace)
+    tables = {r[0] for r in db.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = ?", (db.schema,))}
+    assert {"kv", "doc_status", "nodes", "edges", "vectors", "changes", "meta"} <= tables
+    assert db.query("SELECT COUNT(*) FROM doc_status")[0][0] == 1
+    db.close()
+
+
+@needs_server
+def test_writer_lock_waits_then_refuses_clearly(tmp_path, workspace):
+    holder = open_db(workspace)
+    waiter = open_db(workspace, lock_timeout=0.3)
+    impatient = open_db(workspace, lock_timeout=0)
+    rag = make_rag(tmp_path, workspace, lock_timeout=0.3)
+    with holder.transaction():
+        holder.execute("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT)")
+        started = time.monotonic()
+        with pytest.raises(StoreLockedError, match="is being written by another process.*lock_timeout=0.3"):
+            with waiter.transaction():
+                pass
+        assert 0.25 < time.monotonic() - started < 5
+        with pytest.raises(StoreLockedError, match="schema " + schema_for(workspace)):
+            impatient.execute("INSERT INTO t VALUES (?, ?)", ("k", "v"))
+        with pytest.raises(StoreLockedError):
+            rag.insert(DOCS["apollo.md"])
+    with waiter.transaction():  # free again, and the refused connections still work
+        waiter.execute("INSERT INTO t VALUES (?, ?)", ("k", "it's 100% ?"))
+    assert impatient.query("SELECT v FROM t WHERE k = ?", ("k",)) == [("it's 100% ?",)]
+    assert rag.insert(DOCS["apollo.md"]).processed
+
+
+@needs_server
+def test_rollback_and_lost_connection(workspace):
+    db = open_db(workspace)
+    db.execute("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v BYTEA)")
+    with pytest.raises(RuntimeError):
+        with db.transaction():
+            db.execute("INSERT INTO t VALUES (?, ?)", ("a", b"\x00\xff"))
+            raise RuntimeError("boom")
+    assert db.query("SELECT COUNT(*) FROM t") == [(0,)]
+    db.executemany("INSERT INTO t VALUES (?, ?)", [("a", b"\x00\xff"), ("b", b"")])
+    killer = open_db(workspace)
+    killer.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                 "WHERE application_name = 'lightrag' AND pid <> pg_backend_pid()")
+    assert sorted((k, bytes(v)) for k, v in db.query("SELECT k, v FROM t")) == \
+        [("a", b"\x00\xff"), ("b", b"")]
+    db.execute("DELETE FROM t WHERE k = ?", ("b",))  # writes work on the new connection too
+    assert killer.query("SELECT k FROM t") == [("a",)]
+
+
+def _hold_lock_then_hang(dsn: str, workspace: str, ready) -> None:
+    os.environ[DSN_ENV] = dsn
+    db = open_db(workspace)
+    db._begin()  # the writer lock, held until this process dies
+    db._conn.execute("INSERT INTO t VALUES ('uncommitted', NULL)")
+    ready.set()
+    time.sleep(120)
+
+
+@needs_server
+def test_a_killed_writer_releases_the_lock_and_its_writes(pg, workspace):
+    db = open_db(workspace, lock_timeout=30)
+    db.execute("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v BYTEA)")
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Event()
+    child = ctx.Process(target=_hold_lock_then_hang, args=(pg.dsn, workspace, ready))
+    child.start()
+    try:
+        assert ready.wait(60), "the child never took the lock"
+        with pytest.raises(StoreLockedError):
+            open_db(workspace, lock_timeout=0).execute("DELETE FROM t")
+        os.kill(child.pid, signal.SIGKILL)
+        with db.transaction():  # waits for the server to notice the dead session
+            db.execute("INSERT INTO t VALUES (?, ?)", ("after", None))
+    finally:
+        child.kill()
+        child.join(10)
+    assert db.query("SELECT k FROM t") == [("after",)]
+
+
+def _insert_worker(dsn: str, workspace: str, tmp: str, docs: dict, go, done) -> None:
+    os.environ[DSN_ENV] = dsn
+    from pathlib import Path
+
+    rag = make_rag(Path(tmp), workspace)
+    go.wait(60)
+    for path, text in docs.items():
+        result = rag.insert(text, file_paths=path)
+        if result.failed or not result.processed:
+            done.put(("failed", path, str(result.failed)))
+            return
+    done.put(("ok", len(docs), ""))
+
+
+def _docs(worker: int, n: int) -> dict:
+    return {f"w{worker}-{i}.md": f"Probe W{worker}x{i} reached Saturn in {1900 + i}. "
+                                 f"Probe W{worker}x{i} photographed Titan and Mimas."
+            for i in range(n)}
+
+
+@needs_server
+def test_two_processes_insert_disjoint_documents_at_once(pg, tmp_path, workspace):
+    per_worker = 6
+    make_rag(tmp_path, workspace)  # create the tables once, so both start inserting at once
+    ctx = multiprocessing.get_context("spawn")
+    go, done = ctx.Event(), ctx.Queue()
+    workers = [ctx.Process(target=_insert_worker,
+                           args=(pg.dsn, workspace, str(tmp_path), _docs(w, per_worker), go, done))
+               for w in range(2)]
+    for worker in workers:
+        worker.start()
+    try:
+        go.set()
+        results = [done.get(timeout=240) for _ in workers]
+    finally:
+        for worker in workers:
+            worker.join(30)
+            if worker.is_alive():
+                worker.kill()
+    assert results == [("ok", per_worker, "")] * 2
+    rag = make_rag(tmp_path, workspace)
+    assert rag.status()["documents"]["processed"] == 2 * per_worker
+    assert rag.index.verify() == []
+    expected = {p for w in range(2) for p in _docs(w, per_worker)}
+    saturn = rag.graph.get_node("Saturn")  # merged by both writers: no update lost
+    assert set(saturn["file_path"].split("<SEP>")) == expected
+    for w in range(2):
+        for i in range(per_worker):
+            assert rag.graph.has_edge(f"Probe W{w}x{i}", "Saturn")
