@@ -30,6 +30,7 @@ from lightrag.eval.answer_match_acc import (
 from lightrag.eval.base import BaseEvaluator, EvaluationResult
 from lightrag.eval.llm_as_judge import (
     DEFAULT_JUDGEMENT_QUERY,
+    DEFAULT_LLM_EVALUATOR_PROMPT,
     DefaultLLMJudge,
     LLMasJudge,
     parse_judgement,
@@ -54,6 +55,7 @@ __all__ = [
     "BaseEvaluator",
     "DEFAULT_CRITERIA",
     "DEFAULT_JUDGEMENT_QUERY",
+    "DEFAULT_LLM_EVALUATOR_PROMPT",
     "DefaultLLMJudge",
     "EvaluationResult",
     "ExactMatch",

@@ -14,11 +14,15 @@ Example:
 """
 
 from lightrag.components.agent.actions import action_json_schema, expression_from_reply
-from lightrag.components.agent.prompts import DEFAULT_REACT_TEMPLATE
+from lightrag.components.agent.prompts import (
+    DEFAULT_REACT_AGENT_SYSTEM_PROMPT,
+    DEFAULT_REACT_TEMPLATE,
+)
 from lightrag.components.agent.rag_tools import graph_rag_tools, retriever_tool
 from lightrag.components.agent.react import AgentRun, ReActAgent, ReActStep
 
 __all__ = [
+    "DEFAULT_REACT_AGENT_SYSTEM_PROMPT",
     "DEFAULT_REACT_TEMPLATE",
     "AgentRun",
     "ReActAgent",

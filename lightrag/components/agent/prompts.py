@@ -9,7 +9,10 @@ from typing import Callable
 
 from lightrag.core.generator import Generator
 
-__all__ = ["DEFAULT_REACT_TEMPLATE", "REACT_OUTPUT_FORMAT", "REACT_TASK", "finish", "make_llm_tool"]
+__all__ = [
+    "DEFAULT_REACT_AGENT_SYSTEM_PROMPT", "DEFAULT_REACT_TEMPLATE", "REACT_OUTPUT_FORMAT",
+    "REACT_TASK", "finish", "make_llm_tool",
+]  # fmt: skip
 
 REACT_TASK = (
     "You are an agent that answers the user's question step by step with the tools below. At "
@@ -55,6 +58,9 @@ Steps so far:
 {% endif %}
 
 Next step (JSON):"""
+
+#: lightrag 0.1's name of the agent's prompt template
+DEFAULT_REACT_AGENT_SYSTEM_PROMPT = DEFAULT_REACT_TEMPLATE
 
 
 def finish(answer: str) -> str:

@@ -35,6 +35,10 @@ __all__ = ["DocumentSplitterInputType", "DocumentSplitterOutputType", "SplitBy",
 SplitBy = Literal["word", "sentence", "page", "passage", "token", "character"]
 
 #: The separator each kind of unit ends with, as in lightrag 0.1 (tokens and characters: none).
+#: lightrag 0.1's default window (in units of ``split_by``)
+DEFAULT_CHUNK_SIZE = 800
+DEFAULT_CHUNK_OVERLAP = 200
+
 SEPARATORS = {
     "page": "\f",
     "passage": "\n\n",
@@ -100,8 +104,8 @@ class TextSplitter(Component):
     def __init__(
         self,
         split_by: SplitBy = "word",
-        chunk_size: int = 800,
-        chunk_overlap: int = 200,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
         batch_size: int = 1000,
     ) -> None:
         super().__init__()
