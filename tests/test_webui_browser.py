@@ -40,6 +40,9 @@ KEY = "ui-test-key"
 VOYAGER = ("NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter and Saturn. "
            "Voyager 1 photographed Titan, the largest moon of Saturn. "
            "The Cassini mission of NASA reached Saturn in 2004. The Huygens probe landed on Titan.")
+CASSINI = ("# Cassini\n\nThe Cassini orbiter studied Saturn for thirteen years. Cassini found plumes "
+           "on Enceladus. The Huygens probe of ESA landed on Titan in 2005. Titan has lakes of "
+           "methane.")
 ANSWER = "Voyager 1 photographed Titan, the largest moon of Saturn [1]."
 
 
@@ -84,6 +87,7 @@ def shot(driver, name):
 def test_upload_explore_and_query_in_a_real_browser(browser, tmp_path):
     upload = tmp_path / "voyager.md"
     upload.write_text(VOYAGER)
+    (tmp_path / "cassini.md").write_text(CASSINI)
     server = BackgroundServer(create_app(make_rag(tmp_path / "store"), api_keys=[KEY])).start()
     wait = WebDriverWait(browser, 20)
     try:
@@ -96,12 +100,11 @@ def test_upload_explore_and_query_in_a_real_browser(browser, tmp_path):
         assert browser.execute_script("return localStorage.getItem('lightrag.apiKey')") == KEY
 
         # Documents: upload, then the row turns processed
-        browser.find_element(By.ID, "file-input").send_keys(str(upload))
+        browser.find_element(By.ID, "file-input").send_keys(f"{upload}\n{tmp_path / 'cassini.md'}")
         browser.find_element(By.ID, "upload-button").click()
-        row = wait.until(ec.presence_of_element_located(
-            (By.CSS_SELECTOR, "#doc-table tr[data-status='processed']")))
-        assert "voyager.md" in row.text
-        wait.until(lambda d: "1 processed" in d.find_element(By.ID, "doc-counts").text)
+        wait.until(lambda d: "2 processed" in d.find_element(By.ID, "doc-counts").text)
+        rows = browser.find_elements(By.CSS_SELECTOR, "#doc-table tr[data-status='processed']")
+        assert sorted(r.text.split()[0] for r in rows) == ["cassini.md", "voyager.md"]
         shot(browser, "documents")
 
         # Graph explorer: search, expand, details, open a source chunk
@@ -114,11 +117,15 @@ def test_upload_explore_and_query_in_a_real_browser(browser, tmp_path):
         wait.until(lambda d: "Jupiter" in detail.text and "photographed Titan" in detail.text)
         nodes = browser.execute_script("return state.cy.nodes().map(n => n.id())")
         assert {"Voyager 1", "NASA", "Jupiter", "Titan"} <= set(nodes)
+        detail.find_element(By.XPATH, ".//ul[@class='neighbours']//span[text()='Titan']").click()
+        wait.until(ec.text_to_be_present_in_element((By.ID, "entity-name"), "Titan"))
+        wait.until(lambda d: "Huygens" in d.execute_script("return state.cy.nodes().map(n => n.id())"))
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".source-chunks li")) == 4)
         shot(browser, "graph")
         detail.find_element(By.CSS_SELECTOR, ".source-chunks .chunk-link").click()
         dialog = wait.until(ec.visibility_of_element_located((By.ID, "chunk-dialog")))
-        wait.until(lambda d: "Voyager 1" in d.find_element(By.ID, "chunk-content").text)
-        assert "voyager.md" in dialog.find_element(By.ID, "chunk-title").text
+        wait.until(lambda d: "Titan" in d.find_element(By.ID, "chunk-content").text)
+        assert ".md" in dialog.find_element(By.ID, "chunk-title").text
         browser.find_element(By.ID, "chunk-close").click()
 
         # Query playground: streamed answer and references that open their chunk
