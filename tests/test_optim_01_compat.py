@@ -66,6 +66,9 @@ def make_optimizer(**kw):
 def test_few_shot_init_propose_update_and_reset():
     optimizer = make_optimizer()
     assert BootstrapFewShot is SamplerFewShot and optimizer.num_shots == 10
+    import lightrag.optim
+
+    assert lightrag.optim.BootstrapFewShot is SamplerFewShot  # 0.1's class at 0.1's path
     with pytest.raises(AssertionError):
         optimizer.random_replace(2)
     optimizer.init()

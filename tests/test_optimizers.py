@@ -10,13 +10,15 @@ from lightrag.core.component import Component
 from lightrag.core.generator import Generator
 from lightrag.core.parameter import Parameter, ParameterType
 from lightrag.optim import (
-    BootstrapFewShot,
     ItemResult,
     Optimizer,
     Sample,
     TextGradOptimizer,
     Trainer,
     parse_new_value,
+)
+from lightrag.optim import (
+    TraceFewShot as BootstrapFewShot,
 )
 
 DATA = [{"id": i, "question": f"q{i}", "answer": f"a{i}"} for i in range(8)]
