@@ -1,0 +1,152 @@
+"""The store survives SIGKILL at any instant and several processes at once.
+
+A real subprocess (tests/store_worker.py) inserts, deletes or merges and is killed at random
+moments; the store must reopen consistent (GraphIndex.verify finds nothing: every PROCESSED
+document has its chunks, vectors and graph items, nothing cites a deleted chunk, no orphans), and
+running the interrupted operation again must give the same store as an uninterrupted run.
+"""
+
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from store_worker import doc_id, document, make_rag
+
+WORKER = Path(__file__).with_name("store_worker.py")
+TIMEOUT = 180
+
+
+def run_to_end(workdir, *args):
+    proc = subprocess.run([sys.executable, str(WORKER), str(workdir), *args], capture_output=True,
+                          text=True, timeout=TIMEOUT)
+    assert proc.returncode == 0 and "DONE" in proc.stdout, proc.stderr[-2000:]
+
+
+def kill_during(workdir, delay, *args):
+    """Start the operation, SIGKILL it ``delay`` seconds after the store is open."""
+    proc = subprocess.Popen([sys.executable, str(WORKER), str(workdir), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "READY"
+        time.sleep(delay)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=TIMEOUT)
+
+
+def snapshot(workdir):
+    """Everything the store holds, without timestamps; asserts it is consistent first."""
+    rag = make_rag(str(workdir))
+    try:
+        assert rag.index.verify() == []
+
+        def strip(data):
+            return {k: v for k, v in data.items() if k not in ("created_at", "source", "target")}
+
+        index = rag.index
+        vectors = {}
+        for name, store in (("chunks", index.chunks_vdb), ("entities", index.entities_vdb),
+                            ("relations", index.relations_vdb)):
+            ids = sorted(store._ids)
+            vectors[name] = {i: v.round(5).tolist() for i, v in store.get_vectors_by_ids(ids).items()}
+        return {
+            "nodes": {n["id"]: strip(n) for n in rag.graph.get_all_nodes()},
+            "edges": {tuple(sorted((e["source"], e["target"]))): strip(e)
+                      for e in rag.graph.get_all_edges()},
+            "chunks": dict(index.text_chunks.items()),
+            "status": {k: v["status"] for k, v in index.doc_status.items()},
+            "graph_items": dict(index.doc_graph_items.items()),
+            "vectors": vectors,
+            "pending": index.pending_vectors.keys(),
+        }
+    finally:
+        rag.index.close()
+
+
+def check_kills(tmp_path, base, args, trials, seed, max_delay):
+    """Reference run, then ``trials`` killed runs that are re-run to the end: all equal."""
+    def fresh(name):
+        target = tmp_path / name
+        if base is not None:
+            shutil.copytree(base, target)
+        return target
+
+    reference = fresh("reference")
+    run_to_end(reference, *args)
+    expected = snapshot(reference)
+    rng = random.Random(seed)
+    for trial in range(trials):
+        workdir = fresh(f"killed{trial}")
+        kill_during(workdir, rng.uniform(0.0, max_delay), *args)
+        snapshot(workdir)  # consistent right after the kill
+        run_to_end(workdir, *args)
+        assert snapshot(workdir) == expected, f"trial {trial}"
+    return expected
+
+
+@pytest.fixture(scope="module")
+def base_store(tmp_path_factory):
+    base = tmp_path_factory.mktemp("base")
+    run_to_end(base, "insert", "0", "16")
+    return base
+
+
+def test_killed_insert_resumes_to_the_same_store(tmp_path):
+    expected = check_kills(tmp_path, None, ("insert", "0", "30"), trials=3, seed=1, max_delay=1.5)
+    assert set(expected["status"].values()) == {"processed"} and len(expected["status"]) == 30
+
+
+def test_killed_delete_leaves_nothing_of_the_document(tmp_path, base_store):
+    targets = [doc_id(1), doc_id(4), doc_id(7)]
+    expected = check_kills(tmp_path, base_store, ("delete", *targets), trials=2, seed=2, max_delay=0.6)
+    assert not set(targets) & set(expected["status"])
+    assert not any(c.startswith(tuple(targets)) for c in expected["chunks"])
+    assert "Probe4" not in expected["nodes"]
+    text = repr(expected["nodes"]) + repr(expected["edges"])
+    for sentence in document(4).split(". "):  # no text of a deleted document survives
+        assert sentence.rstrip(".") not in text
+
+
+def test_killed_merge_is_all_or_nothing(tmp_path, base_store):
+    expected = check_kills(tmp_path, base_store, ("merge", "Gas Giants", "Jupiter", "Saturn"),
+                           trials=2, seed=3, max_delay=0.4)
+    assert "Gas Giants" in expected["nodes"] and "Saturn" not in expected["nodes"]
+
+
+def test_two_processes_insert_into_one_store(tmp_path):
+    procs = [subprocess.Popen([sys.executable, str(WORKER), str(tmp_path), "insert", first, "15"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for first in ("0", "15")]
+    for proc in procs:
+        out, err = proc.communicate(timeout=TIMEOUT)
+        assert proc.returncode == 0 and "DONE" in out, err[-2000:]
+    state = snapshot(tmp_path)
+    assert sorted(state["status"]) == [doc_id(i) for i in range(30)]
+    assert set(state["status"].values()) == {"processed"}
+
+
+def test_a_reader_sees_another_process_commits(tmp_path):
+    run_to_end(tmp_path, "insert", "0", "4")
+    reader = make_rag(str(tmp_path))
+    assert reader.status()["documents"]["processed"] == 4
+    run_to_end(tmp_path, "insert", "4", "4")
+    assert reader.status()["documents"]["processed"] == 8  # no restart
+    hit = reader.query("Probe6 Jupiter", mode="naive", only_need_context=True)
+    assert "Probe6" in hit.content
+    assert reader.graph.has_node("Probe6") and reader.index.verify() == []
+
+
+def test_a_writer_waits_for_the_lock_then_gives_up_clearly(tmp_path):
+    from lightrag.components.storage.sql_db import StoreLockedError
+
+    rag = make_rag(str(tmp_path), lock_timeout=0.3)
+    holder = make_rag(str(tmp_path))
+    with holder.index.writing_sync():
+        with pytest.raises(StoreLockedError, match="another process"):
+            rag.insert("Probe1 of NASA flew past Mars.")
+    assert rag.insert("Probe1 of NASA flew past Mars.").processed
