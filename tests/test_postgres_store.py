@@ -12,6 +12,7 @@ import time
 import uuid
 
 import pytest
+import yaml
 from graph_fakes import extraction_reply, the_answer
 from pg_server import PostgresServer, skip_reason
 
@@ -123,6 +124,13 @@ def test_connection_errors_name_the_problem_without_secrets(monkeypatch):
     assert "hunter2" not in str(down.value)
 
 
+def test_a_config_never_holds_the_database_password():
+    for dsn in ("postgresql://u:hunter2@db/rag", "host=db password=hunter2"):
+        with pytest.raises(ValueError, match="storage_kwargs.dsn.*secrets are not read from configs"):
+            build({"component_name": "GraphRAG", "component_config": {
+                "storage": "postgres", "storage_kwargs": {"dsn": dsn}}})
+
+
 # ------------------------------------------------------------------ a real server
 @needs_server
 def test_graph_rag_on_postgres_inserts_queries_deletes(tmp_path, workspace):
@@ -145,10 +153,10 @@ def test_graph_rag_on_postgres_inserts_queries_deletes(tmp_path, workspace):
     assert "voyager.md" not in rag.graph.get_node("Titan")["file_path"]
     assert rag.index.verify() == []
 
-    # a new instance (as after a restart), built from the dumped config like a YAML would be
-    config = rag.to_config()
-    assert "postgres" in str(config) and DSN_ENV in str(config)
-    reopened = build(config)
+    # a new instance (as after a restart), built from its YAML config
+    text = yaml.safe_dump(rag.to_config())
+    assert "storage: postgres" in text and f"dsn_env: {DSN_ENV}" in text
+    reopened = GraphRAG.from_yaml(text)
     assert reopened.index.db.schema == schema_for(workspace)
     assert not reopened.graph.has_node("Voyager 1") and reopened.graph.has_node("Titan")
     assert reopened.status()["documents"]["processed"] == 2
