@@ -41,7 +41,9 @@ class Embedder(Component):
     Args:
         model_client: a ModelClient that supports ``ModelType.EMBEDDER``.
         model_kwargs: request arguments, e.g. ``{"model": "text-embedding-3-small"}``.
-        output_processors: a Component applied to the :class:`EmbedderOutput`.
+        output_processors: a Component applied to the output's ``data`` (the list of
+            :class:`Embedding`), as in lightrag 0.1; its result replaces ``data``. A processor
+            that fails sets ``output.error``.
     """
 
     def __init__(
@@ -77,10 +79,11 @@ class Embedder(Component):
                 error=f"parse error: {e}", raw_response=str(response), input=texts
             )
         output.input = texts
-        if output.error is None and self.output_processors is not None:
+        if output.error is None and self.output_processors is not None and output.data is not None:
             try:
-                output = self.output_processors(output)
+                output.data = self.output_processors(output.data)
             except Exception as e:
+                log.warning("embedder output processor failed: %s", e)
                 output.error = f"{type(e).__name__}: {e}"
         return output
 

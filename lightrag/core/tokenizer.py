@@ -18,6 +18,8 @@ from typing import List
 
 import tiktoken
 
+from lightrag.core.component import Component
+
 log = logging.getLogger(__name__)
 
 _OFFLINE_SUFFIX = "_offline"
@@ -41,16 +43,36 @@ def get_encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
         return enc
 
 
-class Tokenizer:
-    """Encode, decode and count tokens (default ``cl100k_base``, as in lightrag 0.1)."""
+class Tokenizer(Component):
+    """Encode, decode and count tokens (default ``cl100k_base``, as in lightrag 0.1).
+
+    A Component, as in 0.1, so it can be a step of a ``Sequential``: calling it encodes.
+    """
 
     def __init__(self, name: str = "cl100k_base", remove_stop_words: bool = False) -> None:
+        super().__init__()
         self.name = name
         self.remove_stop_words = remove_stop_words
+        self.stop_words = (
+            {"and", "the", "is", "in", "at", "of", "a", "an"} if remove_stop_words else set()
+        )
         self.tokenizer = get_encoding(name)
+
+    _to_dict_exclude = ("tokenizer",)
+
+    def _after_from_dict(self) -> None:
+        self.tokenizer = get_encoding(self.name)
 
     def __call__(self, input: str) -> List[int]:
         return self.encode(input)
+
+    def call(self, input: str) -> List[int]:
+        """The token ids of ``input``."""
+        return self.encode(input)
+
+    def preprocess(self, text: str) -> List[str]:
+        """Lower-cased whitespace-separated words (0.1's helper)."""
+        return text.lower().split()
 
     def encode(self, text: str) -> List[int]:
         return self.tokenizer.encode(text, disallowed_special=())
@@ -74,8 +96,8 @@ class Tokenizer:
         """The text of each token, in order."""
         return [self.tokenizer.decode([t]) for t in self.encode(text)]
 
-    def __repr__(self) -> str:
-        return f"Tokenizer(name={self.name!r})"
+    def _extra_repr(self) -> str:
+        return f"name={self.name!r}"
 
 
 @functools.lru_cache(maxsize=1)
