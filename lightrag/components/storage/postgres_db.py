@@ -20,12 +20,10 @@ several machines sharing one store:
   placeholders become ``%s`` (a literal ``%`` is doubled; ``?`` inside quotes or comments is
   kept).
 
-Example:
-    >>> import os
-    >>> os.environ["LIGHTRAG_PG_DSN"] = "postgresql://lightrag@db.internal:5432/rag"
-    >>> db = PostgresDatabase(workspace="team-a")  # doctest: +SKIP
+Example (``export LIGHTRAG_PG_DSN=postgresql://lightrag@db.internal:5432/rag`` first):
+    >>> db = PostgresDatabase(workspace="team_a")  # doctest: +SKIP
     >>> db.describe()  # doctest: +SKIP
-    'the PostgreSQL store lightrag@db.internal:5432/rag (schema lightrag_team_a_...)'
+    'the PostgreSQL store lightrag@db.internal:5432/rag (schema lightrag_team_a)'
     >>> to_pyformat("SELECT v FROM kv WHERE id = ? AND v LIKE '%?'")
     "SELECT v FROM kv WHERE id = %s AND v LIKE '%%?'"
 """
@@ -38,7 +36,7 @@ import logging
 import os
 import re
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, List, Optional, Sequence, Tuple, TypeVar
 
 from lightrag.components.storage.sql_db import DEFAULT_LOCK_TIMEOUT, SQLDatabase, StoreLockedError
 
@@ -312,8 +310,3 @@ class PostgresDatabase(SQLDatabase):
             if self._depth:
                 return False
             return self._outside_transaction(super().refresh)
-
-    def settings(self) -> Dict[str, Any]:
-        """What this database is (for logs and ``status``), without credentials."""
-        return {"backend": "postgres", "server": self._where, "schema": self.schema,
-                "lock_timeout": self.lock_timeout}
