@@ -214,3 +214,25 @@ def test_intake_rejects_a_bad_bound_and_counts_only_waiting_documents(tmp_path):
     rag.set_document_status("a", status="failed", error_msg="boom")
     assert queue.unfinished() == 1  # a FAILED document waits for a retry, not in line
     queue.check_capacity(1)
+
+
+def test_failed_documents_can_be_retried(tmp_path):
+    from lightrag.components.model_client import ScriptedClient
+
+    flaky = ScriptedClient(responses=[RuntimeError("provider down")], response_fn=extraction_reply)
+    rag = make_rag(tmp_path, extraction_client=flaky)
+    with BackgroundServer(create_app(rag, api_keys=[])) as server:
+        client = httpx.Client(base_url=server.url, timeout=30)
+        assert client.post("/documents/retry").json() == {"status": "nothing to retry", "failed": 0}
+        done = client.post("/documents", json={"texts": "Ada met Charles in London.",
+                                               "wait": True}).json()
+        doc_id = done["doc_ids"][0]
+        failed = client.get(f"/documents/{doc_id}").json()
+        assert failed["status"] == "failed" and "provider down" in failed["error_msg"]
+        retried = client.post("/documents/retry")
+        assert retried.status_code == 202 and retried.json()["failed"] == 1
+        deadline = time.monotonic() + 20
+        while client.get(f"/documents/{doc_id}").json()["status"] != "processed":
+            assert time.monotonic() < deadline, client.get(f"/documents/{doc_id}").json()
+            time.sleep(0.05)
+        assert "Ada" in client.get("/graph/labels").json()

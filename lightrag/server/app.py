@@ -11,6 +11,7 @@ at ``/redoc`` and the web UI at ``/``, all from assets inside the package, see :
 ``GET /documents``           status counts and one page of documents (``page``, ``page_size``,
                              ``status``)
 ``GET /documents/{doc_id}``  one document's status
+``POST /documents/retry``    process the FAILED documents again (in the background)
 ``DELETE /documents/{id}``   delete a document (its exclusive entities go, shared ones rebuilt)
 ``POST /query``              answer ``{"query", "mode"?, "stream"?, ...QueryParam fields}``;
                              ``stream: true`` answers with Server-Sent Events
@@ -238,6 +239,17 @@ def _documents_router() -> APIRouter:
             texts.append(document.text)
             names.append(name)
         return await _insert(_state(request), texts, None, names, wait)
+
+    @router.post("/documents/retry", summary="Process the FAILED documents again", status_code=202)
+    async def retry_documents(request: Request) -> Dict[str, Any]:
+        state = _state(request)
+        if not state.accepting:
+            raise HTTPException(503, "the server is shutting down; retry later",
+                                headers={"Retry-After": "5"})
+        failed = state.rag.doc_status.get_status_counts().get(DocStatus.FAILED.value, 0)
+        if failed:
+            state.intake.kick()
+        return {"status": "accepted" if failed else "nothing to retry", "failed": failed}
 
     @router.get("/documents", summary="Status counts and a page of documents")
     async def list_documents(request: Request, page: int = Query(1, ge=1),

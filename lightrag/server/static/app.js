@@ -105,6 +105,7 @@ async function loadDocuments() {
     if (!data.documents.length) body.append(el("tr", {}, el("td", { colspan: 8, class: "muted" }, "No documents yet: upload files above.")));
     const counts = Object.entries(data.counts).filter(([k]) => k !== "queued").map(([k, v]) => `${v} ${k}`);
     $("#doc-counts").textContent = `${data.total} documents${counts.length ? ": " + counts.join(", ") : ""}`;
+    $("#retry-failed").classList.toggle("hidden", !data.counts.failed);
     const pages = Math.max(1, Math.ceil(data.total / state.pageSize));
     $("#page-info").textContent = `page ${state.page} of ${pages}`;
     const busy = data.documents.some((d) => d.status === "pending" || d.status === "processing") || data.counts.queued > 0;
@@ -142,6 +143,14 @@ async function insertText() {
     $("#paste-text").value = "";
     banner("Text accepted; processing in the background.", "info");
   } catch (e) { banner(`Insert: ${e.message}`); }
+  loadDocuments();
+}
+
+async function retryFailed() {
+  try {
+    const result = await api("/documents/retry", { method: "POST" });
+    banner(`Retrying ${result.failed} failed document(s) in the background.`, "info");
+  } catch (e) { banner(`Retry: ${e.message}`); }
   loadDocuments();
 }
 
@@ -346,6 +355,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#upload-button").addEventListener("click", uploadFiles);
   $("#paste-button").addEventListener("click", insertText);
   $("#refresh-documents").addEventListener("click", loadDocuments);
+  $("#retry-failed").addEventListener("click", retryFailed);
   $("#prev-page").addEventListener("click", () => { if (state.page > 1) { state.page -= 1; loadDocuments(); } });
   $("#next-page").addEventListener("click", () => {
     if (state.page * state.pageSize < state.totalDocs) { state.page += 1; loadDocuments(); }
