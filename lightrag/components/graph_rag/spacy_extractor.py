@@ -272,6 +272,10 @@ class SpacyEntityExtractor(Component):
                 results.append(ExtractionResult(chunk_id=chunk_id, error=f"{type(e).__name__}: {e}"))
         return results
 
+    async def aextract_many(self, chunks: ChunkInput) -> List[ExtractionResult]:
+        """:meth:`extract_many` in a worker thread (GraphRAG hands it a whole batch of chunks)."""
+        return await asyncio.to_thread(self.extract_many, chunks)
+
     def _extra_repr(self) -> str:
         return f"model={self.model!r}, use_noun_chunks={self.use_noun_chunks}"
 

@@ -378,6 +378,25 @@ class GraphRAG(Component):
             state["chunks_done"] += 1
         return extracted
 
+    async def _extract_all(self, flat: Sequence[tuple], llm_limit: asyncio.Semaphore) -> List[Any]:
+        """One extraction per chunk: cached ones by content, the rest in one ``aextract_many``
+        call when the extractor batches (spaCy's ``nlp.pipe``), else concurrently."""
+        if not hasattr(self.extractor, "aextract_many"):
+            return list(await asyncio.gather(
+                *(self._extract(cid, chunk, llm_limit, doc_id) for doc_id, cid, chunk in flat)))
+        found: List[Any] = [self.index.cached_extraction(cid, chunk) for _, cid, chunk in flat]
+        todo = [i for i, e in enumerate(found) if e is None]
+        if todo:
+            fresh = await self.extractor.aextract_many(
+                [(flat[i][2].content, flat[i][1], flat[i][2].file_path) for i in todo])
+            for i, extracted in zip(todo, fresh):
+                found[i] = extracted
+        for doc_id, _, _ in flat:
+            state = self.insert_progress.get(doc_id)
+            if state is not None:
+                state["chunks_done"] += 1
+        return found
+
     async def _process(self, doc_ids: Sequence[str], result: InsertResult,
                        progress: Optional[ProgressCallback]) -> None:
         tracker = InsertProgress(docs_total=len(doc_ids))
@@ -439,8 +458,7 @@ class GraphRAG(Component):
             for doc_id, _ in prepared:
                 finished.append(await self._fail(doc_id, f"embedding failed: {type(e).__name__}: {e}", result))
             return finished
-        extractions = await asyncio.gather(
-            *(self._extract(cid, chunk, llm_limit, doc_id) for doc_id, cid, chunk in flat))
+        extractions = await self._extract_all(flat, llm_limit)
         row = 0
         for doc_id, chunks in prepared:
             count = len(chunks)
