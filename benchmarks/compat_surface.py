@@ -65,7 +65,8 @@ def describe(obj):
         sig = None
         if init is not None and init is not object.__init__:
             sig = params(init)
-        return {"kind": "class", "params": sig, "methods": methods}
+        attrs = sorted(n for n in dir(obj) if not n.startswith("_"))
+        return {"kind": "class", "params": sig, "methods": methods, "attrs": attrs}
     if inspect.isfunction(obj) or inspect.isbuiltin(obj) or inspect.ismethod(obj):
         return {"kind": "function", "params": params(obj)}
     if inspect.ismodule(obj):
@@ -232,7 +233,7 @@ def compare(old: Dict[str, Any], new: Dict[str, Any]) -> Dict[str, Any]:
                 else:
                     problems += _param_problems(desc.get("params"), mine.get("params"))
                     if desc["kind"] == "class" and mine["kind"] == "class":
-                        missing = sorted(set(desc["methods"]) - set(mine["methods"]))
+                        missing = sorted(set(desc["methods"]) - set(mine.get("attrs", [])))
                         if missing:
                             problems.append(f"methods missing: {', '.join(missing)}")
             status = "ok" if not problems else ("deliberate" if reason else "differs")

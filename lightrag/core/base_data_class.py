@@ -102,15 +102,23 @@ def _asdict_inner(obj: Any, exclude: FilterType, include: FilterType) -> Any:
         return obj
 
 
-def custom_asdict(obj: Any, exclude: FilterType = None, include: FilterType = None) -> dict:
+def custom_asdict(
+    obj: Any,
+    exclude: FilterType = None,
+    include: FilterType = None,
+    *,
+    dict_factory: Callable[[list], dict] = dict,
+) -> dict:
     """``dataclasses.asdict`` with per-class ``exclude``/``include``, keeping container types.
 
     Nested dataclasses become dicts; tuples, lists, sets, dicts and OrderedDicts keep their type;
-    Enum members stay Enum members; other leaves are deep-copied.
+    Enum members stay Enum members; other leaves are deep-copied. ``dict_factory`` (0.1's
+    argument) builds the top-level mapping from its ``(key, value)`` pairs.
     """
     if not is_dataclass(obj) or isinstance(obj, type):
         raise ValueError(f"custom_asdict() needs a dataclass instance, got {obj!r}")
-    return _asdict_inner(obj, exclude, include)
+    result = _asdict_inner(obj, exclude, include)
+    return result if dict_factory is dict else dict_factory(list(result.items()))
 
 
 def to_jsonable(obj: Any) -> Any:

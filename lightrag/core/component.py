@@ -54,6 +54,7 @@ from lightrag.core.parameter import Parameter
 log = logging.getLogger(__name__)
 
 C = TypeVar("C", bound="Component")
+T = TypeVar("T")  # 0.1's generic type variable of this module
 
 LoadStateResult = namedtuple("LoadStateResult", ["missing_keys", "unexpected_keys"])
 

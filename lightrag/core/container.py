@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
-from typing import Any, Dict, Iterable, Iterator, Tuple, Union, overload
+from typing import Any, Dict, Iterable, Iterator, Tuple, TypeVar, Union, overload
 
 from lightrag.core.component import Component
+
+T = TypeVar("T")  # 0.1's generic type variable of this module
 
 
 def _is_args_kwargs(result: Any) -> bool:
@@ -106,9 +108,12 @@ class Sequential(Component):
         self.register_component(str(len(self)), component)
         return self
 
-    def insert(self, index: int, component: Component) -> Sequential:
+    def insert(self, idx: int, component: Component) -> Sequential:
+        """Insert ``component`` before position ``idx`` (0.1's argument name)."""
+        if not isinstance(component, Component):
+            raise TypeError(f"Sequential.insert takes a Component, got {type(component).__name__}")
         items = list(self._components.values())
-        items.insert(index, component)
+        items.insert(idx, component)
         for key in list(self._components):
             delattr(self, key)
         for i, item in enumerate(items):

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 __all__ = ["LocalDB"]
 
 T = TypeVar("T")  # an item
+U = TypeVar("U")  # a transformed item (0.1's name)
 
 TransformerType = Component | Callable[[list[Any]], Sequence[Any]]
 MapFn = Callable[[Any], Any]

@@ -61,8 +61,8 @@ def _json_default(value: Any) -> Any:
         return repr(value)
 
 
-def get_fun_schema(name: str, fn: Callable[..., Any]) -> dict[str, Any]:
-    """The parameter schema of ``fn``: ``{"type": "object", "properties": ..., "required": ...}``.
+def get_fun_schema(name: str, func: Callable[..., Any]) -> dict[str, Any]:
+    """The parameter schema of ``func``: ``{"type": "object", "properties": ..., "required": ...}``.
 
     Each property has a ``type`` string (``int``, ``List[str]``, ``Optional[int]``; ``Any`` when
     unannotated) and, for optional parameters, the ``default``. ``*args`` and ``**kwargs`` are
@@ -78,12 +78,12 @@ def get_fun_schema(name: str, fn: Callable[..., Any]) -> dict[str, Any]:
     """
     schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
     try:
-        signature = inspect.signature(fn)
+        signature = inspect.signature(func)
     except (TypeError, ValueError):
         log.debug("no signature for %s; its schema has no parameters", name)
         return schema
     try:
-        hints = get_type_hints(fn)
+        hints = get_type_hints(func)
     except (NameError, TypeError, AttributeError):  # unresolvable: use the raw annotations
         hints = {}
     for param_name, param in signature.parameters.items():
@@ -225,6 +225,14 @@ class FunctionTool(Component):
 
     def _extra_repr(self) -> str:
         return f"fn={_fn_name(self.fn)}, async={self._is_async}"
+
+
+def is_running_in_event_loop() -> bool:
+    """Whether the caller runs inside a running asyncio event loop."""
+    try:
+        return asyncio.get_running_loop().is_running()
+    except RuntimeError:
+        return False
 
 
 def generate_readable_key_for_function(fn: Callable[..., Any]) -> str:

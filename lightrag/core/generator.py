@@ -31,12 +31,15 @@ from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional
 
 from lightrag.core.cache import ResponseCache
 from lightrag.core.component import Component
+from lightrag.core.default_prompt_template import DEFAULT_LIGHTRAG_SYSTEM_PROMPT
 from lightrag.core.messages import build_chat_messages
 from lightrag.core.model_client import ModelClient
 from lightrag.core.parameter import Parameter
 from lightrag.core.prompt_builder import Prompt
 from lightrag.core.types import CompletionUsage, GeneratorOutput, ModelType
 from lightrag.utils.registry import EntityMapping
+
+__all__ = ["CALLBACK_EVENTS", "DEFAULT_LIGHTRAG_SYSTEM_PROMPT", "Generator", "GeneratorUsage"]
 
 log = logging.getLogger(__name__)
 

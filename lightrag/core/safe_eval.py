@@ -267,7 +267,7 @@ def _parse(text: str) -> ast.Expression:
 
 
 def parse_function_call_expr(
-    expr: str, context_map: Mapping[str, Any] | None = None
+    function_expr: str, context_map: Mapping[str, Any] | None = None
 ) -> tuple[str, list[Any], dict[str, Any]]:
     """Parse ``"fn(arg, key=value)"`` into ``(fn_name, args, kwargs)`` with evaluated arguments.
 
@@ -284,9 +284,11 @@ def parse_function_call_expr(
         >>> parse_function_call_expr("```python\\nsearch('paris', top_k=2 * 3\\n```", {"search": len})
         ('search', ['paris'], {'top_k': 6})
     """
-    if not isinstance(expr, str):
-        raise UnsafeExpressionError(f"Expression must be a string, got {type(expr).__name__}")
-    text = _clean_expression(expr)
+    if not isinstance(function_expr, str):
+        raise UnsafeExpressionError(
+            f"Expression must be a string, got {type(function_expr).__name__}"
+        )
+    text = _clean_expression(function_expr)
     try:
         tree = _parse(text)
         call = tree.body

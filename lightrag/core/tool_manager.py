@@ -44,6 +44,15 @@ ExprType = FunctionExpression | str
 _NAME_PREFIX = re.compile(r"^\s*(?:`{3}\w*\s*)?[\"'`]*\s*([A-Za-z_]\w*)\s*\(")
 
 
+def run_async_in_new_loop(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` to completion in a new event loop (0.1's helper; not inside a running loop)."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        loop.close()
+
+
 def _run_blocking(coro: Coroutine[Any, Any, Any]) -> Any:
     """Run a coroutine to completion from sync code, inside a running event loop or not."""
     try:

@@ -25,9 +25,10 @@ Example:
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from lightrag.core.base_data_class import DataClass
 from lightrag.core.generator import Generator
 from lightrag.core.model_client import ModelClient
 from lightrag.core.parameter import Parameter
@@ -57,11 +58,14 @@ New instruction:"""
 
 
 @dataclass
-class Instruction:
-    """An instruction that was tried and its score."""
+class Instruction(DataClass):
+    """An instruction that was tried and its score (0.1's DataClass)."""
 
-    text: str
-    score: float
+    text: str = field(metadata={"desc": "The instruction text"})
+    score: float = field(metadata={"desc": "The score of the instruction, from 0 to 1"})
+    responses: Optional[List[str]] = field(
+        default=None, metadata={"desc": "The responses of using the instruction"})
+    gts: Optional[List[str]] = field(default=None, metadata={"desc": "The ground truths"})
 
 
 def _clean(text: str) -> str:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from lightrag.components.agent.actions import action_json_schema, expression_from_reply
 from lightrag.components.agent.prompts import (
+    DEFAULT_REACT_AGENT_SYSTEM_PROMPT,
     DEFAULT_REACT_TEMPLATE,
     REACT_OUTPUT_FORMAT,
     REACT_TASK,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AgentRun", "ReActAgent", "ReActStep"]
+__all__ = ["DEFAULT_REACT_AGENT_SYSTEM_PROMPT", "AgentRun", "ReActAgent", "ReActStep"]
 
 ToolLike = Union[FunctionTool, Callable[..., Any]]
 

@@ -110,6 +110,13 @@ class TransformerEmbedder:
         pooled = average_pool(outputs.last_hidden_state, batch["attention_mask"])
         return torch.nn.functional.normalize(pooled, p=2, dim=1).tolist()
 
+    def infer_gte_base_embedding(
+        self, input: Union[str, Sequence[str]], tolist: bool = True
+    ) -> Any:
+        """0.1's method: embed with this embedder's model (``thenlper/gte-base`` by default)."""
+        vectors = self.infer_embedding(input, self.model_name or "thenlper/gte-base")
+        return vectors if tolist else _torch().tensor(vectors)
+
     def __call__(self, **kwargs: Any) -> List[List[float]]:
         """``model`` and ``input`` (a text or a list of texts) -> vectors."""
         model_name = kwargs.get("model") or self.model_name
@@ -145,6 +152,10 @@ class TransformerReranker:
         if logits.shape[-1] > 1:  # a two-class head: the probability of "relevant"
             return torch.softmax(logits, dim=-1)[:, -1].float().tolist()
         return torch.sigmoid(logits.view(-1).float()).tolist()
+
+    def infer_bge_reranker_base(self, query: str, documents: List[str]) -> List[float]:
+        """0.1's method: scores from this reranker's model (``BAAI/bge-reranker-base``)."""
+        return self.infer_scores(query, documents, self.model_name)
 
     def __call__(self, **kwargs: Any) -> List[float]:
         """``model``, ``query`` and ``documents`` -> one score per document."""
