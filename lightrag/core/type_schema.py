@@ -87,15 +87,20 @@ def field_types(cls: type) -> dict[str, Any]:
 def normalize_filter(class_name: str, spec: Any) -> FilterType:
     """Turn an exclude/include argument into ``{ClassName: [fields]}``.
 
-    A list (or tuple/set) names fields of ``class_name``; a dict is used as it is.
+    A list (or tuple/set) names fields of ``class_name``, a string names one field; a dict is
+    used as it is.
     """
     if not spec:
         return None
+    if isinstance(spec, str):
+        return {class_name: [spec]}
     if isinstance(spec, Mapping):
-        return {str(k): list(v) for k, v in spec.items()}
+        return {str(k): [v] if isinstance(v, str) else list(v) for k, v in spec.items()}
     if isinstance(spec, (list, tuple, set, frozenset)):
         return {class_name: list(spec)}
-    raise TypeError(f"exclude/include must be a list of field names or a dict, got {spec!r}")
+    raise TypeError(
+        f"exclude/include must be a field name, a list of field names or a dict, got {spec!r}"
+    )
 
 
 def is_field_kept(class_name: str, name: str, exclude: FilterType, include: FilterType) -> bool:

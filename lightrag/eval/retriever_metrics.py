@@ -89,10 +89,16 @@ class _RetrievalMetric(BaseEvaluator):
         return self._score(*relevance_flags(retrieved, gold, self.top_k, self.match))
 
     def compute(
-        self, retrieved: Sequence[Retrieved], gold: Sequence[Gold], **kwargs: Any
+        self,
+        retrieved_contexts: Sequence[Retrieved],
+        gt_contexts: Sequence[Gold],
+        **kwargs: Any,
     ) -> EvaluationResult:
-        """Per-query scores and their mean; ``retrieved`` and ``gold`` are aligned per query."""
-        return super().compute(retrieved, gold)
+        """Per-query scores and their mean; the two lists are aligned per query.
+
+        The argument names are lightrag 0.1's (``retrieved_contexts``, ``gt_contexts``).
+        """
+        return super().compute(retrieved_contexts, gt_contexts)
 
     def _extra_repr(self) -> str:
         return f"top_k={self.top_k}, match={self.match!r}"

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, List, Optional, Sequence, Union
 
 from lightrag.core.tokenizer import Tokenizer
-from lightrag.eval.base import BaseEvaluator, unwrap
+from lightrag.eval.base import BaseEvaluator, EvaluationResult, unwrap
 
 Context = Union[str, Sequence[str]]
 
@@ -48,6 +48,15 @@ class RetrieverRelevance(BaseEvaluator):
 
     def __init__(self, tokenizer: Optional[Tokenizer] = None) -> None:
         self.tokenizer = tokenizer or Tokenizer()
+
+    def compute(
+        self,
+        retrieved_contexts: Sequence[Context],
+        gt_contexts: Sequence[Context],
+        **kwargs: Any,
+    ) -> EvaluationResult:
+        """Per-query relevance and its mean (0.1's argument names)."""
+        return super().compute(retrieved_contexts, gt_contexts, **kwargs)
 
     def compute_single_item(self, retrieved_context: Context, gt_context: Context,
                             **kwargs: Any) -> float:
