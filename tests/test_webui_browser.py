@@ -69,6 +69,7 @@ def browser(tmp_path):
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1400,900"]:
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     try:
         yield driver
@@ -145,6 +146,9 @@ def test_upload_explore_and_query_in_a_real_browser(browser, tmp_path):
         wait.until(ec.visibility_of_element_located((By.ID, "chunk-dialog")))
         wait.until(lambda d: "Voyager 1" in d.find_element(By.ID, "chunk-content").text)
         browser.find_element(By.ID, "chunk-close").click()
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"
+                  and "401 (Unauthorized)" not in e["message"]]  # the calls made before the key
+        assert not errors, errors
 
         # the offline API docs render from the vendored assets
         browser.get(server.url + "/docs")
