@@ -64,7 +64,8 @@ def workspace(pg):
 
 
 def make_rag(tmp_path, workspace, **kwargs):
-    kwargs.setdefault("storage_kwargs", {"dsn_env": DSN_ENV})
+    kwargs.setdefault("storage", "postgres")
+    kwargs.setdefault("storage_kwargs", {"dsn_env": DSN_ENV} if kwargs["storage"] == "postgres" else {})
     return GraphRAG(
         embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
         extractor=EntityExtractor(
@@ -75,7 +76,6 @@ def make_rag(tmp_path, workspace, **kwargs):
         chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
         working_dir=str(tmp_path),
         workspace=workspace,
-        storage="postgres",
         cosine_threshold=0.05,
         **kwargs,
     )

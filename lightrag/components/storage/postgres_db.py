@@ -249,14 +249,15 @@ class PostgresDatabase(SQLDatabase):
     def _lock(self, conn: Any) -> None:
         """``BEGIN`` and take the writer lock, or roll back and raise StoreLockedError."""
         started = time.monotonic()
-        conn.execute("BEGIN")
         try:
             if self.lock_timeout <= 0:
-                got = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (self._lock_key,)).fetchone()[0]
-            else:
-                conn.execute(f"SET LOCAL lock_timeout = {max(1, round(self.lock_timeout * 1000))}")
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
-                conn.execute("SET LOCAL lock_timeout TO DEFAULT")
+                conn.execute("BEGIN")
+                got = conn.execute(f"SELECT pg_try_advisory_xact_lock({self._lock_key})",
+                                   prepare=False).fetchone()[0]
+            else:  # one round trip (no parameters: the simple protocol takes several statements)
+                conn.execute(f"BEGIN; SET LOCAL lock_timeout = {max(1, round(self.lock_timeout * 1000))}; "
+                             f"SELECT pg_advisory_xact_lock({self._lock_key}); "
+                             "SET LOCAL lock_timeout TO DEFAULT", prepare=False)
                 got = True
         except BaseException as e:
             if not conn.broken:
@@ -295,6 +296,9 @@ class PostgresDatabase(SQLDatabase):
         rows = [tuple(r) for r in rows]
         if rows:
             with self._writing():
+                if len(rows) == 1:  # one round trip, no pipeline set-up
+                    self._conn.execute(self._sql(sql), rows[0])
+                    return
                 with self._conn.cursor() as cursor:
                     cursor.executemany(self._sql(sql), rows)
 
