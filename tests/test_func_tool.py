@@ -138,7 +138,7 @@ def test_sync_call_output():
     assert out.output == 12
     assert out.error is None
     assert out.name == "multiply"
-    assert out.input == Function(name="multiply", args=[3], kwargs={"b": 4})
+    assert out.input == Function(name="multiply", args=(3,), kwargs={"b": 4})  # a tuple, as 0.1
 
 
 def test_exceptions_are_captured_not_raised():

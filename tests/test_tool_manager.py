@@ -141,7 +141,10 @@ def test_execute_func_expr(manager):
     assert out.output == 13
     assert out.input is expr
     assert out.parsed_input == Function(thought="sum", name="add", args=[3], kwargs={"b": 10})
-    assert manager.execute_func_expr_via_eval("add(1, 1)").output == 2
+    via_eval = manager.execute_func_expr_via_eval("add(1, 1)")  # 0.1: the tool output, wrapped
+    assert via_eval.name == "add(1, 1)" and via_eval.output.output == 2
+    with pytest.raises(ValueError, match="ZeroDivisionError"):
+        manager.execute_func_expr_via_eval("divide(1, 0)")
     assert manager.execute_func_expr_via_sandbox("add(2, 2)").output == 4
 
 

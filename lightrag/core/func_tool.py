@@ -165,7 +165,7 @@ class FunctionTool(Component):
         name = self.definition.func_name
         return FunctionOutput(
             name=name,
-            input=Function(name=name, args=list(args), kwargs=dict(kwargs)),
+            input=Function(name=name, args=args, kwargs=kwargs),  # as 0.1: args stay a tuple
             output=output,
             error=error,
         )

@@ -252,8 +252,18 @@ class ToolManager(Component):
         return output
 
     def execute_func_expr_via_eval(self, expr: ExprType) -> FunctionOutput:
-        """Kept for lightrag 0.1 code: the same as :meth:`execute_func_expr` (no ``eval``)."""
-        return self.execute_func_expr(expr)
+        """0.1's result shape, without ``eval``: the tool's own :class:`FunctionOutput` wrapped
+        in ``FunctionOutput(name=<expression>, input=<FunctionExpression>, output=...)``, so
+        ``result.output.output`` is the value, as in 0.1.
+
+        Raises:
+            ValueError: when the expression cannot be parsed or the tool fails (as 0.1 did).
+        """
+        expression = _as_expression(expr)
+        inner = self.execute_func_expr(expression)
+        if inner.error is not None:
+            raise ValueError(f"Error {inner.error} executing function expression: {expression}")
+        return FunctionOutput(name=expression.action, input=expression, output=inner)
 
     def execute_func_expr_via_sandbox(self, expr: ExprType, timeout: float = 5) -> FunctionOutput:
         """:meth:`execute_func_expr` in a worker thread, giving up after ``timeout`` seconds.
