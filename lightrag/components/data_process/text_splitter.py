@@ -34,11 +34,11 @@ __all__ = ["DocumentSplitterInputType", "DocumentSplitterOutputType", "SplitBy",
 
 SplitBy = Literal["word", "sentence", "page", "passage", "token", "character"]
 
-#: The separator each kind of unit ends with, as in lightrag 0.1 (tokens and characters: none).
 #: lightrag 0.1's default window (in units of ``split_by``)
 DEFAULT_CHUNK_SIZE = 800
 DEFAULT_CHUNK_OVERLAP = 200
 
+#: The separator each kind of unit ends with, as in lightrag 0.1 (tokens and characters: none).
 SEPARATORS = {
     "page": "\f",
     "passage": "\n\n",
