@@ -167,6 +167,8 @@ class ReActAgent(Component):
                 "task_desc_str": REACT_TASK,
                 "output_format_str": REACT_OUTPUT_FORMAT,
                 "examples_str": self._examples_str(),
+                # preset too, so planner.print_prompt() works with no arguments (as in 0.1)
+                "tools": [d.func_desc for d in definitions],
             },
             output_processors=JsonOutputParser(FunctionExpression),
             name="react_planner",
