@@ -236,3 +236,21 @@ def test_failed_documents_can_be_retried(tmp_path):
             assert time.monotonic() < deadline, client.get(f"/documents/{doc_id}").json()
             time.sleep(0.05)
         assert "Ada" in client.get("/graph/labels").json()
+
+
+def test_shutdown_leaves_the_backlog_pending_after_drain_timeout(tmp_path):
+    texts = [f"Probe {i} of Agency{i} visited Planet{i}. Planet{i} has Moon{i}." for i in range(8)]
+    rag = make_rag(tmp_path, extraction_client=SlowAsyncClient(delay=0.5,
+                                                               response_fn=extraction_reply))
+    server = BackgroundServer(create_app(rag, api_keys=[], drain_timeout=0.3)).start()
+    accepted = httpx.post(server.url + "/documents", json={"texts": texts}, timeout=30)
+    assert accepted.status_code == 202
+    started = time.monotonic()
+    server.stop()
+    assert time.monotonic() - started < 10  # not the ~4 s x 2 the backlog needs
+    counts = make_rag(tmp_path).doc_status.get_status_counts()
+    assert counts.get("processed", 0) < 8 and sum(counts.values()) == 8, counts
+
+    restarted = make_rag(tmp_path)
+    BackgroundServer(create_app(restarted, api_keys=[])).start().stop()  # resumes, drains
+    assert restarted.doc_status.get_status_counts()["processed"] == 8

@@ -28,8 +28,8 @@ insert stores its documents PENDING (durably) and then answers 202; one backgrou
 processes them (:mod:`.intake`), unless ``wait`` is true. Over ``max_pending`` unfinished
 documents an insert gets 429 with ``Retry-After``. Document listings carry each running
 document's ``progress``. On shutdown the app stops accepting inserts (503), finishes the queued
-ones, and flushes the stores; after a hard kill the app resumes every unfinished document at its
-next start.
+ones (up to ``drain_timeout`` seconds; the rest stay PENDING in the store), and flushes the
+stores; after a stop or a hard kill the app resumes every unfinished document at its next start.
 
 Example:
     >>> app = create_app(rag, api_keys=["secret"])  # doctest: +SKIP
@@ -142,9 +142,9 @@ class AppState:
         """A background run is going or wanted, or a write holds the lock."""
         return self.intake.busy or self.lock.locked()
 
-    async def drain(self) -> None:
-        """Stop taking inserts, finish the queued ones, flush the stores."""
-        await self.intake.drain()
+    async def drain(self, timeout: Optional[float] = None) -> None:
+        """Stop taking inserts, finish the queued ones (up to ``timeout`` s), flush the stores."""
+        await self.intake.drain(timeout)
         async with self.lock:
             self.rag.flush()
 
@@ -337,7 +337,8 @@ def _add_error_handlers(app: FastAPI) -> None:
 def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
                resume_pending: bool = True, metrics: Optional[ServerMetrics] = None,
-               max_pending: int = DEFAULT_MAX_PENDING, ui: bool = True) -> FastAPI:
+               max_pending: int = DEFAULT_MAX_PENDING, ui: bool = True,
+               drain_timeout: Optional[float] = None) -> FastAPI:
     """The FastAPI app serving ``rag``.
 
     Args:
@@ -349,6 +350,8 @@ def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
         metrics: a :class:`ServerMetrics` to fill (a new one by default).
         max_pending: most unfinished documents; inserts beyond get 429 with ``Retry-After``.
         ui: serve the web UI at ``/`` and the offline API docs at ``/docs`` and ``/redoc``.
+        drain_timeout: at shutdown, seconds the queued documents get to finish (None: all of
+            them); the rest stay PENDING in the store and resume at the next start.
 
     Raises:
         ValueError: ``max_request_bytes`` or ``max_pending`` is not positive.
@@ -363,7 +366,7 @@ def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
         if resume_pending:
             state.intake.resume()
         yield
-        await state.drain()
+        await state.drain(drain_timeout)
         log.info("shutdown: all inserts finished and stores flushed")
 
     app = FastAPI(title="LightRAG", version=lightrag.__version__, lifespan=lifespan,

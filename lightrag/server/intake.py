@@ -162,8 +162,29 @@ class IntakeQueue:
         if self.on_failure is not None:
             self.on_failure()
 
-    async def drain(self) -> None:
-        """Stop accepting; finish the running and wanted background runs."""
+    async def drain(self, timeout: Optional[float] = None) -> int:
+        """Stop accepting; finish the running and wanted background runs.
+
+        Args:
+            timeout: seconds to wait (None: as long as it takes); then the run is cancelled and
+                its unfinished documents stay PENDING/PROCESSING in the store, for :meth:`resume`
+                at the next start.
+
+        Returns:
+            How many documents were left unfinished.
+        """
         self.accepting = False
-        while self._worker is not None and not self._worker.done():
-            await asyncio.gather(self._worker, return_exceptions=True)
+        worker = self._worker
+        if worker is not None and not worker.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(worker), timeout)
+            except asyncio.TimeoutError:
+                self._wanted = False
+                worker.cancel()
+                await asyncio.gather(worker, return_exceptions=True)
+            except Exception:
+                pass  # logged by the worker
+        left = self.unfinished()
+        if left:
+            log.warning("stopping with %d unfinished documents; the next start resumes them", left)
+        return left

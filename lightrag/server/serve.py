@@ -5,8 +5,9 @@
 
 Without API keys the server binds to loopback only and refuses any other host with an error.
 Logs are JSON, one object per line on stderr (one per request on ``lightrag.server.access``).
-SIGINT/SIGTERM shut down gracefully: open requests and running inserts finish (up to
-``--graceful-timeout`` seconds for requests), then the stores are flushed.
+SIGINT/SIGTERM shut down gracefully: open requests finish (up to ``--graceful-timeout`` seconds),
+then queued documents get as long again; what is left stays PENDING in the store and resumes at
+the next start. Then the stores are flushed.
 
 This module imports FastAPI and uvicorn only inside :func:`run_serve`, so the ``lightrag``
 command works without the ``server`` extra.
@@ -58,7 +59,8 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--max-request-mb", type=float, default=10.0,
                         help="largest request body in MiB (default 10); larger ones get 413")
     parser.add_argument("--graceful-timeout", type=float, default=30.0,
-                        help="seconds open requests get to finish on shutdown (default 30)")
+                        help="seconds open requests, and then queued documents, get to finish on "
+                             "shutdown (default 30; unfinished documents resume at the next start)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     parser.add_argument("--max-pending", type=int, default=DEFAULT_MAX_PENDING,
                         help="most unfinished documents queued; more get 429 with Retry-After "
@@ -103,7 +105,7 @@ def build_server(args: argparse.Namespace, api_keys: Optional[Sequence[str]] = N
     app = create_app(rag, api_keys=keys, max_request_bytes=int(args.max_request_mb * 1024 * 1024),
                      resume_pending=not args.no_resume,
                      max_pending=getattr(args, "max_pending", DEFAULT_MAX_PENDING),
-                     ui=not getattr(args, "no_ui", False))
+                     ui=not getattr(args, "no_ui", False), drain_timeout=args.graceful_timeout)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_config=None, access_log=False,
                             timeout_graceful_shutdown=args.graceful_timeout, lifespan="on")
     logging.getLogger(__name__).info(
