@@ -150,3 +150,18 @@ def test_a_writer_waits_for_the_lock_then_gives_up_clearly(tmp_path):
         with pytest.raises(StoreLockedError, match="another process"):
             rag.insert("Probe1 of NASA flew past Mars.")
     assert rag.insert("Probe1 of NASA flew past Mars.").processed
+
+
+def test_synonym_pairs_are_found_at_index_time_and_follow_deletes(tmp_path):
+    from test_graph_rag_system import make_rag as make_system
+
+    rag = make_system(tmp_path, synonym_threshold=0.8)
+    first = rag.insert("The United States Army trained in Texas.", ids="army")
+    rag.insert("The United States signed the treaty in Paris.", ids="treaty")
+    pairs = {(a, b) for a, b, _ in rag.stores.synonym_pairs}
+    assert ("United States", "United States Army") in pairs  # names alike, texts not
+    assert rag.stores.synonym_pairs is rag.stores.synonym_pairs  # cached while nothing changes
+    reopened = make_system(tmp_path, synonym_threshold=0.8)
+    assert ("United States", "United States Army") in {(a, b) for a, b, _ in reopened.stores.synonym_pairs}
+    rag.delete_by_doc_id(first.doc_ids[0])
+    assert not rag.stores.synonym_pairs

@@ -159,9 +159,11 @@ class GraphIndex(Component):
         lock_timeout: seconds to wait for another process's writer lock.
         extractor_name: names the extractor in extraction cache keys (its class name), so a
             store indexed by another extractor never replays its extractions.
+        synonym_threshold: cosine of two entity *names* above which they are synonyms (edges of
+            the ``ppr`` mode: "U.S." and "United States").
     """
 
-    _to_dict_exclude = ("db", "_writer")
+    _to_dict_exclude = ("db", "_writer", "_synonym_cache")
 
     def __init__(
         self,
@@ -178,6 +180,7 @@ class GraphIndex(Component):
         embedding_batch_size: int = 64,
         lock_timeout: float = 120.0,
         extractor_name: str = "",
+        synonym_threshold: float = 0.9,
     ) -> None:
         super().__init__()
         self.extractor_name = extractor_name
@@ -209,6 +212,11 @@ class GraphIndex(Component):
         self.chunks_vdb = make(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs)
         self.entities_vdb = make(namespace="entities", meta_fields=ENTITY_META, **vec_kwargs)
         self.relations_vdb = make(namespace="relationships", meta_fields=RELATION_META, **vec_kwargs)
+        self.entity_names = SQLVectorStorage(database, namespace="entity_names", embedder=embedder,
+                                             embedding_batch_size=embedding_batch_size, **where)
+        self.synonyms = SQLKVStorage(namespace="entity_synonyms", **kv)
+        self.synonym_threshold = synonym_threshold
+        self._synonym_cache: Optional[Tuple[Any, List[Tuple[str, str, float]]]] = None
 
     def _extra_repr(self) -> str:
         where = f"{self.working_dir}/{self.workspace}" if self.workspace else self.working_dir
@@ -221,7 +229,7 @@ class GraphIndex(Component):
         self.refresh()
         return GraphStores(graph=self.graph, entities_vdb=self.entities_vdb,
                            relations_vdb=self.relations_vdb, chunks_vdb=self.chunks_vdb,
-                           text_chunks=self.text_chunks)
+                           text_chunks=self.text_chunks, synonym_pairs=self.synonym_pairs())
 
     def refresh(self) -> bool:
         """Apply the commits of other processes to the in-memory graph and vectors."""
@@ -478,7 +486,9 @@ class GraphIndex(Component):
                 return done
             items = self._pending_items(keys)
             texts = [text for _, _, text in items.values()]
-            vectors = await self.embed_texts(texts) if texts else None
+            new_names = [p["entity_id"] for kind, p, _ in items.values()
+                         if kind == "e" and p["entity_id"] not in self.entity_names]
+            vectors = await self.embed_texts(texts + new_names) if texts else None
             async with self.writing():
                 current = self._pending_items(keys)
                 entities, relations, finished = {}, {}, []
@@ -492,10 +502,43 @@ class GraphIndex(Component):
                     target = entities if kind == "e" else relations
                     target[key] = (payload, vectors[row])  # type: ignore[index]
                 self._write_vectors(entities, relations)
+                if new_names:
+                    self._add_synonyms(new_names, vectors[len(texts):])  # type: ignore[index]
                 self.pending_vectors.delete(finished)
             done += len(finished)
             if not finished:
                 return done
+
+    def _add_synonyms(self, names: Sequence[str], vectors: np.ndarray) -> None:
+        """Index the names of new entities and record their near-duplicates (synonym pairs):
+        each new name against every known one, by the similarity of the names alone (the
+        descriptions of entities of one sentence are alike, their names are not)."""
+        from lightrag.components.graph_rag.ppr import synonym_pairs
+
+        present = [i for i, n in enumerate(names) if self.graph.has_node(n)]
+        if not present:
+            return
+        self.entity_names.upsert({names[i]: {"content": names[i]} for i in present},
+                                 vectors=vectors[present])
+        known, matrix = self.entity_names.rows()
+        position = {name: row for row, name in enumerate(known)}
+        pairs = synonym_pairs(known, matrix, [position[names[i]] for i in present],
+                              threshold=self.synonym_threshold)
+        self.synonyms.replace({_SEP.join((a, b)): {"score": score} for a, b, score in pairs})
+
+    def synonym_pairs(self) -> List[Tuple[str, str, float]]:
+        """Near-duplicate entity names ``(a, b, similarity)`` found at index time (both still in
+        the graph), for the ``ppr`` mode's synonym edges; the same list object until the graph
+        or the names change (queries cache structures built from it)."""
+        key = (self.entity_names.version, self.graph.version)
+        if self._synonym_cache is None or self._synonym_cache[0] != key:
+            pairs = []
+            for pair, value in self.synonyms.items():
+                a, b = pair.split(_SEP, 1)
+                if self.graph.has_node(a) and self.graph.has_node(b):
+                    pairs.append((a, b, float(value.get("score", 0.0))))
+            self._synonym_cache = (key, pairs)
+        return self._synonym_cache[1]
 
     def _pending_items(self, keys: Sequence[str]) -> Dict[str, Tuple[str, Dict[str, Any], str]]:
         """``key -> (kind, record, embedded text)`` for the queued items that still exist."""

@@ -126,6 +126,7 @@ class GraphRAG(Component):
         vector_flush_size: entity/relation vectors are embedded when this many are queued, and
             at the end of every insert.
         lock_timeout: seconds to wait for another process writing the same store.
+        synonym_threshold: cosine of two entity names above which the ``ppr`` mode joins them.
         query_defaults: default :class:`QueryParam` fields.
     """
 
@@ -150,6 +151,7 @@ class GraphRAG(Component):
         embedding_batch_size: int = 64,
         vector_flush_size: int = 20_000,
         lock_timeout: float = 120.0,
+        synonym_threshold: float = 0.9,
         query_defaults: Optional[Dict[str, Any]] = None,
     ) -> None:
         super().__init__()
@@ -171,6 +173,7 @@ class GraphRAG(Component):
         self.embedding_batch_size = embedding_batch_size
         self.vector_flush_size = vector_flush_size
         self.lock_timeout = lock_timeout
+        self.synonym_threshold = synonym_threshold
         self.query_defaults = QueryParam.from_dict(dict(query_defaults or {})).to_dict()
         self.chunker = chunker or Chunker()
         self.extractor = extractor
@@ -179,7 +182,8 @@ class GraphRAG(Component):
             embedder, merger or GraphMerger(), working_dir=working_dir, workspace=workspace,
             storage=storage, storage_kwargs=storage_kwargs, vector_storage=vector_storage, vector_storage_kwargs=vector_storage_kwargs,
             cosine_threshold=cosine_threshold, embedding_batch_size=embedding_batch_size,
-            lock_timeout=lock_timeout, extractor_name=type(extractor).__name__)
+            lock_timeout=lock_timeout, extractor_name=type(extractor).__name__,
+            synonym_threshold=synonym_threshold)
         self.engine = QueryEngine(
             keyword_extractor=keyword_extractor or HeuristicKeywordExtractor(),
             answer_generator=answer_generator,

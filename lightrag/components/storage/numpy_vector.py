@@ -258,6 +258,10 @@ class NumpyVectorStorage(BaseVectorStorage):
         scores = queries @ self._matrix[: self._size].T
         return [self._top(row, top_k) for row in scores]
 
+    def rows(self) -> tuple:
+        """``(ids, matrix)``: every id in row order and the live rows (a view: do not modify)."""
+        return list(self._ids), self._matrix[: self._size]
+
     def get_by_id(self, id: str) -> Optional[Dict[str, Any]]:
         row = self._rows.get(id)
         return {"id": id, **self._meta[row]} if row is not None else None
