@@ -75,6 +75,9 @@ BOMBS = [
     "{% endfor %}{{ ns.s|length }}",
     "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
     "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}",
+    "{{ ('a' * 1000000)|replace('', 'b' * 1000000) }}",
+    "{{ ('a' * 1000000).replace('', 'bbbbbbbbbbbbbbbbbbbbbbbb') }}",
+    "{% for x in [1] recursive %}{% if loop.depth < 9 %}{{ loop(range(100000)) }}{% endif %}{% endfor %}",
 ]
 
 

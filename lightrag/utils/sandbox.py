@@ -8,8 +8,9 @@ environment, a :class:`jinja2.sandbox.ImmutableSandboxedEnvironment` made strict
   no mutation of lists and dicts, no ``str.format``/``format_map`` (format-string attribute
   tricks); only ``range``, ``dict`` and ``namespace`` as globals (no ``cycler``, ``joiner``,
   ``lipsum``);
-* bounded work: at most :data:`MAX_LOOP_ITERATIONS` loop iterations per render, strings and lists
-  built by ``~``, ``+``, ``*`` and ``%`` at most :data:`MAX_STRING_LENGTH` long, numeric widths
+* bounded work: at most :data:`MAX_LOOP_ITERATIONS` loop iterations per render (no recursive
+  loops), strings and lists built by ``~``, ``+``, ``*``, ``%``, ``replace`` and any filter at
+  most :data:`MAX_STRING_LENGTH` long, numeric widths
   (``center``, ``indent``, ``zfill``, ``%09999d``) at most :data:`MAX_WIDTH`, exponents at most
   :data:`MAX_EXPONENT`, integers at most :data:`MAX_INT_BITS` bits, and the rendered text at most :data:`MAX_OUTPUT_CHARS`.
 
@@ -101,6 +102,16 @@ def _check_printf(fmt: Any) -> None:
                     raise SecurityError(f"% format width {number} is over the limit of {MAX_WIDTH}")
 
 
+def _check_replace(value: Any, old: Any = "", new: Any = "", count: Any = None) -> None:
+    if not (isinstance(value, str) and isinstance(old, str) and isinstance(new, str)):
+        return
+    hits = len(value) + 1 if old == "" else value.count(old)
+    if isinstance(count, int) and count >= 0:
+        hits = min(hits, count)
+    if len(value) + hits * (len(new) - len(old)) > MAX_STRING_LENGTH:
+        raise SecurityError(f"replace() would build a string over {MAX_STRING_LENGTH} characters")
+
+
 class _GuardedCodeGenerator(CodeGenerator):
     """Routes ``~`` (string concatenation) through :meth:`TemplateSandbox.checked_concat`."""
 
@@ -136,6 +147,8 @@ class TemplateSandbox(ImmutableSandboxedEnvironment):
         for name, arg in _WIDTH_FILTERS.items():
             self.filters[name] = self._bounded_filter(self.filters[name], arg)
         self.filters["format"] = self._bounded_format(self.filters["format"])
+        self.filters["replace"] = self._bounded_replace(self.filters["replace"])
+        self.filters = {name: self._size_checked(fn) for name, fn in self.filters.items()}
         self.filters[_LOOP_GUARD] = self._loop_guard
         self.concat = self._bounded_output  # type: ignore[method-assign]
 
@@ -165,6 +178,8 @@ class TemplateSandbox(ImmutableSandboxedEnvironment):
             name = getattr(__obj, "__name__", "method")
             for value in (*args, *kwargs.values()):
                 _check_width(value, f"argument of {type(owner).__name__}.{name}()")
+            if name == "replace":
+                _check_replace(owner, *args[:3])
         result = super().call(__context, __obj, *args, **kwargs)
         if _size(result) > MAX_STRING_LENGTH:
             raise SecurityError(f"a call built a value over {MAX_STRING_LENGTH} items long")
@@ -215,6 +230,26 @@ class TemplateSandbox(ImmutableSandboxedEnvironment):
             return fn(*args, **kwargs)
 
         return bounded
+
+    @staticmethod
+    def _bounded_replace(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def bounded(eval_ctx: Any, value: Any, old: Any, new: Any, count: Any = None) -> Any:
+            _check_replace(value, old, new, count)
+            return fn(eval_ctx, value, old, new, count)
+
+        return bounded
+
+    @staticmethod
+    def _size_checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            result = fn(*args, **kwargs)
+            if _size(result) > MAX_STRING_LENGTH:
+                raise SecurityError(f"filter {fn.__name__} built a value over {MAX_STRING_LENGTH} items")
+            return result
+
+        return checked
 
     @staticmethod
     def _bounded_format(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -290,9 +325,12 @@ def _is_private(node: nodes.Node) -> bool:
 
 def _static_check(tree: nodes.Template) -> None:
     """Refuse, before any rendering, what can only be an escape attempt: ``_`` attributes or
-    items (``x.__class__``, ``x['__globals__']``, ``x|attr('__init__')``) and ``str.format``."""
-    for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Filter, nodes.Call)):
-        if isinstance(node, nodes.Getattr) and node.attr.startswith("_"):
+    items (``x.__class__``, ``x['__globals__']``, ``x|attr('__init__')``), ``str.format``, and
+    recursive loops (unbounded work)."""
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Filter, nodes.Call, nodes.For)):
+        if isinstance(node, nodes.For) and node.recursive:
+            what = "recursive loops (their inner iterations escape the loop budget)"
+        elif isinstance(node, nodes.Getattr) and node.attr.startswith("_"):
             what = f"access to attribute {node.attr!r}"
         elif isinstance(node, nodes.Getitem) and _is_private(node.arg):
             what = f"access to item {node.arg.value!r}"  # type: ignore[attr-defined]
