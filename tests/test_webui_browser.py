@@ -107,6 +107,10 @@ def test_upload_explore_and_query_in_a_real_browser(browser, tmp_path):
         rows = browser.find_elements(By.CSS_SELECTOR, "#doc-table tr[data-status='processed']")
         assert sorted(r.text.split()[0] for r in rows) == ["cassini.md", "voyager.md"]
         shot(browser, "documents")
+        Select(browser.find_element(By.ID, "status-filter")).select_by_visible_text("failed")
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#doc-table tr[data-status]"))
+        Select(browser.find_element(By.ID, "status-filter")).select_by_visible_text("all")
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#doc-table tr[data-status]")) == 2)
 
         # Graph explorer: search, expand, details, open a source chunk
         browser.find_element(By.ID, "tab-graph").click()

@@ -98,13 +98,15 @@ function documentRow(doc) {
 
 async function loadDocuments() {
   try {
-    const data = await api(`/documents?page=${state.page}&page_size=${state.pageSize}`);
+    const status = $("#status-filter").value;
+    const data = await api(`/documents?page=${state.page}&page_size=${state.pageSize}${status ? `&status=${status}` : ""}`);
     state.totalDocs = data.total;
     const body = $("#doc-table tbody");
     body.replaceChildren(...data.documents.map(documentRow));
     if (!data.documents.length) body.append(el("tr", {}, el("td", { colspan: 8, class: "muted" }, "No documents yet: upload files above.")));
     const counts = Object.entries(data.counts).filter(([k]) => k !== "queued").map(([k, v]) => `${v} ${k}`);
-    $("#doc-counts").textContent = `${data.total} documents${counts.length ? ": " + counts.join(", ") : ""}`;
+    const all = Object.entries(data.counts).filter(([k]) => k !== "queued").reduce((n, [, v]) => n + v, 0);
+    $("#doc-counts").textContent = `${all} documents${counts.length ? ": " + counts.join(", ") : ""}`;
     $("#retry-failed").classList.toggle("hidden", !data.counts.failed);
     const pages = Math.max(1, Math.ceil(data.total / state.pageSize));
     $("#page-info").textContent = `page ${state.page} of ${pages}`;
@@ -356,6 +358,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#paste-button").addEventListener("click", insertText);
   $("#refresh-documents").addEventListener("click", loadDocuments);
   $("#retry-failed").addEventListener("click", retryFailed);
+  $("#status-filter").addEventListener("change", () => { state.page = 1; loadDocuments(); });
   $("#prev-page").addEventListener("click", () => { if (state.page > 1) { state.page -= 1; loadDocuments(); } });
   $("#next-page").addEventListener("click", () => {
     if (state.page * state.pageSize < state.totalDocs) { state.page += 1; loadDocuments(); }
