@@ -5,11 +5,14 @@ the documented error, round trips, no secret survives redaction."""
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from lightrag.components.graph_rag.extraction_parser import (
     MAX_NAME_CHARS,
@@ -30,7 +33,9 @@ from lightrag.utils.config import ConfigError, build, load_config
 from lightrag.utils.safe_yaml import YamlLimitError, safe_load
 from lightrag.utils.secrets import REDACTED, find_secrets, redact
 
-FAST = settings(max_examples=100, deadline=None, database=None,
+# Hypothesis keeps caches in ./.hypothesis by default; keep the working tree clean.
+set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "lightrag-hypothesis"))
+FAST = settings(max_examples=60, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
 
 # ------------------------------------------------------------------ extraction parser
