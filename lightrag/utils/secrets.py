@@ -91,7 +91,7 @@ def is_secret_key(name: Any) -> bool:
     joined = "_".join(words)
     if joined in _NOT_SECRET_TOKENS or words[-1] in _POINTER_WORDS:
         return False
-    if words[-1] in _SECRET_WORDS or joined.endswith(_SECRET_SUFFIXES) or joined == "key":
+    if words[-1] in _SECRET_WORDS or joined.endswith(_SECRET_SUFFIXES):
         return True
     return "secret" in words or "password" in words
 
