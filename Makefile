@@ -6,7 +6,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 PIP = $(VENV)/bin/pip
-PIP_INSTALL = $(PIP) install --quiet --disable-pip-version-check -c constraints.txt
+# llama.cpp built for this CPU (-march=native: AVX-512/AMX) segfaults in its first decode on these
+# VMs; a portable AVX2 build works (measured: SmolLM2 answers, Gemma 3 270M too).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF
+PIP_INSTALL = CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet --disable-pip-version-check -c constraints.txt
 
 .PHONY: demo test install-demo install-test lint bench
 
