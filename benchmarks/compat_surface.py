@@ -127,6 +127,17 @@ DELIBERATE: Dict[str, str] = {
         "0.1's SQLAlchemy demo schema (database.sqlalchemy.*) was an unfinished example that "
         "needs SQLAlchemy and a PostgreSQL server; our storages (components.storage) replace it"
     ),
+    "lightrag.components.memory.memory.Memory": (
+        "our Memory's first positional parameter is max_turns; a LocalDB given there (0.1's "
+        "Memory(turn_db)) is taken as turn_db, so 0.1 calls still work"
+    ),
+    "lightrag.components.retriever.RerankerRetriever": (
+        "ours takes (retriever, reranker); a ModelClient given first (0.1's "
+        "RerankerRetriever(model_client, model_kwargs, top_k, documents)) selects 0.1's form"
+    ),
+    "lightrag.components.retriever.reranker_retriever.RerankerRetriever": (
+        "the same class as lightrag.components.retriever.RerankerRetriever (see there)"
+    ),
     "lightrag.icl": (
         "0.1's icl.retrieval_icl was an empty draft (a class with no working call); few-shot "
         "demos live in lightrag.optim"
