@@ -33,6 +33,17 @@ def test_llm_request_building_and_validation():
         client.convert_inputs_to_api_kwargs("hi", {}, ModelType.EMBEDDER)
 
 
+def test_local_llm_default_max_tokens_and_timeout():
+    """A request without max_tokens gets the client's limit (256 unless set): issue 17."""
+    default = LocalLLMClient().convert_inputs_to_api_kwargs("hi", {}, ModelType.LLM)
+    assert default["max_tokens"] == 256
+    own = LocalLLMClient(max_tokens=64).convert_inputs_to_api_kwargs("hi", {}, ModelType.LLM)
+    assert own["max_tokens"] == 64
+    given = LocalLLMClient().convert_inputs_to_api_kwargs("hi", {"max_tokens": 8}, ModelType.LLM)
+    assert given["max_tokens"] == 8
+    assert LocalLLMClient().call_timeout() == 300.0 and LocalLLMClient(timeout=5).call_timeout() == 5
+
+
 def test_llm_missing_model_errors_are_clear(monkeypatch):
     with pytest.raises(FileNotFoundError, match="GGUF model not found"):
         local_llm_client.resolve_gguf("no-such-model")

@@ -213,6 +213,11 @@ def test_ollama_generate_embed_and_stream(monkeypatch):
     assert out.error is None and out.data == "Hello" and out.usage.total_tokens == 6
     assert calls[0] == ("generate", {"model": "llama3", "options": {"num_predict": 16},
                                      "prompt": "Say hello", "system": "Be kind."})
+    default = OllamaClient().convert_inputs_to_api_kwargs("hi", {"model": "m"}, ModelType.LLM)
+    assert default["options"] == {"num_predict": 256}  # a local model gets a default limit
+    mapped = OllamaClient().convert_inputs_to_api_kwargs("hi", {"model": "m", "max_tokens": 9},
+                                                         ModelType.LLM)
+    assert mapped["options"] == {"num_predict": 9} and "max_tokens" not in mapped
     assert made == {"host": "http://box:11434", "timeout": 300.0}
     assert "".join(gen.stream({"q": "Say hello"})) == "Hello"
     one = Embedder(model_client=OllamaClient(), model_kwargs={"model": "nomic"})("text")

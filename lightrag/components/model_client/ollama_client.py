@@ -10,7 +10,7 @@ Example:
     >>> client.convert_inputs_to_api_kwargs(
     ...     input="<SYS>Be terse.</SYS> Hi!", model_kwargs={"model": "llama3"},
     ...     model_type=ModelType.LLM)
-    {'model': 'llama3', 'prompt': 'Hi!', 'system': 'Be terse.'}
+    {'model': 'llama3', 'prompt': 'Hi!', 'system': 'Be terse.', 'options': {'num_predict': 256}}
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+DEFAULT_MAX_TOKENS = 256
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -68,6 +69,8 @@ class OllamaClient(ModelClient):
     Args:
         host: the server URL; by default ``OLLAMA_HOST`` or ``http://localhost:11434``.
         timeout: seconds per request (300 when None: a local model may need loading first).
+        max_tokens: ``options.num_predict`` sent when a generate request sets neither it nor
+            ``max_tokens`` (a local model left unbounded can ramble).
 
     ``model_kwargs``: ``model`` (required), ``stream``, ``options`` (Ollama's ``num_predict``,
     ``temperature``, ``top_k``, ``num_ctx``...), ``format`` (``"json"`` or a JSON schema).
@@ -76,10 +79,16 @@ class OllamaClient(ModelClient):
     default_timeout = 300.0
     _to_dict_exclude = ("sync_client", "async_client")
 
-    def __init__(self, host: Optional[str] = None, timeout: Optional[float] = None) -> None:
+    def __init__(
+        self,
+        host: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> None:
         super().__init__()
         self._host = host or os.getenv("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
         self.timeout = timeout
+        self.max_tokens = max_tokens
 
     def init_sync_client(self) -> Any:
         """A new ``ollama.Client`` for the host."""
@@ -116,6 +125,11 @@ class OllamaClient(ModelClient):
         )
         if system:
             api_kwargs["system"] = system
+        limit = api_kwargs.pop("max_tokens", None)
+        options = dict(api_kwargs.get("options") or {})
+        if options.get("num_predict") is None:
+            options["num_predict"] = limit if limit is not None else self.max_tokens
+        api_kwargs["options"] = options
         return api_kwargs
 
     def _endpoint(self, client: Any, api_kwargs: Dict[str, Any], model_type: ModelType) -> Any:
