@@ -1,5 +1,5 @@
 """Property-based tests (Hypothesis) of the untrusted-input parsers: the extraction parser, the
-output parsers and config loading. Each property says what holds for *any* input: no crash but
+output parsers, config loading and QueryParam validation. Each property says what holds for *any* input: no crash but
 the documented error, round trips, no secret survives redaction."""
 
 from __future__ import annotations
@@ -226,3 +226,34 @@ def test_alias_expansion_is_bounded(levels, fanout):
         assert fanout ** levels > 1_000 or levels * fanout > 1000
     else:
         assert isinstance(loaded, dict)
+
+
+# --------------------------------------------------------------------------------- QueryParam
+QUERY_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
+    st.text(max_size=12), st.sampled_from(["local", "mix", "VECTOR", "RELEVANCE", "10", "-5"]),
+    st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=3),
+    st.lists(st.dictionaries(st.sampled_from(["role", "content"]), st.one_of(st.text(max_size=5), st.integers()),
+                             max_size=2), max_size=2),  # fmt: skip
+)
+
+
+@FAST
+@given(st.dictionaries(st.sampled_from([
+    "mode", "only_need_context", "stream", "top_k", "chunk_top_k", "max_entity_tokens",
+    "max_total_tokens", "hl_keywords", "conversation_history", "user_prompt", "response_type",
+    "chunk_pick_method", "related_chunk_number", "chunk_merge_method"]), QUERY_VALUES, max_size=4))
+def test_query_param_validates_every_field_by_name(kwargs):
+    from lightrag.components.graph_rag.schemas import QueryParam
+
+    try:
+        param = QueryParam(**kwargs)
+    except (TypeError, ValueError) as e:
+        named = [name for name in kwargs if f"QueryParam.{name}" in str(e)]
+        assert named, f"{e} does not name one of {sorted(kwargs)}"
+        return
+    assert param.top_k >= 1 and param.chunk_top_k >= 1
+    for name in ("max_entity_tokens", "max_total_tokens"):
+        value = getattr(param, name)
+        assert value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 1)
+    assert all(isinstance(k, str) for k in param.hl_keywords)
