@@ -1,6 +1,6 @@
 """Property-based tests (Hypothesis) of the untrusted-input parsers: the extraction parser, the
-output parsers, config loading and QueryParam validation. Each property says what holds for *any* input: no crash but
-the documented error, round trips, no secret survives redaction."""
+output parsers, config loading and QueryParam validation. Each property says what holds for
+*any* input: no crash but the documented error, round trips, no secret survives redaction."""
 
 from __future__ import annotations
 
