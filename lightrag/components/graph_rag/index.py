@@ -350,32 +350,42 @@ class GraphIndex(Component):
         A PROCESSED document with the same id and the same text is skipped; one with another text
         is replaced (its old data is deleted by the next insert before the new text is indexed).
         """
+        with self.writing_sync():
+            return self._enqueue(texts, doc_ids, paths, track_id)
+
+    async def aenqueue(self, texts: Sequence[str], doc_ids: Sequence[str], paths: Sequence[str],
+                       track_id: str) -> Tuple[List[str], List[str]]:
+        """:meth:`enqueue` for coroutines: waits for the writer lock without blocking the loop."""
+        async with self.writing():
+            return self._enqueue(texts, doc_ids, paths, track_id)
+
+    def _enqueue(self, texts: Sequence[str], doc_ids: Sequence[str], paths: Sequence[str],
+                 track_id: str) -> Tuple[List[str], List[str]]:
         queued: List[str] = []
         skipped: List[str] = []
-        with self.writing_sync():
-            existing = dict(zip(doc_ids, self.doc_status.get_by_ids(list(doc_ids))))
-            docs, statuses = {}, {}
-            for doc_id, text, path in zip(doc_ids, texts, paths):
-                old = existing.get(doc_id)
-                content_hash = compute_mdhash_id(text)
-                if old and old.get("status") == DocStatus.PROCESSED.value:
-                    if old.get("content_hash") == content_hash:
-                        skipped.append(doc_id)
-                        continue
-                docs[doc_id] = {"content": text, "file_path": path}
-                record = DocProcessingStatus(
-                    content_summary=text[:100], content_length=len(text), file_path=path,
-                    status=DocStatus.PENDING, track_id=track_id, content_hash=content_hash).to_dict()
-                if old:
-                    record["created_at"] = old.get("created_at", record["created_at"])
-                    if old.get("chunks_list") and old.get("content_hash") != content_hash:
-                        record["metadata"] = {"replaces_chunks": old.get("chunks_list")}
-                    else:
-                        record["chunks_list"] = old.get("chunks_list") or []
-                statuses[doc_id] = record
-                queued.append(doc_id)
-            self.full_docs.replace(docs)
-            self.doc_status.replace(statuses)
+        existing = dict(zip(doc_ids, self.doc_status.get_by_ids(list(doc_ids))))
+        docs, statuses = {}, {}
+        for doc_id, text, path in zip(doc_ids, texts, paths):
+            old = existing.get(doc_id)
+            content_hash = compute_mdhash_id(text)
+            if old and old.get("status") == DocStatus.PROCESSED.value:
+                if old.get("content_hash") == content_hash:
+                    skipped.append(doc_id)
+                    continue
+            docs[doc_id] = {"content": text, "file_path": path}
+            record = DocProcessingStatus(
+                content_summary=text[:100], content_length=len(text), file_path=path,
+                status=DocStatus.PENDING, track_id=track_id, content_hash=content_hash).to_dict()
+            if old:
+                record["created_at"] = old.get("created_at", record["created_at"])
+                if old.get("chunks_list") and old.get("content_hash") != content_hash:
+                    record["metadata"] = {"replaces_chunks": old.get("chunks_list")}
+                else:
+                    record["chunks_list"] = old.get("chunks_list") or []
+            statuses[doc_id] = record
+            queued.append(doc_id)
+        self.full_docs.replace(docs)
+        self.doc_status.replace(statuses)
         return queued, skipped
 
     def unfinished_document_ids(self) -> List[str]:

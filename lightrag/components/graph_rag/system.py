@@ -268,7 +268,7 @@ class GraphRAG(Component):
             file_paths: source names used in references.
             progress: called with an :class:`InsertProgress` after each document.
         """
-        result = self.enqueue_documents(input, ids, file_paths)
+        result = await self.aenqueue_documents(input, ids, file_paths)
         await self._process(self.unfinished_document_ids(), result, progress)
         return result
 
@@ -354,6 +354,16 @@ class GraphRAG(Component):
         texts, doc_ids, paths = self.validate_documents(input, ids, file_paths)
         result = InsertResult(track_id=f"insert-{uuid.uuid4().hex[:12]}", doc_ids=doc_ids)
         _, result.skipped = self.index.enqueue(texts, doc_ids, paths, result.track_id)
+        return result
+
+    async def aenqueue_documents(
+        self, input: Union[str, Sequence[str]], ids: Optional[Union[str, Sequence[str]]] = None,
+        file_paths: Optional[Union[str, Sequence[str]]] = None,
+    ) -> InsertResult:
+        """:meth:`enqueue_documents` for coroutines (never blocks the event loop on the lock)."""
+        texts, doc_ids, paths = self.validate_documents(input, ids, file_paths)
+        result = InsertResult(track_id=f"insert-{uuid.uuid4().hex[:12]}", doc_ids=doc_ids)
+        _, result.skipped = await self.index.aenqueue(texts, doc_ids, paths, result.track_id)
         return result
 
     def unfinished_document_ids(self) -> List[str]:
