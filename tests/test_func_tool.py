@@ -200,3 +200,20 @@ def test_repr_and_sub_component():
     assert repr(FunctionTool(async_add)) == "FunctionTool(fn=async_add, async=True)"
     tool = FunctionTool(Doubler())
     assert "(fn): Doubler()" in repr(tool)
+
+
+def test_a_component_with_an_async_call_is_an_async_tool():
+    from lightrag.core.component import Component
+
+    class AsyncStep(Component):
+        async def call(self, x: int) -> int:
+            """Double x."""
+            return 2 * x
+
+    class SyncStep(Component):
+        def call(self, x: int) -> int:
+            """Double x."""
+            return 2 * x
+
+    assert FunctionTool(AsyncStep()).is_async and not FunctionTool(SyncStep()).is_async
+    assert FunctionTool(SyncStep()).call(3).output == 6

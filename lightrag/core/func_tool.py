@@ -49,6 +49,8 @@ def _is_async_callable(fn: Callable[..., Any]) -> bool:
         fn = fn.func
     if inspect.iscoroutinefunction(fn):
         return True
+    if isinstance(fn, Component):  # component(x) runs its call method, looked up at call time
+        return inspect.iscoroutinefunction(getattr(fn, "call", None))
     return not inspect.isroutine(fn) and inspect.iscoroutinefunction(type(fn).__call__)
 
 
