@@ -265,3 +265,18 @@ def test_pickling_helpers_round_trip(tmp_path):
     whole = tmp_path / "whole.pkl"
     whole.write_bytes(pickle.dumps(top))
     assert Component.load_state_pickle(str(whole)).middle.instruction.data == "pickled"
+
+
+def test_inspect_signature_of_a_component_is_its_call():
+    import inspect
+
+    class Scale(Component):
+        def __init__(self, factor: int = 2):
+            super().__init__()
+            self.factor = factor
+
+        def call(self, x: int) -> int:
+            return self.factor * x
+
+    assert str(inspect.signature(Scale())) == "(x: int) -> int"
+    assert str(inspect.signature(Scale)) == "(factor: int = 2)"

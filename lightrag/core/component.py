@@ -69,6 +69,19 @@ def _init_signature(cls: type) -> inspect.Signature:
     return sig
 
 
+class _CallSignature:
+    """``component.__signature__``: the signature of its ``call`` (None on the class itself),
+    so ``inspect.signature(component)`` describes what ``component(...)`` takes."""
+
+    def __get__(self, obj: Any, owner: Optional[type] = None) -> Optional[inspect.Signature]:
+        if obj is None:
+            return None
+        try:
+            return inspect.signature(obj.call)
+        except (TypeError, ValueError):
+            return None
+
+
 def _addindent(text: str, num_spaces: int) -> str:
     lines = text.split("\n")
     if len(lines) == 1:
@@ -129,6 +142,7 @@ class Component:
     # ``component(x)`` looks ``call`` up on the instance at call time (a C-level getter: no
     # Python frame and no *args packing), so patching ``call`` on the class or an instance works.
     __call__ = property(operator.attrgetter("call"))
+    __signature__ = _CallSignature()
 
     # ------------------------------------------------------------- registration
     def __setattr__(self, name: str, value: Any) -> None:
