@@ -49,3 +49,21 @@ def test_batch_embedder_batches():
     assert len(asyncio.run(batch.acall(["a", "b", "c"]))) == 2
     with pytest.raises(ValueError):
         BatchEmbedder(Embedder(model_client=client), batch_size=0)
+
+
+def test_an_embedding_call_that_hangs_returns_a_timeout_error():
+    import time as _time
+
+    from lightrag.components.model_client import ScriptedClient
+    from lightrag.core.embedder import Embedder
+
+    class Slow(ScriptedClient):
+        def call(self, api_kwargs=None, model_type=None):
+            _time.sleep(2)
+            return super().call(api_kwargs, model_type)
+
+    started = _time.perf_counter()
+    out = Embedder(model_client=Slow(), timeout=0.1)("text")
+    assert _time.perf_counter() - started < 1.5
+    assert out.error == "model call timed out after 0.1 s" and out.input == ["text"]
+    assert Embedder(model_client=ScriptedClient())("text").error is None

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from lightrag.core.component import Component
 from lightrag.core.model_client import ModelClient
+from lightrag.core.timeouts import ModelCallTimeout, acall_with_timeout, call_with_timeout
 from lightrag.core.types import EmbedderOutput, ModelType
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,9 @@ class Embedder(Component):
         output_processors: a Component applied to the output's ``data`` (the list of
             :class:`Embedding`), as in lightrag 0.1; its result replaces ``data``. A processor
             that fails sets ``output.error``.
+        timeout: seconds one request may take before the call returns
+            ``EmbedderOutput(error="model call timed out after N s")``; None uses the client's
+            (60 s for API clients, 300 s for local models); 0 means no limit.
     """
 
     def __init__(
@@ -52,6 +56,7 @@ class Embedder(Component):
         model_client: ModelClient,
         model_kwargs: Optional[Dict[str, Any]] = None,
         output_processors: Optional[Component] = None,
+        timeout: Optional[float] = None,
     ) -> None:
         super().__init__()
         if not isinstance(model_client, ModelClient):
@@ -61,6 +66,14 @@ class Embedder(Component):
         self.model_kwargs: Dict[str, Any] = dict(model_kwargs or {})
         self.model_client = model_client
         self.output_processors = output_processors
+        self.timeout = timeout
+
+    def effective_timeout(self) -> Optional[float]:
+        """The limit in seconds for one request: ``timeout``, else the client's (0: none)."""
+        if self.__dict__.get("timeout") is not None:
+            return self.timeout
+        get = getattr(self.model_client, "call_timeout", None)
+        return get() if get is not None else None
 
     def _api_kwargs(
         self, texts: List[str], model_kwargs: Optional[Dict[str, Any]]
@@ -93,7 +106,13 @@ class Embedder(Component):
         texts = _check_input(input)
         api_kwargs = self._api_kwargs(texts, model_kwargs)
         try:
-            response = self.model_client.call(api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER)
+            response = call_with_timeout(
+                self.model_client.call, self.effective_timeout(),
+                api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER,
+            )
+        except ModelCallTimeout as e:
+            log.warning("embedding call: %s", e)
+            return EmbedderOutput(error=str(e), input=texts)
         except Exception as e:
             log.warning("embedding call failed: %s", e)
             return EmbedderOutput(error=f"{type(e).__name__}: {e}", input=texts)
@@ -105,9 +124,13 @@ class Embedder(Component):
         texts = _check_input(input)
         api_kwargs = self._api_kwargs(texts, model_kwargs)
         try:
-            response = await self.model_client.acall(
-                api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER
+            response = await acall_with_timeout(
+                self.model_client.acall(api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER),
+                self.effective_timeout(),
             )
+        except ModelCallTimeout as e:
+            log.warning("embedding call: %s", e)
+            return EmbedderOutput(error=str(e), input=texts)
         except Exception as e:
             log.warning("embedding call failed: %s", e)
             return EmbedderOutput(error=f"{type(e).__name__}: {e}", input=texts)

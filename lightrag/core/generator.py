@@ -20,8 +20,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import logging
 import sys
 import threading
@@ -36,6 +34,7 @@ from lightrag.core.messages import build_chat_messages
 from lightrag.core.model_client import ModelClient
 from lightrag.core.parameter import Parameter
 from lightrag.core.prompt_builder import Prompt
+from lightrag.core.timeouts import ModelCallTimeout, acall_with_timeout, call_with_timeout
 from lightrag.core.types import CompletionUsage, GeneratorOutput, ModelType
 from lightrag.utils.registry import EntityMapping
 
@@ -299,45 +298,26 @@ class Generator(Component):
         get = getattr(self.model_client, "call_timeout", None)
         return get() if get is not None else ModelClient.default_timeout
 
-    def _timed_out(self, limit: float) -> GeneratorOutput:
-        log.warning("%s: model call timed out after %g s", self.name, limit)
-        return GeneratorOutput(error=f"model call timed out after {limit:g} s")
+    def _timed_out(self, e: ModelCallTimeout) -> GeneratorOutput:
+        log.warning("%s: %s", self.name, e)
+        return GeneratorOutput(error=str(e))
 
     def _call_model(self, api_kwargs: Dict[str, Any]) -> GeneratorOutput:
-        limit = self.effective_timeout()
-        if not limit or limit <= 0:
-            return self._parse_completion(
-                self.model_client.call(api_kwargs=api_kwargs, model_type=ModelType.LLM)
+        try:
+            completion = call_with_timeout(
+                self.model_client.call, self.effective_timeout(),
+                api_kwargs=api_kwargs, model_type=ModelType.LLM,
             )
-        box: Dict[str, Any] = {}
-        context = contextvars.copy_context()
-
-        def run() -> None:
-            try:
-                box["value"] = context.run(
-                    self.model_client.call, api_kwargs=api_kwargs, model_type=ModelType.LLM
-                )
-            except BaseException as e:  # handed to the caller's thread
-                box["error"] = e
-
-        worker = threading.Thread(target=run, name=f"{self.name}-model-call", daemon=True)
-        worker.start()
-        worker.join(limit)
-        if worker.is_alive():
-            return self._timed_out(limit)
-        if "error" in box:
-            raise box["error"]
-        return self._parse_completion(box["value"])
+        except ModelCallTimeout as e:
+            return self._timed_out(e)
+        return self._parse_completion(completion)
 
     async def _acall_model(self, api_kwargs: Dict[str, Any]) -> GeneratorOutput:
-        limit = self.effective_timeout()
         request = self.model_client.acall(api_kwargs=api_kwargs, model_type=ModelType.LLM)
-        if not limit or limit <= 0:
-            return self._parse_completion(await request)
         try:
-            completion = await asyncio.wait_for(request, timeout=limit)
-        except asyncio.TimeoutError:
-            return self._timed_out(limit)
+            completion = await acall_with_timeout(request, self.effective_timeout())
+        except ModelCallTimeout as e:
+            return self._timed_out(e)
         return self._parse_completion(completion)
 
     def _count_stream_usage(self, output: GeneratorOutput) -> None:
