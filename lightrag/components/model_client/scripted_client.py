@@ -84,6 +84,9 @@ class ScriptedClient(ModelClient):
         self._lock = threading.Lock()
 
     _to_dict_exclude = ("_lock", "response_fn")
+    #: scripted replies are in-process: no time limit by default (a Generator's or Embedder's
+    #: ``timeout=`` still bounds a slow ``response_fn``), so tests and benchmarks pay no thread
+    default_timeout = 0.0
 
     def _after_from_dict(self) -> None:
         super()._after_from_dict()
