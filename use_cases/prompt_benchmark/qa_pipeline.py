@@ -82,7 +82,8 @@ class MusiqueQA(Component):
         template: the prompt template (variables ``instruction``, ``passages``, ``question``).
         instruction: the initial instruction (a trainable Parameter).
         top_k: passages put in the prompt.
-        retriever: ``"bm25"`` or ``"minilm"`` (needs the ``local`` extra).
+        retriever: ``"bm25"``, ``"minilm"`` (needs the ``local`` extra) or ``"gold"`` (the
+            question's supporting paragraphs, in their order: measures the answer model alone).
     """
 
     def __init__(
@@ -95,8 +96,8 @@ class MusiqueQA(Component):
         retriever: str = "bm25",
     ) -> None:
         super().__init__()
-        if retriever not in ("bm25", "minilm"):
-            raise ValueError(f"retriever must be 'bm25' or 'minilm', got {retriever!r}")
+        if retriever not in ("bm25", "minilm", "gold"):
+            raise ValueError(f"retriever must be 'bm25', 'minilm' or 'gold', got {retriever!r}")
         self.top_k = top_k
         self.retriever_kind = retriever
         self.embedder: Optional[Component] = None
@@ -117,6 +118,8 @@ class MusiqueQA(Component):
 
     def retrieve(self, question: str, paragraphs: List[Dict[str, Any]]) -> List[str]:
         """The ``top_k`` passages (``"title: text"``) of ``paragraphs`` best matching ``question``."""
+        if self.retriever_kind == "gold":
+            return [passage_text(p) for p in paragraphs if p.get("is_supporting")]
         texts = [passage_text(p) for p in paragraphs]
         if not texts:
             return []
