@@ -395,3 +395,22 @@ def test_musique_use_case_config_runs_offline_with_a_scripted_model(tmp_path):
     assert "think step by step" in prompt and cot.generator.model_kwargs["max_tokens"] == 160
     report = runner.run()
     assert [(v.mean, v.failures) for v in report.variants] == [(1.0, 0), (1.0, 0), (1.0, 0)]
+
+
+def test_local_models_config_builds_both_models_with_gold_context(tmp_path):
+    from pathlib import Path
+
+    from lightrag.optim.bench_cli import runner_from_config
+
+    config = Path(__file__).resolve().parents[1] / "use_cases" / "prompt_benchmark" / "models.yaml"
+    paragraphs = [{"title": "France", "paragraph_text": "Paris is the capital.", "is_supporting": True},
+                  {"title": "Peru", "paragraph_text": "Lima is the capital.", "is_supporting": False}]
+    (tmp_path / "queries.json").write_text(json.dumps(
+        [{"id": "m0", "question": "Capital of France?", "paragraphs": paragraphs, "answer": "Paris"}]))
+    runner, limit = runner_from_config(config, data=tmp_path)
+    assert limit == 30 and [v.name for v in runner.variants] == ["smollm2", "gemma3"]
+    smol, gemma = (build_variant(runner.pipeline, v) for v in runner.variants)
+    assert type(smol.generator.model_client).__name__ == "LocalLLMClient"
+    assert type(gemma.generator.model_client).__name__ == "PackagedGGUFClient"
+    assert gemma.generator.model_client.model == "gemma3-270m-q4_k_m"
+    assert gemma.retrieve("Capital of France?", paragraphs) == ["France: Paris is the capital."]
