@@ -431,3 +431,34 @@ def test_patching_call_works_as_in_0_1():
     with mock.patch.object(Step, "call", return_value=0):
         assert step(1) == 0
     assert step(1) == 2
+
+
+def test_rag_tutorial_data_pipeline():
+    """0.1's RAG tutorial: LocalDB + Sequential(TextSplitter, ToEmbeddings) -> FAISS -> context."""
+    from lightrag.components.data_process import (
+        RetrieverOutputToContextStr,
+        TextSplitter,
+        ToEmbeddings,
+    )
+    from lightrag.components.retriever import FAISSRetriever
+    from lightrag.core import Embedder, Generator, LocalDB, Sequential
+    from lightrag.core.types import Document
+
+    embedder = Embedder(model_client=ScriptedClient(), model_kwargs={"model": "m"})
+    data_transformer = Sequential(TextSplitter(split_by="word", chunk_size=6, chunk_overlap=0),
+                                  ToEmbeddings(embedder=embedder, batch_size=2))
+    db = LocalDB()
+    db.load([Document(text=" ".join(QUERY_DOCS), id="doc")])
+    db.transform(data_transformer, key="data_transformer")
+    chunks = db.get_transformed_data("data_transformer")
+    assert len(chunks) == 3 and all(len(c.vector) == 64 for c in chunks)
+    retriever = FAISSRetriever(top_k=2, embedder=embedder, documents=chunks,
+                               document_map_func=lambda doc: doc.vector)
+    out = retriever("Where do pandas live?")
+    out[0].documents = [chunks[i] for i in out[0].doc_indices]
+    context = RetrieverOutputToContextStr(deduplicate=True)(out)
+    assert context and all(chunks[i].text in context for i in out[0].doc_indices)
+    generator = Generator(model_client=ScriptedClient(responses=["China."]),
+                          template="Context: {{context_str}}\nQ: {{input_str}}")
+    answer = generator(prompt_kwargs={"context_str": context, "input_str": "Pandas?"})
+    assert answer.data == "China."
