@@ -70,6 +70,9 @@ DB_FILE = "lightrag.sqlite3"
 LEGACY_FILES = ("kv_store_full_docs.json", "kv_store_doc_status.json",
                 "graph_chunk_entity_relation.graphml", "vdb_chunks.npz")
 EMBED_TEXT_CHARS = 2000
+ENTITY_VECTOR_CHARS = 300
+RELATION_DESCRIPTION_CHARS = 300
+RELATION_PART_WEIGHT = 0.5
 _SEP = "\x1f"
 
 
@@ -495,14 +498,11 @@ class GraphIndex(Component):
             if not keys:
                 return done
             items = self._pending_items(keys)
-            texts = [text for _, _, text in items.values()]
-            new_names = [p["entity_id"] for kind, p, _ in items.values()
-                         if kind == "e" and p["entity_id"] not in self.entity_names]
-            vectors = await self.embed_texts(texts + new_names) if texts else None
+            vectors, new_names = await self._embed_items(items)
             async with self.writing():
                 current = self._pending_items(keys)
                 entities, relations, finished = {}, {}, []
-                for row, (key, (kind, payload, text)) in enumerate(items.items()):
+                for key, (kind, payload, text) in items.items():
                     now = current.get(key)
                     if now is not None and now[2] != text:
                         continue  # changed since it was read: stays queued
@@ -510,14 +510,53 @@ class GraphIndex(Component):
                     if now is None:
                         continue  # deleted meanwhile
                     target = entities if kind == "e" else relations
-                    target[key] = (payload, vectors[row])  # type: ignore[index]
+                    target[key] = (payload, vectors[key])
                 self._write_vectors(entities, relations)
                 if new_names:
-                    self._add_synonyms(new_names, vectors[len(texts):])  # type: ignore[index]
+                    self._add_synonyms(list(new_names), np.stack(list(new_names.values())))
                 self.pending_vectors.delete(finished)
             done += len(finished)
             if not finished:
                 return done
+
+    async def _embed_items(self, items: Dict[str, Tuple[str, Dict[str, Any], str]]
+                           ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+        """Vectors of queued items, and of the entity names not indexed yet.
+
+        An entity vector embeds its name and the start of its description
+        (:data:`ENTITY_VECTOR_CHARS`: the defining first sentence; later fragments add little
+        and cost the most). A relation vector is composed from cached parts: its description
+        plus :data:`RELATION_PART_WEIGHT` times its keywords and each endpoint's name (unit vectors,
+        summed, normalised), so a sentence shared by many co-occurrence relations and a name
+        shared by many relations are each embedded once. All distinct texts go to the embedder in
+        one length-sorted call."""
+        plans: Dict[str, List[Tuple[str, float]]] = {}
+        names: Dict[str, None] = {}
+        for key, (kind, record, _) in items.items():
+            if kind == "e":
+                name = record["entity_id"]
+                names[name] = None
+                plans[key] = [(f"{name}\n{record.get('description', '')}"[:ENTITY_VECTOR_CHARS], 1.0)]
+                continue
+            src, tgt = record["src_id"], record["tgt_id"]
+            names.update(dict.fromkeys((src, tgt)))
+            parts = [(str(record.get("description", ""))[:RELATION_DESCRIPTION_CHARS], 1.0),
+                     (str(record.get("keywords", "")), RELATION_PART_WEIGHT),
+                     (src, RELATION_PART_WEIGHT), (tgt, RELATION_PART_WEIGHT)]
+            plans[key] = [(t, w) for t, w in parts if t.strip()]
+        known = self.entity_names.get_vectors_by_ids(list(names))
+        wanted = list(dict.fromkeys(t for plan in plans.values() for t, _ in plan if t not in known))
+        wanted += [n for n in names if n not in known and n not in set(wanted)]
+        by_text: Dict[str, np.ndarray] = dict(known)
+        if wanted:
+            by_text.update(zip(wanted, await self.embed_texts(wanted)))
+        vectors = {}
+        for key, plan in plans.items():
+            vector = sum(w * by_text[t] for t, w in plan)
+            vectors[key] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        new_names = {items[k][1]["entity_id"]: by_text[items[k][1]["entity_id"]]
+                     for k in items if items[k][0] == "e" and items[k][1]["entity_id"] not in known}
+        return vectors, new_names
 
     def _add_synonyms(self, names: Sequence[str], vectors: np.ndarray) -> None:
         """Index the names of new entities and record their near-duplicates (synonym pairs):
