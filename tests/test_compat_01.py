@@ -451,7 +451,7 @@ def test_rag_tutorial_data_pipeline():
     db.load([Document(text=" ".join(QUERY_DOCS), id="doc")])
     db.transform(data_transformer, key="data_transformer")
     chunks = db.get_transformed_data("data_transformer")
-    assert len(chunks) == 3 and all(len(c.vector) == 64 for c in chunks)
+    assert len(chunks) == 4 and all(len(c.vector) == 64 for c in chunks)  # 21 words / 6
     retriever = FAISSRetriever(top_k=2, embedder=embedder, documents=chunks,
                                document_map_func=lambda doc: doc.vector)
     out = retriever("Where do pandas live?")
