@@ -211,3 +211,19 @@ def test_default_offline_pipeline_builds_a_real_graph(tmp_path):
     mix = rag.query("What did the Hubble Space Telescope measure?", mode="mix",
                     only_need_context=True)
     assert "hubble.md" in [r["file_path"] for r in mix.raw_data["references"]]
+
+
+def test_index_progress_bar_only_on_a_terminal(tmp_path, scripted_config, capsys, monkeypatch):
+    import lightrag.cli_index as cli_index
+
+    docs = make_corpus(tmp_path / "docs")
+    common = ["--config", str(scripted_config), "--working-dir", str(tmp_path / "store")]
+    code, out, err = run(capsys, "index", str(docs), *common)  # captured stdout: not a terminal
+    assert code == 0 and "indexing" not in err and "ETA" not in err
+    monkeypatch.setattr(cli_index, "stdout_is_terminal", lambda: True)
+    (docs / "more.txt").write_text("Galileo observed the moons of Jupiter in 1610.")
+    code, out, err = run(capsys, "index", str(docs), *common)
+    assert code == 0 and "documents: 1 processed, 5 already indexed" in out
+    final = err.strip().splitlines()[-1]
+    assert "indexing" in final and "100%" in final and "6/6 files" in final
+    assert "chunks" in final and "entities" in final and "ETA" in final
