@@ -50,8 +50,11 @@ class PDFLoader(DocumentLoader):
             title = (reader.metadata or {}).get("/Title") if reader.metadata else None
         except DocumentLoadError:
             raise
-        except (PdfReadError, ValueError, KeyError, TypeError, AttributeError) as e:
+        except PdfReadError as e:
             raise DocumentLoadError(file_path, "unsupported", f"unreadable PDF: {e}") from e
+        except Exception as e:  # a corrupt file can fail anywhere inside pypdf's parser
+            raise DocumentLoadError(file_path, "unsupported",
+                                    f"unreadable PDF ({type(e).__name__}: {e})") from e
         if not any(p.strip() for p in pages):
             raise DocumentLoadError(
                 file_path, "empty",
