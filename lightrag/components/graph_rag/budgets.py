@@ -1,7 +1,7 @@
 """Token budgets of a query context, derived from the answer model's context window.
 
 A :class:`QueryParam` may leave ``max_total_tokens``, ``max_entity_tokens`` and
-``max_relation_tokens`` unset (``None``). :func:`resolve_budgets` fills them in:
+``max_relation_tokens`` unset (``None``). :func:`resolve_budgets` settles them:
 
 - the window is the answer model's context length (``n_ctx`` of a local llama.cpp client, a
   known window for common hosted models, else :data:`DEFAULT_CONTEXT_WINDOW`);
@@ -9,14 +9,15 @@ A :class:`QueryParam` may leave ``max_total_tokens``, ``max_entity_tokens`` and
   ``max_tokens``, else a quarter of the window, at most :data:`ANSWER_RESERVE_CAP`);
 - ``max_total_tokens`` defaults to that, capped at :data:`DEFAULT_TOTAL_TOKENS`, and an explicit
   value larger than the window is cut to it: a query never sends a prompt the model cannot read;
-- entity and relation lines default to a share of the total (:data:`ENTITY_SHARE`,
-  :data:`RELATION_SHARE`).
+- explicit entity and relation budgets are cut to the total; unset ones stay ``None``: the
+  query mode then lets entity and relation lines take a share of the chunk context
+  (:data:`lightrag.components.graph_rag.query_modes.KG_SHARE`) instead of adding to it.
 
 Example:
     >>> from lightrag.components.graph_rag.schemas import QueryParam
-    >>> p = resolve_budgets(QueryParam(), window=4096, answer_tokens=512)
+    >>> p = resolve_budgets(QueryParam(max_entity_tokens=9000), window=4096, answer_tokens=512)
     >>> p.max_total_tokens, p.max_entity_tokens, p.max_relation_tokens
-    (3584, 358, 537)
+    (3584, 3584, None)
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ log = logging.getLogger(__name__)
 DEFAULT_CONTEXT_WINDOW = 32768
 DEFAULT_TOTAL_TOKENS = 30000
 ANSWER_RESERVE_CAP = 2048
-ENTITY_SHARE = 0.10
-RELATION_SHARE = 0.15
 
 KNOWN_WINDOWS = (  # model-name prefix -> context window (tokens)
     ("gpt-4.1", 1_047_576), ("gpt-4o", 128_000), ("gpt-4-turbo", 128_000), ("o1", 200_000),
@@ -77,11 +76,11 @@ def resolve_budgets(param: QueryParam, window: int, answer_tokens: int) -> Query
         log.info("max_total_tokens %d cut to %d to fit the answer model's %d-token window",
                  total, limit, window)
         total = limit
-    entity = param.max_entity_tokens if param.max_entity_tokens is not None else int(total * ENTITY_SHARE)
-    relation = (param.max_relation_tokens if param.max_relation_tokens is not None
-                else int(total * RELATION_SHARE))
-    return dataclasses.replace(param, max_total_tokens=total, max_entity_tokens=min(entity, total),
-                               max_relation_tokens=min(relation, total))
+    entity, relation = param.max_entity_tokens, param.max_relation_tokens
+    return dataclasses.replace(
+        param, max_total_tokens=total,
+        max_entity_tokens=None if entity is None else min(entity, total),
+        max_relation_tokens=None if relation is None else min(relation, total))
 
 
 def resolve_for(param: QueryParam, generator: Optional[Any]) -> QueryParam:
