@@ -75,10 +75,8 @@ LIBRARY_PACKAGES = (
     "lightrag.components.data_process",
     "lightrag.components.retriever",
     "lightrag.components.rag",
-    # graph_rag before storage: storage.base imports graph_rag.schemas, and importing the
-    # storage package first currently runs into a circular import through graph_rag.index
-    "lightrag.components.graph_rag",
     "lightrag.components.storage",
+    "lightrag.components.graph_rag",
     "lightrag.components.agent",
     "lightrag.components.memory",
     "lightrag.optim",

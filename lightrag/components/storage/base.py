@@ -19,14 +19,20 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Un
 
 import numpy as np
 
-from lightrag.components.graph_rag.schemas import DocProcessingStatus, DocStatus
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 
 log = logging.getLogger(__name__)
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]*$")
-_STATUS_FIELDS = frozenset(f.name for f in fields(DocProcessingStatus))
+
+
+def _status_types() -> Tuple[Any, Any]:
+    """``(DocProcessingStatus, DocStatus)``, imported when first needed: the storages must not
+    import the graph_rag package at import time (it imports them)."""
+    from lightrag.components.graph_rag.schemas import DocProcessingStatus, DocStatus
+
+    return DocProcessingStatus, DocStatus
 
 
 def _check_name(label: str, value: Any) -> None:
@@ -338,7 +344,7 @@ class BaseGraphStorage(StorageNameSpace):
             self.upsert_edge(src, tgt, data)
 
 
-StatusLike = Union[DocStatus, str]
+StatusLike = Union[Enum, str]
 
 
 class DocStatusStorage(BaseKVStorage):
@@ -349,35 +355,40 @@ class DocStatusStorage(BaseKVStorage):
     """
 
     @staticmethod
-    def _to_record(value: Union[DocProcessingStatus, Dict[str, Any]]) -> Dict[str, Any]:
-        record = value.to_dict() if isinstance(value, DocProcessingStatus) else dict(value)
+    def _to_record(value: Any) -> Dict[str, Any]:
+        status_class, _ = _status_types()
+        record = value.to_dict() if isinstance(value, status_class) else dict(value)
         if isinstance(record.get("status"), Enum):
             record["status"] = record["status"].value
         return record
 
     @staticmethod
-    def _as_status(record: Dict[str, Any]) -> DocProcessingStatus:
-        return DocProcessingStatus.from_dict({k: v for k, v in record.items() if k in _STATUS_FIELDS})
+    def _as_status(record: Dict[str, Any]) -> Any:
+        status_class, _ = _status_types()
+        names = {f.name for f in fields(status_class)}
+        return status_class.from_dict({k: v for k, v in record.items() if k in names})
 
-    def get_by_statuses(self, statuses: Sequence[StatusLike]) -> Dict[str, DocProcessingStatus]:
-        wanted = {DocStatus(s).value for s in statuses}
+    def get_by_statuses(self, statuses: Sequence[StatusLike]) -> Dict[str, Any]:
+        _, doc_status = _status_types()
+        wanted = {doc_status(s).value for s in statuses}
         return {k: self._as_status(v) for k, v in self.items() if v.get("status") in wanted}
 
-    def get_by_status(self, status: StatusLike) -> Dict[str, DocProcessingStatus]:
+    def get_by_status(self, status: StatusLike) -> Dict[str, Any]:
         return self.get_by_statuses([status])
 
-    def get_by_track_id(self, track_id: str) -> Dict[str, DocProcessingStatus]:
+    def get_by_track_id(self, track_id: str) -> Dict[str, Any]:
         return {k: self._as_status(v) for k, v in self.items() if v.get("track_id") == track_id}
 
     def get_status_counts(self) -> Dict[str, int]:
         """``{status value: count}`` with every :class:`DocStatus` present (zeros included)."""
-        counts = {s.value: 0 for s in DocStatus}
+        _, doc_status = _status_types()
+        counts = {s.value: 0 for s in doc_status}
         for _, record in self.items():
-            status = str(record.get("status", DocStatus.PENDING.value))
+            status = str(record.get("status", doc_status.PENDING.value))
             counts[status] = counts.get(status, 0) + 1
         return counts
 
-    def get_doc_by_content_hash(self, content_hash: str) -> Optional[Tuple[str, DocProcessingStatus]]:
+    def get_doc_by_content_hash(self, content_hash: str) -> Optional[Tuple[str, Any]]:
         """``(doc id, status)`` of the first document with this content hash, or None."""
         for key, record in self.items():
             if record.get("content_hash") == content_hash:
@@ -385,11 +396,12 @@ class DocStatusStorage(BaseKVStorage):
         return None
 
     def get_docs_paginated(self, page: int = 1, page_size: int = 50,
-                           status: Optional[StatusLike] = None) -> List[Tuple[str, DocProcessingStatus]]:
+                           status: Optional[StatusLike] = None) -> List[Tuple[str, Any]]:
         """One page (1-based) of ``(doc id, status)``, most recently updated first."""
         if page < 1 or page_size < 1:
             raise ValueError("page and page_size must be positive")
-        wanted = None if status is None else DocStatus(status).value
+        _, doc_status = _status_types()
+        wanted = None if status is None else doc_status(status).value
         rows = [(k, v) for k, v in self.items() if wanted is None or v.get("status") == wanted]
         rows.sort(key=lambda kv: (kv[1].get("updated_at") or "", kv[0]), reverse=True)
         start = (page - 1) * page_size

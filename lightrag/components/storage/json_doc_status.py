@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Union
 
-from lightrag.components.graph_rag.schemas import DocProcessingStatus
-from lightrag.components.storage.base import DocStatusStorage
+from lightrag.components.storage.base import DocStatusStorage, _status_types
 from lightrag.components.storage.json_kv import JsonKVStorage
 
 
@@ -29,8 +28,9 @@ class JsonDocStatusStorage(JsonKVStorage, DocStatusStorage):
                  working_dir: str = "./lightrag_storage") -> None:
         super().__init__(namespace, workspace, working_dir)
 
-    def upsert(self, data: Dict[str, Union[DocProcessingStatus, Dict[str, Any]]]) -> None:  # type: ignore[override]
-        bad = next((k for k, v in data.items() if not isinstance(v, (dict, DocProcessingStatus))), None)
+    def upsert(self, data: Dict[str, Union[Any, Dict[str, Any]]]) -> None:  # type: ignore[override]
+        status_class, _ = _status_types()
+        bad = next((k for k, v in data.items() if not isinstance(v, (dict, status_class))), None)
         if bad is not None:
             raise TypeError(f"status of {bad!r} must be a dict or DocProcessingStatus, "
                             f"got {type(data[bad]).__name__}")
