@@ -140,9 +140,9 @@ def _param(snippet: Snippet) -> Any:
 @pytest.mark.parametrize("snippet", [_param(s) for s in all_snippets()])
 def test_snippet_runs(snippet: Snippet, tmp_path: Path):
     if snippet.marker == "needs-key":
-        pytest.skip(f"needs an API key {snippet.reason}".strip())
+        pytest.skip("needs an API key" + (f": {snippet.reason}" if snippet.reason else ""))
     if snippet.marker == "needs-server":
-        pytest.skip(f"needs a running server {snippet.reason}".strip())
+        pytest.skip("needs a running server" + (f": {snippet.reason}" if snippet.reason else ""))
     if snippet.marker == "skip":
         pytest.skip(snippet.reason or "marked skip")
     for file, piece, reason in UNMARKED:
