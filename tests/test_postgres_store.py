@@ -323,3 +323,115 @@ def test_two_processes_insert_disjoint_documents_at_once(pg, tmp_path, workspace
     for w in range(2):
         for i in range(per_worker):
             assert rag.graph.has_edge(f"Probe W{w}x{i}", "Saturn")
+
+
+# --------------------------------------------------- SIGKILL at random moments (as test_store_crash)
+def _crash_rag(workspace):
+    from store_worker import make_rag as make_worker_rag
+
+    return make_worker_rag("unused", storage="postgres", storage_kwargs={"dsn_env": DSN_ENV},
+                           workspace=workspace, insert_batch_size=2, vector_flush_size=8,
+                           lock_timeout=60)
+
+
+def _operate(rag, op, args):
+    from store_worker import doc_id, document
+
+    if op == "insert":
+        ids = list(range(args[0], args[0] + args[1]))
+        rag.insert([document(i) for i in ids], ids=[doc_id(i) for i in ids],
+                   file_paths=[f"probe{i}.md" for i in ids])
+    elif op == "delete":
+        for target in args:
+            if rag.doc_status.get_by_id(target) is not None:
+                rag.delete_by_doc_id(target)
+    else:
+        sources = [s for s in args[1:] if rag.graph.has_node(s)]
+        if sources:
+            rag.merge_entities(sources, args[0])
+    # delete and merge commit, then embed the vectors they queued: a kill in between leaves them
+    # queued (consistent), and a re-run that finds nothing left to do must still embed them
+    rag.flush()
+
+
+def _operate_in_child(dsn, workspace, op, args, ready):
+    os.environ[DSN_ENV] = dsn
+    rag = _crash_rag(workspace)
+    rag.chunker("warm-up", "Load the tokenizer before the clock starts.", "")
+    ready.set()
+    _operate(rag, op, args)
+    time.sleep(60)  # the parent kills this process
+
+
+def _snapshot(workspace):
+    rag = _crash_rag(workspace)
+    try:
+        assert rag.index.verify() == []
+        index = rag.index
+
+        def strip(data):
+            return {k: v for k, v in data.items() if k not in ("created_at", "source", "target")}
+
+        vectors = {}
+        for name, store in (("chunks", index.chunks_vdb), ("entities", index.entities_vdb),
+                            ("relations", index.relations_vdb)):
+            found = store.get_vectors_by_ids(sorted(store._ids))
+            vectors[name] = {i: v.round(5).tolist() for i, v in found.items()}
+        return {
+            "nodes": {n["id"]: strip(n) for n in rag.graph.get_all_nodes()},
+            "edges": {tuple(sorted((e["source"], e["target"]))): strip(e)
+                      for e in rag.graph.get_all_edges()},
+            "chunks": dict(index.text_chunks.items()),
+            "status": {k: v["status"] for k, v in index.doc_status.items()},
+            "graph_items": dict(index.doc_graph_items.items()),
+            "vectors": vectors,
+            "pending": index.pending_vectors.keys(),
+        }
+    finally:
+        rag.index.close()
+
+
+@needs_server
+@pytest.mark.parametrize("op, args, base_docs", [
+    ("insert", (0, 16), 0),
+    ("delete", ("doc-0001", "doc-0004", "doc-0007"), 10),
+    ("merge", ("Gas Giants", "Jupiter", "Saturn"), 10),
+])
+def test_a_killed_operation_leaves_a_consistent_store_that_resumes(pg, workspace, op, args,
+                                                                   base_docs):
+    """SIGKILL a process at a random moment of insert / delete / merge on PostgreSQL: the store
+    is consistent at once, and running the operation again gives the uninterrupted result."""
+    import random
+
+    def prepared(name):
+        rag = _crash_rag(name)
+        if base_docs:
+            _operate(rag, "insert", (0, base_docs))
+        return rag
+
+    reference = prepared(workspace + "_ref")
+    started = time.monotonic()
+    _operate(reference, op, args)
+    duration = time.monotonic() - started
+    expected = _snapshot(workspace + "_ref")
+    ctx = multiprocessing.get_context("spawn")
+    rng = random.Random(op)
+    for trial in range(2):
+        name = f"{workspace}_k{trial}"
+        prepared(name).index.close()
+        ready = ctx.Event()
+        child = ctx.Process(target=_operate_in_child, args=(pg.dsn, name, op, args, ready))
+        child.start()
+        try:
+            assert ready.wait(60), "the child never opened the store"
+            time.sleep(rng.uniform(0.1, 0.9) * duration)
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            child.join(30)
+        _snapshot(name)  # consistent right after the kill
+        _operate(_crash_rag(name), op, args)
+        assert _snapshot(name) == expected, f"{op} trial {trial}"
+    if op == "delete":
+        assert not set(args) & set(expected["status"])
+    elif op == "merge":
+        assert "Gas Giants" in expected["nodes"] and "Saturn" not in expected["nodes"]
