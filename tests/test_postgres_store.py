@@ -203,9 +203,12 @@ def test_workspaces_are_isolated(tmp_path, workspace):
 
 
 @needs_server
-def test_writer_lock_waits_then_refuses_clearly(tmp_path, workspace):
+def test_writer_lock_waits_then_refuses_clearly(pg, tmp_path, workspace):
     holder = open_db(workspace)
     waiter = open_db(workspace, lock_timeout=0.3)
+    # a server-side statement_timeout shorter than lock_timeout does not cut the wait short
+    strict = PostgresDatabase(dsn=pg.dsn + "?options=-c%20statement_timeout%3D50",
+                              workspace=workspace, lock_timeout=0.3)
     impatient = open_db(workspace, lock_timeout=0)
     rag = make_rag(tmp_path, workspace, lock_timeout=0.3)
     with holder.transaction():
@@ -215,6 +218,8 @@ def test_writer_lock_waits_then_refuses_clearly(tmp_path, workspace):
             with waiter.transaction():
                 pass
         assert 0.25 < time.monotonic() - started < 5
+        with pytest.raises(StoreLockedError, match="lock_timeout=0.3"):
+            strict.execute("INSERT INTO t VALUES (?, ?)", ("k", "v"))
         with pytest.raises(StoreLockedError, match="schema " + schema_for(workspace)):
             impatient.execute("INSERT INTO t VALUES (?, ?)", ("k", "v"))
         with pytest.raises(StoreLockedError):
@@ -222,6 +227,7 @@ def test_writer_lock_waits_then_refuses_clearly(tmp_path, workspace):
     with waiter.transaction():  # free again, and the refused connections still work
         waiter.execute("INSERT INTO t VALUES (?, ?)", ("k", "it's 100% ?"))
     assert impatient.query("SELECT v FROM t WHERE k = ?", ("k",)) == [("it's 100% ?",)]
+    assert strict.query("SHOW statement_timeout") == [("50ms",)]
     assert rag.insert(DOCS["apollo.md"]).processed
 
 

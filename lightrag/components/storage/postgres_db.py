@@ -255,9 +255,12 @@ class PostgresDatabase(SQLDatabase):
                 got = conn.execute(f"SELECT pg_try_advisory_xact_lock({self._lock_key})",
                                    prepare=False).fetchone()[0]
             else:  # one round trip (no parameters: the simple protocol takes several statements)
+                # (statement_timeout off while waiting: the server's own must not cut it short)
                 conn.execute(f"BEGIN; SET LOCAL lock_timeout = {max(1, round(self.lock_timeout * 1000))}; "
+                             "SET LOCAL statement_timeout = 0; "
                              f"SELECT pg_advisory_xact_lock({self._lock_key}); "
-                             "SET LOCAL lock_timeout TO DEFAULT", prepare=False)
+                             "SET LOCAL lock_timeout TO DEFAULT; SET LOCAL statement_timeout TO DEFAULT",
+                             prepare=False)
                 got = True
         except BaseException as e:
             if not conn.broken:
