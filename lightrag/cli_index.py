@@ -48,7 +48,6 @@ class IndexProgress:
     def __init__(self, total_chars: int, total_files: int, enabled: bool) -> None:
         self.total_files = total_files
         self.files = self.chunks = self.entities = 0
-        self.doc_chunks = 0  # chunks of the document being inserted, from its events
         self._bar: Any = None
         self._task: Any = None
         if not enabled:
@@ -85,22 +84,25 @@ class IndexProgress:
     def update(self, advance: int = 0, current: Optional[str] = None) -> None:
         if self._bar is None:
             return
-        fields: Dict[str, Any] = dict(files=self.files, chunks=self.chunks + self.doc_chunks,
-                                      entities=self.entities)
+        fields: Dict[str, Any] = dict(files=self.files, total_files=self.total_files,
+                                      chunks=self.chunks, entities=self.entities)
         if current is not None:
             fields["current"] = current[-40:]
         self._bar.update(self._task, advance=advance, **fields)
 
-    def event(self, event: Any) -> None:
-        """A per-document event from ``GraphRAG.insert(progress=...)`` (dict or object)."""
+    def event(self, event: Any, sizes: Dict[str, int], paths: Dict[str, str]) -> None:
+        """An ``InsertProgress`` from ``GraphRAG.insert(progress=...)``: a document finished."""
         get = event.get if isinstance(event, dict) else (lambda k, d=None: getattr(event, k, d))
-        chunks = get("chunks_done", get("chunks"))
-        if isinstance(chunks, int):
-            self.doc_chunks = chunks
-        entities = get("entities_total", get("entities"))
-        if isinstance(entities, int):
-            self.entities = max(self.entities, entities)
-        self.update()
+        doc_id = str(get("doc_id", ""))
+        self.files = int(get("docs_done", self.files + 1) or 0)
+        self.total_files = int(get("docs_total", self.total_files) or self.total_files)
+        self.chunks = int(get("chunks_done", self.chunks) or 0)
+        self.entities = int(get("entities", self.entities) or 0)
+        self.update(advance=sizes.get(doc_id, 0), current=paths.get(doc_id, ""))
+
+    def finish(self) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self._bar.tasks[0].total, current="")
 
     def close(self) -> None:
         if self._bar is not None:
@@ -116,34 +118,58 @@ def _accepts_progress(insert: Callable[..., Any]) -> bool:
 
 
 def index_texts(rag: Any, named_texts: List[Tuple[str, str]], show_progress: bool) -> Any:
-    """Insert ``(file path, text)`` pairs one document at a time; returns the summed result."""
+    """Insert ``(file path, text)`` pairs; returns the :class:`InsertResult`.
+
+    With a ``GraphRAG.insert`` that reports progress, all documents go in one insert (processed
+    concurrently, one event per finished document); otherwise one insert per document.
+    """
+    bar = IndexProgress(sum(len(t) for _, t in named_texts), len(named_texts), show_progress)
+    try:
+        if _accepts_progress(rag.insert):
+            return _insert_with_events(rag, named_texts, bar)
+        return _insert_one_by_one(rag, named_texts, bar)
+    finally:
+        bar.finish()
+        bar.close()
+
+
+def _insert_with_events(rag: Any, named_texts: List[Tuple[str, str]], bar: IndexProgress) -> Any:
+    texts = [t for _, t in named_texts]
+    names = [n for n, _ in named_texts]
+    sizes: Dict[str, int] = {}
+    paths: Dict[str, str] = {}
+    try:
+        valid_texts, doc_ids, valid_paths = rag.validate_documents(texts, None, names)
+        sizes = {d: len(t) for d, t in zip(doc_ids, valid_texts)}
+        paths = dict(zip(doc_ids, valid_paths))
+    except (AttributeError, TypeError, ValueError):
+        pass  # the insert below reports what is wrong
+    callback = (lambda event: bar.event(event, sizes, paths)) if bar.active else None
+    result = rag.insert(texts, file_paths=names, progress=callback)
+    if bar.active:  # events count entities touched; show the store's total at the end
+        bar.entities = int(rag.status().get("entities", bar.entities))
+        bar.update()
+    return result
+
+
+def _insert_one_by_one(rag: Any, named_texts: List[Tuple[str, str]], bar: IndexProgress) -> Any:
     from lightrag.components.graph_rag.system import InsertResult
 
     total = InsertResult()
-    bar = IndexProgress(sum(len(t) for _, t in named_texts), len(named_texts), show_progress)
-    with_events = bar.active and _accepts_progress(rag.insert)
     last_count = 0.0
-    try:
-        for name, text in named_texts:
-            bar.update(current=name)
-            kwargs = {"progress": bar.event} if with_events else {}
-            result = rag.insert(text, file_paths=name, **kwargs)
-            total.processed += result.processed
-            total.skipped += result.skipped
-            total.failed.update(result.failed)
-            total.chunks += result.chunks
-            bar.files += 1
-            bar.chunks += result.chunks
-            bar.doc_chunks = 0
-            if bar.active and time.monotonic() - last_count > 2.0:
-                bar.entities = int(rag.status().get("entities", 0))
-                last_count = time.monotonic()
-            bar.update(advance=len(text))
-        if bar.active:
+    for name, text in named_texts:
+        bar.update(current=name)
+        result = rag.insert(text, file_paths=name)
+        total.processed += result.processed
+        total.skipped += result.skipped
+        total.failed.update(result.failed)
+        total.chunks += result.chunks
+        bar.files += 1
+        bar.chunks += result.chunks
+        if bar.active and time.monotonic() - last_count > 2.0:
             bar.entities = int(rag.status().get("entities", 0))
-            bar.update(current="")
-    finally:
-        bar.close()
+            last_count = time.monotonic()
+        bar.update(advance=len(text))
     return total
 
 
