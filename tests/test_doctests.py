@@ -20,9 +20,6 @@ import lightrag
 
 #: module -> why its doctests fail today, and the fix (owned by others; remove once fixed).
 KNOWN_WRONG = {
-    "lightrag.components.graph_rag.extraction_parser":
-        "parse_extraction_output keeps the JSON name 'PARIS' as written; the example expects "
-        "'Paris' (fix: expect ('PARIS', 'notes.md'), or title-case all-caps names in the parser)",
     "lightrag.components.graph_rag.ppr":
         "synonym_pairs returns the score rounded to 4 places (0.9901); the example shows 0.99 "
         "(fix: expect [('U.S.', 'United States', 0.9901)])",
