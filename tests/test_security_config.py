@@ -171,3 +171,14 @@ def test_oversized_config_file_is_refused_before_reading(tmp_path):
         load_config(path)
     with pytest.raises(YamlLimitError):
         read_yaml_file(path)
+
+
+def test_printed_component_trees_hide_secrets():
+    from lightrag.components.model_client import OpenAIClient
+    from lightrag.core import Generator
+
+    generator = Generator(model_client=OpenAIClient(api_key="sk-live-123", base_url="http://u:pw@host/v1"),
+                          model_kwargs={"model": "m", "api_key": "sk-live-456",
+                                        "extra_headers": {"Authorization": "Bearer sk-live-789"}})
+    text = repr(generator)
+    assert "sk-live" not in text and "pw@" not in text and "<redacted>" in text

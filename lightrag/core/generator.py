@@ -459,4 +459,6 @@ class Generator(Component):
                 yield piece
 
     def _extra_repr(self) -> str:
-        return f"model_kwargs={self.model_kwargs}, "
+        from lightrag.utils.secrets import redact
+
+        return f"model_kwargs={redact(self.model_kwargs)}, "

@@ -175,7 +175,9 @@ class OpenAIClient(ChatSDKMixin, ModelClient):
         parts = []
         base_url = self._resolved_base_url()
         if base_url:
-            parts.append(f"base_url={base_url!r}")
+            from lightrag.utils.secrets import redact
+
+            parts.append(f"base_url={redact(base_url)!r}")
         if self.input_type != "text":
             parts.append(f"input_type={self.input_type!r}")
         return ", ".join(parts)
