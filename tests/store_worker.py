@@ -69,6 +69,7 @@ def run(workdir: str, op: str, args: list) -> None:
             rag.merge_entities(sources, target)
     else:
         raise SystemExit(f"unknown operation {op!r}")
+    rag.flush()  # vectors queued by a run killed after its commit are embedded by the re-run
     print("DONE", flush=True)
 
 

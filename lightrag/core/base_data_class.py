@@ -46,6 +46,7 @@ from lightrag.core.type_schema import (
     normalize_filter,
     schema_to_signature,
 )
+from lightrag.utils.safe_yaml import safe_load as bounded_yaml_load
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -302,7 +303,7 @@ class DataClass:
     def from_yaml(cls, yaml_str: str) -> Self:
         """Parse a YAML mapping string and :meth:`from_dict` it."""
         try:
-            data = yaml.safe_load(yaml_str)
+            data = bounded_yaml_load(yaml_str)
         except yaml.YAMLError as e:
             raise ValueError(f"Failed to load YAML for {cls.__name__}: {e}") from e
         return cls.from_dict(data)

@@ -14,6 +14,8 @@ from typing import Any, Dict
 
 import yaml
 
+from lightrag.utils.safe_yaml import safe_load as bounded_yaml_load
+
 
 def represent_ordereddict(dumper: yaml.Dumper, data: Dict[Any, Any]) -> yaml.MappingNode:
     """A PyYAML representer writing an ``OrderedDict`` as a plain mapping in its order."""
@@ -48,6 +50,6 @@ def from_json_to_dict(json_str: str) -> Dict[str, Any]:
 def from_yaml_to_dict(yaml_str: str) -> Dict[str, Any]:
     """Parse YAML text with ``yaml.safe_load``; ``ValueError`` when it is not YAML."""
     try:
-        return yaml.safe_load(yaml_str)
+        return bounded_yaml_load(yaml_str)
     except yaml.YAMLError as e:
         raise ValueError(f"Failed to convert YAML to dict: {e}") from e

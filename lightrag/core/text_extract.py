@@ -23,6 +23,9 @@ from typing import Any
 
 import yaml
 
+from lightrag.utils.safe_yaml import YamlLimitError
+from lightrag.utils.safe_yaml import safe_load as bounded_yaml_load
+
 log = logging.getLogger(__name__)
 
 _EXCERPT_CHARS = 200
@@ -360,7 +363,7 @@ def parse_json_str_to_obj(json_str: str) -> Any:
         except (ValueError, RecursionError):
             continue
     try:
-        obj = yaml.safe_load(json_str) if attempts else None  # too deep for json: for yaml too
+        obj = bounded_yaml_load(json_str) if attempts else None  # too deep for json: for yaml too
         if isinstance(obj, (dict, list)):
             log.debug("parsed JSON with the YAML fallback")
             return obj
@@ -386,8 +389,8 @@ def parse_yaml_str_to_obj(yaml_str: str) -> Any:
     first_error: Exception | None = None
     for attempt in (yaml_str, yaml_str.expandtabs(2)):
         try:
-            return yaml.safe_load(attempt)
-        except (yaml.YAMLError, RecursionError) as e:
+            return bounded_yaml_load(attempt)
+        except (yaml.YAMLError, RecursionError, YamlLimitError) as e:
             first_error = first_error or e
     if yaml_str[:1] in "{[":
         try:

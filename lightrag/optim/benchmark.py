@@ -50,8 +50,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
-import yaml
-
 from lightrag.core.cache import ResponseCache
 from lightrag.core.component import Component
 from lightrag.core.model_client import ModelClient
@@ -73,6 +71,7 @@ from lightrag.optim.stats import (
     safe_mean,
 )
 from lightrag.utils.config import build, load_config
+from lightrag.utils.safe_yaml import safe_load as bounded_yaml_load
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +115,7 @@ def load_variants(source: Union[str, Path, Sequence[Any], Dict[str, Any]]) -> Li
     A YAML document may be that list or mapping, or have it under ``variants:``.
     """
     if isinstance(source, (str, Path)):
-        source = yaml.safe_load(Path(source).read_text(encoding="utf-8")
+        source = bounded_yaml_load(Path(source).read_text(encoding="utf-8")
                                 if Path(str(source)).suffix in (".yaml", ".yml") else str(source))
     if isinstance(source, dict) and "variants" in source:
         source = source["variants"]
