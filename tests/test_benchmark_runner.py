@@ -408,8 +408,8 @@ def test_local_models_config_builds_both_models_with_gold_context(tmp_path):
     (tmp_path / "queries.json").write_text(json.dumps(
         [{"id": "m0", "question": "Capital of France?", "paragraphs": paragraphs, "answer": "Paris"}]))
     runner, limit = runner_from_config(config, data=tmp_path)
-    assert limit == 30 and [v.name for v in runner.variants] == ["smollm2", "gemma3"]
-    smol, gemma = (build_variant(runner.pipeline, v) for v in runner.variants)
+    assert limit == 30 and [v.name for v in runner.variants] == ["smollm2", "gemma3", "gemma3_user"]
+    smol, gemma, _ = (build_variant(runner.pipeline, v) for v in runner.variants)
     assert type(smol.generator.model_client).__name__ == "LocalLLMClient"
     assert type(gemma.generator.model_client).__name__ == "PackagedGGUFClient"
     assert gemma.generator.model_client.model == "gemma3-270m-q4_k_m"

