@@ -10,6 +10,7 @@
     lightrag status | export PATH.{graphml,json,csv}
     lightrag print-config [PATH] [--tree]         the config as YAML (or its component tree)
     lightrag serve [--host 127.0.0.1] [--port 9621]   HTTP API and web UI
+    lightrag check | migrate            the store's consistency; convert an old file store
     lightrag bench-prompts CONFIG.yaml [--limit N] [--metric f1] [--out DIR]
 
 Graph commands read ``--config`` (default: the packaged ``graph_rag_default.yaml``: spaCy
@@ -372,10 +373,12 @@ def make_parser() -> argparse.ArgumentParser:
     shape.add_argument("--tree", action="store_true", help="the printed component tree instead")
     add("version", cmd_version, "print the version", parents=[])
     from lightrag.cli_bench import add_parser as add_bench_prompts_parser
+    from lightrag.cli_store import add_store_parsers
     from lightrag.server.serve import add_serve_parser
 
     add_serve_parser(sub)
     add_bench_prompts_parser(sub)
+    add_store_parsers(sub, common, _load_rag)
     return parser
 
 

@@ -34,13 +34,6 @@ RUN_LANGUAGES = {"python": "python", "py": "python", "bash": "shell", "sh": "she
 MARKER = re.compile(r"<!--\s*snippet:\s*([\w-]+)\s*(.*?)\s*-->")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 TIMEOUT_S = 600
-#: snippets in files others own that should carry a marker and do not yet:
-#: (file, a piece of the snippet's code, reason); they are skipped with that reason.
-UNMARKED = [
-    ("docs/compat.md", "lightrag==0.1.0b6",
-     "installs lightrag 0.1 and its provider SDKs into a venv (minutes, network to PyPI); "
-     "needs <!-- snippet: skip ... --> in docs/compat.md"),
-]
 #: a snippet that mentions one of these loads real local models (marked slow: tens of seconds)
 REAL_MODELS = ("lightrag index", "lightrag query", "lightrag demo", "graph_rag_default",
                "LocalLLMClient", "LocalEmbedderClient")
@@ -145,9 +138,6 @@ def test_snippet_runs(snippet: Snippet, tmp_path: Path):
         pytest.skip("needs a running server" + (f": {snippet.reason}" if snippet.reason else ""))
     if snippet.marker == "skip":
         pytest.skip(snippet.reason or "marked skip")
-    for file, piece, reason in UNMARKED:
-        if str(snippet.path.relative_to(ROOT)) == file and piece in snippet.code:
-            pytest.skip(reason)
     cwd = _workspace(tmp_path)
     if snippet.language == "python":
         command = [sys.executable, "-c", _python_source(snippet)]
