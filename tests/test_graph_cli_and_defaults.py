@@ -101,6 +101,8 @@ def test_index_formats_query_docs_delete(tmp_path, scripted_config, capsys):
 
     code, out, _ = run(capsys, "status", *common)
     assert yaml.safe_load(out)["documents"]["processed"] == 5
+    code, out, _ = run(capsys, "check", *common)
+    assert code == 0 and out.strip().endswith("consistent")
 
     pdf_path = str(docs / "hubble.pdf")
     code, out, _ = run(capsys, "delete", pdf_path, *common)
