@@ -352,7 +352,7 @@ def test_api_key_never_serialised() -> None:
 def test_sdk_import_error_only_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "openai", None)
     client = OpenAIClient(api_key="k")
-    with pytest.raises(ImportError, match=r"pip install 'lightrag\[openai\]'"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[openai\]'"):
         client.call({"model": "m", "messages": []}, LLM)
 
 
@@ -381,7 +381,7 @@ def test_modules_import_without_sdks() -> None:
     assert result.returncode == 0, result.stderr
     first, second = result.stdout.strip().splitlines()
     assert first == "OpenAIClient() GroqAPIClient"
-    assert "ImportError" in second and "pip install 'lightrag[openai]'" in second
+    assert "ImportError" in second and "pip install -e '.[openai]'" in second
 
 
 # ---------------------------------------------------------------------------- real API

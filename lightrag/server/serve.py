@@ -88,7 +88,7 @@ def build_server(args: argparse.Namespace, api_keys: Optional[Sequence[str]] = N
         import fastapi  # noqa: F401
         import uvicorn
     except ImportError as e:
-        raise ImportError("lightrag serve needs the server extra: pip install 'lightrag[server]'") from e
+        raise ImportError("lightrag serve needs the server extra: pip install -e '.[server]'") from e
 
     from lightrag.cli import _graph_config
     from lightrag.server.app import create_app

@@ -16,41 +16,41 @@ from typing import Any
 class OptionalPackages(Enum):
     """``(import name, install hint)`` for each optional extra."""
 
-    OPENAI = ("openai", "OpenAI support needs the `openai` extra: pip install 'lightrag[openai]'")
-    GROQ = ("groq", "Groq support needs the `groq` extra: pip install 'lightrag[groq]'")
-    FAISS = ("faiss", "FAISS needs the `faiss` extra: pip install 'lightrag[faiss]'")
-    BM25S = ("bm25s", "bm25s needs the `local` extra: pip install 'lightrag[local]'")
-    TORCH = ("torch", "Local models need the `local` extra: pip install 'lightrag[local]'")
+    OPENAI = ("openai", "OpenAI support needs the `openai` extra: pip install -e '.[openai]'")
+    GROQ = ("groq", "Groq support needs the `groq` extra: pip install -e '.[groq]'")
+    FAISS = ("faiss", "FAISS needs the `faiss` extra: pip install -e '.[faiss]'")
+    BM25S = ("bm25s", "bm25s needs the `local` extra: pip install -e '.[local]'")
+    TORCH = ("torch", "Local models need the `local` extra: pip install -e '.[local]'")
     SENTENCE_TRANSFORMERS = (
         "sentence_transformers",
-        "Local embeddings need the `local` extra: pip install 'lightrag[local]'",
+        "Local embeddings need the `local` extra: pip install -e '.[local]'",
     )
-    LLAMA_CPP = ("llama_cpp", "The local LLM needs the `local` extra: pip install 'lightrag[local]'")
-    SPACY = ("spacy", "spaCy extraction needs the `spacy` extra: pip install 'lightrag[spacy]'")
-    CHROMADB = ("chromadb", "ChromaDB needs the `chroma` extra: pip install 'lightrag[chroma]'")
-    RAY = ("ray", "Distributed ingestion needs the `ray` extra: pip install 'lightrag[ray]'")
-    FASTAPI = ("fastapi", "The server needs the `server` extra: pip install 'lightrag[server]'")
+    LLAMA_CPP = ("llama_cpp", "The local LLM needs the `local` extra: pip install -e '.[local]'")
+    SPACY = ("spacy", "spaCy extraction needs the `spacy` extra: pip install -e '.[spacy]'")
+    CHROMADB = ("chromadb", "ChromaDB needs the `chroma` extra: pip install -e '.[chroma]'")
+    RAY = ("ray", "Distributed ingestion needs the `ray` extra: pip install -e '.[ray]'")
+    FASTAPI = ("fastapi", "The server needs the `server` extra: pip install -e '.[server]'")
     ANTHROPIC = (
-        "anthropic", "Anthropic support needs the `anthropic` extra: pip install 'lightrag[anthropic]'"
+        "anthropic", "Anthropic support needs the `anthropic` extra: pip install -e '.[anthropic]'"
     )
     GOOGLE_GENERATIVEAI = (
         "google.generativeai",
-        "Google GenAI support needs the `google` extra: pip install 'lightrag[google]'",
+        "Google GenAI support needs the `google` extra: pip install -e '.[google]'",
     )
-    COHERE = ("cohere", "Cohere support needs the `cohere` extra: pip install 'lightrag[cohere]'")
-    OLLAMA = ("ollama", "Ollama support needs the `ollama` extra: pip install 'lightrag[ollama]'")
+    COHERE = ("cohere", "Cohere support needs the `cohere` extra: pip install -e '.[cohere]'")
+    OLLAMA = ("ollama", "Ollama support needs the `ollama` extra: pip install -e '.[ollama]'")
     TRANSFORMERS = (
         "transformers",
-        "transformers models need the `transformers` extra: pip install 'lightrag[transformers]'",
+        "transformers models need the `transformers` extra: pip install -e '.[transformers]'",
     )
     PSYCOPG = (
-        "psycopg", "PostgreSQL needs the `postgres` extra: pip install 'lightrag[postgres]'"
+        "psycopg", "PostgreSQL needs the `postgres` extra: pip install -e '.[postgres]'"
     )
     SQLALCHEMY = (
-        "sqlalchemy", "SQLAlchemy needs the `postgres` extra: pip install 'lightrag[postgres]'"
+        "sqlalchemy", "SQLAlchemy needs the `postgres` extra: pip install -e '.[postgres]'"
     )
     PGVECTOR = (
-        "pgvector", "pgvector needs the `postgres` extra: pip install 'lightrag[postgres]'"
+        "pgvector", "pgvector needs the `postgres` extra: pip install -e '.[postgres]'"
     )
 
     @property

@@ -225,7 +225,7 @@ def ray_insert(
     try:
         import ray
     except ImportError as e:
-        raise ImportError("ray_insert needs Ray: pip install 'lightrag[ray]'") from e
+        raise ImportError("ray_insert needs Ray: pip install -e '.[ray]'") from e
     limits = split_llm_limit(max_llm_concurrency, num_workers)
     window = 2 * num_workers if max_in_flight is None else max_in_flight
     if window < 1:

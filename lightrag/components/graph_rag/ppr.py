@@ -108,9 +108,12 @@ class PassageGraph:
     @classmethod
     def build(cls, entities: Iterable[Tuple[str, Sequence[str]]],
               synonyms: Iterable[Tuple[str, str, float]] = (),
-              synonym_weight: float = 1.0) -> PassageGraph:
+              synonym_weight: float = 1.0, idf_power: float = 0.0) -> PassageGraph:
         """The graph of ``entities`` (name and the chunk ids citing it) and the synonym edges
-        between known names (weighted ``synonym_weight × similarity``)."""
+        between known names (weighted ``synonym_weight × similarity``). With ``idf_power`` > 0
+        the edges of an entity weigh ``log(passages / passages citing it) ** idf_power``, so a
+        walk leaving a passage prefers its specific names over generic concepts cited
+        everywhere."""
         names: List[str] = []
         entity_index: Dict[str, int] = {}
         chunk_index: Dict[str, int] = {}
@@ -128,7 +131,12 @@ class PassageGraph:
         n = n_e + n_p
         e_idx = np.asarray(rows, dtype=np.int64)
         p_idx = np.asarray(cols, dtype=np.int64) + n_e
-        weights = [np.ones(len(e_idx) * 2, dtype=np.float32)]
+        counts = np.bincount(e_idx, minlength=n_e).astype(np.float32) if n_e else np.zeros(0, np.float32)
+        edge_weight = np.ones(len(e_idx), dtype=np.float32)
+        if idf_power > 0 and n_p > 1:
+            idf = np.log((n_p + 1.0) / np.maximum(counts, 1.0)).astype(np.float32)
+            edge_weight = np.maximum(idf[e_idx], 1e-3) ** idf_power
+        weights = [np.concatenate([edge_weight, edge_weight])]
         src = [np.concatenate([e_idx, p_idx])]
         dst = [np.concatenate([p_idx, e_idx])]
         syn = [(entity_index[a], entity_index[b], float(s)) for a, b, s in synonyms
@@ -146,7 +154,6 @@ class PassageGraph:
         inverse = np.divide(1.0, out, out=np.zeros_like(out), where=out > 0).astype(np.float32)
         # column-stochastic: transition = adjacency^T · diag(1 / out-degree)
         transition = (sparse.diags(inverse) @ adjacency).T.tocsr().astype(np.float32)
-        counts = np.bincount(e_idx, minlength=n_e).astype(np.float32) if n_e else np.zeros(0, np.float32)
         chunk_ids = [""] * n_p
         for chunk, j in chunk_index.items():
             chunk_ids[j] = chunk
@@ -220,6 +227,8 @@ class PprSettings:
             (PPR / max PPR) ** ``ppr_power``.
         ppr_power: below 1 lifts passages further from the seeds relative to the best one.
         synonym_weight: weight of synonym edges relative to entity–passage edges.
+        idf_power: entity–passage edges weigh ``idf(entity) ** idf_power`` (0: all equal).
+        query_seeds: also match the whole query's vector against the entities.
     """
 
     damping: float = DAMPING
@@ -231,6 +240,8 @@ class PprSettings:
     ppr_weight: float = 0.2
     ppr_power: float = 1.0
     synonym_weight: float = 1.0
+    idf_power: float = 0.0
+    query_seeds: bool = True
 
 
 def seed_entities(entities_vdb: object, graph: PassageGraph, seed_vectors: Optional[np.ndarray],

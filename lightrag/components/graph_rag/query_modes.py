@@ -237,7 +237,8 @@ class _PprRanking:
             nodes = stores.graph.get_all_nodes()
             self._graph = PassageGraph.build(
                 ((n["id"], _split_ids(n.get("source_id"))) for n in nodes),
-                stores.synonym_pairs, synonym_weight=self.settings.synonym_weight)
+                stores.synonym_pairs, synonym_weight=self.settings.synonym_weight,
+                idf_power=self.settings.idf_power)
             self._key = key
             log.info("ppr: built the entity-passage graph (%d entities, %d passages) in %.0f ms",
                      self._graph.n_entities, len(self._graph.chunk_ids),
@@ -247,7 +248,7 @@ class _PprRanking:
     def scores(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam,
                dense: Dict[str, float]) -> Tuple[PassageGraph, np.ndarray, Dict[str, float]]:
         graph = self.graph(stores)
-        rows = [v for v in (vectors.get(QUERY_VECTOR),) if v is not None]
+        rows = [v for v in (vectors.get(QUERY_VECTOR),) if v is not None and self.settings.query_seeds]
         seeds_matrix = vectors.get(SEED_VECTORS)
         if seeds_matrix is not None and len(seeds_matrix):
             rows.extend(np.atleast_2d(seeds_matrix))

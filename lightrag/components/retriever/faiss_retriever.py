@@ -7,7 +7,7 @@ Metrics (as in lightrag 0.1):
   rounded to 3 decimals.
 - ``"euclidean"``: raw vectors in ``IndexFlatL2``; scores are squared L2 distances, smallest first.
 
-Without the ``faiss`` package (``pip install 'lightrag[faiss]'``) the same results come from NumPy
+Without the ``faiss`` package (``pip install -e '.[faiss]'``) the same results come from NumPy
 (logged once), so code using this class runs everywhere.
 """
 

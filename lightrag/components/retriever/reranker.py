@@ -185,8 +185,8 @@ class CrossEncoderReranker(Component):
         model: a hub id or local path of a cross-encoder model.
         top_k: default number of passages kept.
         model_obj: an already-built model with a ``predict(pairs) -> scores`` method; when None,
-            ``sentence_transformers.CrossEncoder(model)`` is loaded on first use (``pip install
-            'lightrag[local]'``).
+            ``sentence_transformers.CrossEncoder(model)`` is loaded on first use (``pip install -e
+            '.[local]'``).
 
     Example:
         >>> class Overlap:  # a stand-in model: counts shared words

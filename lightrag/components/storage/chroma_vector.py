@@ -150,7 +150,7 @@ class ChromaVectorStorage(BaseVectorStorage):
             import chromadb
             from chromadb.config import Settings
         except ImportError as e:
-            raise ImportError("ChromaVectorStorage needs chromadb: pip install 'lightrag[chroma]'") from e
+            raise ImportError("ChromaVectorStorage needs chromadb: pip install -e '.[chroma]'") from e
         settings = Settings(anonymized_telemetry=False)
         if self.mode == "http":
             try:

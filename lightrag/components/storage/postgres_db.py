@@ -53,7 +53,7 @@ def _psycopg() -> Any:
     try:
         import psycopg
     except ImportError as e:
-        raise ImportError("storage 'postgres' needs psycopg 3: pip install 'lightrag[postgres]'") from e
+        raise ImportError("storage 'postgres' needs psycopg 3: pip install -e '.[postgres]'") from e
     return psycopg
 
 
