@@ -312,3 +312,26 @@ def test_failure_inside_a_document_commit_rolls_it_back(tmp_path, monkeypatch):
     resumed = make_rag(tmp_path).insert([])
     assert len(resumed.processed) == 1
     assert make_rag(tmp_path).graph.has_node("Enceladus")
+
+
+def test_exports_hold_readable_user_data_with_normal_permissions(tmp_path):
+    import csv
+    import os
+
+    rag = make_rag(tmp_path / "store")
+    insert_all(rag)
+    umask = os.umask(0)
+    os.umask(umask)
+    (json_file,) = rag.export(str(tmp_path / "kg.json"))
+    data = json.loads(json_file.read_text())
+    saturn = next(n for n in data["nodes"] if n["id"] == "Saturn")
+    assert isinstance(saturn["source_id"], list) and len(saturn["source_id"]) >= 2
+    assert sorted(saturn["file_path"]) == ["cassini.md", "voyager.md"]
+    assert "<SEP>" not in json_file.read_text() and "context_line" not in json_file.read_text()
+    assert json_file.stat().st_mode & 0o777 == 0o666 & ~umask
+    files = rag.export(str(tmp_path / "kg.csv"))
+    assert [f.name for f in files] == ["kg_entities.csv", "kg_relations.csv"]
+    rows = list(csv.DictReader(files[0].open()))
+    assert "<SEP>" not in files[0].read_text() and {"id", "description"} <= set(rows[0])
+    (graphml,) = rag.export(str(tmp_path / "kg.graphml"))
+    assert "<SEP>" not in graphml.read_text()

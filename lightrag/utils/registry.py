@@ -75,6 +75,7 @@ LIBRARY_PACKAGES = (
     "lightrag.components.data_process",
     "lightrag.components.retriever",
     "lightrag.components.rag",
+    "lightrag.components.loaders",
     "lightrag.components.storage",
     "lightrag.components.graph_rag",
     "lightrag.components.agent",

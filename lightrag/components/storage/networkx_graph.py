@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import logging
+import os
 from collections import deque
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -263,20 +264,32 @@ class NetworkXGraphStorage(BaseGraphStorage):
     def export(self, path: str, format: str = "graphml") -> List[Path]:
         """Write the graph as ``graphml``, ``json`` (``{"nodes", "edges"}``) or ``csv``
         (``<stem>_entities.csv`` and ``<stem>_relations.csv`` beside ``path``); returns the files.
+
+        Exports hold user data only, readable: description fragments joined by newlines, source
+        chunk ids and file paths as lists in JSON (``"; "``-joined in GraphML and CSV), no
+        internal fields. Files get the usual permissions (``0666`` minus the umask).
         """
         target, fmt = Path(path), format.lower()
+        if fmt not in EXPORT_FORMATS:
+            raise ValueError(f"unknown export format {format!r}; use one of {', '.join(EXPORT_FORMATS)}")
+        as_lists = fmt == "json"
+        nodes = [{"id": n, **_public(d, as_lists)} for n, d in self._graph.nodes(data=True)]
+        edges = [{"source": s, "target": t, **_public(d, as_lists)}
+                 for s, t, d in self._graph.edges(data=True)]
+        written: List[Path] = []
         if fmt == "graphml":
-            atomic_write_bytes(target, _graphml_bytes(self._graph))
-            return [target]
-        if fmt == "json":
-            text = json.dumps({"nodes": self.get_all_nodes(), "edges": self.get_all_edges()},
-                              ensure_ascii=False, indent=1)
-            atomic_write_text(target, text)
-            return [target]
-        if fmt == "csv":
-            written = []
-            for suffix, rows, first in (("entities", self.get_all_nodes(), ["id"]),
-                                        ("relations", self.get_all_edges(), ["source", "target"])):
+            graph = nx.Graph()
+            graph.add_nodes_from((n.pop("id"), n) for n in nodes)
+            graph.add_edges_from((e.pop("source"), e.pop("target"), e) for e in edges)
+            atomic_write_bytes(target, _graphml_bytes(graph))
+            written.append(target)
+        elif fmt == "json":
+            atomic_write_text(target, json.dumps({"nodes": nodes, "edges": edges},
+                                                 ensure_ascii=False, indent=1))
+            written.append(target)
+        else:
+            for suffix, rows, first in (("entities", nodes, ["id"]),
+                                        ("relations", edges, ["source", "target"])):
                 out = io.StringIO()
                 columns = first + sorted({k for r in rows for k in r} - set(first))
                 writer = csv.DictWriter(out, fieldnames=columns)
@@ -285,5 +298,35 @@ class NetworkXGraphStorage(BaseGraphStorage):
                 file = target.with_name(f"{target.stem}_{suffix}.csv")
                 atomic_write_text(file, out.getvalue())
                 written.append(file)
-            return written
-        raise ValueError(f"unknown export format {format!r}; use one of {', '.join(EXPORT_FORMATS)}")
+        mode = 0o666 & ~_umask()
+        for file in written:
+            file.chmod(mode)
+        return written
+
+
+_LIST_FIELDS = ("source_id", "file_path")
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _public(data: Dict[str, Any], as_lists: bool) -> Dict[str, Any]:
+    """An item's properties for an export: no bookkeeping fields, ``<SEP>`` lists made readable."""
+    from lightrag.components.graph_rag.kg_lines import LEGACY_FIELDS
+    from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP
+
+    public: Dict[str, Any] = {}
+    for key, value in data.items():
+        if key in LEGACY_FIELDS:
+            continue
+        if isinstance(value, str) and (GRAPH_FIELD_SEP in value or key in _LIST_FIELDS):
+            parts = [p for p in value.split(GRAPH_FIELD_SEP) if p]
+            if key in _LIST_FIELDS:
+                value = parts if as_lists else "; ".join(parts)
+            else:
+                value = "\n".join(parts)
+        public[key] = value
+    return public
