@@ -80,13 +80,15 @@ def _index_hint(where: Any) -> str:
 def _open_store(args: argparse.Namespace) -> Any:
     """The GraphRAG of an existing, non-empty store, or a CliError with the index hint."""
     config = _graph_config(args)
-    working_dir = config.get("component_config", {}).get("working_dir", DEFAULT_WORKING_DIR)
-    if isinstance(working_dir, str) and not Path(working_dir).exists():
+    settings = config.get("component_config", {})
+    working_dir = settings.get("working_dir", DEFAULT_WORKING_DIR)
+    embedded = settings.get("storage", "sqlite") == "sqlite"  # a PostgreSQL store has no folder
+    if embedded and isinstance(working_dir, str) and not Path(working_dir).exists():
         raise CliError(_index_hint(Path(working_dir).resolve()))
     rag = build(config)
     counts = rag.status().get("documents", {})
     if not sum(int(v) for v in counts.values()):
-        raise CliError(_index_hint(Path(str(rag.working_dir)).resolve()))
+        raise CliError(_index_hint(rag.index.db.describe()))
     return rag
 
 
@@ -95,7 +97,7 @@ def _print_insert_summary(rag: Any, result: Any) -> None:
     _out(f"documents: {len(result.processed)} processed, {len(result.skipped)} already indexed, "
          f"{len(result.failed)} failed")
     _out(f"store: {status['chunks']} chunks, {status['entities']} entities, "
-         f"{status['relations']} relations  ({rag.working_dir})")
+         f"{status['relations']} relations  ({rag.index.db.describe()})")
     for doc_id, error in result.failed.items():
         _out(f"  FAILED {doc_id}: {error}")
 
