@@ -25,9 +25,6 @@ KNOWN_WRONG = {
         "(fix: expect [('U.S.', 'United States', 0.9901)])",
     "lightrag.components.graph_rag.query_modes":
         "LocalMode() now prints 'uses=ll_keywords, seed_keywords' (fix: update the example)",
-    "lightrag.components.rag.simple_rag":
-        "with two documents BM25's IDF of every term is 0, so top-1 is 'Mars is red.' (fix: index "
-        "a third document, e.g. 'Venus is hot.', so the terms get a positive IDF)",
 }
 
 

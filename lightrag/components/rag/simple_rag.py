@@ -12,7 +12,7 @@ Example:
     ...     generator=Generator(model_client=ScriptedClient(responses=["Jupiter"]),
     ...                         template="{{context}} {{question}}"),
     ... )
-    >>> rag.build_index(["Jupiter is the biggest planet.", "Mars is red."])
+    >>> rag.build_index(["Jupiter is the biggest planet.", "Mars is red.", "Venus is hot."])
     >>> out = rag("Which planet is the biggest?")
     >>> out.answer.data, out.documents
     ('Jupiter', ['Jupiter is the biggest planet.'])
