@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, TypeVar
 
 import jinja2
 
@@ -34,6 +34,7 @@ from lightrag.utils.sandbox import (
     render_sandboxed,
 )
 
+T = TypeVar("T")  # 0.1 exported it from this module
 log = logging.getLogger(__name__)
 
 

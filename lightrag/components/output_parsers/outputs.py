@@ -250,10 +250,11 @@ class _DataClassOutput:
         self,
         data_class: type[DataClass],
         examples: list[DataClass] | None = None,
-        include_fields: Any = None,
         exclude_fields: Any = None,
         return_data_class: bool = False,
+        include_fields: Any = None,
     ) -> None:
+        # The first four parameters are in 0.1's order, so its positional calls mean the same.
         super().__init__()
         self.examples = _check_data_class(type(self).__name__, data_class, examples)
         self.data_class = data_class
