@@ -229,19 +229,24 @@ class PprSettings:
         synonym_weight: weight of synonym edges relative to entity–passage edges.
         idf_power: entity–passage edges weigh ``idf(entity) ** idf_power`` (0: all equal).
         query_seeds: also match the whole query's vector against the entities.
+        fusion: ``"score"`` (cosine + weighted PPR, above) or ``"rrf"``: reciprocal rank fusion
+            of the cosine order and the PPR order, ``1 / (rrf_k + rank)`` summed.
+        rrf_k: the rank offset of ``"rrf"`` (60, the usual choice).
     """
 
     damping: float = DAMPING
-    seed_top_k: int = 3
+    seed_top_k: int = 1
     seed_threshold: float = 0.5
     specificity: float = 1.0
-    passage_weight: float = 0.05
+    passage_weight: float = 0.2
     dense_candidates: int = 20
     ppr_weight: float = 0.2
-    ppr_power: float = 1.0
+    ppr_power: float = 0.5
     synonym_weight: float = 1.0
     idf_power: float = 0.0
-    query_seeds: bool = True
+    query_seeds: bool = False
+    fusion: str = "score"
+    rrf_k: int = 60
 
 
 def seed_entities(entities_vdb: object, graph: PassageGraph, seed_vectors: Optional[np.ndarray],
@@ -294,3 +299,22 @@ def rank_passages(graph: PassageGraph, entity_seeds: Mapping[int, float],
     power = settings.ppr_power
     return scores, {graph.chunk_ids[j]: (float(passages[j]) / top) ** power
                     for j in best.tolist() if passages[j] > 0}
+
+
+def fuse(cosines: Mapping[str, float], ppr: Mapping[str, float], settings: PprSettings,
+         limit: int) -> List[Tuple[str, float]]:
+    """The ``limit`` best candidates (the keys of ``cosines``) by ``settings.fusion`` of their
+    cosine to the query and their normalised PPR score (0 when absent)."""
+    ids = list(cosines)
+    if settings.fusion == "rrf":
+        by_cos = {c: r for r, c in enumerate(sorted(ids, key=lambda c: -cosines[c]))}
+        by_ppr = {c: r for r, c in enumerate(sorted(ids, key=lambda c: -ppr.get(c, 0.0)))}
+        k = settings.rrf_k
+        scored = [(c, 1.0 / (k + by_cos[c]) + settings.ppr_weight / (k + by_ppr[c])
+                   if ppr.get(c, 0.0) > 0 else 1.0 / (k + by_cos[c])) for c in ids]
+    elif settings.fusion == "score":
+        scored = [(c, cosines[c] + settings.ppr_weight * ppr.get(c, 0.0)) for c in ids]
+    else:
+        raise ValueError(f"PprSettings.fusion is {settings.fusion!r}; use 'score' or 'rrf'")
+    scored.sort(key=lambda t: -t[1])
+    return scored[:limit]

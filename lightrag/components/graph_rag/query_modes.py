@@ -47,6 +47,7 @@ from lightrag.components.graph_rag.kg_lines import entity_line, relation_line
 from lightrag.components.graph_rag.ppr import (
     PassageGraph,
     PprSettings,
+    fuse,
     rank_passages,
     seed_entities,
 )
@@ -142,8 +143,9 @@ class QueryMode(Component):
         kg_tokens = entity_tokens + relation_tokens
         chunk_room = room - kg_tokens
         if param.max_entity_tokens is None and param.max_relation_tokens is None:
-            # lines replace chunk tokens (beyond the floor, which a tiny context gets on top)
-            chunk_room = min(chunk_room, frame_tokens - max(0, kg_tokens - KG_FLOOR_TOKENS))
+            # lines replace chunk tokens; only a small chunk context gets (part of) the floor on top
+            on_top = max(0.0, KG_FLOOR_TOKENS - KG_SHARE * frame_tokens)
+            chunk_room = min(chunk_room, int(frame_tokens - max(0.0, kg_tokens - on_top)))
         chunks = fit_chunks(frame, max(0, chunk_room), param.chunk_top_k)
         references = assign_references(chunks)
         context = format_context(entity_lines, relation_lines, chunks, references)
@@ -264,14 +266,12 @@ def _split_ids(value: Any) -> List[str]:
 
 
 def _combined(stores: GraphStores, query_vector: np.ndarray, cosines: Dict[str, float],
-              ppr: Dict[str, float], weight: float, limit: int) -> List[Tuple[str, float]]:
-    """Candidates ranked by cosine to the query + ``weight`` × normalised PPR score."""
+              ppr: Dict[str, float], settings: PprSettings, limit: int) -> List[Tuple[str, float]]:
+    """Candidates (the cosine ones and the PPR ones) ranked by :func:`fuse`."""
     missing = [c for c in ppr if c not in cosines]
     if missing:
         cosines = {**cosines, **query_similarities(stores.chunks_vdb, missing, query_vector)}
-    scored = [(c, cos + weight * ppr.get(c, 0.0)) for c, cos in cosines.items()]
-    scored.sort(key=lambda t: -t[1])
-    return scored[:limit]
+    return fuse(cosines, ppr, settings, limit)
 
 
 def _chunk_records(stores: GraphStores, ranked: List[Tuple[str, float]],
@@ -313,8 +313,7 @@ class PprMode(QueryMode):
         hits = search_chunks(stores, query_vector, max(param.chunk_top_k, self.settings.dense_candidates))
         dense = {h["chunk_id"]: h["score"] for h in hits}
         graph, node_scores, ppr = self._ranking.scores(stores, vectors, param, dense)
-        ranked = _combined(stores, query_vector, dense, ppr, self.settings.ppr_weight,
-                           2 * param.chunk_top_k)
+        ranked = _combined(stores, query_vector, dense, ppr, self.settings, 2 * param.chunk_top_k)
         chunks = _chunk_records(stores, ranked, {h["chunk_id"]: h for h in hits})
         entity_scores = node_scores[:graph.n_entities]
         top = np.argsort(-entity_scores)[:param.top_k] if graph.n_entities else []
@@ -364,8 +363,7 @@ class MixMode(HybridMode):
         cosines = query_similarities(stores.chunks_vdb, [c["chunk_id"] for c in candidates], query_vector)
         dense = {c["chunk_id"]: c["score"] for c in found.vector_chunks}
         _, _, ppr = self._ranking.scores(stores, vectors, param, dense)
-        ranked = _combined(stores, query_vector, cosines, ppr, self.settings.ppr_weight,
-                           2 * param.chunk_top_k)
+        ranked = _combined(stores, query_vector, cosines, ppr, self.settings, 2 * param.chunk_top_k)
         return _chunk_records(stores, ranked, {c["chunk_id"]: c for c in candidates})
 
 
