@@ -219,7 +219,7 @@ def test_api_key_never_serialised() -> None:
 def test_sdk_import_error_only_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "groq", None)
     client = GroqAPIClient(api_key="k")
-    with pytest.raises(ImportError, match=r"pip install 'lightrag\[groq\]'"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[groq\]'"):
         client.call({"model": "m", "messages": []}, LLM)
 
 

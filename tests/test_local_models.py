@@ -50,7 +50,7 @@ def test_llm_missing_model_errors_are_clear(monkeypatch):
     assert local_llm_client.resolve_gguf("someone/some-repo:*Q4_K_M.gguf") == (
         "someone/some-repo", "*Q4_K_M.gguf")
     monkeypatch.setattr(local_llm_client.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ImportError, match=r"pip install 'lightrag\[local\]'"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[local\]'"):
         local_llm_client.resolve_gguf("smollm2-135m-instruct")
 
 

@@ -67,7 +67,7 @@ def local_ray():
     ray_constants.ENABLE_RAY_CLUSTER = False  # in case Ray was imported before the switch was set
     for module in (graph_fakes, sys.modules[__name__]):  # workers cannot import tests/
         cloudpickle.register_pickle_by_value(module)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
              configure_logging=False)
     assert {node["NodeManagerAddress"] for node in ray.nodes()} == {"127.0.0.1"}
     yield
