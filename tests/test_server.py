@@ -141,7 +141,7 @@ def test_insert_status_query_graph_delete(serve):
 
 
 def slow_extraction(prompt):
-    time.sleep(0.1)
+    time.sleep(0.5)  # long enough that the six inserts are still running when shutdown begins
     return extraction_reply(prompt)
 
 
