@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 DAMPING = 0.5  # probability of following an edge (HippoRAG's setting); 1 - DAMPING restarts
 MAX_ITERATIONS = 30
-TOLERANCE = 1e-4  # L1 change of the score vector that ends the iteration
+TOLERANCE = 1e-3  # L1 change of the score vector that ends the iteration (ranks settle long before)
 SYNONYM_THRESHOLD = 0.9
 SYNONYM_TOP_K = 5
 SYNONYM_BLOCK = 4096
