@@ -143,10 +143,13 @@ class QueryMode(Component):
         kg_tokens = entity_tokens + relation_tokens
         chunk_room = room - kg_tokens
         if param.max_entity_tokens is None and param.max_relation_tokens is None:
-            # lines replace chunk tokens; only a small chunk context gets (part of) the floor on top
-            on_top = max(0.0, KG_FLOOR_TOKENS - KG_SHARE * frame_tokens)
-            chunk_room = min(chunk_room, int(frame_tokens - max(0.0, kg_tokens - on_top)))
+            # lines replace up to KG_SHARE of the chunk tokens; a small chunk context keeps its
+            # chunks and gets the lines (up to KG_FLOOR_TOKENS) on top
+            chunk_room = min(chunk_room, int(frame_tokens - min(kg_tokens, KG_SHARE * frame_tokens)))
         chunks = fit_chunks(frame, max(0, chunk_room), param.chunk_top_k)
+        keep = min(len(frame), max(1, param.chunk_top_k // 2))  # lines never evict these
+        if len(chunks) < keep:
+            chunks = fit_chunks(frame, max(0, room - kg_tokens), keep)
         references = assign_references(chunks)
         context = format_context(entity_lines, relation_lines, chunks, references)
         info = {
