@@ -197,13 +197,13 @@ def cmd_query(args: argparse.Namespace) -> int:
             "keywords": result.raw_data.get("keywords", {}),
             "processing_info": result.raw_data.get("processing_info", {}),
         }, ensure_ascii=False, indent=2, default=str))
-        return 0 if result.content is not None else 1
+        return 1 if result.raw_data.get("processing_info", {}).get("answer_failed") else 0
     if result.is_streaming:
         for piece in result.response_iterator:
             sys.stdout.write(piece)
             sys.stdout.flush()
         _out()
-    elif result.content is None:
+    elif result.raw_data.get("processing_info", {}).get("answer_failed"):
         _out(f"ERROR: {result.raw_data.get('error')}")
         return 1
     else:

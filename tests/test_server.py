@@ -140,13 +140,23 @@ def test_insert_status_query_graph_delete(serve):
     assert "Voyager 1" not in client.get("/graph/labels").json()
 
 
-def slow_extraction(prompt):
-    time.sleep(0.5)  # long enough that the six inserts are still running when shutdown begins
-    return extraction_reply(prompt)
+class GatedAsyncClient(ScriptedClient):
+    """The scripted LLM that waits (without blocking the event loop) until ``gate`` is set."""
+
+    def __init__(self, gate, **kwargs):
+        super().__init__(**kwargs)
+        self.gate = gate
+
+    async def acall(self, api_kwargs=None, model_type=None):
+        while not self.gate.is_set():
+            await asyncio.sleep(0.01)
+        return await super().acall(api_kwargs, model_type)
 
 
 def test_background_insert_and_graceful_shutdown(serve, tmp_path):
-    server, client, rag = serve(make_rag(tmp_path, extraction=slow_extraction))
+    gate = threading.Event()
+    server, client, rag = serve(make_rag(
+        tmp_path, extraction_client=GatedAsyncClient(gate, response_fn=extraction_reply)))
     texts = [f"Probe {i} of Agency{i} visited Planet{i}. Planet{i} has Moon{i}." for i in range(6)]
     accepted = [client.post("/documents", json={"texts": t}) for t in texts]
     assert all(r.status_code == 202 for r in accepted)
@@ -154,6 +164,7 @@ def test_background_insert_and_graceful_shutdown(serve, tmp_path):
     assert client.get(f"/documents/{doc_ids[-1]}").json()["status"] in (
         "queued", "pending", "processing")
     assert rag.doc_status.get_status_counts()["processed"] < 6, "inserts must still be running"
+    gate.set()
     server.stop()  # shutdown waits for the queued and running inserts
     statuses = {d: rag.doc_status.get_by_id(d)["status"] for d in doc_ids}
     assert set(statuses.values()) == {"processed"}, statuses

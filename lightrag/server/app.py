@@ -297,7 +297,7 @@ def _query_router() -> APIRouter:
         if body.stream:
             return StreamingResponse(_stream_answer(state, result), media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-        if result.content is None:
+        if result.raw_data.get("processing_info", {}).get("answer_failed"):
             state.metrics.count_error("llm_failed")
             raise HTTPException(502, f"the answer model failed: {result.raw_data.get('error')}")
         answer: Dict[str, Any] = {"response": result.content, "references": result.references}

@@ -4,7 +4,8 @@ Token budgets left unset in the :class:`QueryParam` are derived from the answer 
 context window (:mod:`lightrag.components.graph_rag.budgets`), and the final prompt is counted
 and cut to fit that window (chunks, then graph lines, dropped from the end): a prompt that
 would overflow is never sent. An answer is never silently empty: an empty reply comes back as
-``content`` saying so, and a failed model call as ``content=None`` with ``raw_data["error"]``.
+``content`` saying so, and a failed model call as a ``content`` naming the error, with
+``raw_data["error"]`` and ``processing_info["answer_failed"]`` set.
 
 Holds the mode Components, the keyword extractor, the answer Generator and an optional
 reranker. The conversation history goes to the answer model only (never into retrieval), and the
@@ -204,8 +205,10 @@ class QueryEngine(Component):
         if answer.error is not None:
             raw_data["error"] = answer.error
             log.warning("the answer model failed: %s", answer.error)
-            # content None marks a failed call (the HTTP server answers 502 on it)
-            return QueryResult(content=None, raw_data=raw_data)
+            # answer_failed marks a failed call (the HTTP server answers 502 on it)
+            raw_data["processing_info"]["answer_failed"] = True
+            return QueryResult(content=f"No answer: the answer model failed ({answer.error}).",
+                               raw_data=raw_data)
         text = "" if answer.data is None else str(answer.data)
         if not text.strip():
             raw_data["error"] = "the answer model returned an empty reply"
