@@ -173,3 +173,27 @@ def test_ppr_without_seeds_falls_back_to_dense_order():
     ranked = ranked_ids(PprMode(settings)(stores(), empty, param))
     assert len(ranked) >= 2  # entity lines may take the place of the last chunks
     assert ranked == ranked_ids(NaiveMode()(stores(), empty, param))[:len(ranked)]
+
+
+def test_numpy_fallback_gives_the_scipy_scores(monkeypatch):
+    import builtins
+
+    import numpy as np
+
+    from lightrag.components.graph_rag import ppr
+
+    entities = [("Alice", ["c1", "c2"]), ("Bob", ["c2", "c3"]), ("Carol", ["c3"]), ("Dan", ["c4"])]
+    with_scipy = ppr.PassageGraph.build(entities, synonyms=[("Alice", "Carol", 0.95)])
+    real_import = builtins.__import__
+
+    def no_scipy(name, *args, **kwargs):
+        if name.startswith("scipy"):
+            raise ImportError("no scipy here")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_scipy)
+    without = ppr.PassageGraph.build(entities, synonyms=[("Alice", "Carol", 0.95)])
+    assert isinstance(without.transition, ppr.CooMatrix)
+    seeds = {without.entity_index["Alice"]: 1.0}
+    assert np.allclose(ppr.personalized_pagerank(without, seeds),
+                       ppr.personalized_pagerank(with_scipy, seeds), atol=1e-6)

@@ -11,7 +11,7 @@ when it shares no word with the question.
 - :func:`synonym_pairs`: the synonym edges, computed when entity vectors are written (new
   entities against all, in blocks, so memory stays bounded);
 - :class:`PassageGraph`: the sparse transition matrix, built once per store version;
-- :func:`personalized_pagerank`: sparse power iteration (scipy CSR, float32).
+- :func:`personalized_pagerank`: sparse power iteration (scipy CSR when installed, else a NumPy COO product; float32).
 
 Example:
     >>> g = PassageGraph.build([("Alice", ["c1"]), ("Acme", ["c1", "c2"])])
@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy import sparse
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +89,7 @@ class PassageGraph:
 
     entity_names: List[str]
     chunk_ids: List[str]
-    transition: sparse.csr_matrix  # transition[i, j]: probability of a step j -> i
+    transition: Any  # transition[i, j]: probability of a step j -> i (``matrix @ vector``)
     dangling: np.ndarray  # nodes without edges (their mass restarts)
     chunk_counts: np.ndarray  # passages citing each entity
     entity_index: Dict[str, int] = field(default_factory=dict)
@@ -146,14 +145,12 @@ class PassageGraph:
             src.append(np.concatenate([a_idx, b_idx]))
             dst.append(np.concatenate([b_idx, a_idx]))
             weights.append(np.concatenate([sims, sims]).astype(np.float32) * synonym_weight)
-        adjacency = sparse.csr_matrix(
-            (np.concatenate(weights), (np.concatenate(src), np.concatenate(dst))), shape=(n, n),
-            dtype=np.float32)
-        adjacency.sum_duplicates()
-        out = np.asarray(adjacency.sum(axis=1)).ravel()
+        src_all, dst_all = np.concatenate(src), np.concatenate(dst)
+        weight_all = np.concatenate(weights).astype(np.float32)
+        out = np.bincount(src_all, weights=weight_all, minlength=n).astype(np.float32)
         inverse = np.divide(1.0, out, out=np.zeros_like(out), where=out > 0).astype(np.float32)
-        # column-stochastic: transition = adjacency^T · diag(1 / out-degree)
-        transition = (sparse.diags(inverse) @ adjacency).T.tocsr().astype(np.float32)
+        # column-stochastic: transition[dst, src] = weight / out-degree(src)
+        transition = _transition_matrix(dst_all, src_all, weight_all * inverse[src_all], n)
         chunk_ids = [""] * n_p
         for chunk, j in chunk_index.items():
             chunk_ids[j] = chunk
@@ -177,6 +174,30 @@ class PassageGraph:
     def passage_scores(self, scores: np.ndarray) -> np.ndarray:
         """The passage part of a node score vector (aligned with ``chunk_ids``)."""
         return scores[self.n_entities:]
+
+
+class CooMatrix:
+    """A sparse matrix as coordinate lists with a NumPy ``matrix @ vector`` (``np.bincount``):
+    the fallback when scipy is not installed (about 5x slower per product than scipy's CSR, still
+    exact; duplicates add up, as in a sparse sum)."""
+
+    def __init__(self, rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n: int) -> None:
+        self.rows, self.cols, self.values, self.shape = rows, cols, values.astype(np.float32), (n, n)
+
+    def __matmul__(self, vector: np.ndarray) -> np.ndarray:
+        products = self.values * vector[self.cols]
+        return np.bincount(self.rows, weights=products, minlength=self.shape[0]).astype(np.float32)
+
+
+def _transition_matrix(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n: int) -> Any:
+    """scipy's CSR matrix when scipy is installed (the ``local`` extra), else :class:`CooMatrix`."""
+    try:
+        from scipy import sparse
+    except ImportError:
+        return CooMatrix(rows, cols, values, n)
+    matrix = sparse.csr_matrix((values, (rows, cols)), shape=(n, n), dtype=np.float32)
+    matrix.sum_duplicates()
+    return matrix
 
 
 def personalized_pagerank(graph: PassageGraph, seeds: Mapping[int, float],
