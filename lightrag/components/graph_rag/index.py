@@ -523,20 +523,22 @@ class GraphIndex(Component):
                            ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
         """Vectors of queued items, and of the entity names not indexed yet.
 
-        An entity vector embeds its name and the start of its description
-        (:data:`ENTITY_VECTOR_CHARS`: the defining first sentence; later fragments add little
-        and cost the most). A relation vector is composed from cached parts: its description
-        plus :data:`RELATION_PART_WEIGHT` times its keywords and each endpoint's name (unit vectors,
-        summed, normalised), so a sentence shared by many co-occurrence relations and a name
-        shared by many relations are each embedded once. All distinct texts go to the embedder in
-        one length-sorted call."""
+        Vectors are composed from cached parts (unit vectors, summed, normalised), so each
+        distinct text is embedded once however many items share it: an entity is its name plus
+        the first fragment of its description (cut at :data:`ENTITY_VECTOR_CHARS`; later
+        fragments add little and cost the most); a relation is its description plus
+        :data:`RELATION_PART_WEIGHT` times its keywords and each endpoint's name. A sentence is
+        typically shared by an entity's first fragment and the co-occurrence relations it
+        states; a name by every relation of the entity. All distinct texts go to the embedder
+        in one length-sorted call."""
         plans: Dict[str, List[Tuple[str, float]]] = {}
         names: Dict[str, None] = {}
         for key, (kind, record, _) in items.items():
             if kind == "e":
                 name = record["entity_id"]
                 names[name] = None
-                plans[key] = [(f"{name}\n{record.get('description', '')}"[:ENTITY_VECTOR_CHARS], 1.0)]
+                first = next(iter(split_sources(record.get("description"))), "")[:ENTITY_VECTOR_CHARS]
+                plans[key] = [(t, 1.0) for t in (name, first) if t.strip()]
                 continue
             src, tgt = record["src_id"], record["tgt_id"]
             names.update(dict.fromkeys((src, tgt)))
