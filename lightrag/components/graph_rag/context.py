@@ -17,6 +17,7 @@ The steps follow the LightRAG algorithm:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -195,6 +196,14 @@ def word_trigrams(text: str) -> set:
     return set(zip(words, words[1:], words[2:]))
 
 
+@functools.lru_cache(maxsize=200_000)
+def _description_trigrams(description: str) -> frozenset:
+    """The word trigrams of a description's sentences (remembered: the same entity and relation
+    descriptions come back query after query)."""
+    pieces = _SENTENCE_BREAK.split(description.replace(GRAPH_FIELD_SEP, "\n").replace("...", "\n"))
+    return frozenset().union(*(word_trigrams(p) for p in pieces)) if pieces else frozenset()
+
+
 def adds_information(description: str, context_trigrams: set) -> bool:
     """False when at least :data:`REDUNDANT_OVERLAP` of the description's word trigrams already
     appear in the context chunks (a description made of sentences of those chunks, as the
@@ -207,8 +216,7 @@ def adds_information(description: str, context_trigrams: set) -> bool:
         >>> adds_information("A NASA space probe launched in 1977.", chunks)
         True
     """
-    pieces = _SENTENCE_BREAK.split(description.replace(GRAPH_FIELD_SEP, "\n").replace("...", "\n"))
-    grams = set().union(*(word_trigrams(p) for p in pieces)) if pieces else set()
+    grams = _description_trigrams(description)
     if not grams:
         return False
     return len(grams & context_trigrams) < REDUNDANT_OVERLAP * len(grams)
