@@ -19,13 +19,7 @@ import pytest
 import lightrag
 
 #: module -> why its doctests fail today, and the fix (owned by others; remove once fixed).
-KNOWN_WRONG = {
-    "lightrag.components.graph_rag.ppr":
-        "synonym_pairs returns the score rounded to 4 places (0.9901); the example shows 0.99 "
-        "(fix: expect [('U.S.', 'United States', 0.9901)])",
-    "lightrag.components.graph_rag.query_modes":
-        "LocalMode() now prints 'uses=ll_keywords, seed_keywords' (fix: update the example)",
-}
+KNOWN_WRONG: dict = {}
 
 
 def library_modules() -> List[str]:

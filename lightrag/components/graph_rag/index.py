@@ -547,8 +547,9 @@ class GraphIndex(Component):
                      (src, RELATION_PART_WEIGHT), (tgt, RELATION_PART_WEIGHT)]
             plans[key] = [(t, w) for t, w in parts if t.strip()]
         known = self.entity_names.get_vectors_by_ids(list(names))
-        wanted = list(dict.fromkeys(t for plan in plans.values() for t, _ in plan if t not in known))
-        wanted += [n for n in names if n not in known and n not in set(wanted)]
+        wanted = list(dict.fromkeys(
+            [*(t for plan in plans.values() for t, _ in plan if t not in known),
+             *(n for n in names if n not in known)]))
         by_text: Dict[str, np.ndarray] = dict(known)
         if wanted:
             by_text.update(zip(wanted, await self.embed_texts(wanted)))

@@ -50,7 +50,7 @@ def synonym_pairs(names: Sequence[str], matrix: np.ndarray, new_rows: Optional[S
     Example:
         >>> m = np.array([[1.0, 0.0], [0.99, 0.14], [0.0, 1.0]])
         >>> synonym_pairs(["U.S.", "United States", "Canada"], m, threshold=0.9)
-        [('U.S.', 'United States', 0.99)]
+        [('U.S.', 'United States', 0.9901)]
     """
     if len(names) != len(matrix):
         raise ValueError(f"synonym_pairs got {len(names)} names but {len(matrix)} vectors")
@@ -67,9 +67,13 @@ def synonym_pairs(names: Sequence[str], matrix: np.ndarray, new_rows: Optional[S
         batch = rows[start:start + block]
         sims = vectors[batch] @ vectors.T
         sims[np.arange(len(batch)), batch] = -1.0  # not its own synonym
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        for r, row in enumerate(batch):
-            for col in top[r]:
+        hits = np.flatnonzero((sims >= threshold).any(axis=1))  # most names have no synonym
+        if hits.size == 0:
+            continue
+        top = np.argpartition(-sims[hits], k - 1, axis=1)[:, :k]
+        for r, cols in zip(hits.tolist(), top):
+            row = batch[r]
+            for col in cols:
                 score = float(sims[r, col])
                 if score >= threshold and names[row] != names[col]:
                     pair = (names[row], names[col]) if names[row] <= names[col] else (names[col], names[row])

@@ -13,7 +13,7 @@ Generator.
 
 Example:
     >>> LocalMode()
-    LocalMode(uses=ll_keywords)
+    LocalMode(uses=ll_keywords, seed_keywords)
 """
 
 from __future__ import annotations
