@@ -67,17 +67,20 @@ def synonym_pairs(names: Sequence[str], matrix: np.ndarray, new_rows: Optional[S
         batch = rows[start:start + block]
         sims = vectors[batch] @ vectors.T
         sims[np.arange(len(batch)), batch] = -1.0  # not its own synonym
-        hits = np.flatnonzero((sims >= threshold).any(axis=1))  # most names have no synonym
-        if hits.size == 0:
+        r_idx, c_idx = np.nonzero(sims >= threshold)  # most names have no synonym at all
+        if r_idx.size == 0:
             continue
-        top = np.argpartition(-sims[hits], k - 1, axis=1)[:, :k]
-        for r, cols in zip(hits.tolist(), top):
-            row = batch[r]
-            for col in cols:
-                score = float(sims[r, col])
-                if score >= threshold and names[row] != names[col]:
-                    pair = (names[row], names[col]) if names[row] <= names[col] else (names[col], names[row])
-                    found[pair] = max(found.get(pair, 0.0), round(score, 4))
+        scores = sims[r_idx, c_idx]
+        order = np.lexsort((-scores, r_idx))  # by row, best first
+        r_idx, c_idx, scores = r_idx[order], c_idx[order], scores[order]
+        starts = np.flatnonzero(np.r_[True, r_idx[1:] != r_idx[:-1]])
+        rank = np.arange(len(r_idx)) - np.repeat(starts, np.diff(np.r_[starts, len(r_idx)]))
+        keep = rank < k
+        for r, col, score in zip(r_idx[keep].tolist(), c_idx[keep].tolist(), scores[keep].tolist()):
+            row = int(batch[r])
+            if names[row] != names[col]:
+                pair = (names[row], names[col]) if names[row] <= names[col] else (names[col], names[row])
+                found[pair] = max(found.get(pair, 0.0), round(float(score), 4))
     return [(a, b, s) for (a, b), s in sorted(found.items())]
 
 
