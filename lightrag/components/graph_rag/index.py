@@ -27,7 +27,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import threading
 from contextlib import asynccontextmanager, contextmanager
@@ -38,13 +37,18 @@ from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence,
 import numpy as np
 
 from lightrag.components.graph_rag.context import GraphStores
+from lightrag.components.graph_rag.index_check import verify_index
+from lightrag.components.graph_rag.index_vectors import (
+    add_synonyms,
+    embed_items,
+    pending_items,
+    pending_key,
+    write_vectors,
+)
 from lightrag.components.graph_rag.merger import (
     GraphMerger,
     MergeStats,
-    entity_vector_id,
-    relation_vector_id,
 )
-from lightrag.components.graph_rag.merger import split_field as split_sources
 from lightrag.components.graph_rag.schemas import (
     DocProcessingStatus,
     DocStatus,
@@ -53,7 +57,8 @@ from lightrag.components.graph_rag.schemas import (
     now_iso,
     relation_key,
 )
-from lightrag.components.storage.sql_db import SQLDatabase, SQLiteDatabase
+from lightrag.components.storage.databases import open_database
+from lightrag.components.storage.sql_db import SQLDatabase
 from lightrag.components.storage.sql_graph import SQLGraphStorage
 from lightrag.components.storage.sql_kv import SQLDocStatusStorage, SQLKVStorage
 from lightrag.components.storage.sql_vector import SQLVectorStorage
@@ -66,13 +71,6 @@ log = logging.getLogger(__name__)
 ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
 RELATION_META = ["src_id", "tgt_id", "keywords", "weight", "source_id", "file_path"]
 CHUNK_META = ["full_doc_id", "file_path", "chunk_order_index"]
-DB_FILE = "lightrag.sqlite3"
-LEGACY_FILES = ("kv_store_full_docs.json", "kv_store_doc_status.json",
-                "graph_chunk_entity_relation.graphml", "vdb_chunks.npz")
-EMBED_TEXT_CHARS = 2000
-ENTITY_VECTOR_CHARS = 300
-RELATION_DESCRIPTION_CHARS = 300
-RELATION_PART_WEIGHT = 0.5
 _SEP = "\x1f"
 
 
@@ -116,24 +114,6 @@ def extraction_key(extractor_name: str, content: str) -> str:
     """Cache key of a chunk's extraction: the extractor's name and the chunk's *content*, so a
     corrected text is extracted again and identical chunks share one extraction."""
     return compute_mdhash_id(f"{extractor_name}{_SEP}{content}", prefix="ext-")
-
-
-def _pending_key(kind: str, *parts: str) -> str:
-    return _SEP.join((kind, *parts))
-
-
-def entity_text(name: str, node: Dict[str, Any]) -> str:
-    """What an entity vector embeds: its name and (the start of) its description."""
-    return f"{name}\n{node.get('description', '')}"[:EMBED_TEXT_CHARS]
-
-
-def relation_text(src: str, tgt: str, edge: Dict[str, Any]) -> str:
-    """What a relation vector embeds: keywords, both ends and (the start of) the description."""
-    return f"{edge.get('keywords', '')}\t{src}\n{tgt}\n{edge.get('description', '')}"[:EMBED_TEXT_CHARS]
-
-
-def _digest(text: str) -> str:
-    return hashlib.md5(text.encode("utf-8")).hexdigest()
 
 
 def _vector_storage(name: str) -> type:
@@ -257,58 +237,10 @@ class GraphIndex(Component):
         Every PROCESSED document has its text, chunks, chunk vectors and graph items; every chunk
         belongs to a known document and every chunk vector to a chunk; every entity and relation
         cites only stored chunks and has a vector or is queued for one; every entity or relation
-        vector belongs to a graph item. ``lightrag check`` runs it.
+        vector belongs to a graph item (:func:`~lightrag.components.graph_rag.index_check.
+        verify_index`). ``lightrag check`` runs it.
         """
-        self.refresh()
-        problems: List[str] = []
-        statuses = dict(self.doc_status.items())
-        chunks = dict(self.text_chunks.items())
-        docs_with_text = set(self.full_docs.keys())
-        items = set(self.doc_graph_items.keys())
-        for doc_id, status in statuses.items():
-            if doc_id not in docs_with_text:
-                problems.append(f"document {doc_id}: status without text")
-            if status.get("status") != DocStatus.PROCESSED.value:
-                continue
-            missing = [c for c in status.get("chunks_list") or [] if c not in chunks]
-            if missing:
-                problems.append(f"document {doc_id}: PROCESSED but chunks {missing[:3]} are missing")
-            if doc_id not in items:
-                problems.append(f"document {doc_id}: PROCESSED without its graph items")
-        for chunk_id, chunk in chunks.items():
-            if chunk.get("full_doc_id") not in statuses:
-                problems.append(f"chunk {chunk_id}: its document {chunk.get('full_doc_id')} is gone")
-        vector_ids = self._vector_ids(self.chunks_vdb)
-        if vector_ids is not None:
-            problems += [f"chunk vector {v}: no such chunk" for v in sorted(vector_ids - set(chunks))]
-            problems += [f"chunk {c}: no vector" for c in sorted(set(chunks) - vector_ids)]
-        pending = set(self.pending_vectors.keys())
-        nodes = {n["id"]: n for n in self.graph.get_all_nodes()}
-        edges = {relation_key(e["source"], e["target"]): e for e in self.graph.get_all_edges()}
-        for kind, found in (("entity", nodes), ("relation", edges)):
-            for key, data in found.items():
-                gone = [c for c in split_sources(data.get("source_id")) if c not in chunks]
-                if gone:
-                    problems.append(f"{kind} {key}: cites deleted chunks {gone[:3]}")
-        entity_vectors = self._vector_ids(self.entities_vdb)
-        if entity_vectors is not None:
-            wanted = {entity_vector_id(n): n for n in nodes}
-            problems += [f"entity vector {v}: no such entity" for v in sorted(entity_vectors - set(wanted))]
-            problems += [f"entity {n}: no vector and not queued" for v, n in sorted(wanted.items())
-                         if v not in entity_vectors and _pending_key("e", n) not in pending]
-        relation_vectors = self._vector_ids(self.relations_vdb)
-        if relation_vectors is not None:
-            wanted_r = {relation_vector_id(*k): k for k in edges}
-            problems += [f"relation vector {v}: no such relation"
-                         for v in sorted(relation_vectors - set(wanted_r))]
-            problems += [f"relation {k}: no vector and not queued" for v, k in sorted(wanted_r.items())
-                         if v not in relation_vectors and _pending_key("r", *k) not in pending]
-        return problems
-
-    @staticmethod
-    def _vector_ids(store: Any) -> Optional[set]:
-        ids = getattr(store, "_ids", None)
-        return None if ids is None else set(ids)
+        return verify_index(self)
 
     def cached_extraction(self, chunk_id: str, chunk: TextChunkSchema) -> Any:
         """The cached extraction of this chunk's content (re-labelled with this chunk's id and
@@ -481,8 +413,8 @@ class GraphIndex(Component):
         return result
 
     def _queue_vectors(self, stats: MergeStats) -> None:
-        keys = [_pending_key("e", n) for n in stats.entities]
-        keys += [_pending_key("r", *relation_key(s, t)) for s, t in stats.relations]
+        keys = [pending_key("e", n) for n in stats.entities]
+        keys += [pending_key("r", *relation_key(s, t)) for s, t in stats.relations]
         self.pending_vectors.replace({k: {} for k in dict.fromkeys(keys)})
 
     async def index_pending(self, limit: int = 50_000) -> int:
@@ -497,10 +429,10 @@ class GraphIndex(Component):
             keys = self.pending_vectors.keys()[:limit]
             if not keys:
                 return done
-            items = self._pending_items(keys)
-            vectors, new_names = await self._embed_items(items)
+            items = pending_items(self, keys)
+            vectors, new_names = await embed_items(self, items)
             async with self.writing():
-                current = self._pending_items(keys)
+                current = pending_items(self, keys)
                 entities, relations, finished = {}, {}, []
                 for key, (kind, payload, text) in items.items():
                     now = current.get(key)
@@ -511,72 +443,13 @@ class GraphIndex(Component):
                         continue  # deleted meanwhile
                     target = entities if kind == "e" else relations
                     target[key] = (payload, vectors[key])
-                self._write_vectors(entities, relations)
+                write_vectors(self, entities, relations)
                 if new_names:
-                    self._add_synonyms(list(new_names), np.stack(list(new_names.values())))
+                    add_synonyms(self, list(new_names), np.stack(list(new_names.values())))
                 self.pending_vectors.delete(finished)
             done += len(finished)
             if not finished:
                 return done
-
-    async def _embed_items(self, items: Dict[str, Tuple[str, Dict[str, Any], str]]
-                           ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
-        """Vectors of queued items, and of the entity names not indexed yet.
-
-        Vectors are composed from cached parts (unit vectors, summed, normalised), so each
-        distinct text is embedded once however many items share it: an entity is its name plus
-        the first fragment of its description (cut at :data:`ENTITY_VECTOR_CHARS`; later
-        fragments add little and cost the most); a relation is its description plus
-        :data:`RELATION_PART_WEIGHT` times its keywords and each endpoint's name. A sentence is
-        typically shared by an entity's first fragment and the co-occurrence relations it
-        states; a name by every relation of the entity. All distinct texts go to the embedder
-        in one length-sorted call."""
-        plans: Dict[str, List[Tuple[str, float]]] = {}
-        names: Dict[str, None] = {}
-        for key, (kind, record, _) in items.items():
-            if kind == "e":
-                name = record["entity_id"]
-                names[name] = None
-                first = next(iter(split_sources(record.get("description"))), "")[:ENTITY_VECTOR_CHARS]
-                plans[key] = [(t, 1.0) for t in (name, first) if t.strip()]
-                continue
-            src, tgt = record["src_id"], record["tgt_id"]
-            names.update(dict.fromkeys((src, tgt)))
-            parts = [(str(record.get("description", ""))[:RELATION_DESCRIPTION_CHARS], 1.0),
-                     (str(record.get("keywords", "")), RELATION_PART_WEIGHT),
-                     (src, RELATION_PART_WEIGHT), (tgt, RELATION_PART_WEIGHT)]
-            plans[key] = [(t, w) for t, w in parts if t.strip()]
-        known = self.entity_names.get_vectors_by_ids(list(names))
-        wanted = list(dict.fromkeys(
-            [*(t for plan in plans.values() for t, _ in plan if t not in known),
-             *(n for n in names if n not in known)]))
-        by_text: Dict[str, np.ndarray] = dict(known)
-        if wanted:
-            by_text.update(zip(wanted, await self.embed_texts(wanted)))
-        vectors = {}
-        for key, plan in plans.items():
-            vector = sum(w * by_text[t] for t, w in plan)
-            vectors[key] = vector / max(float(np.linalg.norm(vector)), 1e-12)
-        new_names = {items[k][1]["entity_id"]: by_text[items[k][1]["entity_id"]]
-                     for k in items if items[k][0] == "e" and items[k][1]["entity_id"] not in known}
-        return vectors, new_names
-
-    def _add_synonyms(self, names: Sequence[str], vectors: np.ndarray) -> None:
-        """Index the names of new entities and record their near-duplicates (synonym pairs):
-        each new name against every known one, by the similarity of the names alone (the
-        descriptions of entities of one sentence are alike, their names are not)."""
-        from lightrag.components.graph_rag.ppr import synonym_pairs
-
-        present = [i for i, n in enumerate(names) if self.graph.has_node(n)]
-        if not present:
-            return
-        self.entity_names.upsert({names[i]: {"content": names[i]} for i in present},
-                                 vectors=vectors[present])
-        known, matrix = self.entity_names.rows()
-        position = {name: row for row, name in enumerate(known)}
-        pairs = synonym_pairs(known, matrix, [position[names[i]] for i in present],
-                              threshold=self.synonym_threshold)
-        self.synonyms.replace({_SEP.join((a, b)): {"score": score} for a, b, score in pairs})
 
     def synonym_pairs(self) -> List[Tuple[str, str, float]]:
         """Near-duplicate entity names ``(a, b, similarity)`` found at index time (both still in
@@ -591,41 +464,6 @@ class GraphIndex(Component):
                     pairs.append((a, b, float(value.get("score", 0.0))))
             self._synonym_cache = (key, pairs)
         return self._synonym_cache[1]
-
-    def _pending_items(self, keys: Sequence[str]) -> Dict[str, Tuple[str, Dict[str, Any], str]]:
-        """``key -> (kind, record, embedded text)`` for the queued items that still exist."""
-        names = [k.split(_SEP, 1)[1] for k in keys if k.startswith("e" + _SEP)]
-        pairs = [tuple(k.split(_SEP)[1:3]) for k in keys if k.startswith("r" + _SEP)]
-        nodes = self.graph.get_nodes_batch(names)
-        edges = self.graph.get_edges_batch(pairs)  # type: ignore[arg-type]
-        items: Dict[str, Tuple[str, Dict[str, Any], str]] = {}
-        for name in names:
-            if name in nodes:
-                node = {**nodes[name], "entity_id": name}
-                items[_pending_key("e", name)] = ("e", node, entity_text(name, node))
-        for src, tgt in pairs:
-            if (src, tgt) in edges:
-                edge = {**edges[(src, tgt)], "src_id": src, "tgt_id": tgt}
-                items[_pending_key("r", src, tgt)] = ("r", edge, relation_text(src, tgt, edge))
-        return items
-
-    def _write_vectors(self, entities: Dict[str, Tuple[Dict[str, Any], np.ndarray]],
-                       relations: Dict[str, Tuple[Dict[str, Any], np.ndarray]]) -> None:
-        if entities:
-            self.entities_vdb.upsert({
-                entity_vector_id(n["entity_id"]): {
-                    "content": entity_text(n["entity_id"], n), "entity_name": n["entity_id"],
-                    "entity_type": n.get("entity_type", "unknown"),
-                    "source_id": n.get("source_id", ""), "file_path": n.get("file_path", "")}
-                for n, _ in entities.values()}, vectors=np.stack([v for _, v in entities.values()]))
-        if relations:
-            self.relations_vdb.upsert({
-                relation_vector_id(e["src_id"], e["tgt_id"]): {
-                    "content": relation_text(e["src_id"], e["tgt_id"], e),
-                    "src_id": e["src_id"], "tgt_id": e["tgt_id"], "keywords": e.get("keywords", ""),
-                    "weight": e.get("weight", 1.0), "source_id": e.get("source_id", ""),
-                    "file_path": e.get("file_path", "")}
-                for e, _ in relations.values()}, vectors=np.stack([v for _, v in relations.values()]))
 
     # ------------------------------------------------------------ maintenance
     async def delete_document(self, doc_id: str) -> Any:
@@ -689,32 +527,3 @@ class GraphIndex(Component):
 
     def close(self) -> None:
         self.db.close()
-
-
-def open_database(storage: str, working_dir: str, workspace: str = "",
-                  lock_timeout: float = 120.0, **kwargs: Any) -> SQLDatabase:
-    """The database of a working directory: ``"sqlite"`` (``working_dir/workspace/
-    lightrag.sqlite3``) or ``"postgres"`` (extra ``postgres``; ``kwargs`` go to
-    :class:`~lightrag.components.storage.postgres_db.PostgresDatabase`)."""
-    if storage == "sqlite":
-        folder = Path(working_dir) / workspace if workspace else Path(working_dir)
-        _refuse_legacy(folder)
-        return SQLiteDatabase(folder / DB_FILE, lock_timeout=lock_timeout, **kwargs)
-    if storage == "postgres":
-        try:
-            from lightrag.components.storage.postgres_db import PostgresDatabase
-        except ImportError as e:
-            raise ImportError("storage 'postgres' needs psycopg: pip install -e '.[postgres]'") from e
-        return PostgresDatabase(workspace=workspace, lock_timeout=lock_timeout, **kwargs)
-    raise ValueError(f"unknown storage {storage!r}; use 'sqlite' or 'postgres'")
-
-
-def _refuse_legacy(folder: Path) -> None:
-    """A working directory of the JSON/GraphML stores (lightrag 0.2) needs ``lightrag migrate``."""
-    if (folder / DB_FILE).exists():
-        return
-    found = [name for name in LEGACY_FILES if (folder / name).exists()]
-    if found:
-        raise ValueError(
-            f"{folder} holds stores in the old JSON/GraphML format ({', '.join(found)}); convert "
-            f"them once with `lightrag migrate --working-dir {folder}` (the old files are kept)")

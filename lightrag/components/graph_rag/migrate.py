@@ -20,13 +20,12 @@ import numpy as np
 
 from lightrag.components.graph_rag.index import (
     CHUNK_META,
-    DB_FILE,
     ENTITY_META,
-    LEGACY_FILES,
     RELATION_META,
     extraction_key,
 )
 from lightrag.components.graph_rag.kg_lines import LEGACY_FIELDS
+from lightrag.components.storage.databases import DB_FILE, LEGACY_FILES
 from lightrag.components.storage.json_kv import load_json_store
 from lightrag.components.storage.networkx_graph import NetworkXGraphStorage
 from lightrag.components.storage.numpy_vector import NumpyVectorStorage

@@ -1,0 +1,72 @@
+"""The invariants of a :class:`~lightrag.components.graph_rag.index.GraphIndex` store, checked
+(``GraphIndex.verify``, ``lightrag check``, and the crash tests after every kill)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, List, Optional
+
+from lightrag.components.graph_rag.index_vectors import pending_key
+from lightrag.components.graph_rag.merger import entity_vector_id, relation_vector_id, split_field
+from lightrag.components.graph_rag.schemas import DocStatus, relation_key
+
+if TYPE_CHECKING:
+    from lightrag.components.graph_rag.index import GraphIndex
+
+
+def verify_index(index: GraphIndex) -> List[str]:
+    """Check the store's invariants; returns the problems found (empty: consistent).
+
+    Every PROCESSED document has its text, chunks, chunk vectors and graph items; every chunk
+    belongs to a known document and every chunk vector to a chunk; every entity and relation
+    cites only stored chunks and has a vector or is queued for one; every entity or relation
+    vector belongs to a graph item. ``lightrag check`` runs it.
+    """
+    index.refresh()
+    problems: List[str] = []
+    statuses = dict(index.doc_status.items())
+    chunks = dict(index.text_chunks.items())
+    docs_with_text = set(index.full_docs.keys())
+    items = set(index.doc_graph_items.keys())
+    for doc_id, status in statuses.items():
+        if doc_id not in docs_with_text:
+            problems.append(f"document {doc_id}: status without text")
+        if status.get("status") != DocStatus.PROCESSED.value:
+            continue
+        missing = [c for c in status.get("chunks_list") or [] if c not in chunks]
+        if missing:
+            problems.append(f"document {doc_id}: PROCESSED but chunks {missing[:3]} are missing")
+        if doc_id not in items:
+            problems.append(f"document {doc_id}: PROCESSED without its graph items")
+    for chunk_id, chunk in chunks.items():
+        if chunk.get("full_doc_id") not in statuses:
+            problems.append(f"chunk {chunk_id}: its document {chunk.get('full_doc_id')} is gone")
+    vector_ids = _vector_ids(index.chunks_vdb)
+    if vector_ids is not None:
+        problems += [f"chunk vector {v}: no such chunk" for v in sorted(vector_ids - set(chunks))]
+        problems += [f"chunk {c}: no vector" for c in sorted(set(chunks) - vector_ids)]
+    pending = set(index.pending_vectors.keys())
+    nodes = {n["id"]: n for n in index.graph.get_all_nodes()}
+    edges = {relation_key(e["source"], e["target"]): e for e in index.graph.get_all_edges()}
+    for kind, found in (("entity", nodes), ("relation", edges)):
+        for key, data in found.items():
+            gone = [c for c in split_field(data.get("source_id")) if c not in chunks]
+            if gone:
+                problems.append(f"{kind} {key}: cites deleted chunks {gone[:3]}")
+    entity_vectors = _vector_ids(index.entities_vdb)
+    if entity_vectors is not None:
+        wanted = {entity_vector_id(n): n for n in nodes}
+        problems += [f"entity vector {v}: no such entity" for v in sorted(entity_vectors - set(wanted))]
+        problems += [f"entity {n}: no vector and not queued" for v, n in sorted(wanted.items())
+                     if v not in entity_vectors and pending_key("e", n) not in pending]
+    relation_vectors = _vector_ids(index.relations_vdb)
+    if relation_vectors is not None:
+        wanted_r = {relation_vector_id(*k): k for k in edges}
+        problems += [f"relation vector {v}: no such relation"
+                     for v in sorted(relation_vectors - set(wanted_r))]
+        problems += [f"relation {k}: no vector and not queued" for v, k in sorted(wanted_r.items())
+                     if v not in relation_vectors and pending_key("r", *k) not in pending]
+    return problems
+
+def _vector_ids(store: Any) -> Optional[set]:
+    ids = getattr(store, "_ids", None)
+    return None if ids is None else set(ids)

@@ -1,0 +1,135 @@
+"""How :class:`~lightrag.components.graph_rag.index.GraphIndex` turns its queue of touched
+entities and relations into vectors: each item's current text is read, every vector is composed
+from cached unit vectors of its parts (so a sentence or a name shared by many items is embedded
+once), the vectors are written, and the names of new entities are compared with all known names
+for synonym pairs. The index calls these functions inside its own transactions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from lightrag.components.graph_rag.merger import entity_vector_id, relation_vector_id, split_field
+
+if TYPE_CHECKING:
+    from lightrag.components.graph_rag.index import GraphIndex
+
+EMBED_TEXT_CHARS = 2000
+ENTITY_VECTOR_CHARS = 300
+RELATION_DESCRIPTION_CHARS = 300
+RELATION_PART_WEIGHT = 0.5
+SEP = "\x1f"
+
+
+def pending_key(kind: str, *parts: str) -> str:
+    return SEP.join((kind, *parts))
+
+
+def entity_text(name: str, node: Dict[str, Any]) -> str:
+    """What an entity vector embeds: its name and (the start of) its description."""
+    return f"{name}\n{node.get('description', '')}"[:EMBED_TEXT_CHARS]
+
+
+def relation_text(src: str, tgt: str, edge: Dict[str, Any]) -> str:
+    """What a relation vector embeds: keywords, both ends and (the start of) the description."""
+    return f"{edge.get('keywords', '')}\t{src}\n{tgt}\n{edge.get('description', '')}"[:EMBED_TEXT_CHARS]
+
+
+def pending_items(index: GraphIndex, keys: Sequence[str]) -> Dict[str, Tuple[str, Dict[str, Any], str]]:
+    """``key -> (kind, record, embedded text)`` for the queued items that still exist."""
+    names = [k.split(SEP, 1)[1] for k in keys if k.startswith("e" + SEP)]
+    pairs = [tuple(k.split(SEP)[1:3]) for k in keys if k.startswith("r" + SEP)]
+    nodes = index.graph.get_nodes_batch(names)
+    edges = index.graph.get_edges_batch(pairs)  # type: ignore[arg-type]
+    items: Dict[str, Tuple[str, Dict[str, Any], str]] = {}
+    for name in names:
+        if name in nodes:
+            node = {**nodes[name], "entity_id": name}
+            items[pending_key("e", name)] = ("e", node, entity_text(name, node))
+    for src, tgt in pairs:
+        if (src, tgt) in edges:
+            edge = {**edges[(src, tgt)], "src_id": src, "tgt_id": tgt}
+            items[pending_key("r", src, tgt)] = ("r", edge, relation_text(src, tgt, edge))
+    return items
+
+
+async def embed_items(index: GraphIndex, items: Dict[str, Tuple[str, Dict[str, Any], str]]
+                       ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+    """Vectors of queued items, and of the entity names not indexed yet.
+
+    Vectors are composed from cached parts (unit vectors, summed, normalised), so each
+    distinct text is embedded once however many items share it: an entity is its name plus
+    the first fragment of its description (cut at :data:`ENTITY_VECTOR_CHARS`; later
+    fragments add little and cost the most); a relation is its description plus
+    :data:`RELATION_PART_WEIGHT` times its keywords and each endpoint's name. A sentence is
+    typically shared by an entity's first fragment and the co-occurrence relations it
+    states; a name by every relation of the entity. All distinct texts go to the embedder
+    in one length-sorted call."""
+    plans: Dict[str, List[Tuple[str, float]]] = {}
+    names: Dict[str, None] = {}
+    for key, (kind, record, _) in items.items():
+        if kind == "e":
+            name = record["entity_id"]
+            names[name] = None
+            first = next(iter(split_field(record.get("description"))), "")[:ENTITY_VECTOR_CHARS]
+            plans[key] = [(t, 1.0) for t in (name, first) if t.strip()]
+            continue
+        src, tgt = record["src_id"], record["tgt_id"]
+        names.update(dict.fromkeys((src, tgt)))
+        parts = [(str(record.get("description", ""))[:RELATION_DESCRIPTION_CHARS], 1.0),
+                 (str(record.get("keywords", "")), RELATION_PART_WEIGHT),
+                 (src, RELATION_PART_WEIGHT), (tgt, RELATION_PART_WEIGHT)]
+        plans[key] = [(t, w) for t, w in parts if t.strip()]
+    known = index.entity_names.get_vectors_by_ids(list(names))
+    wanted = list(dict.fromkeys(
+        [*(t for plan in plans.values() for t, _ in plan if t not in known),
+         *(n for n in names if n not in known)]))
+    by_text: Dict[str, np.ndarray] = dict(known)
+    if wanted:
+        by_text.update(zip(wanted, await index.embed_texts(wanted)))
+    vectors = {}
+    for key, plan in plans.items():
+        vector = sum(w * by_text[t] for t, w in plan)
+        vectors[key] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+    new_names = {items[k][1]["entity_id"]: by_text[items[k][1]["entity_id"]]
+                 for k in items if items[k][0] == "e" and items[k][1]["entity_id"] not in known}
+    return vectors, new_names
+
+
+def write_vectors(index: GraphIndex, entities: Dict[str, Tuple[Dict[str, Any], np.ndarray]],
+                   relations: Dict[str, Tuple[Dict[str, Any], np.ndarray]]) -> None:
+    if entities:
+        index.entities_vdb.upsert({
+            entity_vector_id(n["entity_id"]): {
+                "content": entity_text(n["entity_id"], n), "entity_name": n["entity_id"],
+                "entity_type": n.get("entity_type", "unknown"),
+                "source_id": n.get("source_id", ""), "file_path": n.get("file_path", "")}
+            for n, _ in entities.values()}, vectors=np.stack([v for _, v in entities.values()]))
+    if relations:
+        index.relations_vdb.upsert({
+            relation_vector_id(e["src_id"], e["tgt_id"]): {
+                "content": relation_text(e["src_id"], e["tgt_id"], e),
+                "src_id": e["src_id"], "tgt_id": e["tgt_id"], "keywords": e.get("keywords", ""),
+                "weight": e.get("weight", 1.0), "source_id": e.get("source_id", ""),
+                "file_path": e.get("file_path", "")}
+            for e, _ in relations.values()}, vectors=np.stack([v for _, v in relations.values()]))
+
+
+def add_synonyms(index: GraphIndex, names: Sequence[str], vectors: np.ndarray) -> None:
+    """Index the names of new entities and record their near-duplicates (synonym pairs):
+    each new name against every known one, by the similarity of the names alone (the
+    descriptions of entities of one sentence are alike, their names are not)."""
+    from lightrag.components.graph_rag.ppr import synonym_pairs
+
+    present = [i for i, n in enumerate(names) if index.graph.has_node(n)]
+    if not present:
+        return
+    index.entity_names.upsert({names[i]: {"content": names[i]} for i in present},
+                             vectors=vectors[present])
+    known, matrix = index.entity_names.rows()
+    position = {name: row for row, name in enumerate(known)}
+    pairs = synonym_pairs(known, matrix, [position[names[i]] for i in present],
+                          threshold=index.synonym_threshold)
+    index.synonyms.replace({SEP.join((a, b)): {"score": score} for a, b, score in pairs})

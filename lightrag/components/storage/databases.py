@@ -1,0 +1,48 @@
+"""The database of a working directory: embedded SQLite by default, PostgreSQL for several
+machines (:func:`open_database`), and the refusal of old file-store directories.
+
+Example:
+    >>> import tempfile
+    >>> open_database("sqlite", tempfile.mkdtemp()).describe()  # doctest: +ELLIPSIS
+    'the store .../lightrag.sqlite3'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lightrag.components.storage.sql_db import SQLDatabase, SQLiteDatabase
+
+DB_FILE = "lightrag.sqlite3"
+LEGACY_FILES = ("kv_store_full_docs.json", "kv_store_doc_status.json",
+                "graph_chunk_entity_relation.graphml", "vdb_chunks.npz")
+
+
+def open_database(storage: str, working_dir: str, workspace: str = "",
+                  lock_timeout: float = 120.0, **kwargs: Any) -> SQLDatabase:
+    """The database of a working directory: ``"sqlite"`` (``working_dir/workspace/
+    lightrag.sqlite3``) or ``"postgres"`` (extra ``postgres``; ``kwargs`` go to
+    :class:`~lightrag.components.storage.postgres_db.PostgresDatabase`)."""
+    if storage == "sqlite":
+        folder = Path(working_dir) / workspace if workspace else Path(working_dir)
+        _refuse_legacy(folder)
+        return SQLiteDatabase(folder / DB_FILE, lock_timeout=lock_timeout, **kwargs)
+    if storage == "postgres":
+        try:
+            from lightrag.components.storage.postgres_db import PostgresDatabase
+        except ImportError as e:
+            raise ImportError("storage 'postgres' needs psycopg: pip install -e '.[postgres]'") from e
+        return PostgresDatabase(workspace=workspace, lock_timeout=lock_timeout, **kwargs)
+    raise ValueError(f"unknown storage {storage!r}; use 'sqlite' or 'postgres'")
+
+
+def _refuse_legacy(folder: Path) -> None:
+    """A working directory of the JSON/GraphML stores (lightrag 0.2) needs ``lightrag migrate``."""
+    if (folder / DB_FILE).exists():
+        return
+    found = [name for name in LEGACY_FILES if (folder / name).exists()]
+    if found:
+        raise ValueError(
+            f"{folder} holds stores in the old JSON/GraphML format ({', '.join(found)}); convert "
+            f"them once with `lightrag migrate --working-dir {folder}` (the old files are kept)")
