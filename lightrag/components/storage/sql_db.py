@@ -307,13 +307,27 @@ class SQLiteDatabase(SQLDatabase):
         try:
             conn = sqlite3.connect(str(self.path), timeout=self.lock_timeout,
                                    isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
+            self._set_wal(conn)
             conn.execute(f"PRAGMA synchronous={self.synchronous}")
             conn.execute("PRAGMA foreign_keys=OFF")
             conn.execute("PRAGMA wal_autocheckpoint=8192")  # fewer checkpoint fsyncs
         except sqlite3.DatabaseError as e:
             raise ValueError(f"cannot open the store database {self.path}: {e}") from e
         return conn
+
+    def _set_wal(self, conn: sqlite3.Connection) -> None:
+        """Switch to WAL mode. A new database's first switch needs the file to itself, and
+        SQLite answers "locked" at once (no busy wait) while another process is creating it:
+        retry until ``lock_timeout``."""
+        deadline = time.monotonic() + self.lock_timeout
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if not self._is_locked_error(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def _begin(self) -> None:
         self._conn.execute("BEGIN IMMEDIATE")
