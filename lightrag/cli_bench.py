@@ -19,17 +19,9 @@ Example:
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
-from lightrag.optim.bench_cli import (
-    ProgressBar,
-    add_bench_prompts_parser,
-    make_metric,
-    runner_from_config,
-)
-from lightrag.utils.config import load_config
+from lightrag.optim.bench_cli import add_bench_prompts_parser, run_bench_prompts
 
 __all__ = ["METRICS", "add_parser", "run"]
 
@@ -42,32 +34,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--metric", choices=METRICS, default=None,
                         help="score with this metric instead of the config's (cached replies "
                              "are re-scored without model calls)")
-    parser.set_defaults(func=run)
     return parser
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the benchmark; returns 0, or 2 for a bad config, dataset or import."""
-    config = Path(args.config)
-    out = Path(args.out) if args.out else Path(".cache") / "bench-prompts" / config.stem
-    cache = Path(args.cache) if getattr(args, "cache", None) else out / "responses.sqlite"
-    try:
-        runner, config_limit = runner_from_config(config, getattr(args, "data", None),
-                                                  cache_path=cache)
-        spec = load_config(config).get("metric") or {"name": "f1"}
-        spec = {"name": spec} if isinstance(spec, str) else dict(spec)
-        runner.answer_key = spec.get("answer_key", "answer")
-        if getattr(args, "metric", None):
-            runner.metric, runner.metric_name = make_metric({**spec, "name": args.metric})
-        limit = args.limit if args.limit is not None else config_limit
-        report = runner.run(limit=limit, progress=ProgressBar())
-    except (FileNotFoundError, ValueError, TypeError, ImportError) as e:
-        sys.stderr.write(f"bench-prompts: {e}\n")
-        return 2
-    paths = report.save(out, plot=not getattr(args, "no_plot", False))
-    sys.stdout.write((report.to_markdown() if getattr(args, "markdown", False)
-                      else report.to_text()) + "\n")
-    failures = sum(v.failures for v in report.variants)
-    sys.stderr.write(f"{failures} failed items; wrote " + ", ".join(str(p) for p in paths.values())
-                     + "\n")
-    return 0
+run = run_bench_prompts

@@ -223,6 +223,11 @@ def run_bench_prompts(args: argparse.Namespace) -> int:
     try:
         runner, config_limit = runner_from_config(config, getattr(args, "data", None),
                                                   cache_path=cache)
+        spec = load_config(config).get("metric") or {"name": "f1"}
+        spec = {"name": spec} if isinstance(spec, str) else dict(spec)
+        runner.answer_key = spec.get("answer_key", "answer")
+        if getattr(args, "metric", None):  # re-score with another metric, keeping its keys
+            runner.metric, runner.metric_name = make_metric({**spec, "name": args.metric})
         limit = args.limit if args.limit is not None else config_limit
         report = runner.run(limit=limit, progress=ProgressBar())
     except (FileNotFoundError, ValueError, TypeError, ImportError) as e:
