@@ -26,9 +26,7 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +45,6 @@ from lightrag.components.graph_rag.index_vectors import (
 )
 from lightrag.components.graph_rag.merger import (
     GraphMerger,
-    MergeStats,
 )
 from lightrag.components.graph_rag.schemas import (
     DocProcessingStatus,
@@ -65,6 +62,7 @@ from lightrag.components.storage.sql_vector import SQLVectorStorage
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 from lightrag.utils.registry import EntityMapping
+from lightrag.utils.writer_lock import WriterLock
 
 log = logging.getLogger(__name__)
 
@@ -72,29 +70,6 @@ ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
 RELATION_META = ["src_id", "tgt_id", "keywords", "weight", "source_id", "file_path"]
 CHUNK_META = ["full_doc_id", "file_path", "chunk_order_index"]
 _SEP = "\x1f"
-
-
-class WriterLock:
-    """A lock for coroutines and threads alike: waiting never blocks an event loop."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-
-    async def acquire(self) -> None:
-        if self._lock.acquire(blocking=False):
-            return
-        waiter = asyncio.ensure_future(asyncio.to_thread(self._lock.acquire))
-        try:
-            await asyncio.shield(waiter)
-        except asyncio.CancelledError:
-            waiter.add_done_callback(lambda _: self._lock.release())
-            raise
-
-    def acquire_sync(self) -> None:
-        self._lock.acquire()
-
-    def release(self) -> None:
-        self._lock.release()
 
 
 @dataclass
@@ -114,13 +89,6 @@ def extraction_key(extractor_name: str, content: str) -> str:
     """Cache key of a chunk's extraction: the extractor's name and the chunk's *content*, so a
     corrected text is extracted again and identical chunks share one extraction."""
     return compute_mdhash_id(f"{extractor_name}{_SEP}{content}", prefix="ext-")
-
-
-def _vector_storage(name: str) -> type:
-    cls = EntityMapping.get(name)
-    if cls is None:
-        raise ValueError(f"unknown vector storage {name!r}: register it or use a built-in one")
-    return cls
 
 
 class GraphIndex(Component):
@@ -191,7 +159,9 @@ class GraphIndex(Component):
             make: Any = SQLVectorStorage
             vec_kwargs["db"] = database
         else:
-            make = _vector_storage(vector_storage)
+            make = EntityMapping.get(vector_storage)
+            if make is None:
+                raise ValueError(f"unknown vector storage {vector_storage!r}: register it or use a built-in one")
         self.chunks_vdb = make(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs)
         self.entities_vdb = make(namespace="entities", meta_fields=ENTITY_META, **vec_kwargs)
         self.relations_vdb = make(namespace="relationships", meta_fields=RELATION_META, **vec_kwargs)
@@ -388,7 +358,7 @@ class GraphIndex(Component):
                 extraction_key(self.extractor_name, chunks[e.chunk_id].content): e.to_dict()
                 for e in good if e.chunk_id in chunks})
             stats = await self.merger.acall(good, self.graph)
-            self._queue_vectors(stats)
+            self.queue_vectors(stats.entities, stats.relations)
             items = self.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
             items = {
                 "entities": sorted({*items["entities"], *(x.entity_name for e in good for x in e.entities)}),
@@ -411,11 +381,6 @@ class GraphIndex(Component):
                                  metadata={"entities": len(items["entities"]),
                                            "relations": len(items["relations"])})
         return result
-
-    def _queue_vectors(self, stats: MergeStats) -> None:
-        keys = [pending_key("e", n) for n in stats.entities]
-        keys += [pending_key("r", *relation_key(s, t)) for s, t in stats.relations]
-        self.pending_vectors.replace({k: {} for k in dict.fromkeys(keys)})
 
     async def index_pending(self, limit: int = 50_000) -> int:
         """Embed the queued entities and relations (current text, once each); returns how many.
@@ -514,7 +479,9 @@ class GraphIndex(Component):
 
     def queue_vectors(self, entities: Sequence[str] = (), relations: Sequence[Tuple[str, str]] = ()) -> None:
         """Queue entities and relations for (re-)embedding by :meth:`index_pending`."""
-        self._queue_vectors(MergeStats(entities=list(entities), relations=list(relations)))
+        keys = [pending_key("e", n) for n in entities]
+        keys += [pending_key("r", *relation_key(s, t)) for s, t in relations]
+        self.pending_vectors.replace({k: {} for k in dict.fromkeys(keys)})
 
     def export(self, path: str, format: Optional[str] = None) -> List[Path]:
         """Write the graph as ``graphml``, ``json`` or ``csv`` (default: from the file
