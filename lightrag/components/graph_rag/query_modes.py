@@ -296,7 +296,7 @@ class PprMode(QueryMode):
 
     Example:
         >>> PprMode()
-        PprMode(uses=query, seed_keywords, damping=0.5, ppr_weight=0.2)
+        PprMode(uses=query, seed_keywords, damping=0.85, fusion=rrf, ppr_weight=2.0)
     """
 
     mode = "ppr"
@@ -332,7 +332,7 @@ class PprMode(QueryMode):
 
     def _extra_repr(self) -> str:
         return (f"{super()._extra_repr()}, damping={self.settings.damping}, "
-                f"ppr_weight={self.settings.ppr_weight}")
+                f"fusion={self.settings.fusion}, ppr_weight={self.settings.ppr_weight}")
 
 
 class MixMode(HybridMode):
