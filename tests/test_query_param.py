@@ -138,6 +138,23 @@ def test_context_budgets_are_never_exceeded(tmp_path, mode):
             assert not result.raw_data["entities"]
 
 
+def test_graph_modes_spend_no_more_context_than_naive_by_default(tmp_path):
+    rag = make_rag(tmp_path, ScriptedClient(responses=["ok"], cycle=True))
+    rag.insert(DOCS)
+    for question in ["Voyager Titan NASA", "Which moon did Voyager photograph?"]:
+        naive = rag.query(question, mode="naive", only_need_context=True, chunk_top_k=12)
+        budget = naive.raw_data["processing_info"]["context_tokens"]
+        assert budget > 400  # more than the first chunks + the lines' floor: the cap binds
+        for mode in ["local", "global", "hybrid", "mix", "ppr"]:
+            result = rag.query(question, mode=mode, only_need_context=True, chunk_top_k=12)
+            info = result.raw_data["processing_info"]
+            assert info["context_tokens"] <= budget, (mode, question)
+            assert count_tokens(result.content) <= count_tokens(naive.content) + 40, mode
+        # a small context keeps its first chunks and still gets graph lines
+        small = rag.query(question, mode="local", only_need_context=True, chunk_top_k=2)
+        assert small.raw_data["chunks"] and (small.raw_data["entities"] or small.raw_data["relationships"])
+
+
 def test_too_long_a_question_for_the_window_raises_clearly(tmp_path):
     rag = make_rag(tmp_path, SmallWindowClient())
     rag.insert(DOCS[:2])

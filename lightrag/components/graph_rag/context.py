@@ -52,11 +52,16 @@ class GraphStores:
 
 @dataclass
 class SearchResult:
-    """Entities, relations and vector chunks found for one query, best first."""
+    """Entities, relations and vector chunks found for one query, best first.
+
+    ``dense_chunks`` are the chunks ``naive`` would take for the query, when the mode searched
+    them anyway (their token count caps a graph mode's default context).
+    """
 
     entities: List[Dict[str, Any]] = field(default_factory=list)
     relations: List[Dict[str, Any]] = field(default_factory=list)
     vector_chunks: List[Dict[str, Any]] = field(default_factory=list)
+    dense_chunks: Optional[List[Dict[str, Any]]] = None
 
 
 def _split(value: Any) -> List[str]:

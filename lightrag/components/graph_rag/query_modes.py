@@ -7,7 +7,8 @@ Each mode decides *what to search* (``search``) and how its chunks are ranked
 at most :data:`KG_SHARE` of the chunk context it would build (or :data:`KG_FLOOR_TOKENS`) on
 entity and relation lines,
 and only on lines that add to the chunks (:func:`select_lines`): graph modes trade chunk tokens
-for graph lines instead of adding them. The GraphRAG system extracts keywords, embeds the
+for graph lines instead of adding them, and their whole context is capped at the tokens of
+the chunks ``naive`` would take for the same query (when the query vector is at hand). The GraphRAG system extracts keywords, embeds the
 query and the keywords in one batch, calls the mode, and hands the context to the answer
 Generator.
 
@@ -110,7 +111,9 @@ class QueryMode(Component):
 
         ``param.max_total_tokens`` caps everything (chunks, entity and relation lines, the
         frame and ``reserved_tokens``). Explicit ``max_entity_tokens`` / ``max_relation_tokens``
-        bound the lines; unset, the lines share :data:`KG_SHARE` of the chunk context.
+        bound the lines; unset, the lines share :data:`KG_SHARE` of the chunk context and the
+        lines and chunks together take no more tokens than ``naive``'s chunks for this query
+        (:meth:`naive_tokens`).
 
         Args:
             reserved_tokens: tokens already used by the prompt template and the query.
@@ -132,6 +135,16 @@ class QueryMode(Component):
         in_context = set().union(*(word_trigrams(c.get("content", "")) for c in frame))
         frame_tokens = sum(chunk_tokens(c) for c in frame)
         derived = max(KG_SHARE * frame_tokens, KG_FLOOR_TOKENS)
+        keep = min(len(frame), max(1, param.chunk_top_k // 2))  # lines never evict these
+        reference = None
+        if param.max_entity_tokens is None and param.max_relation_tokens is None:
+            reference = self.naive_tokens(stores, found, vectors, param, room)
+        if reference is not None:
+            # lines and chunks within naive's tokens; a context smaller than the first chunks +
+            # KG_FLOOR_TOKENS keeps those chunks and gets the floor's lines
+            first = sum(chunk_tokens(c) for c in frame[:keep])
+            reference = max(reference, first + KG_FLOOR_TOKENS)
+            derived = min(derived, reference - first)
         entity_budget = (param.max_entity_tokens if param.max_entity_tokens is not None
                          else int(derived * ENTITY_SHARE_OF_KG))
         entities, entity_lines, entity_tokens = select_lines(
@@ -146,8 +159,9 @@ class QueryMode(Component):
             # lines replace up to KG_SHARE of the chunk tokens; a small chunk context keeps its
             # chunks and gets the lines (up to KG_FLOOR_TOKENS) on top
             chunk_room = min(chunk_room, int(frame_tokens - min(kg_tokens, KG_SHARE * frame_tokens)))
+        if reference is not None:
+            chunk_room = min(chunk_room, reference - kg_tokens)
         chunks = fit_chunks(frame, max(0, chunk_room), param.chunk_top_k)
-        keep = min(len(frame), max(1, param.chunk_top_k // 2))  # lines never evict these
         if len(chunks) < keep:
             chunks = fit_chunks(frame, max(0, room - kg_tokens), keep)
         references = assign_references(chunks)
@@ -164,6 +178,18 @@ class QueryMode(Component):
         return RetrievedContext(mode=self.mode, entities=entities, relations=relations,
                                 chunks=chunks, references=references, context=context,
                                 processing_info=info)
+
+    def naive_tokens(self, stores: GraphStores, found: SearchResult, vectors: Dict[str, np.ndarray],
+                     param: QueryParam, room: int) -> Optional[int]:
+        """Tokens of the chunks ``naive`` would put in the context for this query (the mode's
+        own dense hits, else one search with the query vector); ``None`` without one, and for
+        ``naive`` itself."""
+        dense = found.dense_chunks
+        if dense is None and self.mode != "naive" and vectors.get(QUERY_VECTOR) is not None:
+            dense = search_chunks(stores, vectors[QUERY_VECTOR], param.chunk_top_k)
+        if dense is None or self.mode == "naive":
+            return None
+        return sum(chunk_tokens(c) for c in fit_chunks(dense, room, param.chunk_top_k))
 
     def _extra_repr(self) -> str:
         return f"uses={', '.join(self.vectors_needed) or 'nothing'}"
@@ -323,7 +349,8 @@ class PprMode(QueryMode):
         names = [graph.entity_names[i] for i in top if entity_scores[i] > 0]
         nodes = stores.graph.get_nodes_batch(names)
         entities = [{**nodes[n], "entity_name": n} for n in names if n in nodes]
-        return SearchResult(entities=entities, vector_chunks=chunks)
+        return SearchResult(entities=entities, vector_chunks=chunks,
+                            dense_chunks=hits[:param.chunk_top_k])
 
     def rank_chunks(self, stores: GraphStores, found: SearchResult, entities: List[Dict[str, Any]],
                     relations: List[Dict[str, Any]], param: QueryParam,
@@ -354,6 +381,7 @@ class MixMode(HybridMode):
     def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
         merged = super().search(stores, vectors, param)
         merged.vector_chunks = search_chunks(stores, vectors[QUERY_VECTOR], param.chunk_top_k)
+        merged.dense_chunks = merged.vector_chunks
         return merged
 
     def rank_chunks(self, stores: GraphStores, found: SearchResult, entities: List[Dict[str, Any]],
