@@ -131,7 +131,7 @@ def main() -> None:
     graph = PassageGraph.build(((n["id"], n["source_id"].split(GRAPH_FIELD_SEP))
                                 for n in stores.graph.get_all_nodes()), stores.synonym_pairs)
     print(f"graph build: {time.perf_counter() - started:.2f} s, {graph.n_nodes:,} nodes, "
-          f"{graph.transition.nnz:,} directed edges")
+          f"{graph.to_passages.nnz + graph.to_entities.nnz + (graph.synonym_steps.nnz if graph.synonym_steps is not None else 0):,} directed edges")
     rng = np.random.default_rng(1)
     mode = PprMode(settings)
     param = QueryParam(mode="ppr")

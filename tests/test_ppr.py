@@ -193,7 +193,7 @@ def test_numpy_fallback_gives_the_scipy_scores(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_scipy)
     without = ppr.PassageGraph.build(entities, synonyms=[("Alice", "Carol", 0.95)])
-    assert isinstance(without.transition, ppr.CooMatrix)
+    assert isinstance(without.to_passages, ppr.CooMatrix)
     seeds = {without.entity_index["Alice"]: 1.0}
     assert np.allclose(ppr.personalized_pagerank(without, seeds),
                        ppr.personalized_pagerank(with_scipy, seeds), atol=1e-6)
