@@ -67,7 +67,8 @@ from lightrag.core.types import ModelType  # noqa: E402
 
 DEFAULT_HKU_PYTHON = "/work/anchors/hku/bin/python"
 DEFAULT_OUT = ROOT / "docs" / "benchmarks" / "graph_rag_speed.md"
-MODES = ["naive", "local", "global", "hybrid", "mix"]
+MODES = ["naive", "local", "global", "hybrid", "mix", "ppr"]
+HKU_MODES = MODES[:5]  # lightrag-hku has no ppr mode
 
 # ----------------------------------------------------------------------------- our side
 FAKE_TIME = {"llm_s": 0.0, "llm_calls": 0, "embed_s": 0.0, "embed_texts": 0}
@@ -249,7 +250,7 @@ def retrieval_bench(args: argparse.Namespace, scratch: Path, use_hku: bool,
                 for system in systems:
                     if system == "ours":
                         r = asyncio.run(ours_round(rag, store.queries, mode, warm_up=rnd == 0))
-                    elif hku is not None:
+                    elif hku is not None and mode in HKU_MODES:
                         try:
                             r = hku.round(mode)
                         except Exception as e:
