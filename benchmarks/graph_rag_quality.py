@@ -347,19 +347,23 @@ def write_doc(path: Path, command: str, results: Dict[str, Dict[str, Any]], note
         "(all-MiniLM-L6-v2) for chunks, entities, relations and queries, "
         "`HeuristicKeywordExtractor` (spaCy NER + noun chunks of the query, then capitalised "
         "phrases) for the query keywords, default `QueryParam` (top_k 40, chunk_top_k 20, token "
-        "budgets derived: graph lines take at most 20% of the chunk context, from it), cosine "
-        "threshold 0.2, `only_need_context=True` (no answer model). The queries go through "
-        "`GraphRAG.engine` with the store's read view plus synonym pairs (entity-name vectors "
-        "with cosine >= 0.9, top 5 per entity, computed once by `ppr.synonym_pairs` and cached "
-        "next to the store until the index provides them).",
+        "budgets derived: graph lines take at most 20% of the chunk context, from it, and a graph "
+        "mode's whole context is capped at the tokens of the chunks `naive` takes for the same "
+        "query), cosine threshold 0.2, `only_need_context=True` (no answer model). The queries "
+        "go through `GraphRAG.engine` with the store's read view and its synonym pairs "
+        "(entity-name vectors with cosine >= 0.9, top 5 per entity, `ppr.synonym_pairs`, found "
+        "by the index when entity vectors are written). `ppr` and `mix` use the default "
+        "`PprSettings`: a walk with damping 0.85 restarting at the query's entities (70%) and "
+        "the 20 dense passages (30%), passage scores divided by (entities cited) ** 0.25, ranked "
+        "by reciprocal rank fusion of the cosine order and the PPR order (PPR weight 2, k 5).",
         "",
         "Recall@k: the ranked chunks of `raw_data[\"chunks\"]` (the order they appear in the "
         "context) mapped to passages by chunk id and de-duplicated; the share of a question's "
         "gold (`is_supporting`) passages among the first k, averaged over questions, in %. "
         "Context tokens: `raw_data[\"processing_info\"][\"context_tokens\"]` (cl100k), mean per "
         "query. Passages: distinct passages in the context. Latency: one query at a time, "
-        "keyword extraction and the MiniLM query embedding included, on a shared 2-core machine "
-        "(other jobs running). The `ppr` constants (`PprSettings`) were chosen on questions 1-50 "
+        "keyword extraction (spaCy) and the MiniLM query embedding included, on the 2-core "
+        "machine. The `ppr` constants (`PprSettings`) were chosen on questions 1-50 "
         "only; questions 51-100 are reported apart as held-out.",
         "",
         "```",

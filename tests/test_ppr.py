@@ -114,15 +114,17 @@ def test_ppr_ranks_the_two_hop_passage_above_a_word_matching_distractor():
     assert ppr.processing_info["mode"] == "ppr"
 
 
-def test_power_iteration_matches_networkx_pagerank():
+@pytest.mark.parametrize("damping", [0.5, 0.85])
+def test_power_iteration_matches_networkx_pagerank(damping):
     nx = pytest.importorskip("networkx")
     graph = PassageGraph.build([(n, c) for n, (_, c) in ENTITIES.items()])
     seeds = {graph.entity_index["Hello Love"]: 1.0}
-    scores = personalized_pagerank(graph, seeds, damping=0.5, tolerance=1e-10, max_iterations=200)
+    scores = personalized_pagerank(graph, seeds, damping=damping, tolerance=1e-10, max_iterations=400)
     g = nx.Graph()
     for name, (_, chunks) in ENTITIES.items():
         g.add_edges_from((name, c) for c in chunks)
-    expected = nx.pagerank(g, alpha=0.5, personalization={"Hello Love": 1.0}, tol=1e-12)
+    expected = nx.pagerank(g, alpha=damping, personalization={"Hello Love": 1.0}, tol=1e-12,
+                           max_iter=1000)
     nodes = graph.entity_names + graph.chunk_ids
     assert np.allclose(scores, [expected[n] for n in nodes], atol=1e-5)
     assert scores.sum() == pytest.approx(1.0, abs=1e-5)
