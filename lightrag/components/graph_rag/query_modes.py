@@ -8,9 +8,9 @@ at most :data:`KG_SHARE` of the chunk context it would build (or :data:`KG_FLOOR
 entity and relation lines,
 and only on lines that add to the chunks (:func:`select_lines`): graph modes trade chunk tokens
 for graph lines instead of adding them, and their whole context is capped at the tokens of
-the chunks ``naive`` would take for the same query (when the query vector is at hand). The GraphRAG system extracts keywords, embeds the
-query and the keywords in one batch, calls the mode, and hands the context to the answer
-Generator.
+the chunks ``naive`` would take for the same query (when the query vector is at hand). The
+GraphRAG system extracts keywords, embeds the query and the keywords in one batch, calls the
+mode, and hands the context to the answer Generator.
 
 Example:
     >>> LocalMode()
@@ -184,10 +184,12 @@ class QueryMode(Component):
         """Tokens of the chunks ``naive`` would put in the context for this query (the mode's
         own dense hits, else one search with the query vector); ``None`` without one, and for
         ``naive`` itself."""
+        if self.mode == "naive":
+            return None
         dense = found.dense_chunks
-        if dense is None and self.mode != "naive" and vectors.get(QUERY_VECTOR) is not None:
+        if dense is None and vectors.get(QUERY_VECTOR) is not None:
             dense = search_chunks(stores, vectors[QUERY_VECTOR], param.chunk_top_k)
-        if dense is None or self.mode == "naive":
+        if dense is None:
             return None
         return sum(chunk_tokens(c) for c in fit_chunks(dense, room, param.chunk_top_k))
 
