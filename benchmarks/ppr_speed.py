@@ -154,9 +154,9 @@ def main() -> None:
         t0 = time.perf_counter()
         mode.search(stores, {QUERY_VECTOR: query, SEED_VECTORS: keywords}, param)
         mode_ms.append((time.perf_counter() - t0) * 1000)
-    for label, values in (("seed search (4 keywords x 50k entities)", seed_ms),
-                          ("dense search (100k chunks)", dense_ms),
-                          ("PPR power iteration + top passages", ppr_ms),
+    for label, values in ((f"seed search (4 keywords x {args.entities:,} entities)", seed_ms),
+                          (f"dense search ({args.chunks:,} chunks)", dense_ms),
+                          ("PPR Gauss-Seidel sweeps + top passages", ppr_ms),
                           ("PprMode.search (all of it)", mode_ms)):
         print(f"{label}: p50 {statistics.median(values):.1f} ms, "
               f"p90 {float(np.percentile(values, 90)):.1f} ms over {len(values)} queries")
