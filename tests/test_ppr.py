@@ -199,3 +199,36 @@ def test_numpy_fallback_gives_the_scipy_scores(monkeypatch):
     seeds = {without.entity_index["Alice"]: 1.0}
     assert np.allclose(ppr.personalized_pagerank(without, seeds),
                        ppr.personalized_pagerank(with_scipy, seeds), atol=1e-6)
+
+
+@pytest.mark.parametrize("values, error, words", [
+    ({"damping": 1.0}, ValueError, "PprSettings.damping must be in [0, 1)"),
+    ({"fusion": "max"}, ValueError, "PprSettings.fusion is 'max'"),
+    ({"rrf_k": 2.5}, TypeError, "PprSettings.rrf_k must be an integer"),
+    ({"ppr_weight": "2"}, TypeError, "PprSettings.ppr_weight must be a number"),
+    ({"ppr_weight": float("nan")}, ValueError, "PprSettings.ppr_weight must be a finite number"),
+    ({"passage_weight": 1.5}, ValueError, "PprSettings.passage_weight"),
+    ({"dampign": 0.5}, ValueError, "unknown PprSettings field(s) 'dampign'"),
+])
+def test_bad_ppr_settings_are_refused_naming_the_field(values, error, words):
+    with pytest.raises(error) as caught:
+        PprSettings.from_dict(values)
+    assert words in str(caught.value)
+
+
+def test_ppr_settings_come_from_the_graph_rag_config(tmp_path):
+    from lightrag.components.graph_rag import GraphRAG
+
+    scripted = {"component_name": "ScriptedClient", "component_config": {"embedding_dim": 16}}
+    config = {"component_name": "GraphRAG", "component_config": {
+        "working_dir": str(tmp_path),
+        "embedder": {"component_name": "Embedder", "component_config": {"model_client": scripted}},
+        "extractor": {"component_name": "SpacyEntityExtractor", "component_config": {}},
+        "answer_generator": {"component_name": "Generator",
+                             "component_config": {"model_client": scripted}},
+        "ppr_settings": {"damping": 0.5, "fusion": "score"}}}
+    rag = GraphRAG.from_yaml(config)
+    for mode in (rag.engine.mode("ppr"), rag.engine.mode("mix")):
+        assert mode.settings.damping == 0.5 and mode.settings.fusion == "score"
+        assert mode.settings.rrf_k == PprSettings().rrf_k  # unset fields keep the defaults
+    assert rag.to_config()["component_config"]["ppr_settings"] == {"damping": 0.5, "fusion": "score"}

@@ -27,7 +27,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -307,6 +307,38 @@ class PprSettings:
     query_seeds: bool = False
     fusion: str = "rrf"
     rrf_k: int = 5
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type in ("float", "int") and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise TypeError(f"PprSettings.{f.name} must be a number, got {value!r}")
+            if f.type == "int" and not isinstance(value, int):
+                raise TypeError(f"PprSettings.{f.name} must be an integer, got {value!r}")
+            if f.type in ("float", "int") and not (0 <= value < float("inf")):
+                raise ValueError(f"PprSettings.{f.name} must be a finite number >= 0, got {value!r}")
+        if not 0.0 <= self.damping < 1.0:
+            raise ValueError(f"PprSettings.damping must be in [0, 1), got {self.damping!r}")
+        if not 0.0 <= self.passage_weight <= 1.0:
+            raise ValueError(f"PprSettings.passage_weight must be in [0, 1], got {self.passage_weight!r}")
+        if self.seed_top_k < 1 or self.dense_candidates < 1:
+            raise ValueError("PprSettings.seed_top_k and dense_candidates must be at least 1")
+        if not isinstance(self.query_seeds, bool):
+            raise TypeError(f"PprSettings.query_seeds must be true or false, got {self.query_seeds!r}")
+        if self.fusion not in ("rrf", "score"):
+            raise ValueError(f"PprSettings.fusion is {self.fusion!r}; use 'rrf' or 'score'")
+
+    @classmethod
+    def from_dict(cls, values: Optional[Mapping[str, Any]]) -> "PprSettings":
+        """Settings from a config mapping (``GraphRAG(ppr_settings={...})``); an unknown key
+        raises ``ValueError`` naming it and the known ones."""
+        values = dict(values or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown PprSettings field(s) {', '.join(map(repr, unknown))}; "
+                             f"known: {', '.join(sorted(known))}")
+        return cls(**values)
 
 
 def seed_entities(entities_vdb: object, graph: PassageGraph, seed_vectors: Optional[np.ndarray],

@@ -7,8 +7,8 @@ would overflow is never sent. An answer is never silently empty: an empty reply 
 ``content`` saying so, and a failed model call as a ``content`` naming the error, with
 ``raw_data["error"]`` and ``processing_info["answer_failed"]`` set.
 
-Holds the mode Components, the keyword extractor, the answer Generator and an optional
-reranker. The conversation history goes to the answer model only (never into retrieval), and the
+Holds the mode Components, the keyword extractor, the answer Generator, an optional
+reranker and the ``ppr``/``mix`` scorer's :class:`PprSettings`. The conversation history goes to the answer model only (never into retrieval), and the
 user's extra instructions (``user_prompt``) are added to the answer prompt.
 """
 
@@ -30,6 +30,7 @@ from lightrag.components.graph_rag.kg_lines import (
     public_fields,
     relation_line,
 )
+from lightrag.components.graph_rag.ppr import PprSettings
 from lightrag.components.graph_rag.prompts import (
     GRAPH_ANSWER_PROMPT,
     NAIVE_ANSWER_PROMPT,
@@ -68,11 +69,13 @@ class QueryEngine(Component):
         keyword_extractor: Component,
         answer_generator: Generator,
         reranker: Optional[Component] = None,
+        ppr_settings: Optional[PprSettings] = None,
     ) -> None:
         super().__init__()
         self.keyword_extractor = keyword_extractor
         for name, cls in MODE_CLASSES.items():
-            self.register_component(f"{name}_mode", cls())
+            mode = cls(ppr_settings) if ppr_settings is not None and name in ("ppr", "mix") else cls()
+            self.register_component(f"{name}_mode", mode)
         self.answer_generator = answer_generator
         self.reranker = reranker
 

@@ -34,6 +34,7 @@ from lightrag.components.graph_rag.insert_result import (
     run_sync,
 )
 from lightrag.components.graph_rag.merger import GraphMerger
+from lightrag.components.graph_rag.ppr import PprSettings
 from lightrag.components.graph_rag.query_engine import QueryEngine
 from lightrag.components.graph_rag.schemas import (
     DocStatus,
@@ -75,6 +76,8 @@ class GraphRAG(Component):
         lock_timeout: seconds to wait for another process writing the same store.
         synonym_threshold: cosine of two entity names above which the ``ppr`` mode joins them.
         query_defaults: default :class:`QueryParam` fields.
+        ppr_settings: fields of :class:`~lightrag.components.graph_rag.ppr.PprSettings` for
+            the ``ppr`` and ``mix`` scorer (damping, fusion, …); unset fields keep the defaults.
     """
 
     def __init__(
@@ -100,6 +103,7 @@ class GraphRAG(Component):
         lock_timeout: float = 120.0,
         synonym_threshold: float = 0.9,
         query_defaults: Optional[Dict[str, Any]] = None,
+        ppr_settings: Optional[Dict[str, Any]] = None,
     ) -> None:
         super().__init__()
         from lightrag.components.graph_rag.keyword_extractor import HeuristicKeywordExtractor
@@ -122,6 +126,7 @@ class GraphRAG(Component):
         self.lock_timeout = lock_timeout
         self.synonym_threshold = synonym_threshold
         self.query_defaults = QueryParam.from_dict(dict(query_defaults or {})).to_dict()
+        self.ppr_settings = dict(ppr_settings or {})
         self.chunker = chunker or Chunker()
         self.extractor = extractor
         self.embedder = embedder
@@ -135,6 +140,7 @@ class GraphRAG(Component):
             keyword_extractor=keyword_extractor or HeuristicKeywordExtractor(),
             answer_generator=answer_generator,
             reranker=reranker,
+            ppr_settings=PprSettings.from_dict(self.ppr_settings) if self.ppr_settings else None,
         )
         self.insert_progress: Dict[str, Dict[str, Any]] = {}
 
