@@ -292,15 +292,25 @@ def stores_with_synonyms(rag: GraphRAG, folder: Path) -> Tuple[Any, Dict[str, An
                                                   "seconds": seconds}
 
 
+def answer_in_context(context: str, answers: List[str]) -> float:
+    """1.0 when the context holds the gold answer or one of its aliases (SQuAD-normalised, as
+    whole words): what an answer model reading the context could find at best."""
+    from lightrag.eval.answer_match_acc import normalize_answer
+
+    text = f" {normalize_answer(context)} "
+    return float(any(f" {a} " in text for a in map(normalize_answer, answers) if a))
+
+
 async def evaluate(engine: Any, defaults: Dict[str, Any], stores: Any, questions: List[str],
-                   gold: List[List[int]], rows: List[Tuple[str, str, str]]) -> Dict[str, Dict[str, float]]:
+                   gold: List[List[int]], rows: List[Tuple[str, str, str]],
+                   answers: List[List[str]]) -> Dict[str, Dict[str, float]]:
     table: Dict[str, Dict[str, float]] = {}
     half = len(questions) // 2
     defaults = {k: v for k, v in defaults.items() if k not in ("mode", "chunk_merge_method")}
     for label, mode, merge in rows:
         recalls: Dict[int, List[float]] = {k: [] for k in KS}
-        tokens, passages, times, entities, relations = [], [], [], [], []
-        for question, gold_ids in zip(questions, gold):
+        tokens, passages, times, entities, relations, found = [], [], [], [], [], []
+        for question, gold_ids, answer in zip(questions, gold, answers):
             started = time.perf_counter()
             param = QueryParam.from_dict({**defaults, "mode": mode, "chunk_merge_method": merge,
                                           "only_need_context": True})
@@ -311,6 +321,7 @@ async def evaluate(engine: Any, defaults: Dict[str, Any], stores: Any, questions
             for k in KS:
                 recalls[k].append(len(set(ranked[:k]) & set(gold_ids)) / len(gold_ids))
             tokens.append(raw["processing_info"]["context_tokens"])
+            found.append(answer_in_context(result.content, answer))
             passages.append(len(ranked))
             entities.append(len(raw["entities"]))
             relations.append(len(raw["relationships"]))
@@ -318,6 +329,7 @@ async def evaluate(engine: Any, defaults: Dict[str, Any], stores: Any, questions
             **{f"R@{k}": 100 * statistics.fmean(recalls[k]) for k in KS},
             **{f"first R@{k}": 100 * statistics.fmean(recalls[k][:half] or [0.0]) for k in KS},
             **{f"second R@{k}": 100 * statistics.fmean(recalls[k][half:] or [0.0]) for k in KS},
+            "answer_in_context": 100 * statistics.fmean(found),
             "context_tokens": statistics.fmean(tokens), "passages": statistics.fmean(passages),
             "entities": statistics.fmean(entities), "relations": statistics.fmean(relations),
             "p50_ms": float(np.percentile(times, 50)),
@@ -325,7 +337,8 @@ async def evaluate(engine: Any, defaults: Dict[str, Any], stores: Any, questions
         row = table[label]
         print(f"  {label:24s} R@2 {row['R@2']:5.1f}  R@5 {row['R@5']:5.1f}  halves "
               f"{row['first R@2']:.1f}/{row['first R@5']:.1f} {row['second R@2']:.1f}/"
-              f"{row['second R@5']:.1f}  context {row['context_tokens']:8.0f} tokens  "
+              f"{row['second R@5']:.1f}  answer in context {row['answer_in_context']:5.1f}  "
+              f"context {row['context_tokens']:8.0f} tokens  "
               f"{row['passages']:4.1f} passages  p50 {row['p50_ms']:6.1f} ms", flush=True)
     return table
 
@@ -361,10 +374,12 @@ def write_doc(path: Path, command: str, results: Dict[str, Dict[str, Any]], note
         "context) mapped to passages by chunk id and de-duplicated; the share of a question's "
         "gold (`is_supporting`) passages among the first k, averaged over questions, in %. "
         "Context tokens: `raw_data[\"processing_info\"][\"context_tokens\"]` (cl100k), mean per "
-        "query. Passages: distinct passages in the context. Latency: one query at a time, "
-        "keyword extraction (spaCy) and the MiniLM query embedding included, on the 2-core "
-        "machine. The `ppr` constants (`PprSettings`) were chosen on questions 1-50 "
-        "only; questions 51-100 are reported apart as held-out.",
+        "query. Answer in context: the share of questions whose gold answer (or an alias, "
+        "SQuAD-normalised, as whole words) appears in the context text, what an answer model "
+        "could find at best. Passages: distinct passages in the context. Latency: one query at "
+        "a time, keyword extraction (spaCy) and the MiniLM query embedding included, on the "
+        "2-core machine. The `ppr` constants (`PprSettings`) were chosen on questions 1-50 only; "
+        "questions 51-100 are reported apart as held-out.",
         "",
         "```",
         f"$ {command}",
@@ -382,18 +397,19 @@ def write_doc(path: Path, command: str, results: Dict[str, Dict[str, Any]], note
             + (f"; {info['failed']} documents failed" if info.get("failed") else "") + ".",
             "",
             "| mode (chunk merge) | Recall@2 | Recall@5 | R@2 / R@5, questions 1-50 | "
-            "R@2 / R@5, questions 51-100 | context tokens / query | passages in context | "
-            "entities / relations in context | p50 query (ms) |",
-            "|---|---:|---:|---:|---:|---:|---:|---|---:|",
+            "R@2 / R@5, questions 51-100 | answer in context (%) | context tokens / query | "
+            "passages in context | entities / relations in context | p50 query (ms) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
         ]
         for label, row in res["table"].items():
             lines.append(f"| {label} | {row['R@2']:.1f} | {row['R@5']:.1f} | "
                          f"{row['first R@2']:.1f} / {row['first R@5']:.1f} | "
                          f"{row['second R@2']:.1f} / {row['second R@5']:.1f} | "
+                         f"{row['answer_in_context']:.0f} | "
                          f"{row['context_tokens']:,.0f} | {row['passages']:.1f} | "
                          f"{row['entities']:.0f} / {row['relations']:.0f} | {row['p50_ms']:.0f} |")
         lines.append(f"| *dense MiniLM passage retrieval (reference)* | *{DENSE_REFERENCE[2]}* | "
-                     f"*{DENSE_REFERENCE[5]}* | | | | | | |")
+                     f"*{DENSE_REFERENCE[5]}* | | | | | | | |")
         lines.append("")
         for model_label, table in res.get("answers", {}).items():
             lines += [f"Answer quality with {model_label}, first {answers_n(table)} questions, "
@@ -469,7 +485,8 @@ def main() -> None:
         rows = variants(args.modes, args.merges)
         print(f"[{kind}] evaluating {len(questions)} questions x {len(rows)} variants ...",
               flush=True)
-        table = asyncio.run(evaluate(engine, defaults, stores, questions, gold, rows))
+        table = asyncio.run(evaluate(engine, defaults, stores, questions, gold, rows,
+                                     answers[: len(questions)]))
         results[label] = {"info": info, "table": table, "answers": {}}
         for model_kind in ("local", "api") if args.answers else ():
             generator, model_label = answer_model(model_kind)

@@ -293,7 +293,7 @@ class PprSettings:
         rrf_k: the rank offset of ``"rrf"`` (small: the first ranks of each order count most).
     """
 
-    damping: float = 0.85
+    damping: float = DAMPING
     seed_top_k: int = 1
     seed_threshold: float = 0.5
     specificity: float = 1.0
