@@ -19,8 +19,10 @@ are not unique in this corpus) and de-duplicated in order; Recall@k is the share
 gold passages (``is_supporting``, matched by title and text) among the first k, averaged over the
 questions (%). Context size is ``raw_data["processing_info"]["context_tokens"]`` (cl100k tokens).
 
-The built store is cached in ``--workdir`` (one folder per extractor/embedder), so re-runs only
-query; a marker file says the build completed (an unfinished store is rebuilt).
+The built store is cached in ``--workdir`` (one folder per extractor/embedder and corpus: the
+folder name carries a fingerprint of the passages, so another data set never reuses this one's
+store), so re-runs only query; a marker file says the build completed (an unfinished store is
+rebuilt). Questions without a supporting passage are skipped (and counted).
 
 Usage::
 
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import inspect
 import json
 import logging
@@ -80,24 +83,43 @@ BUILD_MARKER = "BUILD_COMPLETE.json"
 DENSE_REFERENCE = {2: 47.2, 5: 62.2}  # dense all-MiniLM-L6-v2, data set README
 
 
-def load_data(folder: Path) -> Tuple[List[Dict[str, str]], List[str], List[List[int]]]:
-    """``(passages, questions, gold passage indices per question)``."""
+def _queries(folder: Path) -> List[Dict[str, Any]]:
+    """The questions that have at least one supporting passage in the corpus."""
     corpus = json.loads((folder / "corpus.json").read_text())
-    queries = json.loads((folder / "queries.json").read_text())
     position = {(d["title"], d["text"]): i for i, d in enumerate(corpus)}
-    questions, gold = [], []
-    for q in queries:
-        ids = [position[(p["title"], p["paragraph_text"])] for p in q["paragraphs"]
-               if p["is_supporting"]]
-        questions.append(q["question"])
-        gold.append(sorted(set(ids)))
-    return corpus, questions, gold
+    kept = []
+    for q in json.loads((folder / "queries.json").read_text()):
+        ids = sorted({position[key] for p in q.get("paragraphs", []) if p.get("is_supporting")
+                      for key in [(p.get("title"), p.get("paragraph_text", p.get("text")))]
+                      if key in position})
+        if ids:
+            kept.append({**q, "_gold": ids})
+    return kept
+
+
+def load_data(folder: Path) -> Tuple[List[Dict[str, str]], List[str], List[List[int]]]:
+    """``(passages, questions, gold passage indices per question)``; questions without a
+    supporting passage in the corpus are left out (with a note on the console)."""
+    corpus = json.loads((folder / "corpus.json").read_text())
+    queries = _queries(folder)
+    total = len(json.loads((folder / "queries.json").read_text()))
+    if len(queries) < total:
+        print(f"{total - len(queries)} of {total} questions have no supporting passage in the "
+              "corpus and are skipped")
+    return corpus, [q["question"] for q in queries], [q["_gold"] for q in queries]
 
 
 def load_answers(folder: Path) -> List[List[str]]:
-    """The gold answer and its aliases, per question."""
-    queries = json.loads((folder / "queries.json").read_text())
-    return [[q["answer"], *q.get("answer_aliases", [])] for q in queries]
+    """The gold answer and its aliases, per question (the questions of :func:`load_data`)."""
+    return [[str(q["answer"]), *map(str, q.get("answer_aliases", []))] for q in _queries(folder)]
+
+
+def corpus_fingerprint(corpus: List[Dict[str, str]]) -> str:
+    """12 hex digits of a hash of the passages: the store cache's key."""
+    digest = hashlib.sha256()
+    for d in corpus:
+        digest.update(f"{d['title']}\x00{d['text']}\x01".encode("utf-8"))
+    return digest.hexdigest()[:12]
 
 
 def answer_model(kind: str) -> Tuple[Optional[Generator], str]:
@@ -184,7 +206,7 @@ def llm_extractor() -> Tuple[Optional[EntityExtractor], str]:
 
 def build_store(kind: str, extractor: Any, embedder: Embedder, corpus: List[Dict[str, str]],
                 workdir: Path, rebuild: bool) -> Tuple[GraphRAG, Dict[str, Any]]:
-    folder = workdir / f"{kind}_minilm"
+    folder = workdir / f"{kind}_minilm_{corpus_fingerprint(corpus)}"
     marker = folder / BUILD_MARKER
     if rebuild or (folder.exists() and not marker.exists()):
         shutil.rmtree(folder, ignore_errors=True)  # an unfinished build is not trusted
@@ -245,7 +267,7 @@ def light_engine(corpus: List[Dict[str, str]], workdir: Path) -> Tuple[Any, Dict
     from lightrag.components.model_client import LocalEmbedderClient
 
     client = LocalEmbedderClient()
-    folder = workdir / "spacy_light"
+    folder = workdir / f"spacy_light_{corpus_fingerprint(corpus)}"
     ids = [passage_id(i) for i in range(len(corpus))]
     print(f"[light] building or loading the light store in {folder} ...", flush=True)
     stores, info = build_light_store(corpus, ids, lambda texts: client.encode(texts, 128), folder)
@@ -292,12 +314,17 @@ def stores_with_synonyms(rag: GraphRAG, folder: Path) -> Tuple[Any, Dict[str, An
                                                   "seconds": seconds}
 
 
-def answer_in_context(context: str, answers: List[str]) -> float:
+def answer_in_context(raw: Dict[str, Any], answers: List[str]) -> float:
     """1.0 when the context holds the gold answer or one of its aliases (SQuAD-normalised, as
-    whole words): what an answer model reading the context could find at best."""
+    whole words) in a chunk, an entity or a relation line: what an answer model reading the
+    context could find at best. Read from ``raw_data`` (the context text itself is JSON, whose
+    escapes would glue words together)."""
     from lightrag.eval.answer_match_acc import normalize_answer
 
-    text = f" {normalize_answer(context)} "
+    parts = [c.get("content", "") for c in raw.get("chunks", [])]
+    for item in [*raw.get("entities", []), *raw.get("relationships", [])]:
+        parts.extend(str(v) for v in item.values() if isinstance(v, (str, list)))
+    text = " ".join(f" {normalize_answer(p)} " for p in parts)
     return float(any(f" {a} " in text for a in map(normalize_answer, answers) if a))
 
 
@@ -321,7 +348,7 @@ async def evaluate(engine: Any, defaults: Dict[str, Any], stores: Any, questions
             for k in KS:
                 recalls[k].append(len(set(ranked[:k]) & set(gold_ids)) / len(gold_ids))
             tokens.append(raw["processing_info"]["context_tokens"])
-            found.append(answer_in_context(result.content, answer))
+            found.append(answer_in_context(raw, answer))
             passages.append(len(ranked))
             entities.append(len(raw["entities"]))
             relations.append(len(raw["relationships"]))
@@ -480,7 +507,7 @@ def main() -> None:
             label += " — light store (chunk and entity-name vectors, no relation vectors)"
         else:
             rag, info = build_store(kind, extractor, embedder, corpus, Path(args.workdir), args.rebuild)
-            stores, info["synonyms"] = stores_with_synonyms(rag, Path(args.workdir) / f"{kind}_minilm")
+            stores, info["synonyms"] = stores_with_synonyms(rag, Path(rag.working_dir))
             engine, defaults = rag.engine, rag.query_defaults
         rows = variants(args.modes, args.merges)
         print(f"[{kind}] evaluating {len(questions)} questions x {len(rows)} variants ...",
