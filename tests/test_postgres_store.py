@@ -15,6 +15,7 @@ import pytest
 import yaml
 from graph_fakes import extraction_reply, the_answer
 from pg_server import PostgresServer, skip_reason
+from store_state import store_state
 
 from lightrag.components.graph_rag import (
     Chunker,
@@ -378,35 +379,10 @@ def _operate_in_child(dsn, workspace, op, args, ready):
     time.sleep(60)  # the parent kills this process
 
 
-def _state(rag):
-    """Everything a store holds, without timestamps; asserts it is consistent first."""
-    index = rag.index
-    assert index.verify() == []
-
-    def strip(data):
-        return {k: v for k, v in data.items() if k not in ("created_at", "source", "target")}
-
-    vectors = {}
-    for name, store in (("chunks", index.chunks_vdb), ("entities", index.entities_vdb),
-                        ("relations", index.relations_vdb)):
-        found = store.get_vectors_by_ids(sorted(store._ids))
-        vectors[name] = {i: v.round(5).tolist() for i, v in found.items()}
-    return {
-        "nodes": {n["id"]: strip(n) for n in rag.graph.get_all_nodes()},
-        "edges": {tuple(sorted((e["source"], e["target"]))): strip(e)
-                  for e in rag.graph.get_all_edges()},
-        "chunks": dict(index.text_chunks.items()),
-        "status": {k: v["status"] for k, v in index.doc_status.items()},
-        "graph_items": dict(index.doc_graph_items.items()),
-        "vectors": vectors,
-        "pending": index.pending_vectors.keys(),
-    }
-
-
 def _snapshot(workspace):
     rag = _crash_rag(workspace)
     try:
-        return _state(rag)
+        return store_state(rag)
     finally:
         rag.index.close()
 
@@ -464,13 +440,13 @@ def test_copy_a_sqlite_store_into_postgres_and_back(tmp_path, workspace):
 
     local = make_rag(tmp_path / "local", "", storage="sqlite")
     local.insert(list(DOCS.values()), file_paths=list(DOCS))
-    expected = _state(local)
+    expected = store_state(local)
     copied = copy_store(local.index.db, open_db(workspace), batch_size=7)
     assert copied["doc_status"] == 3 and copied["nodes"] == len(expected["nodes"])
     for table in ("kv", "vectors", "edges"):
         assert copied[table] == local.index.db.query(f"SELECT COUNT(*) FROM {table}")[0][0] > 0
     shared = make_rag(tmp_path, workspace)
-    assert _state(shared) == expected
+    assert store_state(shared) == expected
     question = "Which moon of Saturn was photographed by Voyager 1?"
     assert shared.query(question, mode="mix", only_need_context=True).content == \
         local.query(question, mode="mix", only_need_context=True).content
@@ -479,4 +455,4 @@ def test_copy_a_sqlite_store_into_postgres_and_back(tmp_path, workspace):
     shared.insert("Pioneer 10 flew past Jupiter in 1973.", file_paths="pioneer.md")
     copy_store(shared.index.db, SQLiteDatabase(tmp_path / "back" / "lightrag.sqlite3"))
     back = make_rag(tmp_path / "back", "", storage="sqlite")
-    assert _state(back) == _state(shared) and back.graph.has_node("Pioneer 10")
+    assert store_state(back) == store_state(shared) and back.graph.has_node("Pioneer 10")

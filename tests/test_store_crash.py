@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from store_state import store_state
 from store_worker import doc_id, document, make_rag
 
 WORKER = Path(__file__).with_name("store_worker.py")
@@ -43,27 +44,7 @@ def snapshot(workdir):
     """Everything the store holds, without timestamps; asserts it is consistent first."""
     rag = make_rag(str(workdir))
     try:
-        assert rag.index.verify() == []
-
-        def strip(data):
-            return {k: v for k, v in data.items() if k not in ("created_at", "source", "target")}
-
-        index = rag.index
-        vectors = {}
-        for name, store in (("chunks", index.chunks_vdb), ("entities", index.entities_vdb),
-                            ("relations", index.relations_vdb)):
-            ids = sorted(store._ids)
-            vectors[name] = {i: v.round(5).tolist() for i, v in store.get_vectors_by_ids(ids).items()}
-        return {
-            "nodes": {n["id"]: strip(n) for n in rag.graph.get_all_nodes()},
-            "edges": {tuple(sorted((e["source"], e["target"]))): strip(e)
-                      for e in rag.graph.get_all_edges()},
-            "chunks": dict(index.text_chunks.items()),
-            "status": {k: v["status"] for k, v in index.doc_status.items()},
-            "graph_items": dict(index.doc_graph_items.items()),
-            "vectors": vectors,
-            "pending": index.pending_vectors.keys(),
-        }
+        return store_state(rag)
     finally:
         rag.index.close()
 
