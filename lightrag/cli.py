@@ -1,7 +1,7 @@
 """The ``lightrag`` command.
 
     lightrag --version
-    lightrag demo                       graph RAG on a packaged corpus, all six query modes
+    lightrag demo                       graph RAG on a packaged corpus, every query mode
     lightrag demo-rag                   classic RAG (MiniLM + NumPy top-k + SmolLM2)
     lightrag index PATH... [--encoding cp1252]   index PDF, DOCX, HTML, Markdown and text files
     lightrag query "..." [--mode mix] [--top-k 10] [--json] [--stream] [--context-only]
@@ -42,7 +42,8 @@ DEFAULT_WORKING_DIR = "./lightrag_storage"
 RAG_DEMO_QUESTIONS = ["Which planet is the biggest?", "Which planet has rings?"]
 GRAPH_DEMO_QUESTION = "What did the Voyager missions discover about Saturn and its moon Titan?"
 EXPORT_FORMATS = {".graphml": "graphml", ".xml": "graphml", ".json": "json", ".csv": "csv"}
-QUERY_MODES = ["naive", "local", "global", "hybrid", "mix", "bypass"]
+# the query modes of graph_rag.schemas.QUERY_MODES (not imported: `lightrag --version` stays fast)
+QUERY_MODES = ["naive", "local", "global", "hybrid", "mix", "ppr", "bypass"]
 
 
 class CliError(Exception):

@@ -90,6 +90,9 @@ def test_index_formats_query_docs_delete(tmp_path, scripted_config, capsys):
 
     code, out, _ = run(capsys, "query", "Which spacecraft flew past Saturn?", "--mode", "local", *common)
     assert code == 0 and "The answer." in out and "Sources:" in out
+    code, out, _ = run(capsys, "query", "Which spacecraft flew past Saturn?", "--mode", "ppr",
+                       "--json", *common)
+    assert code == 0 and json.loads(out)["mode"] == "ppr"
     code, out, _ = run(capsys, "query", "Saturn", "--top-k", "3", "--json", *common)
     answer = json.loads(out)
     assert answer["answer"] == "The answer." and answer["mode"] == "mix"
@@ -162,6 +165,13 @@ def test_cli_input_errors(tmp_path, scripted_config, capsys):
     bad.write_text("x")
     code, out, err = run(capsys, "index", str(bad), *common)
     assert code == 2 and "nothing to index" in err and "skipped" in out and "unreadable PDF" in out
+
+
+def test_the_cli_offers_every_query_mode():
+    from lightrag import cli
+    from lightrag.components.graph_rag.schemas import QUERY_MODES
+
+    assert tuple(cli.QUERY_MODES) == QUERY_MODES
 
 
 def test_version_and_print_config_yaml(scripted_config, capsys):
