@@ -51,9 +51,11 @@ def make_rag(workdir: str, **kwargs) -> GraphRAG:
         working_dir=workdir, cosine_threshold=0.05, **kwargs)
 
 
-def run(workdir: str, op: str, args: list) -> None:
-    rag = make_rag(workdir, insert_batch_size=2, vector_flush_size=8, lock_timeout=60)
-    print("READY", flush=True)
+def operate(rag: GraphRAG, op: str, args: list) -> None:
+    """Run one operation (``insert FIRST COUNT``, ``delete DOC_ID...``, ``merge TARGET
+    SOURCE...``) on ``rag``, then embed the vectors it queued: delete and merge commit first, so
+    a kill in between leaves them queued (consistent), and a re-run that finds nothing left to
+    do must still embed them."""
     if op == "insert":
         first, count = int(args[0]), int(args[1])
         ids = list(range(first, first + count))
@@ -68,8 +70,14 @@ def run(workdir: str, op: str, args: list) -> None:
         if sources:
             rag.merge_entities(sources, target)
     else:
-        raise SystemExit(f"unknown operation {op!r}")
-    rag.flush()  # vectors queued by a run killed after its commit are embedded by the re-run
+        raise ValueError(f"unknown operation {op!r}")
+    rag.flush()
+
+
+def run(workdir: str, op: str, args: list) -> None:
+    rag = make_rag(workdir, insert_batch_size=2, vector_flush_size=8, lock_timeout=60)
+    print("READY", flush=True)
+    operate(rag, op, args)
     print("DONE", flush=True)
 
 

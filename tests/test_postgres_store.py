@@ -16,6 +16,7 @@ import yaml
 from graph_fakes import extraction_reply, the_answer
 from pg_server import PostgresServer, skip_reason
 from store_state import store_state
+from store_worker import operate
 
 from lightrag.components.graph_rag import (
     Chunker,
@@ -350,32 +351,12 @@ def _crash_rag(workspace):
                            lock_timeout=60)
 
 
-def _operate(rag, op, args):
-    from store_worker import doc_id, document
-
-    if op == "insert":
-        ids = list(range(args[0], args[0] + args[1]))
-        rag.insert([document(i) for i in ids], ids=[doc_id(i) for i in ids],
-                   file_paths=[f"probe{i}.md" for i in ids])
-    elif op == "delete":
-        for target in args:
-            if rag.doc_status.get_by_id(target) is not None:
-                rag.delete_by_doc_id(target)
-    else:
-        sources = [s for s in args[1:] if rag.graph.has_node(s)]
-        if sources:
-            rag.merge_entities(sources, args[0])
-    # delete and merge commit, then embed the vectors they queued: a kill in between leaves them
-    # queued (consistent), and a re-run that finds nothing left to do must still embed them
-    rag.flush()
-
-
 def _operate_in_child(dsn, workspace, op, args, ready):
     os.environ[DSN_ENV] = dsn
     rag = _crash_rag(workspace)
     rag.chunker("warm-up", "Load the tokenizer before the clock starts.", "")
     ready.set()
-    _operate(rag, op, args)
+    operate(rag, op, args)
     time.sleep(60)  # the parent kills this process
 
 
@@ -402,12 +383,12 @@ def test_a_killed_operation_leaves_a_consistent_store_that_resumes(pg, workspace
     def prepared(name):
         rag = _crash_rag(name)
         if base_docs:
-            _operate(rag, "insert", (0, base_docs))
+            operate(rag, "insert", (0, base_docs))
         return rag
 
     reference = prepared(workspace + "_ref")
     started = time.monotonic()
-    _operate(reference, op, args)
+    operate(reference, op, args)
     duration = time.monotonic() - started
     expected = _snapshot(workspace + "_ref")
     ctx = multiprocessing.get_context("spawn")
@@ -425,7 +406,7 @@ def test_a_killed_operation_leaves_a_consistent_store_that_resumes(pg, workspace
             os.kill(child.pid, signal.SIGKILL)
             child.join(30)
         _snapshot(name)  # consistent right after the kill
-        _operate(_crash_rag(name), op, args)
+        operate(_crash_rag(name), op, args)
         assert _snapshot(name) == expected, f"{op} trial {trial}"
     if op == "delete":
         assert not set(args) & set(expected["status"])
