@@ -83,26 +83,26 @@ BUILD_MARKER = "BUILD_COMPLETE.json"
 DENSE_REFERENCE = {2: 47.2, 5: 62.2}  # dense all-MiniLM-L6-v2, data set README
 
 
-def _queries(folder: Path) -> List[Dict[str, Any]]:
-    """The questions that have at least one supporting passage in the corpus."""
+def _read(folder: Path) -> Tuple[List[Dict[str, str]], List[Dict[str, Any]], int]:
+    """``(passages, questions with a supporting passage in the corpus, number of questions)``;
+    each kept question carries its gold passage indices as ``_gold``."""
     corpus = json.loads((folder / "corpus.json").read_text())
+    queries = json.loads((folder / "queries.json").read_text())
     position = {(d["title"], d["text"]): i for i, d in enumerate(corpus)}
     kept = []
-    for q in json.loads((folder / "queries.json").read_text()):
+    for q in queries:
         ids = sorted({position[key] for p in q.get("paragraphs", []) if p.get("is_supporting")
                       for key in [(p.get("title"), p.get("paragraph_text", p.get("text")))]
                       if key in position})
         if ids:
             kept.append({**q, "_gold": ids})
-    return kept
+    return corpus, kept, len(queries)
 
 
 def load_data(folder: Path) -> Tuple[List[Dict[str, str]], List[str], List[List[int]]]:
     """``(passages, questions, gold passage indices per question)``; questions without a
     supporting passage in the corpus are left out (with a note on the console)."""
-    corpus = json.loads((folder / "corpus.json").read_text())
-    queries = _queries(folder)
-    total = len(json.loads((folder / "queries.json").read_text()))
+    corpus, queries, total = _read(folder)
     if len(queries) < total:
         print(f"{total - len(queries)} of {total} questions have no supporting passage in the "
               "corpus and are skipped")
@@ -111,7 +111,7 @@ def load_data(folder: Path) -> Tuple[List[Dict[str, str]], List[str], List[List[
 
 def load_answers(folder: Path) -> List[List[str]]:
     """The gold answer and its aliases, per question (the questions of :func:`load_data`)."""
-    return [[str(q["answer"]), *map(str, q.get("answer_aliases", []))] for q in _queries(folder)]
+    return [[str(q["answer"]), *map(str, q.get("answer_aliases", []))] for q in _read(folder)[1]]
 
 
 def corpus_fingerprint(corpus: List[Dict[str, str]]) -> str:
