@@ -41,6 +41,8 @@ from lightrag.components.graph_rag.index_vectors import (
     embed_items,
     pending_items,
     pending_key,
+    rekey_relation_vectors,
+    relation_ids_current,
     write_vectors,
 )
 from lightrag.components.graph_rag.merger import (
@@ -114,7 +116,7 @@ class GraphIndex(Component):
             the ``ppr`` mode: "U.S." and "United States").
     """
 
-    _to_dict_exclude = ("db", "_writer", "_synonym_cache")
+    _to_dict_exclude = ("db", "_writer", "_synonym_cache", "_ids_current")
 
     def __init__(
         self,
@@ -170,6 +172,7 @@ class GraphIndex(Component):
         self.synonyms = SQLKVStorage(namespace="entity_synonyms", **kv)
         self.synonym_threshold = synonym_threshold
         self._synonym_cache: Optional[Tuple[Any, List[Tuple[str, str, float]]]] = None
+        self._ids_current = False
 
     def _extra_repr(self) -> str:
         where = f"{self.working_dir}/{self.workspace}" if self.workspace else self.working_dir
@@ -233,6 +236,7 @@ class GraphIndex(Component):
         await self._writer.acquire()
         try:
             with self.db.transaction():
+                self._upgrade_store()
                 yield
         finally:
             self._writer.release()
@@ -243,9 +247,21 @@ class GraphIndex(Component):
         self._writer.acquire_sync()
         try:
             with self.db.transaction():
+                self._upgrade_store()
                 yield
         finally:
             self._writer.release()
+
+    def _upgrade_store(self) -> None:
+        """Bring a store written by an older version up to date, in the first write transaction
+        of this process (opening stays read-only): relation vectors move to their unambiguous
+        ids."""
+        if self._ids_current:
+            return
+        if not relation_ids_current(self):
+            moved = rekey_relation_vectors(self)
+            log.info("%s: %d relation vectors re-keyed to unambiguous ids", self.working_dir, moved)
+        self._ids_current = True
 
     # ------------------------------------------------------------------ intake
     def enqueue(self, texts: Sequence[str], doc_ids: Sequence[str], paths: Sequence[str],

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, List, Optional
 
-from lightrag.components.graph_rag.index_vectors import pending_key
-from lightrag.components.graph_rag.merger import entity_vector_id, relation_vector_id, split_field
+from lightrag.components.graph_rag.index_vectors import pending_key, relation_ids_current
+from lightrag.components.graph_rag.merger import (
+    entity_vector_id,
+    legacy_relation_vector_id,
+    relation_vector_id,
+    split_field,
+)
 from lightrag.components.graph_rag.schemas import DocStatus, relation_key
 
 if TYPE_CHECKING:
@@ -61,6 +66,13 @@ def verify_index(index: GraphIndex) -> List[str]:
     relation_vectors = _vector_ids(index.relations_vdb)
     if relation_vectors is not None:
         wanted_r = {relation_vector_id(*k): k for k in edges}
+        if not relation_ids_current(index):  # written before the ids changed: re-keyed on next write
+            legacy: dict = {}
+            for k in edges:
+                legacy.setdefault(legacy_relation_vector_id(*k), []).append(k)
+            relation_vectors |= {relation_vector_id(*k) for v in relation_vectors & set(legacy)
+                                 for k in legacy[v]}
+            relation_vectors -= set(legacy) - set(wanted_r)
         problems += [f"relation vector {v}: no such relation"
                      for v in sorted(relation_vectors - set(wanted_r))]
         problems += [f"relation {k}: no vector and not queued" for v, k in sorted(wanted_r.items())

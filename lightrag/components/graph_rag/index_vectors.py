@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from lightrag.components.graph_rag.merger import entity_vector_id, relation_vector_id, split_field
+from lightrag.components.graph_rag.merger import (
+    entity_vector_id,
+    legacy_relation_vector_id,
+    relation_vector_id,
+    split_field,
+)
+from lightrag.components.graph_rag.schemas import relation_key
 
 if TYPE_CHECKING:
     from lightrag.components.graph_rag.index import GraphIndex
@@ -21,6 +27,8 @@ ENTITY_VECTOR_CHARS = 300
 RELATION_DESCRIPTION_CHARS = 300
 RELATION_PART_WEIGHT = 0.5
 SEP = "\x1f"
+RELATION_IDS_META = "relation_vector_ids"
+RELATION_IDS_VERSION = "2"
 
 
 def pending_key(kind: str, *parts: str) -> str:
@@ -133,3 +141,38 @@ def add_synonyms(index: GraphIndex, names: Sequence[str], vectors: np.ndarray) -
     pairs = synonym_pairs(known, matrix, [position[names[i]] for i in present],
                           threshold=index.synonym_threshold)
     index.synonyms.replace({SEP.join((a, b)): {"score": score} for a, b, score in pairs})
+
+
+def relation_ids_current(index: GraphIndex) -> bool:
+    """Whether the store's relation vectors are keyed by :func:`relation_vector_id` (stores
+    written before it used :func:`legacy_relation_vector_id`)."""
+    rows = index.db.query("SELECT value FROM meta WHERE name = ?", (RELATION_IDS_META,))
+    return bool(rows) and rows[0][0] == RELATION_IDS_VERSION
+
+
+def rekey_relation_vectors(index: GraphIndex) -> int:
+    """Move relation vectors from their legacy ids to :func:`relation_vector_id` (inside the
+    index's write transaction; once per store). A legacy id that two relations shared held the
+    vector of one of them (its metadata says which): that one moves, the other is queued for
+    embedding. Returns how many vectors moved."""
+    store = index.relations_vdb
+    edges = set(index.graph.all_edge_pairs())
+    legacy: Dict[str, None] = dict.fromkeys(legacy_relation_vector_id(*k) for k in edges)
+    found = [r for r in store.get_by_ids(list(legacy)) if r is not None]
+    vectors = store.get_vectors_by_ids([r["id"] for r in found])
+    moved: Dict[str, Tuple[Dict[str, Any], np.ndarray]] = {}
+    for record in found:
+        owner = relation_key(str(record.get("src_id", "")), str(record.get("tgt_id", "")))
+        if owner in edges and record["id"] in vectors:
+            meta = {k: v for k, v in record.items() if k != "id"}
+            moved[relation_vector_id(*owner)] = (meta, vectors[record["id"]])
+    store.delete([r["id"] for r in found if r["id"] not in moved])
+    if moved:
+        store.upsert({k: m for k, (m, _) in moved.items()},
+                     vectors=np.stack([v for _, v in moved.values()]))
+    present = {r["id"] for r in store.get_by_ids([relation_vector_id(*k) for k in edges]) if r}
+    index.queue_vectors(relations=[k for k in edges if relation_vector_id(*k) not in present])
+    index.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) "
+                     "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                     (RELATION_IDS_META, RELATION_IDS_VERSION))
+    return len(moved)

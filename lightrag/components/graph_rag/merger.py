@@ -21,6 +21,7 @@ ones), so a hub entity's description cannot grow without bound.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
@@ -47,6 +48,16 @@ def entity_vector_id(name: str) -> str:
 
 
 def relation_vector_id(src: str, tgt: str) -> str:
+    """Id of a relation's vector: a hash of the sorted pair, JSON-encoded so that no two pairs
+    share it (``("A", "BC")`` and ``("AB", "C")`` differ)."""
+    a, b = relation_key(src, tgt)
+    return compute_mdhash_id(json.dumps([a, b], ensure_ascii=False), prefix="rel-")
+
+
+def legacy_relation_vector_id(src: str, tgt: str) -> str:
+    """The id stores written before the fix used (the two names concatenated: ambiguous).
+    Only :func:`~lightrag.components.graph_rag.index_vectors.rekey_relation_vectors` and the
+    store check read it."""
     a, b = relation_key(src, tgt)
     return compute_mdhash_id(a + b, prefix="rel-")
 
