@@ -64,8 +64,17 @@ class ModelClient(Component):
         for name in ("sync_client", "async_client"):
             if name not in self.__dict__:
                 object.__setattr__(self, name, None)
+        object.__setattr__(self, "_async_client_loop", None)
         if "retry_policy" not in self.__dict__:
             self.retry_policy = RetryPolicy()
+
+    def __getstate__(self) -> Dict[str, Any]:
+        """Pickled without SDK clients (they hold sockets and locks): recreated on next use."""
+        state = dict(self.__dict__)
+        state["sync_client"] = None
+        state["async_client"] = None
+        state["_async_client_loop"] = None
+        return state
 
     def call_timeout(self) -> Optional[float]:
         """Seconds one request may take: the client's ``timeout`` if set, else its default.
@@ -80,6 +89,31 @@ class ModelClient(Component):
 
     def init_async_client(self) -> Any:
         raise NotImplementedError(f"{type(self).__name__} has no async client")
+
+    def loop_async_client(self) -> Any:
+        """The async SDK client for the running event loop, created on first use in that loop.
+
+        An async SDK client (httpx underneath) holds connections bound to the loop that opened
+        them; each sync call (``rag.query``, ``rag.insert``) runs its own short-lived loop, so a
+        client kept from an earlier loop fails with "Event loop is closed". Each loop therefore
+        gets its own client (dropped with the loop); a client assigned to ``async_client`` by hand
+        is adopted by the first loop that uses it.
+        """
+        import asyncio
+        import weakref
+
+        loop = asyncio.get_running_loop()
+        clients = self.__dict__.get("_async_client_loop")
+        if clients is None:
+            clients = weakref.WeakKeyDictionary()
+            object.__setattr__(self, "_async_client_loop", clients)
+        client = clients.get(loop)
+        if client is None:
+            adopt = self.async_client is not None and not clients
+            client = self.async_client if adopt else self.init_async_client()
+            clients[loop] = client
+        self.async_client = client
+        return client
 
     def convert_inputs_to_api_kwargs(
         self,

@@ -134,9 +134,7 @@ class AnthropicAPIClient(ModelClient):
         self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
     ) -> Any:
         self._check(model_type)
-        if self.async_client is None:
-            self.async_client = self.init_async_client()
-        return await self.async_client.messages.create(**(api_kwargs or {}))
+        return await self.loop_async_client().messages.create(**(api_kwargs or {}))
 
     def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
         """Text and token usage of a ``Message``; a text stream for a streamed reply."""

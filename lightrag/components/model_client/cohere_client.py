@@ -107,12 +107,11 @@ class CohereAPIClient(ModelClient):
     async def acall(
         self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
     ) -> Any:
-        if self.async_client is None:
-            self.async_client = self.init_async_client()
+        client = self.loop_async_client()
         if model_type == ModelType.RERANKER:
-            return _ranked(await self.async_client.rerank(**(api_kwargs or {})))
+            return _ranked(await client.rerank(**(api_kwargs or {})))
         if model_type == ModelType.EMBEDDER:
-            return await self.async_client.embed(**(api_kwargs or {}))
+            return await client.embed(**(api_kwargs or {}))
         raise ValueError(f"CohereAPIClient does not support model_type={model_type}")
 
     def parse_embedding_response(self, response: Any) -> EmbedderOutput:

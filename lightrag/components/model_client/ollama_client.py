@@ -155,9 +155,7 @@ class OllamaClient(ModelClient):
         self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
     ) -> Any:
         api_kwargs = dict(api_kwargs or {})
-        if self.async_client is None:
-            self.async_client = self.init_async_client()
-        return await self._endpoint(self.async_client, api_kwargs, model_type)(**api_kwargs)
+        return await self._endpoint(self.loop_async_client(), api_kwargs, model_type)(**api_kwargs)
 
     def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
         """The reply text and token counts; a text stream for a streamed reply."""

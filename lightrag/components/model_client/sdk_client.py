@@ -52,9 +52,7 @@ class ChatSDKMixin:
     ) -> Any:
         """Async :meth:`call`; a stream comes back as an async iterator of chunks."""
         self._check_model_type(model_type)
-        if self.async_client is None:
-            self.async_client = self.init_async_client()
-        return await self._endpoint(self.async_client, model_type)(**(api_kwargs or {}))
+        return await self._endpoint(self.loop_async_client(), model_type)(**(api_kwargs or {}))
 
     def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
         """Text and usage of a ``ChatCompletion``, or a text stream for a streamed reply."""
@@ -71,10 +69,4 @@ class ChatSDKMixin:
         self.sync_client = None
         self.async_client = None
         self._api_key = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["sync_client"] = None
-        state["async_client"] = None
-        return state
 

@@ -1,0 +1,151 @@
+"""A fake model provider on loopback, speaking the wire formats of the real SDKs.
+
+The real ``openai``, ``groq``, ``anthropic`` and ``ollama`` SDK clients talk to it over HTTP, so
+the code between lightrag and the socket (connection pools, event loops, streaming) runs for
+real; scripted clients skip all of that and hid a client kept across closed event loops.
+
+Routes: ``*/chat/completions`` and ``*/embeddings`` (OpenAI, Groq; SSE when ``stream``),
+``/v1/messages`` (Anthropic), ``/api/generate``, ``/api/embed``, ``/api/embeddings`` (Ollama).
+The reply text comes from ``reply(prompt)``; embeddings are hashed bags of words (word overlap
+keeps its meaning).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Dict, List
+
+import numpy as np
+
+DIM = 64
+
+
+def bag_of_words(text: str) -> List[float]:
+    """A unit vector of hashed lower-cased words."""
+    vector = np.zeros(DIM)
+    for word in re.findall(r"\w+", text.lower()):
+        vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % DIM] += 1.0
+    norm = float(np.linalg.norm(vector)) or 1.0
+    return (vector / norm).tolist()
+
+
+def _prompt_of(body: Dict[str, Any]) -> str:
+    if "messages" in body:
+        parts = [body.get("system") or ""]
+        for message in body["messages"]:
+            content = message.get("content")
+            if isinstance(content, list):
+                content = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            parts.append(str(content or ""))
+        return "\n".join(p for p in parts if p)
+    return "\n".join(str(body.get(k) or "") for k in ("system", "prompt"))
+
+
+class FakeProvider:
+    """Start with ``with FakeProvider(reply) as server:``; ``server.url`` is its base URL."""
+
+    def __init__(self, reply: Callable[[str], str] = lambda prompt: "Paris.") -> None:
+        self.reply = reply
+        self.requests: List[str] = []
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> "FakeProvider":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handler(self) -> type:
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:
+                self._json({"object": "list", "data": [], "models": []})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                provider.requests.append(self.path)
+                path = self.path.split("?")[0]
+                if path.endswith("/chat/completions"):
+                    self._chat(body)
+                elif path.endswith("/embeddings") and "prompt" not in body:
+                    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                    data = [
+                        {"object": "embedding", "index": i, "embedding": bag_of_words(t)}
+                        for i, t in enumerate(texts)
+                    ]
+                    usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
+                    self._json({"object": "list", "model": body.get("model", "m"), "data": data,
+                                "usage": usage})
+                elif path.endswith("/v1/messages"):
+                    text = provider.reply(_prompt_of(body))
+                    self._json({
+                        "id": "msg_1", "type": "message", "role": "assistant",
+                        "model": body.get("model", "m"), "stop_reason": "end_turn",
+                        "content": [{"type": "text", "text": text}],
+                        "usage": {"input_tokens": 5, "output_tokens": 3},
+                    })
+                elif path == "/api/generate":
+                    text = provider.reply(_prompt_of(body))
+                    self._json({"model": body.get("model", "m"), "response": text, "done": True,
+                                "prompt_eval_count": 5, "eval_count": 3})
+                elif path == "/api/embed":
+                    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                    self._json({"model": body.get("model", "m"),
+                                "embeddings": [bag_of_words(t) for t in texts]})
+                elif path == "/api/embeddings":
+                    self._json({"embedding": bag_of_words(body.get("prompt", ""))})
+                else:
+                    self._json({"error": {"message": f"no route {path}"}}, status=404)
+
+            def _chat(self, body: Dict[str, Any]) -> None:
+                text = provider.reply(_prompt_of(body))
+                head = {"id": "c1", "created": 0, "model": body.get("model", "m")}
+                if not body.get("stream"):
+                    self._json({
+                        **head, "object": "chat.completion",
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": text}}],
+                        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+                    })
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for piece in re.findall(r"\S+\s*", text) or [""]:
+                    chunk = {**head, "object": "chat.completion.chunk",
+                             "choices": [{"index": 0, "delta": {"content": piece}}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+            def _json(self, payload: Any, status: int = 200) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
