@@ -72,6 +72,7 @@ ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
 RELATION_META = ["src_id", "tgt_id", "keywords", "weight", "source_id", "file_path"]
 CHUNK_META = ["full_doc_id", "file_path", "chunk_order_index"]
 _SEP = "\x1f"
+SUPERSEDED = "superseded"
 
 
 @dataclass
@@ -79,7 +80,7 @@ class RecordResult(DataClass):
     """What recording one document wrote."""
 
     doc_id: str = field(default="", metadata={"desc": "The document"})
-    status: str = field(default="", metadata={"desc": "processed or failed"})
+    status: str = field(default="", metadata={"desc": "processed, failed or superseded"})
     chunks: int = field(default=0, metadata={"desc": "Chunks written"})
     entities: List[str] = field(default_factory=list, metadata={"desc": "Entities touched"})
     relations: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Relations"})
@@ -299,8 +300,11 @@ class GraphIndex(Component):
                 status=DocStatus.PENDING, track_id=track_id, content_hash=content_hash).to_dict()
             if old:
                 record["created_at"] = old.get("created_at", record["created_at"])
-                if old.get("chunks_list") and old.get("content_hash") != content_hash:
-                    record["metadata"] = {"replaces_chunks": old.get("chunks_list")}
+                stale = list(dict.fromkeys([*((old.get("metadata") or {}).get("replaces_chunks") or []),
+                                            *(old.get("chunks_list") or [])]))
+                if stale and (old.get("content_hash") != content_hash
+                              or (old.get("metadata") or {}).get("replaces_chunks")):
+                    record["metadata"] = {"replaces_chunks": stale}
                 else:
                     record["chunks_list"] = old.get("chunks_list") or []
             statuses[doc_id] = record
@@ -325,15 +329,36 @@ class GraphIndex(Component):
         """Async :meth:`set_status` (waits for the writer lock without blocking the loop)."""
         await self.aset_statuses({doc_id: changes})
 
-    async def aset_statuses(self, changes: Dict[str, Dict[str, Any]]) -> None:
-        """Update several documents' status records in one transaction."""
-        async with self.writing():
-            for doc_id, fields in changes.items():
-                self._set_status(doc_id, **fields)
+    async def aset_statuses(self, changes: Dict[str, Dict[str, Any]],
+                            content_hashes: Optional[Dict[str, str]] = None) -> List[str]:
+        """Update several documents' status records in one transaction; returns the ids updated.
 
-    def _set_status(self, doc_id: str, **changes: Any) -> None:
+        A document deleted meanwhile is left alone (a status is never re-created without its
+        text), and so is one whose text no longer hashes to ``content_hashes[doc_id]`` (it was
+        re-sent with another text: its status belongs to the newer version).
+        """
+        async with self.writing():
+            return [doc_id for doc_id, fields in changes.items()
+                    if self._still_current(doc_id, (content_hashes or {}).get(doc_id))
+                    and self._set_status(doc_id, **fields)]
+
+    def _still_current(self, doc_id: str, content_hash: Optional[str]) -> bool:
+        """Whether ``doc_id`` is still stored (its status) and, given ``content_hash``, still
+        holds the text that hashes to it (inside a write transaction)."""
+        if self.doc_status.get_by_id(doc_id) is None:
+            return False
+        if content_hash is None:
+            return True
+        doc = self.full_docs.get_by_id(doc_id)
+        return doc is not None and compute_mdhash_id(doc.get("content", "")) == content_hash
+
+    def _set_status(self, doc_id: str, **changes: Any) -> bool:
+        if self.doc_status.get_by_id(doc_id) is None:
+            log.info("status of %s not set: the document was deleted", doc_id)
+            return False
         changes = {k: (v.value if isinstance(v, DocStatus) else v) for k, v in changes.items()}
         self.doc_status.upsert({doc_id: {**changes, "updated_at": now_iso()}})
+        return True
 
     # ----------------------------------------------------------------- record
     async def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
@@ -348,18 +373,28 @@ class GraphIndex(Component):
         return np.stack([by_text[t] for t in texts])
 
     async def record(self, doc_id: str, chunks: Dict[str, TextChunkSchema],
-                     chunk_vectors: Optional[np.ndarray], extractions: Sequence[Any]) -> RecordResult:
+                     chunk_vectors: Optional[np.ndarray], extractions: Sequence[Any],
+                     content_hash: Optional[str] = None) -> RecordResult:
         """Write one document and its final status in one transaction.
+
+        Nothing is written, and the result's status is ``superseded``, when the document was
+        deleted while it was being processed, or (given ``content_hash``) re-sent with another
+        text: that text is indexed by the insert that sent it (last write wins), never mixed
+        with this one's chunks.
 
         Args:
             doc_id: the document (enqueued before).
             chunks: its chunks by id; ``chunk_vectors`` their vectors, in the same order.
             extractions: one :class:`ExtractionResult` per chunk (failed ones carry ``error``).
+            content_hash: ``compute_mdhash_id`` of the text these chunks were cut from.
         """
         good = [e for e in extractions if e.error is None]
         failed = {e.chunk_id: str(e.error) for e in extractions if e.error is not None}
         result = RecordResult(doc_id=doc_id, chunks=len(chunks), failed_chunks=failed)
         async with self.writing():
+            if not self._still_current(doc_id, content_hash):
+                log.info("%s changed or was deleted while it was processed: not recorded", doc_id)
+                return RecordResult(doc_id=doc_id, status=SUPERSEDED)
             status = self.doc_status.get_by_id(doc_id) or {}
             replaced = (status.get("metadata") or {}).get("replaces_chunks")
             if replaced:

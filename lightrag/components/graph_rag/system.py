@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from lightrag.components.graph_rag.chunking import Chunker
 from lightrag.components.graph_rag.context import GraphStores
-from lightrag.components.graph_rag.index import GraphIndex, RecordResult
+from lightrag.components.graph_rag.index import SUPERSEDED, GraphIndex, RecordResult
 from lightrag.components.graph_rag.insert_result import (
     InsertProgress,
     InsertResult,
@@ -41,6 +41,7 @@ from lightrag.components.graph_rag.schemas import (
     QueryParam,
     QueryResult,
     TextChunkSchema,
+    compute_mdhash_id,
 )
 from lightrag.core.component import Component
 from lightrag.core.embedder import Embedder
@@ -359,25 +360,40 @@ class GraphRAG(Component):
         log.info("insert %s: %d processed, %d failed, %d skipped", result.track_id,
                  len(result.processed), len(result.failed), len(result.skipped))
 
-    async def _fail(self, doc_id: str, message: str, result: InsertResult) -> RecordResult:
-        await self.index.aset_status(doc_id, status=DocStatus.FAILED, error_msg=message)
+    async def _fail(self, doc_id: str, message: str, result: InsertResult,
+                    content_hash: Optional[str] = None) -> RecordResult:
+        """Mark a document FAILED, unless it was deleted or re-sent meanwhile (superseded)."""
+        if not await self.index.aset_statuses(
+                {doc_id: {"status": DocStatus.FAILED, "error_msg": message}},
+                None if content_hash is None else {doc_id: content_hash}):
+            return self._superseded(doc_id, result)
         result.failed[doc_id] = message
         return RecordResult(doc_id=doc_id, status=DocStatus.FAILED.value, error=message)
+
+    @staticmethod
+    def _superseded(doc_id: str, result: InsertResult) -> RecordResult:
+        log.info("%s was deleted or re-sent while this insert processed it: left to the newer "
+                 "request", doc_id)
+        result.skipped.append(doc_id)
+        return RecordResult(doc_id=doc_id, status=SUPERSEDED)
 
     async def _process_batch(self, batch: List[str], result: InsertResult,
                              llm_limit: asyncio.Semaphore) -> List[RecordResult]:
         """Chunk, embed (one call) and extract a batch of documents, then commit each one."""
         finished: List[RecordResult] = []
         prepared: List[tuple[str, Dict[str, TextChunkSchema]]] = []
+        hashes: Dict[str, str] = {}
         for doc_id, doc in zip(batch, self.index.full_docs.get_by_ids(batch)):
             if doc is None:
                 finished.append(await self._fail(doc_id, "document text is missing", result))
                 continue
+            hashes[doc_id] = compute_mdhash_id(doc["content"])
             try:
                 chunks = self.chunker(doc_id, doc["content"], doc.get("file_path", "unknown_source"))
             except Exception as e:
                 log.exception("chunking %s failed", doc_id)
-                finished.append(await self._fail(doc_id, f"chunking failed: {type(e).__name__}: {e}", result))
+                finished.append(await self._fail(doc_id, f"chunking failed: {type(e).__name__}: {e}",
+                                                 result, hashes[doc_id]))
                 continue
             prepared.append((doc_id, chunks))
             self.insert_progress[doc_id] = {"stage": "extracting", "chunks_total": len(chunks),
@@ -385,14 +401,15 @@ class GraphRAG(Component):
         if not prepared:
             return finished
         await self.index.aset_statuses({d: {"status": DocStatus.PROCESSING, "error_msg": None,
-                                            "chunks_count": len(c)} for d, c in prepared})
+                                            "chunks_count": len(c)} for d, c in prepared}, hashes)
         flat = [(doc_id, cid, chunk) for doc_id, chunks in prepared for cid, chunk in chunks.items()]
         try:
             vectors = await self.index.embed_texts([c.content for _, _, c in flat])
         except Exception as e:
             log.exception("embedding the chunks of %d documents failed", len(prepared))
             for doc_id, _ in prepared:
-                finished.append(await self._fail(doc_id, f"embedding failed: {type(e).__name__}: {e}", result))
+                finished.append(await self._fail(doc_id, f"embedding failed: {type(e).__name__}: {e}",
+                                                 result, hashes[doc_id]))
             return finished
         extractions = await self._extract_all(flat, llm_limit)
         row = 0
@@ -401,14 +418,17 @@ class GraphRAG(Component):
             self.insert_progress[doc_id]["stage"] = "merging"
             try:
                 recorded = await self.index.record(doc_id, chunks, vectors[row:row + count] if count else None,
-                                                   extractions[row:row + count])
+                                                   extractions[row:row + count], hashes[doc_id])
             except Exception as e:
                 log.exception("recording %s failed", doc_id)
-                recorded = await self._fail(doc_id, f"{type(e).__name__}: {e}", result)
+                recorded = await self._fail(doc_id, f"{type(e).__name__}: {e}", result, hashes[doc_id])
             row += count
             finished.append(recorded)
             self.insert_progress.pop(doc_id, None)
-            if recorded.status == DocStatus.PROCESSED.value:
+            if recorded.status == SUPERSEDED:
+                if doc_id not in result.skipped:
+                    self._superseded(doc_id, result)
+            elif recorded.status == DocStatus.PROCESSED.value:
                 result.processed.append(doc_id)
             elif recorded.error is not None:
                 result.failed[doc_id] = recorded.error

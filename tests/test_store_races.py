@@ -1,0 +1,76 @@
+"""Two processes on one document id (issue 26, defects 1 and 2): a re-send with new text while
+the first version is processed, and a delete racing an insert. The second process
+(tests/race_worker.py) indexes version 1 with a slow model; this process re-sends version 2 or
+deletes the id at a random moment. Afterwards the document is fully version 2 (last write wins)
+or fully gone, and the store checks clean."""
+
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from race_worker import make_rag, version
+
+from lightrag.components.graph_rag.schemas import DocStatus
+
+WORKER = Path(__file__).with_name("race_worker.py")
+TRIALS = 20
+
+
+def stored_chunks(rag, doc_id):
+    return {cid: c for cid, c in rag.text_chunks.items() if c.get("full_doc_id") == doc_id}
+
+
+def assert_fully_version_2(rag, i):
+    doc_id = f"race-{i}"
+    text = version(i, 2)
+    status = rag.doc_status.get_by_id(doc_id)
+    assert status is not None and status["status"] == DocStatus.PROCESSED.value, (i, status)
+    assert rag.full_docs.get_by_id(doc_id)["content"] == text
+    chunks = stored_chunks(rag, doc_id)
+    assert chunks and set(chunks) == set(status["chunks_list"]), (i, status, list(chunks))
+    assert all(c["content"] in text for c in chunks.values()), (i, chunks)
+    entities = set(rag.index.doc_graph_items.get_by_id(doc_id)["entities"])
+    assert f"Probe{i}" not in entities and f"Rover{i}" in entities, (i, entities)
+    assert not rag.graph.has_node(f"Probe{i}")
+
+
+def assert_fully_gone(rag, i):
+    doc_id = f"race-{i}"
+    assert rag.doc_status.get_by_id(doc_id) is None
+    assert rag.full_docs.get_by_id(doc_id) is None
+    assert stored_chunks(rag, doc_id) == {}
+    assert rag.index.doc_graph_items.get_by_id(doc_id) is None
+    assert not rag.graph.has_node(f"Probe{i}")
+
+
+@pytest.mark.slow
+def test_resend_and_delete_racing_another_process(tmp_path):
+    rng = random.Random(26)
+    worker = subprocess.Popen([sys.executable, str(WORKER), str(tmp_path), str(2 * TRIALS)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    rag = make_rag(str(tmp_path))
+    try:
+        for i in range(2 * TRIALS):
+            assert worker.stdout.readline().strip() == f"ENQUEUED {i}"
+            time.sleep(rng.uniform(0, 0.25))
+            if i % 2 == 0:
+                rag.insert(version(i, 2), ids=f"race-{i}")
+            else:
+                rag.delete_by_doc_id(f"race-{i}")
+            assert worker.stdout.readline().strip() == f"DONE {i}"
+            rag.index.refresh()
+            if i % 2 == 0:
+                assert_fully_version_2(rag, i)
+                assert rag.insert(version(i, 2), ids=f"race-{i}").skipped == [f"race-{i}"]
+            else:
+                assert_fully_gone(rag, i)
+            assert rag.index.verify() == [], i
+            worker.stdin.write("next\n")
+            worker.stdin.flush()
+    finally:
+        worker.stdin.close()
+        assert worker.wait(timeout=60) == 0
+        rag.index.close()
