@@ -256,17 +256,22 @@ def test_boolean_output_parser_never_evaluates_code(tmp_path):
 # ---------------------------------------------------------------------------------- repr
 
 
-def test_repr_shows_data_class_and_child_parser():
+def test_repr_shows_data_class_prompt_and_child_parser():
+    """0.1's tree: the parser's settings, its output_format_prompt and its output_processors."""
     parser = JsonOutputParser(Answer, examples=[Answer("r", 1)], exclude_fields=["confidence"])
-    assert repr(parser) == (
+    text = repr(parser)
+    assert text.startswith(
         "JsonOutputParser(\n"
-        "  data_class=Answer, examples=1, exclude_fields=['confidence'], return_data_class=False\n"
-        "  (output_processors): JsonParser(add_missing_right_brace=True)\n"
-        ")"
+        "  data_class=Answer, examples=[Answer(reasoning='r', answer=1, confidence=None)], "
+        "exclude_fields=['confidence'], return_data_class=False\n"
+        "  (output_format_prompt): Prompt(\n"
     )
-    assert "data_class=Answer, return_data_class=True" in repr(
-        YamlOutputParser(Answer, return_data_class=True)
-    )
+    assert "prompt_variables: ['schema', 'example']" in text
+    assert text.endswith("  (output_processors): JsonParser(add_missing_right_brace=True)\n)")
+    yaml_text = repr(YamlOutputParser(Answer, return_data_class=True))
+    assert "examples=None, exclude_fields=None, return_data_class=True" in yaml_text
+    assert "(output_format_prompt): Prompt(" in yaml_text
+    assert "(list_output_format_prompt): Prompt(" in repr(ListOutputParser())
     assert "(output_processors): ListParser" in repr(ListOutputParser())
     assert repr(BooleanOutputParser()) == "BooleanOutputParser()"
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from lightrag.core.base_data_class import DataClass, DataClassFormatType
 from lightrag.core.component import Component
+from lightrag.core.prompt_builder import Prompt
 from lightrag.core.string_parser import JsonParser, ListParser, YamlParser
 from lightrag.core.text_extract import (
     excerpt,
@@ -261,6 +262,7 @@ class _DataClassOutput:
         self._include_fields = include_fields
         self._exclude_fields = exclude_fields
         self._return_data_class = return_data_class
+        self.output_format_prompt = Prompt(template=self._template)
         self.output_processors = self._parser_cls()
 
     def format_instructions(self, format_type: DataClassFormatType | str | None = None) -> str:
@@ -275,7 +277,7 @@ class _DataClassOutput:
                 ex.format_example_str(self._example_format, **filters) for ex in self.examples
             )
             example = _EXAMPLE_SEPARATOR.join(examples)
-        return render_template(self._template, schema=schema, example=example)
+        return self.output_format_prompt(schema=schema, example=example)
 
     def call(self, input: str) -> Any:
         """Parse the reply; a dict, or a ``data_class`` instance with ``return_data_class``.
@@ -299,15 +301,15 @@ class _DataClassOutput:
         return obj
 
     def _extra_repr(self) -> str:
-        parts = [f"data_class={self.data_class.__name__}"]
-        if self.examples:
-            parts.append(f"examples={len(self.examples)}")
+        """0.1's text (``data_class=..., examples=..., exclude_fields=..., return_data_class=...``),
+        then ``include_fields`` when set."""
+        text = (
+            f"data_class={self.data_class.__name__}, examples={self.examples}, "
+            f"exclude_fields={self._exclude_fields}, return_data_class={self._return_data_class}"
+        )
         if self._include_fields is not None:
-            parts.append(f"include_fields={self._include_fields}")
-        if self._exclude_fields is not None:
-            parts.append(f"exclude_fields={self._exclude_fields}")
-        parts.append(f"return_data_class={self._return_data_class}")
-        return ", ".join(parts)
+            text += f", include_fields={self._include_fields}"
+        return text
 
 
 class JsonOutputParser(_DataClassOutput, OutputParser):
@@ -381,11 +383,12 @@ class ListOutputParser(OutputParser):
         super().__init__()
         _compile(list_output_format_template)
         self.list_output_format_template = list_output_format_template
+        self.list_output_format_prompt = Prompt(template=list_output_format_template)
         self.output_processors = ListParser()
 
     def format_instructions(self, **variables: Any) -> str:
         """Render the list format template (extra ``variables`` are passed to it)."""
-        return render_template(self.list_output_format_template, **variables)
+        return self.list_output_format_prompt(**variables)
 
     def call(self, input: str) -> list:
         try:
