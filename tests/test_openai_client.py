@@ -127,9 +127,11 @@ def test_sys_block_becomes_system_message_and_rest_user(client: OpenAIClient) ->
     }
 
 
-def test_plain_prompt_is_one_user_message(client: OpenAIClient) -> None:
+def test_plain_prompt_is_one_system_message_unchanged_as_in_01(client: OpenAIClient) -> None:
     api_kwargs = client.convert_inputs_to_api_kwargs("  Hi there ", {"model": "m"}, LLM)
-    assert api_kwargs["messages"] == [{"role": "user", "content": "Hi there"}]
+    assert api_kwargs == {"model": "m", "messages": [{"role": "system", "content": "  Hi there "}]}
+    assert client.convert_inputs_to_api_kwargs("", {}, LLM) == {"messages": []}
+    assert client.convert_inputs_to_api_kwargs(None, {}, LLM) == {"messages": []}
 
 
 def test_tagged_messages_prompt_is_unwrapped() -> None:

@@ -159,12 +159,22 @@ class OpenAIClient(ChatSDKMixin, ModelClient):
         model_kwargs: dict[str, Any] | None = None,
         model_type: ModelType = ModelType.UNDEFINED,
     ) -> dict[str, Any]:
-        """``messages`` (LLM) or ``input`` (embedder) plus ``model_kwargs``."""
+        """``messages`` (LLM) or ``input`` (embedder) plus ``model_kwargs``.
+
+        A prompt string without a ``<SYS>`` block is sent as lightrag 0.1 sends it: one ``system``
+        message with the prompt unchanged (no message for ``""`` or None). A prompt with a
+        ``<SYS>...</SYS>`` block becomes a system message and a user message; a list of messages
+        is sent as given.
+        """
         if model_type == ModelType.EMBEDDER:
             return embedding_api_kwargs(input, model_kwargs)
         if model_type != ModelType.LLM:
             raise ValueError(f"OpenAIClient does not support model_type={model_type}")
-        api_kwargs = chat_api_kwargs(input, model_kwargs)
+        if input is None or (isinstance(input, str) and "<SYS>" not in input):
+            api_kwargs = dict(model_kwargs or {})
+            api_kwargs["messages"] = [{"role": "system", "content": input}] if input else []
+        else:
+            api_kwargs = chat_api_kwargs(input, model_kwargs)
         if api_kwargs.get("stream"):
             api_kwargs.setdefault("stream_options", {"include_usage": True})
             if api_kwargs["stream_options"] is None:
