@@ -3,9 +3,9 @@
 Tokenisation (the same for documents and queries):
 
 1. lower-case the text;
-2. split it into Unicode word tokens with the regex ``\\w+`` (letters, digits and ``_`` of any
-   script, so "Café-au-lait 2024" gives ``["café", "au", "lait", "2024"]``);
-3. with ``use_tokenizer=True``, split each word further into tiktoken ``cl100k_base`` pieces;
+2. split it on single spaces, punctuation kept (``"energy?"``), as lightrag 0.1 does;
+3. with ``use_tokenizer=True`` (the default), split each word further into tiktoken
+   ``cl100k_base`` pieces (``"energy?"`` gives ``"energy"`` and ``"?"``);
 4. drop stop words: none by default, ``stopwords="en"`` for the built-in English list
    (:data:`ENGLISH_STOPWORDS`), or any collection of words.
 
@@ -23,7 +23,6 @@ instead (its Lucene BM25 variant: same ranking idea, slightly different scores).
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Collection, Dict, List, Optional, Sequence, Union
@@ -57,7 +56,6 @@ ENGLISH_STOPWORDS = frozenset(
     whom why will with would you your yours yourself yourselves""".split()
 )
 
-_WORD = re.compile(r"\w+")
 
 #: lightrag 0.1's default BM25 parameters
 PARAM_K1 = 1.5
@@ -66,32 +64,39 @@ PARAM_EPSILON = 0.25
 
 
 def split_text_by_word_fn(x: str) -> List[str]:
-    """Lower-cased Unicode word tokens of ``x``.
+    """Lower-cased ``x`` split on single spaces, punctuation kept (lightrag 0.1's word split).
 
     Example:
-        >>> split_text_by_word_fn("Which planet is the BIGGEST?")
-        ['which', 'planet', 'is', 'the', 'biggest']
+        >>> split_text_by_word_fn("What is renewable energy?")
+        ['what', 'is', 'renewable', 'energy?']
     """
-    return _WORD.findall(x.lower())
+    return x.lower().split(" ")
 
 
-def split_text_tokenized(x: str) -> List[str]:
-    """Lower-cased words of ``x``, each split into tiktoken ``cl100k_base`` pieces.
+def split_text_by_word_fn_then_lower_tokenized(x: str) -> List[str]:
+    """Each word of :func:`split_text_by_word_fn` split into tiktoken ``cl100k_base`` pieces
+    (the retriever's default tokenisation, as in lightrag 0.1; punctuation pieces are kept).
 
     Example:
-        >>> split_text_tokenized("Jupiter's moons")
-        ['j', 'upiter', 's', 'mo', 'ons']
+        >>> split_text_by_word_fn_then_lower_tokenized("Renewable energy?")
+        ['re', 'new', 'able', 'energy', '?']
     """
     from lightrag.core.tokenizer import default_tokenizer
 
     tokenizer = default_tokenizer()
-    return [
-        piece for word in split_text_by_word_fn(x) for piece in tokenizer.get_string_tokens(word)
-    ]
+    return [piece for word in split_text_by_word_fn(x) for piece in tokenizer.get_string_tokens(word)]
 
 
-#: lightrag 0.1's name of :func:`split_text_tokenized` (words, then tiktoken pieces)
-split_text_by_word_fn_then_lower_tokenized = split_text_tokenized
+def split_text_tokenized(x: str) -> List[str]:
+    """The tiktoken ``cl100k_base`` pieces of the whole text, case kept (lightrag 0.1's function).
+
+    Example:
+        >>> split_text_tokenized("Hello world")
+        ['Hello', ' world']
+    """
+    from lightrag.core.tokenizer import default_tokenizer
+
+    return default_tokenizer().get_string_tokens(x)
 
 
 def _stopword_set(stopwords: Union[None, bool, str, Collection[str]]) -> frozenset:
@@ -175,7 +180,11 @@ class BM25Retriever(Retriever[Any, str]):
 
     def tokenize(self, text: str) -> List[str]:
         """The tokens of ``text`` (see the module doc)."""
-        words = split_text_tokenized(text) if self.use_tokenizer else split_text_by_word_fn(text)
+        split = (
+            split_text_by_word_fn_then_lower_tokenized if self.use_tokenizer
+            else split_text_by_word_fn
+        )
+        words = split(text)
         if not self._stopwords:
             return words
         return [w for w in words if w not in self._stopwords]
