@@ -3,10 +3,10 @@
 The judge model reads a question, its ground-truth answer and a predicted answer, and answers a
 *judgement query* (by default "Does the predicted answer contain the ground truth answer?") with
 True or False. ``LLMasJudge.compute`` judges every item and returns the fraction judged True with
-each item's verdict (1.0 or 0.0), and unpacks as 0.1's ``(avg, judgement_list)``.
+each item's verdict (True or False, as in 0.1), and unpacks as 0.1's ``(avg, judgement_list)``.
 
 The reply is read from its first ``true`` / ``false`` / ``yes`` / ``no`` word. An item whose
-judge call fails or whose reply has no such word scores 0.0, is logged, and is counted in
+judge call fails or whose reply has no such word scores False, is logged, and is counted in
 ``additional_info["failures"]`` (its verdict there is None); the other items are still judged.
 
 To compare two systems' answers on the LightRAG paper's criteria (comprehensiveness, diversity,
@@ -18,7 +18,7 @@ Example:
     >>> avg, judgements = judge.compute(["Capital of France?", "Is earth flat?"],
     ...                                 ["Paris", "No"], ["It is Paris.", "Yes"])
     >>> avg, judgements
-    (0.5, [1.0, 0.0])
+    (0.5, [True, False])
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ class LLMasJudge:
         >>> from lightrag.components.model_client import ScriptedClient
         >>> judge = LLMasJudge(model_client=ScriptedClient(responses=["True"]))
         >>> judge.compute_single_item("Is Beijing in China?", "Yes", "Yes, it is.")
-        1.0
+        True
     """
 
     def __init__(
@@ -182,9 +182,9 @@ class LLMasJudge:
         return bool(verdict), None
 
     def compute_single_item(self, question: str, gt_answer: Any, pred_answer: Any,
-                            judgement_query: Optional[str] = None) -> float:
-        """1.0 when the judge says True, else 0.0 (also when the judge fails)."""
-        return float(self._judge(question, gt_answer, pred_answer, judgement_query)[0] or False)
+                            judgement_query: Optional[str] = None) -> bool:
+        """True when the judge says True, else False (also when the judge fails)."""
+        return bool(self._judge(question, gt_answer, pred_answer, judgement_query)[0])
 
     def compute(
         self,
@@ -193,7 +193,8 @@ class LLMasJudge:
         pred_answers: Sequence[Any],
         judgement_query: Optional[str] = None,
     ) -> EvaluationResult:
-        """Judge every item; ``avg_score`` is the fraction judged True.
+        """Judge every item; ``avg_score`` is the fraction judged True and ``per_item_scores``
+        the verdicts as booleans (0.1's ``judgement_list``).
 
         ``additional_info`` holds each verdict (``judgements``: True, False, or None when the
         item could not be judged), the number of ``failures`` and their ``errors`` by index.
@@ -207,7 +208,7 @@ class LLMasJudge:
             verdicts.append(verdict)
             if error is not None:
                 errors[i] = error
-        scores = [float(v or False) for v in verdicts]
+        scores = [bool(v) for v in verdicts]
         info = {"judgements": verdicts, "failures": len(errors), "errors": errors,
                 "judgement_query": judgement_query or self.judgement_query}
         return EvaluationResult(mean(scores), scores, info)
