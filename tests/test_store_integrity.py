@@ -77,3 +77,65 @@ def test_old_store_checks_clean_then_is_rekeyed_on_first_write(tmp_path):
     again = make_rag(tmp_path)
     assert again.index.verify() == []
     assert np.isfinite(again.relations_vdb.rows()[1]).all()
+
+
+def _all_text(db_path):
+    """Every string the store's tables hold, but the change log (keys that changed, kept a while
+    so other processes learn of the deletion)."""
+    import sqlite3
+
+    conn = sqlite3.connect(str(db_path))
+    try:
+        found = []
+        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            if table == "changes":
+                continue
+            for row in conn.execute(f"SELECT * FROM {table}"):
+                found += [v for v in row if isinstance(v, str)]
+        return found
+    finally:
+        conn.close()
+
+
+SHARED = "Saturn has rings."
+DOC_A = "Probe7 flew past Saturn. Zorblax Prime photographed Zorblax Moon. " + SHARED
+DOC_B = "Cassini orbited Saturn. " + SHARED
+
+
+def test_delete_leaves_none_of_the_documents_content(tmp_path):
+    rag = make_rag(tmp_path, synonym_threshold=0.3)
+    rag.chunker = Chunker(chunk_token_size=6, chunk_overlap_token_size=0)
+    rag.insert([DOC_A, DOC_B], ids=["a", "b"])
+    assert rag.index.synonyms.keys() and len(rag.index.extractions) >= 3
+    rag.delete_by_doc_id("a")
+    assert rag.index.verify() == []
+    texts = _all_text(tmp_path / "lightrag.sqlite3")
+    assert not [t for t in texts if "Zorblax" in t or "Probe7" in t]
+    names = set(rag.index.entity_names._ids)
+    assert "Zorblax Prime" not in names and names <= {n["id"] for n in rag.graph.get_all_nodes()}
+    # the chunk text both documents hold keeps its cached extraction (b still uses it)
+    assert any(SHARED in t for t in texts if t.startswith("{\"chunk_id\""))
+    rag.delete_by_doc_id("b")
+    assert rag.index.verify() == []
+    assert len(rag.index.extractions) == 0 and len(rag.index.entity_names) == 0
+    assert rag.index.synonyms.keys() == []
+
+
+def test_verify_flags_leftovers_of_deleted_documents(tmp_path):
+    rag = make_rag(tmp_path, synonym_threshold=0.3)
+    rag.insert([DOC_A], ids=["a"])
+    leftovers = {"extractions": dict(rag.index.extractions.items()),
+                 "synonyms": dict(rag.index.synonyms.items())}
+    ids, matrix = rag.index.entity_names.rows()
+    names = {i: matrix[r].copy() for r, i in enumerate(ids)}
+    rag.delete_by_doc_id("a")
+    with rag.index.db.transaction():  # what the old delete left behind
+        rag.index.extractions.replace(leftovers["extractions"])
+        rag.index.synonyms.replace(leftovers["synonyms"])
+        rag.index.entity_names.upsert({n: {"content": n} for n in names},
+                                      vectors=np.stack(list(names.values())))
+        rag.index.pending_vectors.replace({"e\x1fZorblax Prime": {}})
+    problems = rag.index.verify()
+    for what in ("cached extraction", "entity name vector 'Zorblax Prime'", "synonym pair",
+                 "queued vector ['Zorblax Prime']"):
+        assert any(p.startswith(what) for p in problems), (what, problems)

@@ -151,6 +151,7 @@ class GraphIndex(Component):
         self.full_docs = SQLKVStorage(namespace="full_docs", **kv)
         self.text_chunks = SQLKVStorage(namespace="text_chunks", **kv)
         self.extractions = SQLKVStorage(namespace="extractions", **kv)
+        self.extraction_chunks = SQLKVStorage(namespace="extraction_chunks", **kv)
         self.doc_graph_items = SQLKVStorage(namespace="doc_graph_items", **kv)
         self.pending_vectors = SQLKVStorage(namespace="pending_vectors", **kv)
         self.doc_status = SQLDocStatusStorage(namespace="doc_status", **kv)
@@ -405,9 +406,11 @@ class GraphIndex(Component):
                     cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
                           "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
                     vectors=chunk_vectors)
-            self.extractions.replace({
-                extraction_key(self.extractor_name, chunks[e.chunk_id].content): e.to_dict()
-                for e in good if e.chunk_id in chunks})
+            cached = {extraction_key(self.extractor_name, chunks[e.chunk_id].content): e
+                      for e in good if e.chunk_id in chunks}
+            self.extractions.replace({key: e.to_dict() for key, e in cached.items()})
+            self._add_extraction_users(
+                {key: chunks[e.chunk_id].content for key, e in cached.items()}, chunks)
             stats = await self.merger.acall(good, self.graph)
             self.queue_vectors(stats.entities, stats.relations)
             items = self.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
@@ -432,6 +435,19 @@ class GraphIndex(Component):
                                  metadata={"entities": len(items["entities"]),
                                            "relations": len(items["relations"])})
         return result
+
+    def _add_extraction_users(self, keys: Dict[str, str], chunks: Dict[str, TextChunkSchema]) -> None:
+        """Record which chunks use each cached extraction (so a delete knows when the last user
+        of one is gone): ``keys`` maps cache keys to chunk contents."""
+        if not keys:
+            return
+        by_content: Dict[str, List[str]] = {}
+        for cid, chunk in chunks.items():
+            by_content.setdefault(chunk.content, []).append(cid)
+        users = dict(zip(keys, self.extraction_chunks.get_by_ids(list(keys))))
+        self.extraction_chunks.replace({
+            key: {"chunks": sorted({*((users[key] or {}).get("chunks") or []), *by_content[content]})}
+            for key, content in keys.items()})
 
     async def index_pending(self, limit: int = 50_000) -> int:
         """Embed the queued entities and relations (current text, once each); returns how many.

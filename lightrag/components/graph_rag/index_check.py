@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from lightrag.components.graph_rag.index_vectors import pending_key, relation_ids_current
+from lightrag.components.graph_rag.index_vectors import SEP, pending_key, relation_ids_current
 from lightrag.components.graph_rag.merger import (
     entity_vector_id,
     legacy_relation_vector_id,
@@ -16,6 +16,8 @@ from lightrag.components.graph_rag.schemas import DocStatus, relation_key
 
 if TYPE_CHECKING:
     from lightrag.components.graph_rag.index import GraphIndex
+
+LEGACY_EXTRACTORS = ("EntityExtractor", "SpacyEntityExtractor")  # the names migrate.py writes
 
 
 def verify_index(index: GraphIndex) -> List[str]:
@@ -77,7 +79,42 @@ def verify_index(index: GraphIndex) -> List[str]:
                      for v in sorted(relation_vectors - set(wanted_r))]
         problems += [f"relation {k}: no vector and not queued" for v, k in sorted(wanted_r.items())
                      if v not in relation_vectors and pending_key("r", *k) not in pending]
+    return problems + _leftovers(index, chunks, nodes, edges, pending)
+
+
+def _leftovers(index: GraphIndex, chunks: Dict[str, Any], nodes: Dict[str, Any],
+               edges: Dict[Tuple[str, str], Any], pending: set) -> List[str]:
+    """What deleted documents and entities must not leave behind: cached extractions no stored
+    chunk uses, name vectors and synonym pairs of vanished entities, queued vectors of vanished
+    items."""
+    from lightrag.components.graph_rag.index import extraction_key
+
+    problems: List[str] = []
+    users = dict(index.extraction_chunks.items())
+    names = {index.extractor_name, "", *LEGACY_EXTRACTORS}
+    texts = {extraction_key(n, c.get("content", "")) for c in chunks.values() for n in names}
+    for key in index.extractions.keys():
+        row = users.get(key)
+        used = (any(c in chunks for c in row.get("chunks") or []) if row is not None
+                else key in texts)
+        if not used:
+            problems.append(f"cached extraction {key}: no stored chunk has its text")
+    problems += [f"extraction users {k}: no such cached extraction"
+                 for k in sorted(set(users) - set(index.extractions.keys()))]
+    name_ids = _vector_ids(index.entity_names)
+    if name_ids is not None:
+        problems += [f"entity name vector {n!r}: no such entity" for n in sorted(name_ids - set(nodes))]
+    for pair in index.synonyms.keys():
+        gone = [n for n in pair.split(SEP, 1) if n not in nodes]
+        if gone:
+            problems.append(f"synonym pair {pair.split(SEP, 1)}: {gone[0]!r} is no entity")
+    for key in sorted(pending):
+        kind, *parts = key.split(SEP)
+        if (kind == "e" and parts[0] not in nodes) or (
+                kind == "r" and relation_key(*parts[:2]) not in edges):
+            problems.append(f"queued vector {parts}: no such {'entity' if kind == 'e' else 'relation'}")
     return problems
+
 
 def _vector_ids(store: Any) -> Optional[set]:
     ids = getattr(store, "_ids", None)

@@ -13,6 +13,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
+from lightrag.components.graph_rag.index import extraction_key
+from lightrag.components.graph_rag.index_vectors import SEP, pending_key
 from lightrag.components.graph_rag.merger import (
     entity_vector_id,
     relation_vector_id,
@@ -59,8 +61,46 @@ def _cached_extractions(index: GraphIndex, chunk_ids: Sequence[str]) -> List[Any
 
 def _drop_vectors(index: GraphIndex, entities: Sequence[str] = (),
                   relations: Sequence[Tuple[str, str]] = ()) -> None:
+    """Remove the vectors of removed entities and relations, their queued re-embeddings, and
+    the removed entities' name vectors and synonym pairs."""
     index.entities_vdb.delete([entity_vector_id(n) for n in entities])
     index.relations_vdb.delete([relation_vector_id(s, t) for s, t in relations])
+    index.pending_vectors.delete([pending_key("e", n) for n in entities]
+                                 + [pending_key("r", *relation_key(s, t)) for s, t in relations])
+    if entities:
+        gone = set(entities)
+        index.entity_names.delete(list(gone))
+        index.synonyms.delete([k for k in index.synonyms.keys()
+                               if gone.intersection(k.split(SEP, 1))])
+
+
+def _release_extractions(index: GraphIndex, removed: Dict[str, Dict[str, Any]]) -> int:
+    """Drop the cached extractions that no stored chunk uses once the ``removed`` chunks (id ->
+    record) are gone; returns how many were dropped. Stores written before the users of an
+    extraction were recorded are checked against the remaining chunks' texts."""
+    keys: Dict[str, str] = {}
+    for chunk in removed.values():
+        keys.setdefault(extraction_key(index.extractor_name, chunk.get("content", "")), "")
+    users = dict(zip(keys, index.extraction_chunks.get_by_ids(list(keys))))
+    remaining_texts: Optional[set] = None
+    drop, keep = [], {}
+    for key, row in users.items():
+        if row is not None:
+            left = [c for c in row.get("chunks") or [] if c not in removed]
+            if left:
+                keep[key] = {"chunks": left}
+            else:
+                drop.append(key)
+            continue
+        if remaining_texts is None:
+            remaining_texts = {extraction_key(index.extractor_name, c.get("content", ""))
+                               for cid, c in index.text_chunks.items() if cid not in removed}
+        if key not in remaining_texts:
+            drop.append(key)
+    index.extraction_chunks.replace(keep)
+    index.extraction_chunks.delete(drop)
+    index.extractions.delete(drop)
+    return len(drop)
 
 
 async def remove_document_data(index: GraphIndex, doc_id: str, chunk_ids: Sequence[str]) -> DeletionResult:
@@ -116,6 +156,9 @@ async def remove_document_data(index: GraphIndex, doc_id: str, chunk_ids: Sequen
     index.queue_vectors(rebuild_entities, rebuild_relations)
     result.entities_rebuilt, result.relations_rebuilt = rebuild_entities, rebuild_relations
 
+    removed = {cid: c for cid, c in zip(sorted(doc_chunks), index.text_chunks.get_by_ids(sorted(doc_chunks)))
+               if c is not None}
+    _release_extractions(index, removed)
     index.chunks_vdb.delete(sorted(doc_chunks))
     index.text_chunks.delete(sorted(doc_chunks))
     index.doc_graph_items.delete([doc_id])
