@@ -267,7 +267,7 @@ def test_repr_shows_data_class_prompt_and_child_parser():
         "  (output_format_prompt): Prompt(\n"
     )
     assert "prompt_variables: ['schema', 'example']" in text
-    assert text.endswith("  (output_processors): JsonParser(add_missing_right_brace=True)\n)")
+    assert text.endswith("  (output_processors): JsonParser(add_missing_right_brace=True, lenient=True)\n)")
     yaml_text = repr(YamlOutputParser(Answer, return_data_class=True))
     assert "examples=None, exclude_fields=None, return_data_class=True" in yaml_text
     assert "(output_format_prompt): Prompt(" in yaml_text

@@ -85,11 +85,6 @@ JSON_REPLIES = [
         {"text": "it's fine", "n": 2},
     ),
     (
-        "unescaped inner double quotes",
-        '{"quote": "She said "hi" to me", "n": 1}',
-        {"quote": 'She said "hi" to me', "n": 1},
-    ),
-    (
         "braces inside strings",
         'Output: {"template": "use {name} and [x]", "close": "}"} -- end',
         {"template": "use {name} and [x]", "close": "}"},
@@ -154,6 +149,22 @@ TRUNCATED_REPLIES = [
 @pytest.mark.parametrize("name,text,expected", JSON_REPLIES, ids=[c[0] for c in JSON_REPLIES])
 def test_json_parser_handles_real_model_output(name, text, expected):
     assert JsonParser()(text) == expected
+    assert JsonParser(lenient=True)(text) == expected
+
+
+AMBIGUOUS_REPLIES = [
+    ('{"quote": "She said "hi" to me", "n": 1}', {"quote": 'She said "hi" to me', "n": 1}),
+    ('{"action": "finish("done")"}', {"action": 'finish("done")'}),
+    ('{"a": {"b": 1}], "c": 2}', {"a": {"b": 1}, "c": 2}),
+]
+
+
+@pytest.mark.parametrize("text,expected", AMBIGUOUS_REPLIES)
+def test_json_parser_refuses_guesses_as_01_unless_lenient(text, expected):
+    with pytest.raises(ValueError, match="Got invalid JSON object"):
+        JsonParser()(text)
+    assert JsonParser(lenient=True)(text) == expected
+    assert tx.parse_json_str_to_obj(text) == expected
 
 
 @pytest.mark.parametrize("text,expected", TRUNCATED_REPLIES)

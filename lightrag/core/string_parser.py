@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any
@@ -58,27 +59,36 @@ def extract_first_boolean(text: str) -> bool:
     return match.group(1).lower() == "true"
 
 
+_INT = re.compile(r"(?<![\w.])-?\d+")
+_FLOAT = re.compile(r"(?<![\w.])-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# lightrag 0.1's patterns: digits between word boundaries, found inside text such as "abc3.14"
+_INT_01 = re.compile(r"\b\d+\b")
+_FLOAT_01 = re.compile(r"\b\d+(\.\d+)?\b")
+
+
 def extract_first_int(text: str) -> int:
-    """The first integer in ``text`` (a leading minus sign is kept; ``3.5`` gives 3).
+    """The first integer in ``text`` (a leading minus sign is kept; ``3.5`` gives 3); where no
+    number stands on its own, the first one lightrag 0.1 finds (``"abc3.14"`` gives 14).
 
     Example:
         >>> extract_first_int("There are -12 items")
         -12
     """
-    match = re.search(r"(?<![\w.])-?\d+", text)
+    match = _INT.search(text) or _INT_01.search(text)
     if match is None:
         raise ValueError(f"No integer found in the text: {tx.excerpt(text)!r}")
     return int(match.group())
 
 
 def extract_first_float(text: str) -> float:
-    """The first number in ``text`` as a float (sign, decimals and exponent kept).
+    """The first number in ``text`` as a float (sign, decimals and exponent kept); where no
+    number stands on its own, the first one lightrag 0.1 finds (``"v1.5"`` gives 5.0).
 
     Example:
         >>> extract_first_float("score = -0.75 (out of 1)")
         -0.75
     """
-    match = re.search(r"(?<![\w.])-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", text)
+    match = _FLOAT.search(text) or _FLOAT_01.search(text)
     if match is None:
         raise ValueError(f"No float found in the text: {tx.excerpt(text)!r}")
     return float(match.group())
@@ -162,12 +172,87 @@ class FloatParser(Parser):
             raise ValueError(f"FloatParser: {e}") from None
 
 
-def _parse_candidates(name: str, candidates: list[str]) -> Any:
+_PAIRS = {"}": "{", "]": "["}
+_AFTER_STRING = frozenset(",:}]\"'{[/#")
+
+
+def _scan_string(text: str, i: int) -> tuple[int, bool]:
+    """From the quote at ``text[i]``: the index just past its string, and whether a double
+    quote inside it is unescaped (the closing quote is followed by something that is not JSON
+    structure, as in ``"f("x")"``). A single-quoted string ends at a quote followed by structure,
+    so apostrophes (``'it's'``) stay inside it."""
+    quote, i = text[i], i + 1
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == quote:
+            k = i + 1
+            while k < len(text) and text[k].isspace():
+                k += 1
+            if k >= len(text) or text[k] in _AFTER_STRING:
+                return i + 1, False
+            if quote == '"':
+                return i + 1, True
+        i += 1
+    return i, False
+
+
+def ambiguous_json(text: str) -> str | None:
+    """Why ``text`` is JSON that only a guess could repair, or None.
+
+    lightrag 0.1 refused two shapes that :func:`~lightrag.core.text_extract.fix_json_formatting`
+    would guess at: a closing bracket that does not match the open one, and an unescaped double
+    quote inside a string. :class:`JsonParser` raises on them unless ``lenient=True``.
+
+    Example:
+        >>> ambiguous_json('{"a": [1, 2}]}'), ambiguous_json('{"a": "f("x")"}')
+        ('a closing bracket does not match its opening one', 'an unescaped double quote inside a string')
+        >>> ambiguous_json("{'a': 'it's', 'b': [1, 2,],}") is None
+        True
+    """
+    stack: list[str] = []
+    prev = "{"
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"' or (ch == "'" and prev in "{[,:"):
+            i, inner_quote = _scan_string(text, i)
+            if inner_quote:
+                return "an unescaped double quote inside a string"
+            prev = ch
+            continue
+        if ch in "{[":
+            stack.append(ch)
+        elif ch in _PAIRS:
+            if not stack or stack.pop() != _PAIRS[ch]:
+                return "a closing bracket does not match its opening one"
+        if not ch.isspace():
+            prev = ch
+        i += 1
+    return None
+
+
+def _parse_candidate(candidate: str, lenient: bool) -> Any:
+    try:
+        return json.loads(candidate)
+    except (ValueError, RecursionError) as e:
+        problem = None if lenient else ambiguous_json(candidate)
+        if problem is not None:
+            raise ValueError(
+                f"Got invalid JSON object. Error: {e}; {problem}. "
+                f"Got JSON string: {tx.excerpt(candidate)!r}"
+            ) from None
+    return tx.parse_json_str_to_obj(candidate)
+
+
+def _parse_candidates(name: str, candidates: list[str], lenient: bool = True) -> Any:
     """Parse the first candidate that parses; the error names the best candidate's problem."""
     first_error: ValueError | None = None
     for candidate in candidates[:_MAX_CANDIDATES]:
         try:
-            return tx.parse_json_str_to_obj(candidate)
+            return _parse_candidate(candidate, lenient)
         except ValueError as e:
             first_error = first_error or e
     raise ValueError(f"{name}: {first_error}")
@@ -210,10 +295,13 @@ class JsonParser(Parser):
 
     Finds the payload inside code fences or prose, skips ``<think>`` blocks, closes a truncated
     payload when ``add_missing_right_brace`` is set, and repairs near-JSON (single quotes,
-    trailing commas, ``True``/``None``, comments, missing commas) before giving up.
+    trailing commas, ``True``/``None``, comments, missing commas, ``\\'``) before giving up.
 
     Args:
         add_missing_right_brace: close brackets left open by a truncated output.
+        lenient: also guess at what lightrag 0.1 refused: an unescaped double quote inside a
+            string (``"f("x")"``) and a closing bracket that does not match (see
+            :func:`ambiguous_json`). Off by default, so such replies raise as in 0.1.
 
     Raises:
         ValueError: no ``{``/``[`` payload, or one that cannot be parsed ("Got invalid JSON
@@ -222,11 +310,14 @@ class JsonParser(Parser):
     Example:
         >>> JsonParser()("<think>easy</think> {'answer': 'yes', 'confident': True}")
         {'answer': 'yes', 'confident': True}
+        >>> JsonParser(lenient=True)('{"quote": "She said "hi" to me"}')
+        {'quote': 'She said "hi" to me'}
     """
 
-    def __init__(self, add_missing_right_brace: bool = True) -> None:
+    def __init__(self, add_missing_right_brace: bool = True, lenient: bool = False) -> None:
         super().__init__()
         self.add_missing_right_brace = add_missing_right_brace
+        self.lenient = lenient
 
     def call(self, input: str) -> JSON_PARSER_OUTPUT_TYPE:
         if isinstance(input, (dict, list)):
@@ -236,12 +327,13 @@ class JsonParser(Parser):
             candidates = tx.find_json_candidates(text, self.add_missing_right_brace)
         except ValueError as e:
             raise ValueError(f"JsonParser: {e}") from None
-        result = _parse_candidates("JsonParser", candidates)
+        result = _parse_candidates("JsonParser", candidates, self.lenient)
         log.debug("JsonParser parsed %s", type(result).__name__)
         return result
 
     def _extra_repr(self) -> str:
-        return f"add_missing_right_brace={self.add_missing_right_brace}"
+        text = f"add_missing_right_brace={self.add_missing_right_brace}"
+        return text + (", lenient=True" if self.lenient else "")
 
 
 def _is_prose_line(lines: list[str], k: int) -> bool:

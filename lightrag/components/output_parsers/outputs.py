@@ -24,11 +24,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Sequence
 from dataclasses import fields, is_dataclass
-from typing import Any
+from typing import Any, Callable
 
 from lightrag.core.base_data_class import DataClass, DataClassFormatType
 from lightrag.core.component import Component
@@ -245,7 +246,7 @@ class _DataClassOutput:
     _template: str
     _signature: DataClassFormatType
     _example_format: DataClassFormatType
-    _parser_cls: type[Component]
+    _parser_cls: Callable[[], Component]
 
     def __init__(
         self,
@@ -342,7 +343,9 @@ class JsonOutputParser(_DataClassOutput, OutputParser):
     _template = JSON_OUTPUT_FORMAT
     _signature = DataClassFormatType.SIGNATURE_JSON
     _example_format = DataClassFormatType.EXAMPLE_JSON
-    _parser_cls = JsonParser
+    # Lenient: a model's action such as "finish("Paris")" keeps its unescaped inner quotes
+    # rather than failing the step (a bare JsonParser refuses it, as 0.1 did).
+    _parser_cls = functools.partial(JsonParser, lenient=True)
 
 
 class YamlOutputParser(_DataClassOutput, OutputParser):
