@@ -250,10 +250,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _resolve_targets(rag: Any, targets: List[str]) -> List[str]:
+def _resolve_targets(rag: Any, targets: List[str]) -> tuple[List[str], List[str]]:
+    """``(doc ids, targets not found)``: each target is a document id or a file path."""
     rows = _doc_rows(rag)
     ids = {r["id"] for r in rows}
     found: List[str] = []
+    missing: List[str] = []
     for target in targets:
         if target in ids:
             found.append(target)
@@ -262,20 +264,35 @@ def _resolve_targets(rag: Any, targets: List[str]) -> List[str]:
         matches = [r["id"] for r in rows
                    if r["file_path"] == target or os.path.abspath(r["file_path"]) == absolute]
         if not matches:
-            raise CliError(f"no document with id or file path {target!r} "
-                           "(`lightrag docs` lists them)")
+            missing.append(target)
         found.extend(matches)
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(found)), missing
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    rag = _open_store(args)
-    for doc_id in _resolve_targets(rag, args.targets):
-        result = rag.delete_by_doc_id(doc_id)
+    """Delete documents; a target that is not (or no longer) stored is reported and skipped, so
+    re-running an interrupted delete succeeds. Vectors a killed delete left queued are embedded
+    even when nothing is left to delete."""
+    config = _graph_config(args)
+    working_dir = config.get("component_config", {}).get("working_dir", DEFAULT_WORKING_DIR)
+    if (config.get("component_config", {}).get("storage", "sqlite") == "sqlite"
+            and isinstance(working_dir, str) and not Path(working_dir).exists()):
+        raise CliError(_index_hint(Path(working_dir).resolve()))
+    rag = build(config)
+    doc_ids, missing = _resolve_targets(rag, args.targets)
+    for target in missing:
+        _out(f"not found {target}: no document with this id or file path (already deleted?)")
+    for doc_id in doc_ids:
+        try:
+            result = rag.delete_by_doc_id(doc_id)
+        except KeyError:
+            _out(f"not found {doc_id}: deleted meanwhile")
+            continue
         _out(f"deleted {result.doc_id}: {result.chunks_deleted} chunks, "
              f"{len(result.entities_deleted)} entities removed, {len(result.entities_rebuilt)} "
              f"rebuilt, {len(result.relations_deleted)} relations removed, "
              f"{len(result.relations_rebuilt)} rebuilt")
+    rag.flush()
     return 0
 
 

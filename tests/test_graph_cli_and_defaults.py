@@ -117,7 +117,7 @@ def test_index_formats_query_docs_delete(tmp_path, scripted_config, capsys):
     code, out, _ = run(capsys, "docs", "--json", *common)
     assert len(json.loads(out)) == 3
     code, out, err = run(capsys, "delete", "doc-nope", *common)
-    assert code == 2 and "no document with id or file path 'doc-nope'" in err
+    assert code == 0 and "not found doc-nope: no document with this id or file path" in out
 
 
 def test_export_format_from_extension_and_normal_permissions(tmp_path, scripted_config, capsys):
