@@ -235,9 +235,33 @@ def test_faiss_falls_back_to_numpy_when_missing(monkeypatch, caplog):
         a = FAISSRetriever(documents=[[1.0, 0.0]])
         FAISSRetriever(documents=[[1.0, 0.0]])
     assert not a.uses_faiss and a([1.0, 0.0])[0].doc_indices == [0]
-    assert sum("faiss is not installed" in m for m in caplog.messages) == 1
+    assert sum("faiss could not be loaded" in m for m in caplog.messages) == 1
     with pytest.raises(ImportError):
         FAISSRetriever(backend="faiss")
+
+
+def test_faiss_without_avx2_module_or_broken_build_falls_back(monkeypatch):
+    """A faiss whose AVX2 module is missing loads its generic build; one that fails to load
+    at all (an OSError, a module without IndexFlatIP) falls back to NumPy instead of raising."""
+    import types
+
+    monkeypatch.setattr(faiss_module, "safe_import", lambda name, hint: types.ModuleType("faiss"))
+    r = FAISSRetriever(documents=[[1.0, 0.0], [0.0, 1.0]])
+    assert r.index is None and r([0.0, 1.0])[0].doc_indices[0] == 1
+
+    def broken(name, hint):
+        raise OSError("libfaiss_avx2.so: cannot open shared object file")
+
+    monkeypatch.setattr(faiss_module, "safe_import", broken)
+    assert not FAISSRetriever(documents=[[1.0, 0.0]]).uses_faiss
+
+
+def test_faiss_has_01_attributes():
+    r = FAISSRetriever(top_k=2, documents=[[1.0, 0.0], [0.0, 1.0]])
+    assert r.index is None or r.index.ntotal == 2
+    assert r.xb.shape == (2, 2)
+    probs = r._convert_cosine_similarity_to_probability(np.array([[1.0, 0.0, -1.0]]))
+    assert probs.tolist() == [[1.0, 0.5, 0.0]]
 
 
 def test_faiss_save_load_round_trip(tmp_path):

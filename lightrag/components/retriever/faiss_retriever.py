@@ -58,13 +58,15 @@ def _load_faiss(backend: str) -> Any:
         return None
     os.environ.setdefault("KMP_DUPLICATE_LIB_OK", "TRUE")  # as 0.1: two OpenMP runtimes on macOS
     try:
-        return safe_import(*OptionalPackages.FAISS.value)
-    except ImportError:
+        faiss = safe_import(*OptionalPackages.FAISS.value)
+        faiss.IndexFlatIP  # noqa: B018 - a build whose AVX2/generic module failed lacks it
+        return faiss
+    except Exception as e:  # noqa: BLE001 - ImportError, OSError or a half-loaded module
         if backend == "faiss":
-            raise
+            raise ImportError(f"faiss could not be loaded: {e}") from e
         if not _fallback_logged:
             _fallback_logged = True
-            log.info("faiss is not installed: FAISSRetriever searches with NumPy instead")
+            log.info("faiss could not be loaded (%s): FAISSRetriever searches with NumPy", e)
         return None
 
 
@@ -113,7 +115,7 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
         if documents is not None:
             self.build_index_from_documents(documents, document_map_func)
 
-    _to_dict_exclude = ("_faiss", "_index")
+    _to_dict_exclude = ("_faiss", "index")
 
     @property
     def uses_faiss(self) -> bool:
@@ -122,7 +124,7 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
 
     def reset_index(self) -> None:
         """Drop the index (``dimensions`` stays as configured)."""
-        self._index: Any = None
+        self.index: Any = None  # the faiss index (0.1's attribute); None on the NumPy path
         self._matrix: Optional[np.ndarray] = None
         self._sq_norms: Optional[np.ndarray] = None
         self.documents: Optional[List[Any]] = None
@@ -165,13 +167,23 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
             flat = (
                 self._faiss.IndexFlatL2 if self.metric == "euclidean" else self._faiss.IndexFlatIP
             )
-            self._index = flat(self.dimensions)
-            self._index.add(matrix)
+            self.index = flat(self.dimensions)
+            self.index.add(matrix)
         else:
             self._matrix = matrix
             if self.metric == "euclidean":
                 self._sq_norms = np.einsum("ij,ij->i", matrix, matrix)
         self.indexed = True
+
+    @property
+    def xb(self) -> Optional[np.ndarray]:
+        """The indexed (normalised, for cosine and prob) vectors, 0.1's attribute."""
+        return self._vectors() if self.indexed else None
+
+    @staticmethod
+    def _convert_cosine_similarity_to_probability(D: np.ndarray) -> np.ndarray:
+        """Map cosine scores from [-1, 1] to [0, 1], rounded to 3 decimals (0.1's ``prob``)."""
+        return np.round((D + 1) / 2, 3)
 
     def _l2_top_k(self, queries: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
         """Smallest squared L2 distances, ``|x|^2 - 2 x.q + |q|^2``, in blocks of queries."""
@@ -188,8 +200,8 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
         return np.vstack(indices), np.vstack(scores)
 
     def _vectors(self) -> np.ndarray:
-        if self._index is not None:
-            return self._index.reconstruct_n(0, self.total_documents)
+        if self.index is not None:
+            return self.index.reconstruct_n(0, self.total_documents)
         return self._matrix  # type: ignore[return-value]
 
     def call(
@@ -208,14 +220,14 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
         if self.metric != "euclidean":
             vectors = normalized_matrix(vectors, np.float32, inplace=True)
         k = min(k, self.total_documents)
-        if self._index is not None:
-            scores, indices = self._index.search(np.ascontiguousarray(vectors), k)
+        if self.index is not None:
+            scores, indices = self.index.search(np.ascontiguousarray(vectors), k)
         elif self.metric == "euclidean":
             indices, scores = self._l2_top_k(vectors, k)
         else:
             indices, scores = dot_top_k(self._matrix, vectors, k)  # type: ignore[arg-type]
         if self.metric == "prob":
-            scores = np.round((scores.astype(np.float64) + 1.0) / 2.0, 3)
+            scores = self._convert_cosine_similarity_to_probability(scores.astype(np.float64))
         outputs = make_outputs(queries, indices, scores, self.documents)
         for out in outputs:  # faiss pads with -1 when it has fewer than k results
             keep = [j for j, i in enumerate(out.doc_indices) if i >= 0]
