@@ -325,3 +325,19 @@ def test_docstring_examples_run(module, tmp_path, monkeypatch):
     name = "lightrag.tracing" if module == "__init__" else f"lightrag.tracing.{module}"
     assert doctest.testmod(importlib.import_module(name)).failed == 0
     assert not (tmp_path / "traces").exists()
+
+
+@pytest.mark.parametrize("content", [None, "", "  \n"])
+def test_call_logger_starts_fresh_on_missing_or_empty_metadata(tmp_path, content):
+    """0.1 code that points a logger at a folder whose metadata file is missing or empty."""
+    from lightrag.tracing.generator_call_logger import GeneratorCallLogger
+
+    meta = tmp_path / "proj" / "logger_metadata.json"
+    if content is not None:
+        meta.parent.mkdir()
+        meta.write_text(content)
+    logger = GeneratorCallLogger(save_dir=str(tmp_path), project_name="proj")
+    assert logger.generator_names_to_files == {}
+    logger.load_meta_data(str(tmp_path / "nowhere.json"))
+    logger.register_generator("qa")
+    assert "qa" in GeneratorCallLogger(save_dir=str(tmp_path), project_name="proj").generator_names_to_files

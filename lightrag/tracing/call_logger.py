@@ -230,11 +230,20 @@ class GeneratorCallLogger:
         )
 
     def _read_meta_data(self, path: str) -> Dict[str, str]:
-        with open(path, encoding="utf-8") as f:
-            try:
-                raw = json.load(f)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path} is not a call logger metadata file: {e}") from e
+        """The entries of a metadata file; a missing or empty file has none (0.1 starts fresh)."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            log.warning("call logger metadata %s does not exist; starting with no entries", path)
+            return {}
+        if not text.strip():
+            log.warning("call logger metadata %s is empty; starting with no entries", path)
+            return {}
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path} is not a call logger metadata file: {e}") from e
         if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
             raise ValueError(f"{path} is not a call logger metadata file: expected {{name: file}}")
         return {name: str(Path(self.filepath) / file) for name, file in raw.items()}
