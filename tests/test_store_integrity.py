@@ -139,3 +139,20 @@ def test_verify_flags_leftovers_of_deleted_documents(tmp_path):
     for what in ("cached extraction", "entity name vector 'Zorblax Prime'", "synonym pair",
                  "queued vector ['Zorblax Prime']"):
         assert any(p.startswith(what) for p in problems), (what, problems)
+
+
+def test_a_full_disk_is_reported_as_such_and_nothing_is_half_written(tmp_path):
+    import pytest
+
+    from lightrag.components.storage.sql_db import StoreFullError
+
+    rag = make_rag(tmp_path)
+    rag.insert(["Saturn has Titan."], ids=["small"])
+    pages = rag.index.db.query("PRAGMA page_count")[0][0]
+    rag.index.db._conn.execute(f"PRAGMA max_page_count = {pages + 2}")
+    big = " ".join(f"Probe{i} flew past Planet{i}." for i in range(3000))
+    with pytest.raises(StoreFullError, match="the disk is full"):
+        rag.insert([big], ids=["big"])
+    rag.index.db._conn.execute("PRAGMA max_page_count = 1073741823")
+    assert rag.index.verify() == []
+    assert rag.doc_status.get_by_id("small")["status"] == "processed"

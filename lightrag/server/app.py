@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Dict, List, Literal, Optional, Sequence, Union
 
@@ -62,6 +63,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 import lightrag
 from lightrag.components.graph_rag.schemas import DocStatus, QueryParam
 from lightrag.components.loaders import DocumentLoadError, load_document
+from lightrag.components.storage.sql_db import StoreFullError
 from lightrag.server.explore import explore_router, public_properties, query_modes
 from lightrag.server.intake import DEFAULT_MAX_PENDING, IntakeQueue, QueueFull
 from lightrag.server.metrics import CONTENT_TYPE, ServerMetrics
@@ -76,6 +78,8 @@ from lightrag.server.ui import mount_ui
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_REQUEST_BYTES = 10 * 1024 * 1024
+MAX_PAGE = 1_000_000_000  # page * page_size must fit the database's 64-bit OFFSET
+DELETE_LOCK_WAIT = 2.0  # seconds a delete waits for a running insert before 503
 QUERY_FIELDS = set(QueryParam().to_dict())
 
 
@@ -143,10 +147,25 @@ class AppState:
         return self.intake.busy or self.lock.locked()
 
     async def drain(self, timeout: Optional[float] = None) -> None:
-        """Stop taking inserts, finish the queued ones (up to ``timeout`` s), flush the stores."""
+        """Stop taking inserts, finish the queued ones and embed the queued vectors, all within
+        ``timeout`` seconds (None: as long as it takes). What is left stays queued in the store
+        (durably) for the next run."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         await self.intake.drain(timeout)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            await asyncio.wait_for(self._flush(), left)
+        except asyncio.TimeoutError:
+            log.warning("shutdown: graceful timeout reached; queued vectors are embedded by the "
+                        "next insert")
+
+    async def _flush(self) -> None:
         async with self.lock:
-            self.rag.flush()
+            index = getattr(self.rag, "index", None)
+            if index is not None and hasattr(index, "index_pending"):
+                await index.index_pending()
+            else:
+                await asyncio.to_thread(self.rag.flush)
 
 
 def _state(request: Request) -> AppState:
@@ -252,7 +271,7 @@ def _documents_router() -> APIRouter:
         return {"status": "accepted" if failed else "nothing to retry", "failed": failed}
 
     @router.get("/documents", summary="Status counts and a page of documents")
-    async def list_documents(request: Request, page: int = Query(1, ge=1),
+    async def list_documents(request: Request, page: int = Query(1, ge=1, le=MAX_PAGE),
                              page_size: int = Query(50, ge=1, le=1000),
                              status: Optional[DocStatus] = None) -> Dict[str, Any]:
         state = _state(request)
@@ -265,7 +284,7 @@ def _documents_router() -> APIRouter:
                 "documents": [{"id": k, **v.to_dict(), "progress": progress.get(k)}
                               for k, v in rows]}
 
-    @router.get("/documents/{doc_id}", summary="One document's status")
+    @router.get("/documents/{doc_id:path}", summary="One document's status")
     async def get_document(doc_id: str, request: Request) -> Dict[str, Any]:
         state = _state(request)
         record = state.rag.doc_status.get_by_id(doc_id)
@@ -273,14 +292,23 @@ def _documents_router() -> APIRouter:
             raise HTTPException(404, f"no document with id {doc_id!r}")
         return {"id": doc_id, **record, "progress": state.intake.progress().get(doc_id)}
 
-    @router.delete("/documents/{doc_id}", summary="Delete a document")
+    @router.delete("/documents/{doc_id:path}", summary="Delete a document")
     async def delete_document(doc_id: str, request: Request) -> Dict[str, Any]:
+        """Delete a document; 503 with ``Retry-After`` while an insert holds the write lock
+        for longer than :data:`DELETE_LOCK_WAIT` seconds (instead of a client timeout)."""
         state = _state(request)
-        async with state.lock:
-            try:
-                return (await state.rag.adelete_by_doc_id(doc_id)).to_dict()
-            except KeyError:
-                raise HTTPException(404, f"no document with id {doc_id!r}") from None
+        try:
+            await asyncio.wait_for(state.lock.acquire(), DELETE_LOCK_WAIT)
+        except asyncio.TimeoutError:
+            retry = max(1, state.intake.retry_after(state.intake.unfinished()))
+            raise HTTPException(503, "an insert is running; retry the delete later",
+                                headers={"Retry-After": str(retry)}) from None
+        try:
+            return (await state.rag.adelete_by_doc_id(doc_id)).to_dict()
+        except KeyError:
+            raise HTTPException(404, f"no document with id {doc_id!r}") from None
+        finally:
+            state.lock.release()
 
     return router
 
@@ -332,6 +360,10 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ValueError)
     async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.exception_handler(StoreFullError)
+    async def store_full(request: Request, exc: StoreFullError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=507)
 
 
 def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,

@@ -105,7 +105,7 @@ def explore_router() -> APIRouter:
         return {"version": lightrag.__version__, "modes": query_modes(),
                 "query_defaults": dict(getattr(rag, "query_defaults", {}) or {})}
 
-    @router.get("/chunks/{chunk_id}", summary="One chunk with its source")
+    @router.get("/chunks/{chunk_id:path}", summary="One chunk with its source")
     async def chunk(chunk_id: str, request: Request) -> Dict[str, Any]:
         return _chunk(_rag(request), chunk_id)
 
@@ -114,7 +114,7 @@ def explore_router() -> APIRouter:
                      limit: int = Query(20, ge=1, le=500)) -> List[str]:
         return rank_labels(list(_rag(request).graph.get_all_labels()), q, limit)
 
-    @router.get("/graph/entity/{name}", summary="An entity, its neighbours and source chunks",
+    @router.get("/graph/entity/{name:path}", summary="An entity, its neighbours and source chunks",
                 tags=["graph"])
     async def entity(name: str, request: Request,
                      max_chunks: int = Query(10, ge=0, le=200)) -> Dict[str, Any]:

@@ -161,7 +161,9 @@ class ObservabilityMiddleware:
             await self.app(scope, receive, send_wrapper)
         finally:
             seconds = time.perf_counter() - started
-            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            matched = scope.get("route")
+            route = (getattr(matched, "path_format", None) or getattr(matched, "path", None)
+                     or "unmatched")
             self.metrics.observe_request(scope["method"], route, state["status"], seconds)
             client = scope.get("client")
             fields = {"request_id": request_id, "method": scope["method"], "path": scope["path"],

@@ -49,6 +49,16 @@ class StoreLockedError(RuntimeError):
     """Another process holds the writer lock of the store for longer than ``lock_timeout``."""
 
 
+class StoreFullError(OSError):
+    """The disk (or the database's size limit) holding the store is full: the transaction was
+    rolled back and nothing of it is stored."""
+
+
+def _is_full_error(error: BaseException) -> bool:
+    text = str(error).lower()
+    return "disk is full" in text or "no space left" in text or "disk full" in text
+
+
 Reloader = Callable[[Optional[Set[str]]], None]
 
 
@@ -137,12 +147,23 @@ class SQLDatabase:
             try:
                 try:
                     yield
-                except BaseException:
+                except BaseException as e:
                     self._rollback()
+                    self._raise_full(e)
                     raise
-                self._commit()
+                try:
+                    self._commit()
+                except BaseException as e:
+                    self._raise_full(e)
+                    raise
             finally:
                 self._depth, self._owner = 0, None
+
+    def _raise_full(self, error: BaseException) -> None:
+        """Name a full disk as such (SQLite says "database or disk is full")."""
+        if _is_full_error(error) and not isinstance(error, StoreFullError):
+            raise StoreFullError(f"{self.describe()}: the disk is full (nothing of the failed "
+                                 f"write is stored; free space and retry): {error}") from error
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -186,6 +207,8 @@ class SQLDatabase:
     def _rollback(self) -> None:
         try:
             self._end(commit=False)
+        except Exception as e:  # e.g. SQLite already rolled back after "disk is full"
+            log.warning("%s: rollback: %s", self.describe(), e)
         finally:
             for hook in self._rollback_hooks:
                 hook()
