@@ -26,6 +26,10 @@ def _desc(text: str) -> dict[str, str]:
 # ---- conversation ---------------------------------------------------------------------------
 
 
+class DialogTurnOrderError(ValueError, AssertionError):
+    """A turn appended with an ``order`` other than the next one (0.1 raised AssertionError)."""
+
+
 @dataclass
 class UserQuery(DataClass):
     """What the user said."""
@@ -140,13 +144,14 @@ class Conversation(DataClass):
         """Add a turn at :attr:`next_order` (a turn with ``order=None`` is given it).
 
         Raises:
-            ValueError: when the turn's ``order`` is set to anything else.
+            DialogTurnOrderError: (a ``ValueError`` and, as in 0.1, an ``AssertionError``) when
+                the turn's ``order`` is set to anything else.
         """
         expected = self.next_order
         if dialog_turn.order is None:
             dialog_turn.order = expected
         elif dialog_turn.order != expected:
-            raise ValueError(
+            raise DialogTurnOrderError(
                 f"Dialog turn order must be {expected} (the next index), got {dialog_turn.order}"
             )
         self.dialog_turns[expected] = dialog_turn

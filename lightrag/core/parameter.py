@@ -93,13 +93,16 @@ class Parameter(Generic[T]):
         self.proposing = False
 
     def to_dict(self) -> Dict[str, Any]:
-        return {
-            "data": self.data,
-            "requires_opt": self.requires_opt,
-            "role_desc": self.role_desc,
-            "param_type": self.param_type.value,
-            "name": self.name,
-        }
+        """``{"data", "requires_opt"}`` as in lightrag 0.1, plus ``role_desc``, ``param_type`` and
+        ``name`` where they differ from their defaults (0.1's Parameter has none of them)."""
+        out: Dict[str, Any] = {"data": self.data, "requires_opt": self.requires_opt}
+        if self.role_desc:
+            out["role_desc"] = self.role_desc
+        if self.param_type != ParameterType.PROMPT:
+            out["param_type"] = self.param_type.value
+        if self.name is not None:
+            out["name"] = self.name
+        return out
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> Parameter:

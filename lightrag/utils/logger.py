@@ -66,11 +66,12 @@ def get_logger(
 
 
 def printc(text: str, color: str = "cyan") -> None:
-    """Write a coloured, time-stamped line naming the caller (a debugging aid for scripts)."""
+    """Print a coloured, time-stamped line naming the caller, in 0.1's format:
+    ``<time> - [<script>:<line>:<function>] - <text>`` (a debugging aid for scripts)."""
     frame = inspect.stack()[1]
     where = f"{os.path.basename(frame.filename)}:{frame.lineno}:{frame.function}"
     stamp = datetime.now().strftime("%Y-%m-%d %H:%M:%S")
-    sys.stdout.write(f"{COLOR_MAP.get(color, COLOR_MAP['cyan'])}{stamp} - [{where}]: {text}{_RESET}\n")
+    print(f"{COLOR_MAP.get(color, COLOR_MAP['cyan'])}{stamp} - [{where}] - {text}{_RESET}")  # noqa: T201
 
 
 def get_current_script_and_line() -> Tuple[str, str, int]:
