@@ -120,6 +120,21 @@ def _detect(data: bytes) -> Optional[Tuple[str, str]]:
     return str(best), best.encoding
 
 
+MAX_BAD_UTF8_SHARE = 0.01
+
+
+def _mostly_utf8(data: bytes) -> Optional[int]:
+    """How many bytes are invalid when ``data`` is UTF-8 text with a few damaged bytes (it
+    holds valid multi-byte sequences and at most :data:`MAX_BAD_UTF8_SHARE` bad bytes), else
+    None: a legacy 8-bit encoding has no valid multi-byte sequences to speak of."""
+    text = data.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd") - data.decode("utf-8", errors="ignore").count("\ufffd")
+    valid_multibyte = sum(1 for ch in text if ord(ch) > 0x7F and ch != "\ufffd")
+    if bad and valid_multibyte >= bad and bad <= max(1, MAX_BAD_UTF8_SHARE * len(data)):
+        return bad
+    return None
+
+
 def decode_text(data: bytes, encoding: Optional[str] = None,
                 file_path: Any = "<bytes>") -> Tuple[str, str]:
     """``(text, encoding used)`` for the bytes of a text file (see the module doc for the order).
@@ -146,6 +161,11 @@ def decode_text(data: bytes, encoding: Optional[str] = None,
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError as utf8_error:
+        damaged = _mostly_utf8(data)
+        if damaged is not None and not encoding:
+            log.warning("%s: UTF-8 with %d invalid byte(s) (first at byte %d); decoded as UTF-8 "
+                        "with U+FFFD in their place", file_path, damaged, utf8_error.start)
+            return data.decode("utf-8", errors="replace"), "utf-8"
         if encoding:
             try:
                 return data.decode(encoding), encoding
@@ -200,7 +220,12 @@ class DocumentLoader(Component):
         raw = read_source(path, data)
         if not raw.strip():
             raise DocumentLoadError(name, "empty", "empty file")
-        text, meta = self.extract(raw, name)
+        try:
+            text, meta = self.extract(raw, name)
+        except (MemoryError, RecursionError) as e:
+            raise DocumentLoadError(name, "unsupported",
+                                    f"too large or too deeply nested to parse ({type(e).__name__})"
+                                    ) from e
         text = _tidy(text)
         if not text:
             raise DocumentLoadError(name, "empty", f"no text found in this {self.format} file")

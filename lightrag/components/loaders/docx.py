@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from typing import Any, Dict, List, Optional, Tuple
 from xml.etree import ElementTree
 
@@ -35,7 +36,31 @@ __all__ = ["DocxLoader", "is_docx"]
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
 _HEADING = re.compile(r"^(?:heading|berschrift|titre)\s*([1-9])$", re.IGNORECASE)
-MAX_XML_BYTES = 200 * 1024 * 1024
+MAX_XML_BYTES = 64 * 1024 * 1024  # word/document.xml, uncompressed
+MAX_PART_BYTES = 1024 * 1024  # any other member read (docProps/core.xml)
+_READ_BLOCK = 1024 * 1024
+
+
+def read_member(archive: zipfile.ZipFile, name: str, limit: int, file_path: str) -> bytes:
+    """The uncompressed bytes of one archive member, refused past ``limit`` bytes whatever its
+    header claims (read in blocks: a zip bomb costs at most ``limit`` bytes of memory)."""
+    info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise DocumentLoadError(file_path, "unsupported",
+                                f"{name} is {info.file_size} bytes uncompressed (limit {limit})")
+    parts: List[bytes] = []
+    size = 0
+    with archive.open(info) as member:
+        while True:
+            block = member.read(min(_READ_BLOCK, limit + 1 - size))
+            if not block:
+                break
+            parts.append(block)
+            size += len(block)
+            if size > limit:
+                raise DocumentLoadError(file_path, "unsupported",
+                                        f"{name} expands past {limit} bytes (a zip bomb?)")
+    return b"".join(parts)
 
 
 def is_docx(data: bytes) -> bool:
@@ -117,18 +142,15 @@ class DocxLoader(DocumentLoader):
     def extract(self, data: bytes, file_path: str) -> Tuple[str, Dict[str, Any]]:
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                info = archive.getinfo("word/document.xml")
-                if info.file_size > MAX_XML_BYTES:
-                    raise DocumentLoadError(file_path, "unsupported",
-                                            f"word/document.xml is {info.file_size} bytes "
-                                            f"(limit {MAX_XML_BYTES})")
-                root = ElementTree.fromstring(archive.read(info))
+                root = ElementTree.fromstring(
+                    read_member(archive, "word/document.xml", MAX_XML_BYTES, file_path))
                 title = None
                 if "docProps/core.xml" in archive.namelist():
-                    core = ElementTree.fromstring(archive.read("docProps/core.xml"))
+                    core = ElementTree.fromstring(
+                        read_member(archive, "docProps/core.xml", MAX_PART_BYTES, file_path))
                     node = core.find(DC_TITLE)
                     title = node.text.strip() if node is not None and node.text else None
-        except (zipfile.BadZipFile, KeyError) as e:
+        except (zipfile.BadZipFile, KeyError, zlib.error, EOFError, NotImplementedError) as e:
             raise DocumentLoadError(file_path, "unsupported",
                                     f"not a Word .docx file (a ZIP with word/document.xml): {e}"
                                     ) from e
