@@ -5,7 +5,8 @@ characters), then a window of ``chunk_size`` units slides over them with a step 
 ``chunk_size - chunk_overlap`` units; the last window ends at the end of the text.
 
 Every unit keeps the whitespace (or separator) that follows it, and every chunk is a plain slice
-of the original text. So a non-final chunk ends with its separator, chunks taken without overlap
+of the original text. Sentences are lightrag 0.1's: the text between two ``.`` (the next sentence
+starts right after the ``.``, with its whitespace), windowed exactly as 0.1 does. So a non-final chunk ends with its separator, chunks taken without overlap
 join back into the exact text, and :meth:`TextSplitter.split_text_with_offsets` can tell where
 each chunk starts.
 
@@ -14,8 +15,8 @@ Example:
     >>> splitter.split_text("one two three four five six")
     ['one two three ', 'three four five ', 'five six']
     >>> TextSplitter(split_by="sentence", chunk_size=1, chunk_overlap=0).split_text(
-    ...     "Hi there! How are you? Fine.")
-    ['Hi there! ', 'How are you? ', 'Fine.']
+    ...     "Hi there. How are you? Fine.")
+    ['Hi there.', ' How are you? Fine.']
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ SEPARATORS = {
 #: absorb any whitespace that follows, so no chunk starts with stray spaces or blank lines.
 _UNIT_ENDS = {
     "word": re.compile(r"\s+"),
-    "sentence": re.compile(r"[.!?]+[\"'”’)\]]*\s+|[。！？]+[」』”’）]*\s*"),
     "passage": re.compile(r"\n[^\S\n]*\n\s*"),
     "page": re.compile(r"\f"),
 }
@@ -78,8 +78,8 @@ class TextSplitter(Component):
         split_by: the unit to count in:
 
             - ``"word"``: runs of non-whitespace, each with the whitespace after it;
-            - ``"sentence"``: text up to ``.``, ``!`` or ``?`` followed by whitespace (closing
-              quotes and brackets stay with their sentence; ``。！？`` end a sentence too);
+            - ``"sentence"``: text up to and including each ``.``, as lightrag 0.1 splits it
+              (``!`` and ``?`` do not end a sentence; the next one starts with the whitespace);
             - ``"passage"``: text up to a blank line (``"\\n\\n"``);
             - ``"page"``: text up to a form feed (``"\\f"``);
             - ``"token"``: tiktoken ``cl100k_base`` tokens (a chunk never cuts a character);
@@ -168,6 +168,8 @@ class TextSplitter(Component):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
         if not text.strip():
             return []
+        if self.split_by == "sentence":
+            return self._split_like_01(text, SEPARATORS["sentence"])
         text, starts = self._unit_starts(text)
         step = self.chunk_size - self.chunk_overlap
         num_units = len(starts)
@@ -178,6 +180,27 @@ class TextSplitter(Component):
             end = starts[end_unit] if end_unit < num_units else len(text)
             if end > begin:  # a token window inside one multi-token character is empty
                 chunks.append((text[begin:end], begin))
+        return chunks
+
+    def _split_like_01(self, text: str, separator: str) -> List[Tuple[str, int]]:
+        """0.1's ``str.split(separator)`` units and window: each non-final chunk ends with the
+        separator, the last one runs to the end of the text (and is dropped when empty)."""
+        units = text.split(separator)
+        starts, offset = [], 0
+        for unit in units:
+            starts.append(offset)
+            offset += len(unit) + len(separator)
+        step = self.chunk_size - self.chunk_overlap
+        chunks: List[Tuple[str, int]] = []
+        first = 0
+        for first in range(0, len(units), step):
+            if first + self.chunk_size >= len(units):
+                break
+            end_unit = first + self.chunk_size - 1
+            end = starts[end_unit] + len(units[end_unit]) + len(separator)
+            chunks.append((text[starts[first] : end], starts[first]))
+        if first < len(units) and starts[first] < len(text):
+            chunks.append((text[starts[first] :], starts[first]))
         return chunks
 
     def split_text(self, text: str) -> List[str]:
