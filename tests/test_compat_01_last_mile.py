@@ -162,3 +162,22 @@ def test_nest_asyncio_is_installed_with_the_package():
     pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
     requires = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
     assert any(r.startswith("nest_asyncio") for r in requires)
+
+
+def test_class_sampler_as_01():
+    import random
+    from typing import Dict
+
+    from lightrag.optim.sampler import ClassSampler
+
+    dataset = [{"coarse_label": i % 3} for i in range(12)]
+    with_empty = ClassSampler(dataset, num_classes=4, get_data_key_fun=lambda x: x["coarse_label"])
+    assert with_empty.class_indexces[0] == [0, 3, 6, 9] and with_empty.class_indexces[3] == []
+    sampler = ClassSampler[Dict](dataset, num_classes=3, get_data_key_fun=lambda x: x["coarse_label"])
+    random.seed(0)
+    samples = sampler(6)
+    assert [s.index for s in samples] == [9, 3, 1, 4, 11, 5]  # what 0.1 draws with this seed
+    random.seed(0)
+    assert [s.index for s in sampler.random_replace(2, samples)] == [9, 3, 1, 10, 11, 2]
+    with pytest.raises(IndexError):  # a label past num_classes, as 0.1
+        ClassSampler(dataset, num_classes=2, get_data_key_fun=lambda x: x["coarse_label"])

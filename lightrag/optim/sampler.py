@@ -132,6 +132,10 @@ class RandomSampler(Sampler[T]):
         return out
 
 
+class ClassCountError(ValueError, IndexError):
+    """The dataset has more class labels than ``num_classes`` (0.1 raised IndexError)."""
+
+
 class ClassSampler(Sampler[T]):
     """Draw class-balanced examples: about ``num_shots / num_classes`` from each class.
 
@@ -155,12 +159,17 @@ class ClassSampler(Sampler[T]):
         self.get_data_key_fun = get_data_key_fun
         self.default_num_shots = default_num_shots
         self.rng = _rng(seed)
-        self.class_indices: Dict[Hashable, List[int]] = {}
-        for sample in self._data():
-            self.class_indices.setdefault(get_data_key_fun(sample.data), []).append(sample.index)
+        labels = [(get_data_key_fun(sample.data), sample.index) for sample in self._data()]
+        # 0.1 kept one list per class 0..num_classes-1 (empty ones too); other labels key a dict
+        int_labels = all(type(label) is int and 0 <= label < num_classes for label, _ in labels)
+        self.class_indices: Dict[Hashable, List[int]] = (
+            {k: [] for k in range(num_classes)} if int_labels else {}
+        )
+        for label, index in labels:
+            self.class_indices.setdefault(label, []).append(index)
         if len(self.class_indices) > num_classes:
-            raise ValueError(f"the dataset has {len(self.class_indices)} classes, more than "
-                             f"num_classes={num_classes}")
+            raise ClassCountError(f"the dataset has {len(self.class_indices)} classes, more "
+                                  f"than num_classes={num_classes}")
 
     @property
     def class_indexces(self) -> Dict[Hashable, List[int]]:
@@ -199,30 +208,31 @@ class ClassSampler(Sampler[T]):
         """Swap ``shots`` positions of ``samples`` for other examples of the same class.
 
         ``weights_per_class`` (a list or dict indexed by label) makes the examples of heavily
-        weighted classes more likely to be swapped (e.g. the classes the task gets wrong). A
-        position whose class has no unused example left keeps its example.
+        weighted classes more likely to be swapped (e.g. the classes the task gets wrong). The
+        draws are 0.1's, so a seeded ``random`` gives 0.1's result; a position whose class has no
+        unused example left keeps its example (0.1 raised).
         """
         _check_shots(shots, samples)
         out = list(samples)
-        positions = list(range(len(out)))
+        key = self.get_data_key_fun
+        existing: Dict[Hashable, set] = {}
+        for sample in out:
+            existing.setdefault(key(sample.data), set()).add(sample.index)
         if weights_per_class is None:
-            chosen = self.rng.sample(positions, shots)
-        else:
-            weights = [float(weights_per_class[self.get_data_key_fun(s.data)]) for s in out]
-            chosen = []
-            for _ in range(shots):
-                pick = self.rng.choices(positions, weights=[weights[p] + 1e-9 for p in positions])[0]
-                chosen.append(pick)
-                positions.remove(pick)
-        taken = {s.index for s in out}
+            chosen = self.rng.sample(range(len(out)), shots)
+        else:  # 0.1's draw: positions with replacement, weighted by their class
+            weights = [float(weights_per_class[key(s.data)]) + 1e-9 for s in out]
+            chosen = self.rng.choices(range(len(out)), k=shots, weights=weights)
+        by_class: Dict[Hashable, List[int]] = {}
         for pos in chosen:
-            label = self.get_data_key_fun(out[pos].data)
-            pool = self.class_indices.get(label, [])
-            if not replace:
-                pool = [i for i in pool if i not in taken]
-            if not pool:
-                continue
-            new = self.rng.choice(pool)
-            taken.add(new)
-            out[pos] = self._data()[new]
+            by_class.setdefault(key(out[pos].data), []).append(pos)
+        for label, positions in by_class.items():
+            indices = self.class_indices.get(label, [])
+            if replace:
+                new = self.rng.choices(indices, k=len(positions)) if indices else []
+            else:
+                pool = list(set(indices) - existing.get(label, set()))
+                new = self.rng.sample(pool, min(len(positions), len(pool)))
+            for pos, index in zip(positions, new):
+                out[pos] = self._data()[index]
         return out
