@@ -233,3 +233,29 @@ def strip_redacted(obj: Any) -> Any:
     if isinstance(obj, list):
         return [strip_redacted(v) for v in obj if v != REDACTED]
     return obj
+
+
+_AUTH_IN_TEXT = re.compile(
+    r"(?i)((?:authorization|proxy-authorization|x-api-key|api[-_]?key|x-goog-api-key|"
+    r"access[-_]?token|token|password|secret)[\"']?\s*[:=]\s*[\"']?)"
+    r"((?:bearer|basic|token)\s+)?[^\s\"',;}]+")
+_KEY_IN_TEXT = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_-]{16,}|sk-ant-[A-Za-z0-9_-]{16,}|gsk_[A-Za-z0-9]{16,}|"
+    r"AIza[0-9A-Za-z_-]{30,}|xox[abpr]-[A-Za-z0-9-]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|"
+    r"hf_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)")
+_BEARER_IN_TEXT = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
+
+
+def redact_text(text: str) -> str:
+    """``text`` (an error message, a log line) with credentials replaced by :data:`REDACTED`:
+    values of ``Authorization``/``api_key``/``token``/``password`` fields, bearer tokens, URL
+    credentials and key-shaped words of the providers we support.
+
+    Example:
+        >>> redact_text("401: {'Authorization': 'Bearer sk-live-abcdefghijklmnopqrst'}")
+        "401: {'Authorization': '<redacted>'}"
+    """
+    text = _AUTH_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, str(text))
+    text = _BEARER_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _KEY_IN_TEXT.sub(REDACTED, text)
+    return re.sub(r"([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@", r"\1" + REDACTED + "@", text)

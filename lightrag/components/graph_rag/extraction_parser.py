@@ -70,10 +70,19 @@ _RECORD_SIZE = {"entity": 4, "relation": 5}
 Problems = List[str]
 
 
+MAX_OUTPUT_CHARS = 2_000_000  # one extraction reply; the rest is cut (and logged)
+MAX_RECORDS = 2_000  # entities, and relations, kept from one reply
+# zero-width characters, the soft hyphen and bidirectional controls: invisible, so names that
+# differ only by them would become separate look-alike nodes
+_INVISIBLE = dict.fromkeys([0x00AD, 0x034F, 0x061C, 0x180E, *range(0x200B, 0x2010),
+                            *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0xFEFF])
+
+
 def clean_text(value: Any) -> str:
-    """Whitespace collapsed, full-width ASCII made half-width, ``<p>``/``<br>`` and matching
-    outer quotes removed."""
+    """Whitespace collapsed, full-width ASCII made half-width, invisible characters (zero-width,
+    soft hyphen, bidi controls) dropped, ``<p>``/``<br>`` and matching outer quotes removed."""
     text = _HTML_TAG.sub(" ", str(value)).replace("\u00a0", " ").translate(_FULL_WIDTH)
+    text = text.translate(_INVISIBLE)
     text = " ".join(text.split())
     for _ in range(2):
         if len(text) >= 2 and _QUOTE_PAIRS.get(text[0]) == text[-1]:
@@ -396,20 +405,36 @@ def parse_extraction_output(
     if not text or not str(text).strip():
         return [], [], ["empty output"]
     text = str(text)
+    if len(text) > MAX_OUTPUT_CHARS:
+        log.warning("chunk %s: extraction reply of %d characters cut to %d", chunk_id, len(text),
+                    MAX_OUTPUT_CHARS)
+        problems.append(f"reply of {len(text)} characters cut to {MAX_OUTPUT_CHARS}")
+        text = text[:MAX_OUTPUT_CHARS]
+    entities, relations = _parse_any(text, chunk_id, file_path, problems)
+    for kind, records in (("entities", entities), ("relations", relations)):
+        if len(records) > MAX_RECORDS:
+            log.warning("chunk %s: %d %s in one reply; the first %d kept", chunk_id, len(records),
+                        kind, MAX_RECORDS)
+            problems.append(f"{len(records)} {kind} cut to {MAX_RECORDS}")
+            del records[MAX_RECORDS:]
+    if problems:
+        log.debug("chunk %s: %s", chunk_id, "; ".join(problems))
+    return entities, relations, problems
+
+
+def _parse_any(text: str, chunk_id: str, file_path: str, problems: Problems
+               ) -> Tuple[List[EntityRecord], List[RelationRecord]]:
     payload = _load_json(text) if "{" in text else None
     if payload is not None:
         entities, relations = _parse_json_payload(payload, chunk_id, file_path, problems)
         if entities or relations or TUPLE_DELIMITER not in normalize_delimiters(text):
-            return entities, relations, problems
+            return entities, relations
         problems.append("JSON held no records; reading the line format instead")
     elif text.lstrip().startswith("{") or '"entities"' in text:
         problems.append("output looks like JSON but could not be parsed; trying the line format")
     if not has_completion_marker(strip_think_blocks(text)):
         problems.append("completion marker missing")
-    entities, relations = _parse_lines(_prepare(text), chunk_id, file_path, problems)
-    if problems:
-        log.debug("chunk %s: %s", chunk_id, "; ".join(problems))
-    return entities, relations, problems
+    return _parse_lines(_prepare(text), chunk_id, file_path, problems)
 
 
 def records_to_lines(entities: Iterable[EntityRecord], relations: Iterable[RelationRecord]) -> str:

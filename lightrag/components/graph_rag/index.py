@@ -64,6 +64,7 @@ from lightrag.components.storage.sql_vector import SQLVectorStorage
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 from lightrag.utils.registry import EntityMapping
+from lightrag.utils.secrets import redact_text
 from lightrag.utils.writer_lock import WriterLock
 
 log = logging.getLogger(__name__)
@@ -370,6 +371,11 @@ class GraphIndex(Component):
             return np.zeros((0, 0), dtype=np.float32)
         order = sorted(range(len(unique)), key=lambda i: len(unique[i]))
         vectors = await self.chunks_vdb.aembed([unique[i] for i in order])
+        bad = ~np.isfinite(np.asarray(vectors, dtype=np.float32)).all(axis=1)
+        if bad.any():
+            raise ValueError(f"the embedder returned NaN or infinite values for {int(bad.sum())} "
+                             f"of {len(unique)} texts: refusing to store them (check the "
+                             "embedding model)")
         by_text = {unique[i]: vectors[row] for row, i in enumerate(order)}
         return np.stack([by_text[t] for t in texts])
 
@@ -423,8 +429,9 @@ class GraphIndex(Component):
             result.entities, result.relations = stats.entities, stats.relations
             if failed:
                 result.status = DocStatus.FAILED.value
-                result.error = f"{len(failed)} of {len(chunks)} chunks failed extraction: " + "; ".join(
-                    f"{cid}: {err}" for cid, err in list(failed.items())[:3])
+                result.error = redact_text(
+                    f"{len(failed)} of {len(chunks)} chunks failed extraction: " + "; ".join(
+                        f"{cid}: {err}" for cid, err in list(failed.items())[:3]))
                 self._set_status(doc_id, status=DocStatus.FAILED, error_msg=result.error,
                                  chunks_count=len(chunks), chunks_list=list(chunks),
                                  metadata={"failed_chunks": list(failed)})

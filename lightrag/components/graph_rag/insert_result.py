@@ -87,6 +87,11 @@ def normalize_documents(
             raise ValueError(f"document {i} is empty")
         if "\x00" in text:
             raise ValueError(f"document {i} contains NUL bytes: is it a binary file?")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"document {i} contains a lone surrogate ({text[e.start]!r} at "
+                             f"character {e.start}): not valid Unicode text") from None
     if ids is None:
         doc_ids = [compute_mdhash_id(t.strip(), prefix="doc-") for t in texts]
     else:

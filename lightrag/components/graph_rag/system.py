@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from lightrag.components.graph_rag.chunking import Chunker
 from lightrag.components.graph_rag.context import GraphStores
+from lightrag.components.graph_rag.extractive_answerer import ExtractiveAnswerer
 from lightrag.components.graph_rag.index import SUPERSEDED, GraphIndex, RecordResult
 from lightrag.components.graph_rag.insert_result import (
     InsertProgress,
@@ -46,6 +47,7 @@ from lightrag.components.graph_rag.schemas import (
 from lightrag.core.component import Component
 from lightrag.core.embedder import Embedder
 from lightrag.core.generator import Generator
+from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +57,10 @@ class GraphRAG(Component):
     Args:
         embedder: embeds chunks, entities, relations and queries.
         extractor: ``EntityExtractor`` (LLM) or ``SpacyEntityExtractor`` (offline).
-        answer_generator: writes the answer; its template takes ``query``, ``context_data``,
-            ``response_type``, ``user_prompt``, ``history`` and ``mode``.
+        answer_generator: writes the answer: an ``ExtractiveAnswerer`` quotes the context (no
+            model; the offline default), a ``Generator`` writes it (its template takes
+            ``query``, ``context_data``, ``response_type``, ``user_prompt``, ``history`` and
+            ``mode``) and each sentence is checked against the context.
         keyword_extractor: ``KeywordExtractor`` (LLM) or ``HeuristicKeywordExtractor``.
         merger / chunker / reranker: pipeline parts (defaults: ``GraphMerger()``, ``Chunker()``,
             none).
@@ -85,7 +89,7 @@ class GraphRAG(Component):
         self,
         embedder: Embedder,
         extractor: Component,
-        answer_generator: Generator,
+        answer_generator: Union[Generator, ExtractiveAnswerer],
         keyword_extractor: Optional[Component] = None,
         merger: Optional[GraphMerger] = None,
         chunker: Optional[Chunker] = None,
@@ -363,6 +367,7 @@ class GraphRAG(Component):
     async def _fail(self, doc_id: str, message: str, result: InsertResult,
                     content_hash: Optional[str] = None) -> RecordResult:
         """Mark a document FAILED, unless it was deleted or re-sent meanwhile (superseded)."""
+        message = redact_text(message)
         if not await self.index.aset_statuses(
                 {doc_id: {"status": DocStatus.FAILED, "error_msg": message}},
                 None if content_hash is None else {doc_id: content_hash}):
