@@ -124,6 +124,41 @@ def test_streaming_sync_and_async_and_after_stream():
     assert gen({"input_str": "q"}).data == "PLAIN"
 
 
+def test_stream_errors_are_data_not_raised():
+    gen = Generator(model_client=ScriptedClient(responses=[RuntimeError("rate limited")]))
+    stream = gen.stream({"input_str": "q"})
+    assert list(stream) == [] and "rate limited" in stream.error
+    assert stream.output.error == stream.error and gen.usage.failed_calls == 1
+
+    async def collect():
+        s = Generator(model_client=ScriptedClient(responses=[RuntimeError("down")])).astream({})
+        return [piece async for piece in s], s.error
+
+    pieces, error = asyncio.run(collect())
+    assert pieces == [] and "down" in error
+
+
+def test_stream_broken_midway_stops_with_an_error():
+    class Breaking(ScriptedClient):
+        def call(self, api_kwargs=None, model_type=None):
+            def pieces():
+                yield "par"
+                raise ConnectionError("connection reset")
+            return pieces()
+
+    gen = Generator(model_client=Breaking())
+    stream = gen.stream({"input_str": "q"})
+    assert list(stream) == ["par"] and "connection reset" in stream.error
+    assert gen.usage.failed_calls == 1
+
+
+def test_usage_counts_streamed_calls():
+    gen = Generator(model_client=ScriptedClient(responses=["one two", "three"]))
+    assert "".join(gen.stream({"input_str": "q"})) == "one two"
+    gen({"input_str": "q"})
+    assert (gen.usage.calls, gen.usage.streamed_calls, gen.usage.failed_calls) == (2, 1, 0)
+
+
 def test_acall_matches_call():
     gen = Generator(model_client=ScriptedClient(responses=["async answer"]), output_processors=Upper())
     out = asyncio.run(gen.acall({"input_str": "q"}))

@@ -30,6 +30,7 @@ from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional
 from lightrag.core.cache import ResponseCache
 from lightrag.core.component import Component
 from lightrag.core.default_prompt_template import DEFAULT_LIGHTRAG_SYSTEM_PROMPT
+from lightrag.core.generator_stream import AsyncGeneratorStream, GeneratorStream
 from lightrag.core.messages import build_chat_messages
 from lightrag.core.model_client import ModelClient
 from lightrag.core.parameter import Parameter
@@ -47,9 +48,11 @@ CALLBACK_EVENTS = ("on_success", "on_failure", "on_complete")
 
 @dataclass
 class GeneratorUsage:
-    """Running totals of one Generator's model calls."""
+    """Running totals of one Generator's model calls (``calls`` includes ``streamed_calls``;
+    a stream's tokens are added once it has been read, when the provider reports them)."""
 
     calls: int = 0
+    streamed_calls: int = 0
     cached_calls: int = 0
     failed_calls: int = 0
     prompt_tokens: int = 0
@@ -68,7 +71,7 @@ class GeneratorUsage:
 
     @classmethod
     def from_dict(cls, data: Dict[str, int]) -> GeneratorUsage:
-        return cls(**data)
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
 
 EntityMapping.register("GeneratorUsage", GeneratorUsage)
@@ -323,6 +326,8 @@ class Generator(Component):
     def _count_stream_usage(self, output: GeneratorOutput) -> None:
         """Wrap a streamed reply so its usage (known once the stream ends) reaches ``self.usage``."""
         source = output.data
+        with self._usage_lock:
+            self.usage.streamed_calls += 1
 
         def count() -> None:
             with self._usage_lock:
@@ -427,36 +432,32 @@ class Generator(Component):
         prompt_kwargs: Optional[Dict[str, Any]] = None,
         model_kwargs: Optional[Dict[str, Any]] = None,
         conversation: Any = None,
-    ) -> Iterator[str]:
-        """Yield the reply text piece by piece; raises ``RuntimeError`` if the request fails."""
+    ) -> GeneratorStream:
+        """Send the request now and iterate over the reply text piece by piece.
+
+        Errors are data: a failed request yields no piece, a stream that breaks midway stops,
+        and ``stream.error`` (also ``stream.output.error``) says why.
+        """
         output = self.call(prompt_kwargs, {**(model_kwargs or {}), "stream": True},
                            conversation=conversation)
-        if output.error is not None:
-            raise RuntimeError(f"streaming failed: {output.error}")
-        if isinstance(output.data, str):
-            yield output.data
-            return
-        yield from output.data
+        return GeneratorStream(output, on_error=self._stream_broke)
 
-    async def astream(
+    def astream(
         self,
         prompt_kwargs: Optional[Dict[str, Any]] = None,
         model_kwargs: Optional[Dict[str, Any]] = None,
         conversation: Any = None,
-    ) -> AsyncIterator[str]:
-        """Async :meth:`stream`."""
-        output = await self.acall(prompt_kwargs, {**(model_kwargs or {}), "stream": True},
-                                  conversation=conversation)
-        if output.error is not None:
-            raise RuntimeError(f"streaming failed: {output.error}")
-        if isinstance(output.data, str):
-            yield output.data
-        elif isinstance(output.data, AsyncIterator):
-            async for piece in output.data:
-                yield piece
-        else:
-            for piece in output.data:
-                yield piece
+    ) -> AsyncGeneratorStream:
+        """Async :meth:`stream`: the request is sent when the iteration starts."""
+        kwargs = {**(model_kwargs or {}), "stream": True}
+        return AsyncGeneratorStream(
+            lambda: self.acall(prompt_kwargs, kwargs, conversation=conversation),
+            on_error=self._stream_broke,
+        )
+
+    def _stream_broke(self, output: GeneratorOutput) -> None:
+        with self._usage_lock:
+            self.usage.failed_calls += 1
 
     def _extra_repr(self) -> str:
         from lightrag.utils.secrets import redact
