@@ -59,8 +59,19 @@ def _out(text: str = "") -> None:
     sys.stdout.flush()
 
 
+def _config_path(name: Optional[str]) -> Path:
+    """A config file: the given path, or a packaged config named by its file name
+    (``graph_rag_local_llm.yaml``) when no such file exists here."""
+    if not name:
+        return _packaged_config(DEFAULT_GRAPH_CONFIG)
+    path = Path(name)
+    if not path.exists() and path.name == name and _packaged_config(name).is_file():
+        return _packaged_config(name)
+    return path
+
+
 def _graph_config(args: argparse.Namespace) -> Dict[str, Any]:
-    config = load_config(Path(args.config) if args.config else _packaged_config(DEFAULT_GRAPH_CONFIG))
+    config = load_config(_config_path(args.config))
     overrides = config.setdefault("component_config", {})
     if getattr(args, "working_dir", None):
         overrides["working_dir"] = args.working_dir
@@ -122,7 +133,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
         _print_insert_summary(rag, index_texts(rag, docs, stdout_is_terminal()))
         question = args.question or GRAPH_DEMO_QUESTION
         _out(f"\n== Question ==\n{question}")
+        quoting = type(rag.engine.answer_generator).__name__ == "ExtractiveAnswerer"
         for mode in QUERY_MODES:
+            if mode == "bypass" and quoting:
+                _out("\n--- mode: bypass ---\n(skipped: it asks the answer model without "
+                     "context; this config quotes the context instead of running a model)")
+                continue
             result = rag.query(question, mode=mode)
             info = result.raw_data.get("processing_info", {})
             kw = result.raw_data.get("keywords", {})

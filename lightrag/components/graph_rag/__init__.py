@@ -2,11 +2,17 @@
 
 ``GraphRAG`` owns the storages and the pipeline: ``Chunker`` -> ``EntityExtractor`` (LLM) or
 ``SpacyEntityExtractor`` (offline) -> ``GraphMerger`` on insert; ``KeywordExtractor`` -> one of the
-six query modes -> the answer Generator on query.
+seven query modes -> the answer on query: quoted from the context by the ``ExtractiveAnswerer``
+(the offline default) or written by an answer Generator and checked against the context.
 """
 
 from lightrag.components.graph_rag.chunking import Chunker
 from lightrag.components.graph_rag.entity_extractor import EntityExtractor, ExtractionResult
+from lightrag.components.graph_rag.extractive_answerer import (
+    AnswerSentence,
+    ExtractiveAnswer,
+    ExtractiveAnswerer,
+)
 from lightrag.components.graph_rag.keyword_extractor import (
     HeuristicKeywordExtractor,
     KeywordExtractor,
@@ -38,6 +44,9 @@ from lightrag.components.graph_rag.spacy_extractor import SpacyEntityExtractor
 from lightrag.components.graph_rag.system import GraphRAG, InsertResult
 
 __all__ = [
+    "AnswerSentence",
+    "ExtractiveAnswer",
+    "ExtractiveAnswerer",
     "BypassMode",
     "Chunker",
     "DeletionResult",

@@ -24,6 +24,8 @@ import numpy as np
 
 from lightrag.components.graph_rag.budgets import answer_reserve, model_window, resolve_budgets
 from lightrag.components.graph_rag.context import GraphStores, assign_references, format_context
+from lightrag.components.graph_rag.extractive_answerer import ExtractiveAnswerer
+from lightrag.components.graph_rag.grounding import check_answer
 from lightrag.components.graph_rag.kg_lines import (
     dump_line,
     entity_line,
@@ -159,6 +161,7 @@ class QueryEngine(Component):
         iterator when ``sync_stream`` (for callers outside an event loop)."""
         started = time.perf_counter()
         mode = self.mode(param.mode)
+        extractive = isinstance(self.answer_generator, ExtractiveAnswerer)
         window, _ = model_window(self.answer_generator)
         limit = max(1, window - answer_reserve(self.answer_generator, window))
         param = resolve_budgets(param, window, window - limit)
@@ -167,7 +170,8 @@ class QueryEngine(Component):
             keywords = await self.keyword_extractor.acall(
                 query, hl_keywords=param.hl_keywords or None, ll_keywords=param.ll_keywords or None)
         needed = mode.vectors_needed
-        by_query = param.chunk_pick_method == "VECTOR" or param.chunk_merge_method == "RELEVANCE"
+        by_query = (param.chunk_pick_method == "VECTOR" or param.chunk_merge_method == "RELEVANCE"
+                    or extractive)
         if by_query and param.mode != "bypass":
             needed = tuple(dict.fromkeys((*needed, QUERY_VECTOR)))
         vectors = await self._vectors(needed, query, keywords, stores)
@@ -177,7 +181,7 @@ class QueryEngine(Component):
         retrieved = mode(stores, vectors, param, reserved_tokens=reserved,
                          reranker=self.reranker, query=query)
         prompt_kwargs: Optional[Dict[str, Any]] = None
-        if not param.only_need_context:
+        if not param.only_need_context and not extractive:
             prompt_kwargs = self._fit_to_window(query, retrieved, param, limit)
         raw_data = {
             "entities": [{k: v for k, v in public_fields(e).items() if k != "score"}
@@ -194,8 +198,10 @@ class QueryEngine(Component):
         if param.mode != "bypass" and not (retrieved.entities or retrieved.relations or retrieved.chunks):
             raw_data["processing_info"]["no_context"] = True
             return QueryResult(content=NO_CONTEXT_RESPONSE, raw_data=raw_data)
-        if prompt_kwargs is None:  # unreachable: only_need_context returned above
-            prompt_kwargs = self._fit_to_window(query, retrieved, param, limit)
+        if extractive:
+            return await self._quote(query, retrieved, stores, vectors, param, raw_data, started,
+                                     sync_stream)
+        assert prompt_kwargs is not None  # built above unless only_need_context returned
         if param.only_need_prompt:
             return QueryResult(content=self.answer_generator.get_prompt(**prompt_kwargs),
                                raw_data=raw_data)
@@ -213,8 +219,58 @@ class QueryEngine(Component):
             return QueryResult(content=f"No answer: the answer model failed ({answer.error}).",
                                raw_data=raw_data)
         text = "" if answer.data is None else str(answer.data)
+        if param.mode != "bypass" and text.strip():
+            text = self._check(text, retrieved, param, raw_data["processing_info"])
         if not text.strip():
             raw_data["error"] = "the answer model returned an empty reply"
             return QueryResult(content="No answer: the answer model returned an empty reply.",
                                raw_data=raw_data)
         return QueryResult(content=text, raw_data=raw_data)
+
+    @staticmethod
+    def _check(text: str, retrieved: RetrievedContext, param: QueryParam,
+               info: Dict[str, Any]) -> str:
+        """The generated answer cleaned of prompt markup, its citations validated and each
+        sentence scored for support by the context (:mod:`~.grounding`)."""
+        context = [str(c.get("content", "")) for c in retrieved.chunks]
+        context += [str(item.get("description", "")) for item in
+                    (*retrieved.entities, *retrieved.relations)]
+        context += [str(e.get("entity_name", "")) for e in retrieved.entities]
+        checked = check_answer(text, context, {r["reference_id"] for r in retrieved.references},
+                               drop_unsupported=param.drop_unsupported)
+        info.update(answer_support=checked.support, unsupported_sentences=checked.unsupported)
+        if checked.invalid_citations:
+            info["invalid_citations"] = checked.invalid_citations
+        return checked.text
+
+    async def _quote(self, query: str, retrieved: RetrievedContext, stores: GraphStores,
+                     vectors: Dict[str, np.ndarray], param: QueryParam, raw_data: Dict[str, Any],
+                     started: float, sync_stream: bool) -> QueryResult:
+        """The answer of an :class:`ExtractiveAnswerer`: sentences quoted from the context."""
+        if param.mode == "bypass":
+            raw_data["processing_info"]["no_context"] = True
+            return QueryResult(content="The extractive answerer quotes the retrieved context; "
+                               "the bypass mode retrieves none. Use a generative answer model "
+                               "for bypass.", raw_data=raw_data)
+        if param.only_need_prompt:  # no prompt: what the answerer reads is the context
+            return QueryResult(content=retrieved.context, raw_data=raw_data)
+        answer = await self.answer_generator.acall(
+            query, retrieved.chunks, retrieved.entities, retrieved.relations,
+            embed=stores.chunks_vdb.aembed, query_vector=vectors.get(QUERY_VECTOR))
+        info = raw_data["processing_info"]
+        info.update(answerer="extractive", question_type=answer.question_type,
+                    answer_ms=answer.milliseconds,
+                    answer_sentences=[s.to_dict() for s in answer.sentences],
+                    total_ms=round((time.perf_counter() - started) * 1000, 3))
+        if answer.decided is not None:
+            info["decided"] = answer.decided
+        if not param.stream:
+            return QueryResult(content=answer.text, raw_data=raw_data)
+        if sync_stream:
+            return QueryResult(response_iterator=iter([answer.text]), raw_data=raw_data,
+                               is_streaming=True)
+
+        async def once() -> Any:
+            yield answer.text
+
+        return QueryResult(response_iterator=once(), raw_data=raw_data, is_streaming=True)

@@ -128,7 +128,8 @@ _INT_RANGES = {  # field -> smallest allowed value (None values mean "derive a d
     "max_entity_tokens": 0, "max_relation_tokens": 0, "max_total_tokens": 1,
 }
 _OPTIONAL_INTS = ("max_entity_tokens", "max_relation_tokens", "max_total_tokens")
-_BOOLS = ("only_need_context", "only_need_prompt", "stream", "enable_rerank", "include_references")
+_BOOLS = ("only_need_context", "only_need_prompt", "stream", "enable_rerank", "include_references",
+          "drop_unsupported")
 _CHOICES = {"chunk_pick_method": ("VECTOR", "WEIGHT"),
             "chunk_merge_method": ("RELEVANCE", "ROUND_ROBIN")}
 
@@ -183,6 +184,10 @@ class QueryParam(DataClass):
                     "support, or interleaved as in HKU LightRAG"),
     )
     include_references: bool = field(default=True, metadata=_d("Return the reference list"))
+    drop_unsupported: bool = field(
+        default=False,
+        metadata=_d("Drop generated answer sentences the context does not support (they are "
+                    "listed in processing_info['unsupported_sentences'] either way)"))
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -1,0 +1,105 @@
+"""What kind of answer a question asks for, and whether a sentence holds one.
+
+"When ...?" wants a date, "How many ...?" a number, "Who ...?" and "Where ...?" a name; "Is ...?"
+wants yes or no, and "Which is older, A or B?" a choice. A sentence that holds a candidate of
+the wanted kind that the question does not already contain is more likely the answer than one
+that only repeats the question. Plain rules, no model: fast and predictable.
+
+Example:
+    >>> question_type("When was the Eiffel Tower built?")
+    'date'
+    >>> has_candidate("It was completed in 1889.", "date", {"eiffel", "tower", "built"})
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional, Set, Tuple
+
+_DATE_Q = re.compile(r"^(?:when\b|(?:in |on |by )?(?:what|which) (?:year|date|month|day|decade|"
+                     r"century)\b|what time\b)", re.I)
+_NUMBER_Q = re.compile(r"^(?:how (?:many|much|long|old|far|big|large|tall|high)\b|"
+                       r"(?:what|which) (?:number|percentage|amount|population)\b)", re.I)
+_NAME_Q = re.compile(r"^(?:who|whom|whose|where|(?:in |at |from |to )?(?:what|which) "
+                     r"(?:country|city|state|county|place|town|region|continent|person|"
+                     r"company|team|band|river|province|language)\b)", re.I)
+_YES_NO_Q = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|"
+                       r"should)\b", re.I)
+_CHOICE = re.compile(r"\b(?:which|who|what)\b.*?,?\s*(.+?)\s+or\s+(.+?)\s*\?*$", re.I)
+_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
+_MONTH = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|"
+                    r"November|December)\b")
+_NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|"
+                     r"billion)\b", re.I)
+_NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|de|la|von|van|the|and|du)?\s*[A-Z][\w'’-]*)*")
+
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def words(text: str) -> Set[str]:
+    """Lower-cased words of ``text``."""
+    return {w.lower() for w in WORD.findall(text)}
+
+
+def question_type(question: str) -> str:
+    """``date``, ``number``, ``name``, ``yes_no``, ``choice`` or ``other``."""
+    text = question.strip()
+    if choice_options(text) is not None:
+        return "choice"
+    if _DATE_Q.search(text):
+        return "date"
+    if _NUMBER_Q.search(text):
+        return "number"
+    if _NAME_Q.search(text):
+        return "name"
+    if _YES_NO_Q.search(text):
+        return "yes_no"
+    return "other"
+
+
+def choice_options(question: str) -> Optional[Tuple[str, str]]:
+    """The two options of "Which ..., A or B?" (``None`` for other questions)."""
+    match = _CHOICE.search(question.strip())
+    if not match or not re.match(r"^(?:which|who|what)\b", question.strip(), re.I):
+        return None
+    first = re.split(r",\s*|:\s*", match.group(1))[-1].strip()
+    second = match.group(2).strip().rstrip("?").strip()
+    if not first or not second or len(first.split()) > 8 or len(second.split()) > 8:
+        return None
+    return first, second
+
+
+def _new(found: str, question_words: Set[str]) -> bool:
+    return not words(found) <= question_words
+
+
+def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
+    """Whether ``sentence`` names a ``kind`` of answer the question does not already contain."""
+    if kind == "date":
+        found = _YEAR.findall(sentence) + _MONTH.findall(sentence)
+    elif kind == "number":
+        found = _NUMBER.findall(sentence)
+    elif kind == "name":
+        found = [m.group(0) for m in _NAME.finditer(sentence) if m.start() > 0]
+        found += [m.group(0) for m in _NAME.finditer(sentence) if m.start() == 0]
+    else:
+        return False
+    return any(_new(f, question_words) for f in found)
+
+
+def names_in(sentence: str) -> Set[str]:
+    """Capitalised names in a sentence (its first word only when followed by another name)."""
+    found = set()
+    for match in _NAME.finditer(sentence):
+        name = match.group(0).strip()
+        if match.start() == 0 and " " not in name:
+            continue
+        found.add(name)
+    return found
+
+
+def years_in(text: str) -> list:
+    """The years a text mentions, in order (``1969``, ``1990s`` -> 1990)."""
+    return [int(y.rstrip("s")) for y in _YEAR.findall(text)]

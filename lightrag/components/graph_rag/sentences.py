@@ -1,0 +1,92 @@
+"""Sentences of a context chunk, verbatim, with the heading they sit under.
+
+An extractive answer quotes sentences exactly as the source wrote them, so splitting never
+rewrites text: each :class:`Sentence` is a substring of its chunk. Abbreviations ("Dr.", "U.S.",
+"e.g.", initials) do not end a sentence; line breaks do (lists, tables, headings). A short first
+line without a full stop ("Voyager 1", "# Install") is the chunk's heading: it is not an answer
+sentence itself, but it tells who "It" is in the sentences below it.
+
+Example:
+    >>> [s.text for s in split_sentences("Voyager 1\\nIt was launched by NASA in 1977. Dr. Stone led it.")]
+    ['It was launched by NASA in 1977.', 'Dr. Stone led it.']
+    >>> split_sentences("Voyager 1\\nIt flew by Jupiter.")[0].heading
+    'Voyager 1'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import List
+
+MAX_HEADING_WORDS = 12
+MIN_SENTENCE_CHARS = 12
+MAX_SENTENCE_CHARS = 600
+
+_ABBREVIATIONS = {
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "no", "vs", "etc", "e.g", "i.e",
+    "inc", "ltd", "co", "corp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
+    "oct", "nov", "dec", "fig", "vol", "approx", "u.s", "u.k", "a.d", "b.c", "gen", "gov", "rev",
+}
+_END = re.compile(r"[.!?](?:[\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+_MARKUP_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
+
+
+@dataclass
+class Sentence:
+    """One sentence of a chunk: its exact text and the heading of its chunk ("" if none)."""
+
+    text: str
+    heading: str = ""
+
+
+def _is_abbreviation(text: str, end: int) -> bool:
+    """Whether the full stop at ``text[end]`` ends an abbreviation or an initial."""
+    start = end
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    word = text[start:end].lower().lstrip("(\"'")
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def _split_line(line: str) -> List[str]:
+    pieces, start = [], 0
+    for match in _END.finditer(line):
+        if line[match.start()] == "." and _is_abbreviation(line, match.start()):
+            continue
+        pieces.append(line[start:match.end()].strip())
+        start = match.end()
+    pieces.append(line[start:].strip())
+    return [p for p in pieces if p]
+
+
+def heading_of(chunk_text: str) -> str:
+    """The chunk's first line when it reads as a title (short, no sentence end), else ""."""
+    first = chunk_text.strip().split("\n", 1)[0].strip()
+    title = _MARKUP_PREFIX.sub("", first).strip()
+    if not title or len(title.split()) > MAX_HEADING_WORDS or title[-1] in ".!?:;,":
+        return ""
+    return title
+
+
+def split_sentences(chunk_text: str) -> List[Sentence]:
+    """The answerable sentences of a chunk, each a verbatim substring of it.
+
+    Lines of code fences and table rules are skipped, a heading line is not a sentence, and
+    very short pieces ("Yes.") carry too little to quote alone.
+    """
+    heading = heading_of(chunk_text)
+    sentences: List[Sentence] = []
+    in_code = False
+    lines = chunk_text.split("\n")
+    for number, raw in enumerate(lines):
+        line = raw.strip()
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        if in_code or not line or (number == 0 and heading) or set(line) <= set("|-: =+#*"):
+            continue
+        for piece in _split_line(line):
+            if MIN_SENTENCE_CHARS <= len(piece) <= MAX_SENTENCE_CHARS:
+                sentences.append(Sentence(text=piece, heading=heading))
+    return sentences
