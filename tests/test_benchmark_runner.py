@@ -238,10 +238,10 @@ def test_bench_prompts_command(tmp_path, capsys):
     assert args.func(args) == 0
     out, err = capsys.readouterr()
     assert "plain (baseline)" in out and "-1.000" in out and "3/3" in err
-    summary = list(csv.DictReader((tmp_path / "out" / "summary.csv").open()))
+    summary = list(csv.DictReader((tmp_path / "out" / "em" / "summary.csv").open()))
     assert [r["mean"] for r in summary] == ["1.0", "0.0"]
     assert args.func(args) == 0  # the re-run is served from OUT/responses.sqlite
-    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    saved = json.loads((tmp_path / "out" / "em" / "results.json").read_text())
     assert [v["model_calls"] for v in saved["variants"]] == [0, 0]
     bad = parser.parse_args(["bench-prompts", str(tmp_path / "missing.yaml")])
     assert bad.func(bad) == 2
@@ -271,15 +271,18 @@ def test_lightrag_bench_prompts_metric_flag_and_item_columns(tmp_path, capsys):
     common = [str(tmp_path / "bench.yaml"), "--out", str(tmp_path / "out"), "--no-plot"]
     assert main(["bench-prompts", *common]) == 0
     assert "Mean f1" in capsys.readouterr().out
-    rows = list(csv.DictReader((tmp_path / "out" / "items.csv").open()))
+    rows = list(csv.DictReader((tmp_path / "out" / "f1" / "items.csv").open()))
     assert [(r["id"], r["question"], r["gold"]) for r in rows] == [
         (f"m{i}", f"Capital {i}?", "Paris") for i in range(3)]
     assert float(rows[0]["score"]) == pytest.approx(0.5)
     assert main(["bench-prompts", *common, "--metric", "contains"]) == 0  # re-scored from cache
     out = capsys.readouterr().out
     assert "Mean contains" in out and "1.000" in out
-    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    saved = json.loads((tmp_path / "out" / "contains" / "results.json").read_text())
     assert saved["metric"] == "contains" and saved["variants"][0]["model_calls"] == 0
+    # one folder per metric: the F1 results are still there, untouched by the re-scoring
+    f1 = json.loads((tmp_path / "out" / "f1" / "results.json").read_text())
+    assert f1["metric"] == "f1" and f1["variants"][0]["mean"] == pytest.approx(0.5)
     with pytest.raises(SystemExit):
         main(["bench-prompts", *common, "--metric", "bleu"])
 

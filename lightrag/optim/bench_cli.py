@@ -7,6 +7,7 @@ The config names everything a run needs (relative paths are relative to the YAML
     inputs: [question, paragraphs]       # item keys passed to the pipeline (or one key)
     metric: {name: f1, answer_key: answer, aliases_key: answer_aliases}
     pipeline: {component_name: MyQA, component_config: {...}}
+    # results go to OUT/<metric name>/ (results.json, summary.csv, items.csv, table.md, scores.png)
     baseline: plain
     concurrency: 2
     variants: [{name: plain}, {name: cot, template: "...", model_kwargs: {max_tokens: 256}}]
@@ -205,7 +206,8 @@ def add_bench_prompts_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("config", help="bench config (YAML)")
     parser.add_argument("--limit", type=int, default=None, help="first N items only")
     parser.add_argument("--out", default=None,
-                        help="output folder (default: .cache/bench-prompts/<config name>)")
+                        help="output folder (default: .cache/bench-prompts/<config name>); the "
+                             "reply cache is OUT/responses.sqlite, the results OUT/<metric>/")
     parser.add_argument("--data", default=None, help="dataset file or folder (replaces the config's)")
     parser.add_argument("--cache", default=None,
                         help="SQLite response cache (default: OUT/responses.sqlite)")
@@ -233,7 +235,8 @@ def run_bench_prompts(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError, TypeError, ImportError) as e:
         sys.stderr.write(f"bench-prompts: {e}\n")
         return 2
-    paths = report.save(out, plot=not getattr(args, "no_plot", False))
+    # one folder per metric: re-scoring the cached replies with another metric keeps the others
+    paths = report.save(out / runner.metric_name, plot=not getattr(args, "no_plot", False))
     sys.stdout.write((report.to_markdown() if getattr(args, "markdown", False)
                       else report.to_text()) + "\n")
     failures = sum(v.failures for v in report.variants)

@@ -5,7 +5,8 @@
 * ``results.json``: settings, every variant's summary and every item's outcome;
 * ``summary.csv``: one row per variant;
 * ``items.csv``: one row per (variant, item) with score, prediction and error;
-* ``scores.png``: mean and 95% CI per variant (needs matplotlib, imported only here).
+* ``scores.png``: each variant's mean with its 95% CI, and its paired difference from the
+  baseline with its CI and Holm p-value (needs matplotlib, imported only here).
 
 Example:
     >>> r = VariantResult(name="plain", n=2, mean=0.5, ci_low=0.0, ci_high=1.0)
@@ -192,22 +193,58 @@ class BenchmarkReport:
         return paths
 
     def plot(self, path: Union[str, Path]) -> Path:
-        """Bar chart of each variant's mean with its 95% CI as error bars, saved as PNG."""
+        """Two panels, saved as PNG: each variant's mean with its 95% CI (left), and each
+        variant's paired difference from the baseline with its 95% CI and Holm p-value (right;
+        green or red where the interval excludes 0, grey where it does not)."""
         from matplotlib.figure import Figure  # no pyplot: leaves the user's backend alone
 
-        names = [v.name for v in self.variants]
-        means = [v.mean for v in self.variants]
-        lower = [v.mean - (v.ci_low if v.ci_low is not None else v.mean) for v in self.variants]
-        upper = [(v.ci_high if v.ci_high is not None else v.mean) - v.mean for v in self.variants]
-        colors = ["#7f7f7f" if n == self.baseline else "#1f77b4" for n in names]
-        fig = Figure(figsize=(max(4.0, 1.4 * len(names) + 1.5), 3.6))
-        ax = fig.subplots()
-        ax.bar(names, means, yerr=[lower, upper], capsize=6, color=colors)
-        ax.set_ylabel(f"mean {self.metric} (95% bootstrap CI)")
-        ax.set_ylim(0, max(1.0, max((m + u for m, u in zip(means, upper)), default=1.0)))
-        ax.set_title(f"{len(self.item_ids) or self.variants[0].n} items; grey = baseline")
+        variants = list(reversed(self.variants))  # first variant on top
+        names = [v.name + (" (baseline)" if v.name == self.baseline else "") for v in variants]
+        rows = list(range(len(variants)))
+        fig = Figure(figsize=(10.0, 1.2 + 0.55 * len(variants)))
+        left, right = fig.subplots(1, 2, sharey=True)
+        self._plot_means(left, variants, rows)
+        self._plot_deltas(right, variants, rows)
+        left.set_yticks(rows)
+        left.set_yticklabels(names)
+        n = len(self.item_ids) or (self.variants[0].n if self.variants else 0)
+        fig.suptitle(f"{self.metric} on {n} items (bars: 95% bootstrap CI)")
         fig.tight_layout()
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(target, dpi=120)
         return target
+
+    def _plot_means(self, ax: Any, variants: List[VariantResult], rows: List[int]) -> None:
+        for row, v in zip(rows, variants):
+            low = v.ci_low if v.ci_low is not None else v.mean
+            high = v.ci_high if v.ci_high is not None else v.mean
+            color = "#7f7f7f" if v.name == self.baseline else "#1f77b4"
+            ax.errorbar(v.mean, row, xerr=[[v.mean - low], [high - v.mean]], fmt="o",
+                        color=color, capsize=5)
+            ax.annotate(f"{v.mean:.3f}", (v.mean, row), textcoords="offset points",
+                        xytext=(0, 7), ha="center", fontsize=8)
+        ax.set_xlim(0, max(1.0, max((v.ci_high or v.mean for v in variants), default=1.0)))
+        ax.set_xlabel(f"mean {self.metric}")
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        ax.grid(axis="x", alpha=0.3)
+
+    def _plot_deltas(self, ax: Any, variants: List[VariantResult], rows: List[int]) -> None:
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        reach = 0.05
+        for row, v in zip(rows, variants):
+            if v.name == self.baseline or v.delta is None:
+                ax.annotate("baseline", (0.0, row), ha="center", va="center", fontsize=8,
+                            color="#7f7f7f", backgroundcolor="white")
+                continue
+            low = v.delta_ci_low if v.delta_ci_low is not None else v.delta
+            high = v.delta_ci_high if v.delta_ci_high is not None else v.delta
+            reach = max(reach, abs(low), abs(high))
+            color = "#2ca02c" if low > 0 else "#d62728" if high < 0 else "#7f7f7f"
+            ax.errorbar(v.delta, row, xerr=[[v.delta - low], [high - v.delta]], fmt="s",
+                        color=color, capsize=5)
+            ax.annotate(f"{v.delta:+.3f}  p={_p(v.p_value_holm)}", (v.delta, row),
+                        textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+        ax.set_xlim(-1.15 * reach, 1.15 * reach)  # 0 in the middle
+        ax.set_xlabel(f"paired difference vs {self.baseline} (green/red: CI excludes 0)")
+        ax.grid(axis="x", alpha=0.3)

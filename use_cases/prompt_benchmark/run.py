@@ -1,4 +1,7 @@
-"""Benchmark QA prompt variants on MuSiQue-100: plain vs chain-of-thought vs answer-only.
+"""Benchmark QA prompt variants: plain vs chain-of-thought vs answer-only.
+
+The questions are the set shipped in ``data/`` unless ``--data DIR`` names another folder with a
+``queries.json`` in the same format (MuSiQue-100: ``--data ../shared/data/musique-100``).
 
 Runs on the embedded local model (SmolLM2-135M through llama.cpp, no network) unless
 ``--provider`` names OpenAI or Groq, or ``--provider auto`` (the default) finds
@@ -8,6 +11,7 @@ CSV, a markdown table and a PNG plot go to ``--out``. Replies are cached in
 
     python use_cases/prompt_benchmark/run.py --limit 20
     python use_cases/prompt_benchmark/run.py --limit 20 --metric exact_match   # free: cached
+    python use_cases/prompt_benchmark/run.py --data ../shared/data/musique-100 --limit 20
     python use_cases/prompt_benchmark/run.py --provider openai --limit 100
 """
 
@@ -47,8 +51,10 @@ def pick_provider(name: str) -> str:
 
 def main(argv: Any = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("data", nargs="?", default=str(REPO.parent / "shared/data/musique-100"),
-                        help="the musique-100 folder (default: ../shared/data/musique-100)")
+    parser.add_argument("data", nargs="?", default=None,
+                        help="a data folder with queries.json (default: the set in data/)")
+    parser.add_argument("--data", dest="data_option", default=None,
+                        help="the same, e.g. --data ../shared/data/musique-100")
     parser.add_argument("--config", default=str(HERE / "variants.yaml"))
     parser.add_argument("--limit", type=int, default=20, help="first N questions (default 20)")
     parser.add_argument("--provider", choices=["auto", *PROVIDERS], default="auto")
@@ -62,9 +68,14 @@ def main(argv: Any = None) -> int:
 
     provider = pick_provider(args.provider)
     out = Path(args.out) / provider
-    runner, _ = runner_from_config(args.config, data=args.data,
-                                   pipeline_overrides=PROVIDERS[provider],
-                                   cache_path=out / "responses.sqlite")
+    data = args.data_option or args.data
+    try:
+        runner, _ = runner_from_config(args.config, data=data,
+                                       pipeline_overrides=PROVIDERS[provider],
+                                       cache_path=out / "responses.sqlite")
+    except (FileNotFoundError, ValueError, ImportError) as e:
+        sys.stderr.write(f"run.py: {e}\n")
+        return 2
     if provider != "local":
         runner.concurrency = 8  # API calls overlap; the local model serves one request at a time
     if args.metric:
