@@ -37,6 +37,7 @@ __all__ = [
     "is_secret_key",
     "redact",
     "strip_redacted",
+    "text_secret",
     "url_secret",
 ]
 
@@ -44,7 +45,8 @@ REDACTED = "<redacted>"
 
 _SECRET_WORDS = frozenset({
     "apikey", "secret", "password", "passwd", "pwd", "passphrase", "authorization",
-    "credential", "credentials", "cookie", "token", "bearer",
+    "credential", "credentials", "cookie", "token", "bearer", "secrets",
+    "passwords",
 })  # fmt: skip
 _SECRET_SUFFIXES = (
     "api_key", "access_key", "secret_key", "private_key", "auth_key", "signing_key",
@@ -62,11 +64,41 @@ _QUERY_SECRETS = frozenset({"key", "sig", "signature", "auth", "code", "x_amz_si
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _LIBPQ_PASSWORD = re.compile(r"(?:^|\s)password\s*=\s*\S", re.IGNORECASE)
 _LIBPQ_FIELD = re.compile(r"(?:^|\s)(?:host|hostaddr|dbname|user|port)\s*=", re.IGNORECASE)
-_KEY_SHAPED = re.compile(
-    r"(?:sk|gsk|xai|pk|rk)[-_][A-Za-z0-9_\-]{16,}"
-    r"|sk-ant-[A-Za-z0-9_\-]{16,}|hf_[A-Za-z0-9]{16,}|(?:ghp|gho|ghs|github_pat)_[A-Za-z0-9_]{16,}"
-    r"|xox[abpr]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|Bearer\s+\S{8,}|Basic\s+[A-Za-z0-9+/=]{8,}"
+# Key shapes of the providers we support (and a few common others), matched inside any text.
+_KEY_BODY = (
+    r"sk-[A-Za-z0-9_\-]{16,}"  # OpenAI sk-/sk-proj-/sk-svcacct-, Anthropic sk-ant-, sk-live-...
+    r"|(?:gsk|xai|pk|rk|sk)_[A-Za-z0-9_\-]{16,}"  # Groq gsk_, xAI, Stripe-style keys
+    r"|(?:xai|pk|rk)-[A-Za-z0-9_\-]{16,}"
+    r"|AIza[0-9A-Za-z_\-]{30,}"  # Google (Gemini, Vertex, Maps) API keys
+    r"|hf_[A-Za-z0-9]{16,}"  # Hugging Face
+    r"|(?:ghp|gho|ghs|ghu|ghr|github_pat)_[A-Za-z0-9_]{16,}"  # GitHub
+    r"|xox[abpr]-[A-Za-z0-9\-]{10,}"  # Slack
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key ids
+    r"|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]+"  # JWTs
+    # Cohere (40) and Mistral (32) keys: a run of letters and digits of exactly that length
+    # with upper case, lower case and digits in it
+    r"|(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[0-9])"
+    r"(?:[A-Za-z0-9]{40}|[A-Za-z0-9]{32})(?![A-Za-z0-9])"
 )
+_KEY_SHAPED = re.compile(
+    r"(?:" + _KEY_BODY + r")|(?:Bearer|Token)\s+[A-Za-z0-9._~+/=\-]{8,}|Basic\s+[A-Za-z0-9+/=]{8,}"
+)
+_KEY_IN_VALUE = re.compile(
+    r"(?<![A-Za-z0-9_\-])(?:" + _KEY_BODY + r")"
+    r"|(?i:\b(?:bearer|token|basic)\s+)(?!\{)[A-Za-z0-9._~+/=\-]{8,}"
+)
+_FIELD_IN_VALUE = re.compile(
+    r"(?i)\b(?:x-api-key|x-goog-api-key|api[-_]?key|authorization|access[-_]?token|auth[-_]?token"
+    r"|refresh[-_]?token|client[-_]?secret|password|passwd)[\"']?\s*[:=]\s*[\"']?"
+    r"(?!<redacted>)(?:(?:bearer|basic|token)\s+(?!\{|<redacted>)[^\s\"',;}{]{6,}"
+    r"|(?!(?:bearer|basic|token)\b)(?!\{)[^\s\"',;}{<]{6,})"
+)
+_URL_IN_VALUE = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>`]+")
+_PROVIDER_WORDS = frozenset({
+    "openai", "azure", "groq", "anthropic", "claude", "google", "gemini", "cohere", "hf",
+    "huggingface", "mistral", "together", "aws", "ollama", "xai", "deepseek", "voyage", "jina",
+    "fireworks", "openrouter",
+})  # fmt: skip
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 Path = str
@@ -92,6 +124,10 @@ def is_secret_key(name: Any) -> bool:
     if joined in _NOT_SECRET_TOKENS or words[-1] in _POINTER_WORDS:
         return False
     if words[-1] in _SECRET_WORDS or joined.endswith(_SECRET_SUFFIXES):
+        return True
+    if joined in ("key", "keys", "auth") or words[-1] == "auth":
+        return True
+    if words[-1] in ("key", "keys") and words[0] in _PROVIDER_WORDS:
         return True
     return "secret" in words or "password" in words
 
@@ -126,12 +162,48 @@ def url_secret(value: str) -> Optional[str]:
             return "a password in the URL"
         if username and (parts.scheme.lower() in ("http", "https") or _KEY_SHAPED.fullmatch(username)):
             return "credentials (user@) in the URL"
-        for name, param in parse_qsl(parts.query, keep_blank_values=True):
-            if param and (is_secret_key(name) or name.lower().replace("-", "_") in _QUERY_SECRETS):
-                return f"query parameter {name!r} in the URL"
+        for where, text in (("query parameter", parts.query), ("fragment parameter", parts.fragment)):
+            for name, param in parse_qsl(text, keep_blank_values=True):
+                if param and _is_query_secret(name):
+                    return f"{where} {name!r} in the URL"
+        if _KEY_IN_VALUE.search(value):
+            return "a value shaped like an API key in the URL"
         return None
     if _LIBPQ_PASSWORD.search(value) and _LIBPQ_FIELD.search(value):
         return "password= in a connection string"
+    return None
+
+
+def _is_query_secret(name: str) -> bool:
+    return is_secret_key(name) or name.lower().replace("-", "_") in _QUERY_SECRETS
+
+
+def text_secret(value: str) -> Optional[str]:
+    """What credential a string carries anywhere in it (a template, a header line, a note), or
+    None: a key-shaped word, ``Bearer <token>``, ``api_key=...``/``Authorization: ...``, or a
+    URL with credentials.
+
+    Example:
+        >>> text_secret("Send 'Authorization: Bearer sk-live-abcdefghijklmnop1234' first")
+        'a value shaped like an API key in the text'
+        >>> text_secret("Answer in {{ n }} words; use Bearer {{ token }}") is None
+        True
+    """
+    if not isinstance(value, str):
+        return None
+    reason = url_secret(value)
+    if reason is not None:
+        return reason
+    if _KEY_SHAPED.fullmatch(value.strip()):
+        return "a value shaped like an API key"
+    if _KEY_IN_VALUE.search(value):
+        return "a value shaped like an API key in the text"
+    if _FIELD_IN_VALUE.search(value):
+        return "a credential field in the text"
+    for url in _URL_IN_VALUE.findall(value):
+        reason = url_secret(url)
+        if reason is not None:
+            return f"{reason} (inside the text)"
     return None
 
 
@@ -159,7 +231,10 @@ def _walk(obj: Any, path: str, found: List[Tuple[Path, str]], in_headers: bool) 
             here = _join(path, str(key))
             secret_name = _is_header_secret(key) if in_headers else is_secret_key(key)
             if secret_name and not _empty(value):
-                found.append((here, f"key {str(key)!r} names a secret"))
+                inner: List[Tuple[Path, str]] = []
+                if isinstance(value, (dict, list, tuple)):
+                    _walk(value, here, inner, in_headers=False)
+                found.extend(inner or [(here, f"key {str(key)!r} names a secret")])
                 continue
             headers = str(key).lower().replace("-", "_") in _HEADER_KEYS
             if headers and isinstance(value, str) and value.strip():
@@ -170,9 +245,7 @@ def _walk(obj: Any, path: str, found: List[Tuple[Path, str]], in_headers: bool) 
         for i, value in enumerate(obj):
             _walk(value, _join(path, i), found, in_headers=False)
     elif isinstance(obj, str):
-        reason = url_secret(obj)
-        if reason is None and _KEY_SHAPED.fullmatch(obj.strip()):
-            reason = "a value shaped like an API key"
+        reason = text_secret(obj)
         if reason is not None:
             found.append((path or "<root>", reason))
 
@@ -185,8 +258,42 @@ def _redact_url(value: str) -> str:
     if parts.port:
         netloc += f":{parts.port}"
     query = [(n, v) for n, v in parse_qsl(parts.query, keep_blank_values=True)
-             if not (is_secret_key(n) or n.lower().replace("-", "_") in _QUERY_SECRETS)]  # fmt: skip
-    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
+             if not _is_query_secret(n)]  # fmt: skip
+    fragment = parts.fragment
+    if "=" in fragment:
+        fragment = urlencode([(n, v) for n, v in parse_qsl(fragment, keep_blank_values=True)
+                              if not _is_query_secret(n)])
+    url = urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), fragment))
+    return _KEY_IN_VALUE.sub(REDACTED, url)
+
+
+def _redact_string(value: str) -> str:
+    """``value`` with every credential in it replaced (a whole secret value by :data:`REDACTED`,
+    a URL by its form without credentials, a key inside a longer text by :data:`REDACTED`)."""
+    if url_secret(value) is not None:
+        return _redact_url(value)
+    if _KEY_SHAPED.fullmatch(value.strip()):
+        return REDACTED
+    if text_secret(value) is None:
+        return value
+
+    def url(match: "re.Match[str]") -> str:
+        return _redact_url(match.group(0)) if url_secret(match.group(0)) else match.group(0)
+
+    def field(match: "re.Match[str]") -> str:
+        text = match.group(0)
+        head = re.match(r"(?is).*?[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?", text)
+        return (head.group(0) if head else "") + REDACTED
+
+    value = _URL_IN_VALUE.sub(url, value)
+    value = _FIELD_IN_VALUE.sub(field, value)
+    return _KEY_IN_VALUE.sub(lambda m: _keep_scheme(m.group(0)), value)
+
+
+def _keep_scheme(found: str) -> str:
+    """``Bearer <token>`` keeps its ``Bearer``; a bare key becomes :data:`REDACTED`."""
+    head = re.match(r"(?i)(?:bearer|token|basic)\s+", found)
+    return (head.group(0) if head else "") + REDACTED
 
 
 def redact(obj: Any, in_headers: bool = False) -> Any:
@@ -213,10 +320,7 @@ def redact(obj: Any, in_headers: bool = False) -> Any:
     if isinstance(obj, tuple):
         return tuple(redact(value) for value in obj)
     if isinstance(obj, str):
-        if url_secret(obj) is not None:
-            return _redact_url(obj)
-        if _KEY_SHAPED.fullmatch(obj.strip()):
-            return REDACTED
+        return _redact_string(obj)
     return obj
 
 
