@@ -210,6 +210,11 @@ async def _stream_answer(state: AppState, result: Any) -> AsyncIterator[str]:
         state.metrics.count_error("stream_failed")
         yield _sse({"error": f"{type(e).__name__}: {e}"})
         return
+    error = getattr(result.response_iterator, "error", None) if result.is_streaming else None
+    if error:  # a GeneratorStream reports a failed request as data, not by raising
+        state.metrics.count_error("stream_failed")
+        yield _sse({"error": str(error)})
+        return
     yield _sse({"done": True})
 
 
