@@ -12,7 +12,14 @@ environment, a :class:`jinja2.sandbox.ImmutableSandboxedEnvironment` made strict
   loops), strings and lists built by ``~``, ``+``, ``*``, ``%``, ``replace`` and any filter at
   most :data:`MAX_STRING_LENGTH` long, numeric widths
   (``center``, ``indent``, ``zfill``, ``%09999d``) at most :data:`MAX_WIDTH`, exponents at most
-  :data:`MAX_EXPONENT`, integers at most :data:`MAX_INT_BITS` bits, and the rendered text at most :data:`MAX_OUTPUT_CHARS`.
+  :data:`MAX_EXPONENT`, integers at most :data:`MAX_INT_BITS` bits, and the rendered text at most :data:`MAX_OUTPUT_CHARS`;
+  lists at most :data:`MAX_LIST_ITEMS` items; filters that walk their input (``sort``, ``join``,
+  ``unique``, ...) and ``indent``/``join``/``expandtabs``/``split`` checked *before* they run;
+* a budget per render (:class:`BudgetedTemplate`): macros nested at most :data:`MAX_MACRO_DEPTH`
+  deep, at most :data:`MAX_CALLS` calls, at most :data:`MAX_BUILT` characters built in all (list
+  items count 8), and at most :data:`MAX_RENDER_SECONDS` of wall-clock time (checked at every
+  loop step, call, attribute access and output piece; no single step can run long because of the
+  size bounds).
 
 Whatever the sandbox blocks raises :class:`UnsafeTemplateError` (a ``ValueError``) saying what was
 refused.
@@ -29,9 +36,11 @@ Example:
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, Tuple
 
 import jinja2
@@ -42,9 +51,14 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 __all__ = [
     "MAX_EXPONENT",
+    "MAX_BUILT",
+    "MAX_CALLS",
     "MAX_INT_BITS",
+    "MAX_LIST_ITEMS",
     "MAX_LOOP_ITERATIONS",
+    "MAX_MACRO_DEPTH",
     "MAX_OUTPUT_CHARS",
+    "MAX_RENDER_SECONDS",
     "MAX_STRING_LENGTH",
     "MAX_WIDTH",
     "CompiledTemplate",
@@ -56,14 +70,29 @@ __all__ = [
 
 MAX_LOOP_ITERATIONS = 1_000_000
 MAX_STRING_LENGTH = 10_000_000
+MAX_LIST_ITEMS = 1_000_000
 MAX_OUTPUT_CHARS = 20_000_000
 MAX_WIDTH = 100_000
 MAX_EXPONENT = 100
 MAX_INT_BITS = 100_000
+MAX_MACRO_DEPTH = 50
+MAX_CALLS = 1_000_000
+MAX_BUILT = 200_000_000
+MAX_RENDER_SECONDS = 1.0
 
 _LOOP_GUARD = "_lightrag_loop_guard"
 _PRINTF_WIDTH = re.compile(r"%[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
-_WIDTH_FILTERS = {"center": "width", "indent": "width", "wordwrap": "width", "truncate": "length"}
+_WIDTH_FILTERS = {"center": "width", "indent": "width", "wordwrap": "width", "truncate": "length",
+                  "batch": "linecount", "slice": "slices"}
+# Filters that walk their input item by item (in Python): their input is bounded before they run.
+_ITERATING_FILTERS = frozenset({
+    "sort", "unique", "list", "batch", "slice", "groupby", "dictsort", "map", "select", "reject",
+    "selectattr", "rejectattr", "sum", "min", "max", "join", "items", "random", "pprint", "tojson",
+    "xmlattr", "urlize", "wordwrap", "wordcount", "striptags",
+})  # fmt: skip
+_SLOW_FILTERS = frozenset({"pprint", "urlize", "wordwrap", "groupby", "dictsort"})
+_SLOW_FILTER_ITEMS = 100_000
+_BLOCKED_METHODS = frozenset({"translate", "maketrans"})
 _SAFE_GLOBALS = ("range", "dict", "namespace")
 
 
@@ -77,6 +106,63 @@ def _blocked(what: str) -> UnsafeTemplateError:
         f"template blocked by the sandbox: {what}. Templates may only read the variables "
         "they are given (see docs/security.md)"
     )
+
+
+@dataclass
+class _Budget:
+    """What one render has spent: time, calls, macro depth and the size of what it built."""
+
+    deadline: float
+    calls: int = 0
+    depth: int = 0
+    built: int = 0
+    ticks: int = field(default=0, repr=False)
+
+    def tick(self) -> None:
+        """Count one step; every 256 steps, compare the clock with the deadline."""
+        self.ticks += 1
+        if not self.ticks & 255 and time.monotonic() > self.deadline:
+            raise SecurityError(f"the render took longer than {MAX_RENDER_SECONDS} seconds")
+
+    def charge(self, value: Any) -> None:
+        """Count a built string or list toward the render's :data:`MAX_BUILT` (list items count
+        eight, a pointer each)."""
+        size = len(value) if isinstance(value, (str, bytes)) else 8 * _size(value)
+        if size >= 4096:
+            self.built += size
+            if self.built > MAX_BUILT:
+                raise SecurityError(f"the render built more than {MAX_BUILT} characters (or list "
+                                    "items x 8) in all")
+            self.check_clock()
+
+    def check_clock(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise SecurityError(f"the render took longer than {MAX_RENDER_SECONDS} seconds")
+
+
+_BUDGET: contextvars.ContextVar[Any] = contextvars.ContextVar("lightrag_template_budget",
+                                                             default=None)
+
+
+def _tick() -> None:
+    budget = _BUDGET.get()
+    if budget is not None:
+        budget.tick()
+
+
+def _charge(value: Any) -> None:
+    budget = _BUDGET.get()
+    if budget is not None:
+        budget.charge(value)
+
+
+def _check_built(value: Any, what: str) -> None:
+    """Refuse a string over :data:`MAX_STRING_LENGTH` or a list over :data:`MAX_LIST_ITEMS`."""
+    if isinstance(value, (str, bytes)) and len(value) > MAX_STRING_LENGTH:
+        raise SecurityError(f"{what} built a string over {MAX_STRING_LENGTH} characters")
+    if isinstance(value, (list, tuple)) and len(value) > MAX_LIST_ITEMS:
+        raise SecurityError(f"{what} built a list over {MAX_LIST_ITEMS} items")
+    _charge(value)
 
 
 def _size(value: Any) -> int:
@@ -112,6 +198,56 @@ def _check_replace(value: Any, old: Any = "", new: Any = "", count: Any = None) 
         raise SecurityError(f"replace() would build a string over {MAX_STRING_LENGTH} characters")
 
 
+def _limit(value: Any) -> int:
+    return MAX_LIST_ITEMS if isinstance(value, (list, tuple)) else MAX_STRING_LENGTH
+
+
+def _check_method(owner: Any, name: str, args: Tuple[Any, ...]) -> None:
+    """Bound, before it runs, what a ``str`` method would build from a big input."""
+    if not isinstance(owner, str):
+        return
+    if name == "join" and args and hasattr(args[0], "__len__"):
+        if len(owner) * len(args[0]) > MAX_STRING_LENGTH:
+            raise SecurityError(f"join() would build a string over {MAX_STRING_LENGTH} characters")
+    elif name == "expandtabs":
+        size = args[0] if args and isinstance(args[0], int) else 8
+        if len(owner) + owner.count("\t") * size > MAX_STRING_LENGTH:
+            raise SecurityError(f"expandtabs() would build a string over {MAX_STRING_LENGTH} "
+                                "characters")
+    elif name in ("split", "rsplit", "splitlines"):
+        sep = args[0] if args and isinstance(args[0], str) and args[0] else None
+        pieces = owner.count(sep) if sep else len(owner) // 2
+        if pieces > MAX_LIST_ITEMS:
+            raise SecurityError(f"{name}() would build a list over {MAX_LIST_ITEMS} items")
+
+
+def _check_filter_input(name: str, value: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> None:
+    """Refuse, before the filter runs, an input it would spend unbounded time or memory on."""
+    size = _size(value)
+    if name in _ITERATING_FILTERS:
+        limit = _SLOW_FILTER_ITEMS if name in _SLOW_FILTERS else MAX_LIST_ITEMS
+        if size > limit:
+            raise SecurityError(f"filter {name} of {size} items (the limit is {limit})")
+    if name == "join":
+        sep = args[0] if args else kwargs.get("d", "")
+        if isinstance(sep, str) and size * len(sep) > MAX_STRING_LENGTH:
+            raise SecurityError(f"join would build a string over {MAX_STRING_LENGTH} characters")
+    elif name == "indent" and isinstance(value, str):
+        width = args[0] if args else kwargs.get("width", 4)
+        pad = len(width) if isinstance(width, str) else width if isinstance(width, int) else 0
+        if len(value) + (value.count("\n") + 1) * max(pad, 0) > MAX_STRING_LENGTH:
+            raise SecurityError(f"indent would build a string over {MAX_STRING_LENGTH} characters")
+    elif name == "wordwrap" and isinstance(value, str):
+        wrap = args[3] if len(args) > 3 else kwargs.get("wrapstring")
+        if isinstance(wrap, str) and len(value) * max(len(wrap), 1) > MAX_STRING_LENGTH:
+            raise SecurityError(f"wordwrap would build a string over {MAX_STRING_LENGTH} characters")
+    elif name == "batch":
+        fill = args[1] if len(args) > 1 else kwargs.get("fill_with")
+        count = args[0] if args else kwargs.get("linecount", 0)
+        if fill is not None and isinstance(count, int) and count > MAX_LIST_ITEMS:
+            raise SecurityError(f"batch of {count} items is over the limit of {MAX_LIST_ITEMS}")
+
+
 class _GuardedCodeGenerator(CodeGenerator):
     """Routes ``~`` (string concatenation) through :meth:`TemplateSandbox.checked_concat`."""
 
@@ -121,6 +257,21 @@ class _GuardedCodeGenerator(CodeGenerator):
             self.visit(arg, frame)
             self.write(", ")
         self.write("))")
+
+
+class BudgetedTemplate(jinja2.Template):
+    """A template whose :meth:`render` runs under one render's budget: at most
+    :data:`MAX_RENDER_SECONDS` of wall-clock time, :data:`MAX_CALLS` calls, macros nested at most
+    :data:`MAX_MACRO_DEPTH` deep and :data:`MAX_BUILT` characters built in all."""
+
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        if _BUDGET.get() is not None:  # a render inside a render shares the outer budget
+            return super().render(*args, **kwargs)
+        token = _BUDGET.set(_Budget(deadline=time.monotonic() + MAX_RENDER_SECONDS))
+        try:
+            return super().render(*args, **kwargs)
+        finally:
+            _BUDGET.reset(token)
 
 
 class TemplateSandbox(ImmutableSandboxedEnvironment):
@@ -134,6 +285,7 @@ class TemplateSandbox(ImmutableSandboxedEnvironment):
     """
 
     code_generator_class = _GuardedCodeGenerator
+    template_class = BudgetedTemplate
     intercepted_binops = frozenset({"*", "**", "+", "%"})
 
     def __init__(self) -> None:
@@ -148,7 +300,7 @@ class TemplateSandbox(ImmutableSandboxedEnvironment):
             self.filters[name] = self._bounded_filter(self.filters[name], arg)
         self.filters["format"] = self._bounded_format(self.filters["format"])
         self.filters["replace"] = self._bounded_replace(self.filters["replace"])
-        self.filters = {name: self._size_checked(fn) for name, fn in self.filters.items()}
+        self.filters = {name: self._size_checked(name, fn) for name, fn in self.filters.items()}
         self.filters[_LOOP_GUARD] = self._loop_guard
         self.concat = self._bounded_output  # type: ignore[method-assign]
 
@@ -173,17 +325,42 @@ class TemplateSandbox(ImmutableSandboxedEnvironment):
         return refuse
 
     def call(__self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        budget = _BUDGET.get()
+        if budget is not None:
+            budget.calls += 1
+            if budget.calls > MAX_CALLS:
+                raise SecurityError(f"more than {MAX_CALLS} calls in one render")
+            budget.tick()
         owner = getattr(__obj, "__self__", None)
         if isinstance(owner, (str, bytes, list, tuple)):
             name = getattr(__obj, "__name__", "method")
+            if name in _BLOCKED_METHODS:
+                raise SecurityError(f"str.{name}() is not allowed; use replace")
             for value in (*args, *kwargs.values()):
                 _check_width(value, f"argument of {type(owner).__name__}.{name}()")
             if name == "replace":
                 _check_replace(owner, *args[:3])
-        result = super().call(__context, __obj, *args, **kwargs)
-        if _size(result) > MAX_STRING_LENGTH:
-            raise SecurityError(f"a call built a value over {MAX_STRING_LENGTH} items long")
+            _check_method(owner, name, args)
+        if isinstance(__obj, jinja2.runtime.Macro) and budget is not None:
+            if budget.depth >= MAX_MACRO_DEPTH:
+                raise SecurityError(f"macros nested more than {MAX_MACRO_DEPTH} deep (recursion)")
+            budget.depth += 1
+            try:
+                result = super().call(__context, __obj, *args, **kwargs)
+            finally:
+                budget.depth -= 1
+        else:
+            result = super().call(__context, __obj, *args, **kwargs)
+        _check_built(result, "a call")
         return result
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        _tick()
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        _tick()
+        return super().getitem(obj, argument)
 
     # ----------------------------------------------------------- bounded work
     def call_binop(self, context: jinja2.runtime.Context, op: str, left: Any, right: Any) -> Any:
@@ -196,25 +373,33 @@ class TemplateSandbox(ImmutableSandboxedEnvironment):
             raise SecurityError(f"a number over {MAX_INT_BITS} bits")
         elif op == "*":
             for seq, times in ((left, right), (right, left)):
-                if _size(seq) and isinstance(times, int) and _size(seq) * times > MAX_STRING_LENGTH:
-                    raise SecurityError(f"repetition longer than {MAX_STRING_LENGTH} items")
-        elif op == "+" and _size(left) + _size(right) > MAX_STRING_LENGTH:
-            raise SecurityError(f"a value longer than {MAX_STRING_LENGTH} items")
+                if _size(seq) and isinstance(times, int) and _size(seq) * times > _limit(seq):
+                    raise SecurityError(f"repetition longer than {_limit(seq)} items")
+        elif op == "+" and _size(left) + _size(right) > _limit(left):
+            raise SecurityError(f"a value longer than {_limit(left)} items")
         elif op == "%":
             _check_printf(left)
-        return super().call_binop(context, op, left, right)
+        _tick()
+        result = super().call_binop(context, op, left, right)
+        _check_built(result, f"'{op}'")
+        return result
 
     def checked_concat(self, values: Iterable[Any]) -> str:
         parts = [str(value) for value in values]
         if sum(map(len, parts)) > MAX_STRING_LENGTH:
             raise SecurityError(f"'~' built a string over {MAX_STRING_LENGTH} characters")
-        return "".join(parts)
+        joined = "".join(parts)
+        _charge(joined)
+        return joined
 
     @staticmethod
     def _bounded_output(pieces: Iterable[str]) -> str:
         out = []
         total = 0
+        budget = _BUDGET.get()
         for piece in pieces:
+            if budget is not None:
+                budget.tick()
             total += len(piece)
             if total > MAX_OUTPUT_CHARS:
                 raise SecurityError(f"the rendered text is over {MAX_OUTPUT_CHARS} characters")
@@ -241,12 +426,18 @@ class TemplateSandbox(ImmutableSandboxedEnvironment):
         return bounded
 
     @staticmethod
-    def _size_checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def _size_checked(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` with its input bounded before it runs (filters that walk it item by item,
+        ``join``, ``indent``) and its result bounded after."""
+        skip = 1 if getattr(fn, "jinja_pass_arg", None) is not None else 0
+
         @functools.wraps(fn)
         def checked(*args: Any, **kwargs: Any) -> Any:
+            _tick()
+            if len(args) > skip:
+                _check_filter_input(name, args[skip], args[skip + 1:], kwargs)
             result = fn(*args, **kwargs)
-            if _size(result) > MAX_STRING_LENGTH:
-                raise SecurityError(f"filter {fn.__name__} built a value over {MAX_STRING_LENGTH} items")
+            _check_built(result, f"filter {name}")
             return result
 
         return checked
@@ -269,6 +460,7 @@ class TemplateSandbox(ImmutableSandboxedEnvironment):
             if count > MAX_LOOP_ITERATIONS:
                 raise SecurityError(f"more than {MAX_LOOP_ITERATIONS} loop iterations")
             ctx._lightrag_iterations = count  # type: ignore[attr-defined]
+            _tick()
             yield item
 
     def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
@@ -314,6 +506,8 @@ def render_sandboxed(template: jinja2.Template, variables: Dict[str, Any]) -> st
     try:
         return template.render(**variables)
     except SecurityError as e:
+        raise _blocked(str(e)) from None
+    except OverflowError as e:  # range() over the sandbox's MAX_RANGE, a float too large
         raise _blocked(str(e)) from None
     except (RecursionError, MemoryError) as e:
         raise _blocked(f"{type(e).__name__} while rendering") from None
