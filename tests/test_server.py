@@ -253,7 +253,8 @@ def test_api_keys(serve, monkeypatch):
     assert client.get("/documents", headers={"Authorization": "Bearer k-one"}).status_code == 200
     query = client.post("/query", json={"query": "x"}, headers={"Authorization": "Bearer k-one"})
     assert query.status_code == 200
-    schema = client.get("/openapi.json").json()
+    assert client.get("/openapi.json").status_code == 401  # the schema needs a key too
+    schema = client.get("/openapi.json", headers={"X-API-Key": "k-two"}).json()
     assert {"/query", "/documents", "/documents/upload", "/graph", "/metrics"} <= set(schema["paths"])
     assert {"APIKeyHeader", "HTTPBearer"} <= set(schema["components"]["securitySchemes"])
 

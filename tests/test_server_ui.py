@@ -33,15 +33,18 @@ def test_pages_and_docs_are_served_from_the_package_without_a_cdn(serve):
     _, client, _ = serve(api_keys=["k"])
     index = client.get("/")
     assert index.status_code == 200 and "text/html" in index.headers["content-type"]
+    key = {"X-API-Key": "k"}
+    for page in ("/docs", "/redoc", "/openapi.json"):  # the API docs need the key (issue 26)
+        assert client.get(page).status_code == 401, page
     for page in ("/", "/docs", "/redoc"):
-        html = client.get(page).text  # pages need no key; the API behind them does
+        html = client.get(page, headers=key).text  # the UI page needs no key; its API does
         assert not re.search(r"""(src|href)=["']?(https?:)?//""", html), page
         for asset in re.findall(r"""(?:src|href)=["']?(/static/[^"' >]+)""", html):
             response = client.get(asset)
             assert response.status_code == 200 and len(response.content) > 100, asset
-    assert "/static/vendor/swagger-ui-bundle.js" in client.get("/docs").text
-    assert "/static/vendor/redoc.standalone.js" in client.get("/redoc").text
-    assert "fonts.googleapis" not in client.get("/redoc").text
+    assert "/static/vendor/swagger-ui-bundle.js" in client.get("/docs", headers=key).text
+    assert "/static/vendor/redoc.standalone.js" in client.get("/redoc", headers=key).text
+    assert "fonts.googleapis" not in client.get("/redoc", headers=key).text
     assert client.get("/static/vendor/cytoscape.min.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/info").status_code == 401
     manifest = json.loads((STATIC_DIR / "vendor" / "manifest.json").read_text())

@@ -58,10 +58,16 @@ from fastapi import (
 )
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from typing_extensions import Annotated
 
 import lightrag
-from lightrag.components.graph_rag.schemas import DocStatus, QueryParam
+from lightrag.components.graph_rag.schemas import (
+    MAX_KEYWORD_CHARS,
+    MAX_KEYWORDS,
+    DocStatus,
+    QueryParam,
+)
 from lightrag.components.loaders import DocumentLoadError, load_document
 from lightrag.components.storage.sql_db import StoreFullError
 from lightrag.server.explore import explore_router, public_properties, query_modes
@@ -70,6 +76,7 @@ from lightrag.server.metrics import CONTENT_TYPE, ServerMetrics
 from lightrag.server.middleware import (
     BodyLimitMiddleware,
     ObservabilityMiddleware,
+    SecurityHeadersMiddleware,
     api_keys_from_env,
     check_api_key,
 )
@@ -93,10 +100,17 @@ class InsertRequest(BaseModel):
     wait: bool = Field(False, description="Answer after processing (200) instead of at once (202)")
 
 
-class QueryRequest(BaseModel):
-    """A question and optional QueryParam fields (unset fields use the server's defaults)."""
+Keyword = Annotated[str, StringConstraints(max_length=MAX_KEYWORD_CHARS)]
 
-    model_config = ConfigDict(extra="forbid")
+
+class QueryRequest(BaseModel):
+    """A question and optional QueryParam fields (unset fields use the server's defaults).
+
+    Strict, as :class:`QueryParam` is in Python: ``"top_k": "10"`` or ``"stream": "true"`` is 422,
+    not converted; at most :data:`MAX_KEYWORDS` keywords of :data:`MAX_KEYWORD_CHARS` characters
+    per list."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
     query: str = Field(..., min_length=1, description="The question")
     mode: Optional[str] = Field(None, description="A query mode (GET /info lists them)")
     stream: bool = Field(False, description="Answer with Server-Sent Events")
@@ -108,13 +122,13 @@ class QueryRequest(BaseModel):
     max_entity_tokens: Optional[int] = Field(None, ge=1)
     max_relation_tokens: Optional[int] = Field(None, ge=1)
     max_total_tokens: Optional[int] = Field(None, ge=1)
-    hl_keywords: Optional[List[str]] = None
-    ll_keywords: Optional[List[str]] = None
+    hl_keywords: Optional[List[Keyword]] = Field(None, max_length=MAX_KEYWORDS)
+    ll_keywords: Optional[List[Keyword]] = Field(None, max_length=MAX_KEYWORDS)
     conversation_history: Optional[List[Dict[str, str]]] = None
     user_prompt: Optional[str] = None
     enable_rerank: Optional[bool] = None
     chunk_pick_method: Optional[Literal["VECTOR", "WEIGHT"]] = None
-    related_chunk_number: Optional[int] = Field(None, ge=0)
+    related_chunk_number: Optional[int] = Field(None, ge=1)
     chunk_merge_method: Optional[Literal["RELEVANCE", "ROUND_ROBIN"]] = None
     include_references: Optional[bool] = None
     include_raw_data: bool = Field(False, description="Add entities, relations and chunks")
@@ -197,11 +211,26 @@ def _reference_chunks(result: Any) -> List[Dict[str, Any]]:
             if c.get("chunk_id")]
 
 
+_END = object()
+
+
+async def _pieces(iterator: Any) -> AsyncIterator[Any]:
+    """The pieces of an async iterator, or of a sync one read in a worker thread (the sync
+    stream of a query run off the event loop)."""
+    if hasattr(iterator, "__aiter__"):
+        async for piece in iterator:
+            yield piece
+        return
+    iterator = iter(iterator)
+    while (piece := await asyncio.to_thread(next, iterator, _END)) is not _END:
+        yield piece
+
+
 async def _stream_answer(state: AppState, result: Any) -> AsyncIterator[str]:
     yield _sse({"references": result.references, "chunks": _reference_chunks(result)})
     try:
         if result.is_streaming:
-            async for piece in result.response_iterator:
+            async for piece in _pieces(result.response_iterator):
                 yield _sse({"response": piece})
         else:
             yield _sse({"response": result.content})
@@ -326,7 +355,9 @@ def _query_router() -> APIRouter:
         state = _state(request)
         fields = body.model_dump(exclude_none=True, exclude={"query", "include_raw_data"})
         overrides = {k: v for k, v in fields.items() if k in QUERY_FIELDS}
-        result = await state.rag.aquery(body.query, **overrides)
+        # Retrieval (graph walks, PPR, re-ranking) is CPU work: it runs in a worker thread with
+        # its own event loop, so one heavy query never stalls /health or the other requests.
+        result = await asyncio.to_thread(state.rag.query, body.query, **overrides)
         if body.stream:
             return StreamingResponse(_stream_answer(state, result), media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -407,7 +438,7 @@ def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
         log.info("shutdown: all inserts finished and stores flushed")
 
     app = FastAPI(title="LightRAG", version=lightrag.__version__, lifespan=lifespan,
-                  docs_url=None, redoc_url=None,
+                  docs_url=None, redoc_url=None, openapi_url=None,
                   description="Graph RAG: insert documents, query them in several modes, explore "
                               "the graph. The web UI is at /.")
     app.state.lightrag = state
@@ -416,8 +447,13 @@ def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
     app.include_router(_documents_router(), dependencies=protected)
     app.include_router(_query_router(), dependencies=protected)
     app.include_router(explore_router(), dependencies=protected)
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=protected)
+    async def openapi() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
     if ui:
-        mount_ui(app)
+        mount_ui(app, dependencies=protected, openapi_url="/openapi.json")
 
     @app.get("/health", tags=["ops"], summary="Liveness")
     async def health() -> Dict[str, Any]:
@@ -426,5 +462,6 @@ def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
                 "auth": bool(keys)}
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_request_bytes)
+    app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(ObservabilityMiddleware, metrics=state.metrics)
     return app

@@ -132,6 +132,8 @@ _BOOLS = ("only_need_context", "only_need_prompt", "stream", "enable_rerank", "i
           "drop_unsupported")
 _CHOICES = {"chunk_pick_method": ("VECTOR", "WEIGHT"),
             "chunk_merge_method": ("RELEVANCE", "ROUND_ROBIN")}
+MAX_KEYWORDS = 64  # per list (hl_keywords, ll_keywords): each keyword is a graph/vector look-up
+MAX_KEYWORD_CHARS = 200
 
 
 @dataclass
@@ -216,7 +218,15 @@ class QueryParam(DataClass):
         for name in ("hl_keywords", "ll_keywords"):
             value = getattr(self, name)
             if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-                raise TypeError(f"QueryParam.{name} must be a list of strings, got {value!r}")
+                shown = f"{len(value)} items" if isinstance(value, (list, tuple)) else repr(value)[:100]
+                raise TypeError(f"QueryParam.{name} must be a list of strings, got {shown}")
+            if len(value) > MAX_KEYWORDS:
+                raise ValueError(f"QueryParam.{name} has {len(value)} keywords; at most "
+                                 f"{MAX_KEYWORDS} are allowed")
+            longest = max(map(len, value), default=0)
+            if longest > MAX_KEYWORD_CHARS:
+                raise ValueError(f"QueryParam.{name} has a keyword of {longest} characters; at most "
+                                 f"{MAX_KEYWORD_CHARS} are allowed")
         history = self.conversation_history
         if not isinstance(history, (list, tuple)) or not all(
                 isinstance(t, dict) and isinstance(t.get("content", ""), str) for t in history):
