@@ -152,3 +152,28 @@ def test_api_docs_and_schema_need_the_key(serve):
         assert client.get(path, headers={"Authorization": "Bearer k"}).status_code == 200, path
     _, open_client, _ = serve(api_keys=[])
     assert open_client.get("/openapi.json").status_code == 200  # no keys: open, on loopback
+
+
+def test_real_sdk_client_through_the_server_query_threads(serve, tmp_path):
+    """Queries in the worker threads use the real OpenAI SDK across threads and loops: several
+    in a row, concurrent ones, and a stream, after an insert on the server's own loop."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pytest.importorskip("openai")
+    from fake_provider_server import FakeProvider
+    from test_sdk_clients_loopback import DOCS as CURIE, openai_rag, reply
+
+    with FakeProvider(reply) as provider:
+        server, client, _ = serve(openai_rag(tmp_path / "sdk", provider.url))
+        assert client.post("/documents", json={"texts": CURIE, "wait": True}).status_code == 200
+        for mode in ("naive", "local", "hybrid", "ppr"):
+            answer = client.post("/query", json={"query": "Where was Marie Curie born?", "mode": mode})
+            assert answer.status_code == 200 and answer.json()["response"].startswith("Marie Curie")
+        with ThreadPoolExecutor(4) as pool:
+            codes = list(pool.map(lambda _: httpx.post(
+                f"{server.url}/query", json={"query": "Who taught at the Sorbonne?"},
+                timeout=60).status_code, range(8)))
+        assert codes == [200] * 8
+        streamed = client.post("/query", json={"query": "Where was Marie Curie born?",
+                                               "mode": "naive", "stream": True})
+        assert "Warsaw" in streamed.text and '"done": true' in streamed.text

@@ -23,7 +23,11 @@ at ``/redoc`` and the web UI at ``/``, all from assets inside the package, see :
 ``GET /metrics``             Prometheus text
 ===========================  =====================================================================
 
-Inserts and deletes are serialised by one ``asyncio.Lock``; queries never wait for it. An
+Inserts and deletes are serialised by one ``asyncio.Lock``; queries never wait for it: each runs
+in a thread of its own pool (:data:`QUERY_THREADS`), with its own event loop, so retrieval work
+never stalls the server, and ``ll_keywords``/``hl_keywords`` are bounded (64 of 200 characters).
+Every response carries ``nosniff``, ``X-Frame-Options: DENY`` and a Content-Security-Policy; with
+API keys set, ``/openapi.json``, ``/docs`` and ``/redoc`` need a key as the API does. An
 insert stores its documents PENDING (durably) and then answers 202; one background worker
 processes them (:mod:`.intake`), unless ``wait`` is true. Over ``max_pending`` unfinished
 documents an insert gets 429 with ``Retry-After``. Document listings carry each running
@@ -39,9 +43,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Dict, List, Literal, Optional, Sequence, Union
 
@@ -87,6 +93,7 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_REQUEST_BYTES = 10 * 1024 * 1024
 MAX_PAGE = 1_000_000_000  # page * page_size must fit the database's 64-bit OFFSET
 DELETE_LOCK_WAIT = 2.0  # seconds a delete waits for a running insert before 503
+QUERY_THREADS = 8  # queries answered at once, each in its own thread with its own event loop
 QUERY_FIELDS = set(QueryParam().to_dict())
 
 
@@ -150,6 +157,14 @@ class AppState:
         self.lock = asyncio.Lock()
         self.intake = IntakeQueue(rag, self.lock, max_pending=max_pending,
                                   on_failure=lambda: metrics.count_error("insert_failed"))
+        # A pool of its own: a query waiting for a write transaction to commit must never hold
+        # a thread of the default executor, which the writer itself may need (model calls).
+        self.query_pool = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="lightrag-query")
+
+    async def in_query_thread(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn(*args, **kwargs)`` in the query pool."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.query_pool, functools.partial(fn, *args, **kwargs))
 
     @property
     def accepting(self) -> bool:
@@ -214,7 +229,7 @@ def _reference_chunks(result: Any) -> List[Dict[str, Any]]:
 _END = object()
 
 
-async def _pieces(iterator: Any) -> AsyncIterator[Any]:
+async def _pieces(state: AppState, iterator: Any) -> AsyncIterator[Any]:
     """The pieces of an async iterator, or of a sync one read in a worker thread (the sync
     stream of a query run off the event loop)."""
     if hasattr(iterator, "__aiter__"):
@@ -222,7 +237,7 @@ async def _pieces(iterator: Any) -> AsyncIterator[Any]:
             yield piece
         return
     iterator = iter(iterator)
-    while (piece := await asyncio.to_thread(next, iterator, _END)) is not _END:
+    while (piece := await state.in_query_thread(next, iterator, _END)) is not _END:
         yield piece
 
 
@@ -230,7 +245,7 @@ async def _stream_answer(state: AppState, result: Any) -> AsyncIterator[str]:
     yield _sse({"references": result.references, "chunks": _reference_chunks(result)})
     try:
         if result.is_streaming:
-            async for piece in _pieces(result.response_iterator):
+            async for piece in _pieces(state, result.response_iterator):
                 yield _sse({"response": piece})
         else:
             yield _sse({"response": result.content})
@@ -357,7 +372,7 @@ def _query_router() -> APIRouter:
         overrides = {k: v for k, v in fields.items() if k in QUERY_FIELDS}
         # Retrieval (graph walks, PPR, re-ranking) is CPU work: it runs in a worker thread with
         # its own event loop, so one heavy query never stalls /health or the other requests.
-        result = await asyncio.to_thread(state.rag.query, body.query, **overrides)
+        result = await state.in_query_thread(state.rag.query, body.query, **overrides)
         if body.stream:
             return StreamingResponse(_stream_answer(state, result), media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -435,6 +450,7 @@ def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
             state.intake.resume()
         yield
         await state.drain(drain_timeout)
+        state.query_pool.shutdown(wait=False, cancel_futures=True)
         log.info("shutdown: all inserts finished and stores flushed")
 
     app = FastAPI(title="LightRAG", version=lightrag.__version__, lifespan=lifespan,

@@ -47,7 +47,8 @@ from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema
+from lightrag.components.graph_rag.index import SUPERSEDED
+from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema, compute_mdhash_id
 from lightrag.components.graph_rag.system import GraphRAG, InsertResult, run_sync
 from lightrag.components.storage.base import BaseVectorStorage
 
@@ -165,15 +166,25 @@ def _fail(rag: GraphRAG, doc_id: str, message: str, result: InsertResult) -> Non
     result.failed[doc_id] = message
 
 
-def _commit(rag: GraphRAG, out: Dict[str, Any], result: InsertResult) -> None:
+def _commit(rag: GraphRAG, out: Dict[str, Any], result: InsertResult,
+            content_hash: Optional[str] = None) -> None:
     """Record one document's worker output through the GraphIndex (one transaction), exactly as
-    :meth:`GraphRAG.ainsert` does after extracting a document."""
+    :meth:`GraphRAG.ainsert` does after extracting a document: given ``content_hash`` (of the
+    text the worker was sent), nothing is written when the document was re-sent with another
+    text or deleted meanwhile; it is then listed in ``result.skipped`` (the newer request wins)."""
     from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 
     doc_id = out["doc_id"]
     chunks = {cid: TextChunkSchema.from_dict(c) for cid, c in out["chunks"].items()}
     extractions = [ExtractionResult.from_dict(e) for e in out["extractions"]]
-    recorded = run_sync(rag.index.record(doc_id, chunks, out["vectors"] if chunks else None, extractions))
+    recorded = run_sync(rag.index.record(doc_id, chunks, out["vectors"] if chunks else None,
+                                         extractions, content_hash))
+    if recorded.status == SUPERSEDED:
+        log.info("%s was deleted or re-sent while a worker processed it: left to the newer "
+                 "request", doc_id)
+        if doc_id not in result.skipped:
+            result.skipped.append(doc_id)
+        return
     result.chunks += recorded.chunks
     result.entities += len(recorded.entities)
     result.relations += len(recorded.relations)
@@ -244,7 +255,7 @@ def ray_insert(
                "max_concurrency": max(1, -(-window // num_workers))}
     actor_class = ray.remote(ExtractionWorker)
     actors = [actor_class.options(**options).remote(blob, limit) for limit in limits]
-    in_flight: Deque[Tuple[str, Any]] = deque()
+    in_flight: Deque[Tuple[str, str, Any]] = deque()
     queue = deque(todo)
     submitted = 0
     try:
@@ -258,13 +269,13 @@ def ray_insert(
                 actor = actors[submitted % num_workers]
                 submitted += 1
                 path = doc.get("file_path", "unknown_source")
-                in_flight.append((doc_id, actor.process.remote(
+                in_flight.append((doc_id, compute_mdhash_id(doc["content"]), actor.process.remote(
                     doc_id, doc["content"], path, _cached_extractions(rag, doc_id, doc["content"], path))))
             if not in_flight:
                 continue
-            doc_id, ref = in_flight.popleft()
+            doc_id, content_hash, ref = in_flight.popleft()
             try:
-                _commit(rag, ray.get(ref), result)
+                _commit(rag, ray.get(ref), result, content_hash)
             except Exception as e:
                 log.exception("distributed processing of %s failed", doc_id)
                 cause = getattr(e, "cause", None) or e  # a RayTaskError wraps the worker's error
