@@ -388,7 +388,9 @@ def _query_router() -> APIRouter:
     async def graph(request: Request, label: str = Query("*", min_length=1),
                     max_depth: int = Query(3, ge=0, le=10),
                     max_nodes: int = Query(1000, ge=1, le=100_000)) -> Dict[str, Any]:
-        kg = _state(request).rag.get_knowledge_graph(label, max_depth=max_depth, max_nodes=max_nodes)
+        state = _state(request)  # up to 100,000 nodes: built off the event loop
+        kg = await state.in_query_thread(state.rag.get_knowledge_graph, label, max_depth=max_depth,
+                                         max_nodes=max_nodes)
         data = kg.to_dict()
         for item in (*data.get("nodes", []), *data.get("edges", [])):
             item["properties"] = public_properties(item.get("properties") or {})
