@@ -7,7 +7,8 @@ as configured now and for the settings of the previous release (``--compare-lega
 
 - **junk names**: the share of entity names that a judge independent of the extractor's own
   filter calls code, shell, markup, path or table fragments (any of ``$ { } < > | \\ = ; ` _ /``,
-  a leading ``-`` or ``.``, fewer letters than other characters, or ``://``);
+  a leading ``-`` or ``.``, fewer letters than other characters, or ``://``; a bare year such
+  as ``1977`` is a date, not junk);
 - **top-20 hubs**: the names with the most distinct relation partners;
 - **relations per chunk**: mean and max.
 
@@ -37,13 +38,15 @@ from lightrag.components.graph_rag.chunking import Chunker  # noqa: E402
 from lightrag.components.loaders import load_document  # noqa: E402
 
 LEGACY = {"relation_window": None, "max_relations_per_chunk": None,
-          "single_noun_concepts": True, "clean_names": False}
+          "single_noun_concepts": True, "relate_single_nouns": True, "clean_names": False}
 SUFFIXES = {".md", ".markdown", ".txt", ".html", ".htm", ".rst", ".pdf", ""}
 _JUNK_CHARS = re.compile(r"[${}<>|\\=;`_/]|://|^[-.]")
 
 
 def judged_junk(name: str) -> bool:
     """The benchmark's own judge of a junk name (deliberately not the extractor's rule)."""
+    if re.fullmatch(r"1\d{3}|20\d{2}", name):  # a year: a date entity, not junk
+        return False
     visible = [c for c in name if not c.isspace()]
     letters = sum(c.isalpha() for c in visible)
     return bool(_JUNK_CHARS.search(name)) or letters < len(visible) - letters
