@@ -12,7 +12,8 @@ The steps follow the LightRAG algorithm:
    quota per item (``WEIGHT``), ranked together with the vector chunks by query similarity plus
    graph support (``RELEVANCE``) or interleaved with them (``ROUND_ROBIN``), optionally
    reranked, capped at ``chunk_top_k`` and at the tokens left by ``max_total_tokens``;
-4. **format** the context as JSON lines with a numbered reference list of source files.
+4. **format** the context as plain text (graph lines as bullets, each chunk under its ``[n]``
+   reference) with a numbered reference list of source files.
 """
 
 from __future__ import annotations
@@ -424,19 +425,39 @@ def fit_chunks(chunks: List[Dict[str, Any]], max_tokens: int, max_count: int) ->
     return kept
 
 
+def _plain(line: str) -> str:
+    """A context line as plain text: ``- name (type): description`` for an entity,
+    ``- a | b: description`` for a relation (no JSON quoting or escapes a model could copy)."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return f"- {line}"
+    description = " ".join(str(record.get("description", "")).split())
+    if "entity" in record:
+        head = f"{record['entity']} ({record.get('type', 'unknown')})"
+    else:
+        head = f"{record.get('entity1', '')} | {record.get('entity2', '')}"
+    return f"- {head}: {description}" if description else f"- {head}"
+
+
 def format_context(entity_lines: List[str], relation_lines: List[str],
                    chunks: List[Dict[str, Any]], references: List[Dict[str, str]]) -> str:
-    """The context text the answer model reads (JSON lines in fenced sections)."""
+    """The context text the answer model reads, as plain text: graph lines as bullets, then each
+    chunk under its ``[n] source`` header (``n`` is its reference number), then the references.
+
+    Plain text on purpose: JSON-quoted context reached small models as ``\\n`` and ``\\u2014``
+    escapes and fenced blocks, which they copied into their answers.
+    """
     parts = []
     if entity_lines:
-        parts.append("Knowledge Graph Data (Entity):\n```json\n" + "\n".join(entity_lines) + "\n```")
+        parts.append("Knowledge Graph Data (Entity):\n" + "\n".join(map(_plain, entity_lines)))
     if relation_lines:
-        parts.append("Knowledge Graph Data (Relationship):\n```json\n"
-                     + "\n".join(relation_lines) + "\n```")
-    chunk_lines = [json.dumps({"reference_id": c["reference_id"], "content": c["content"]},
-                              ensure_ascii=False) for c in chunks]
-    parts.append("Document Chunks (each has a reference_id from the Reference Document List):\n"
-                 "```json\n" + "\n".join(chunk_lines) + "\n```")
-    ref_lines = [f"[{r['reference_id']}] {r['file_path']}" for r in references]
-    parts.append("Reference Document List:\n```\n" + "\n".join(ref_lines) + "\n```")
+        parts.append("Knowledge Graph Data (Relationship):\n"
+                     + "\n".join(map(_plain, relation_lines)))
+    paths = {r["reference_id"]: r["file_path"] for r in references}
+    chunk_parts = [f"[{c['reference_id']}] {paths.get(c['reference_id'], '')}\n{c['content'].strip()}"
+                   for c in chunks]
+    parts.append("Document Chunks (cite them by their [n]):\n\n" + "\n\n".join(chunk_parts))
+    parts.append("Reference Document List:\n"
+                 + "\n".join(f"[{r['reference_id']}] {r['file_path']}" for r in references))
     return "\n\n".join(parts)

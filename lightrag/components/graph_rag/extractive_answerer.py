@@ -100,12 +100,23 @@ class _Candidate:
     chunk_id: str
     reference_id: str
     words: set
+    position: int = 0
     score: float = 0.0
 
 
 def content_words(text: str) -> set:
     """Words of ``text`` that carry meaning (stopwords and one-letter words dropped)."""
     return {w for w in words(text) if w not in STOPWORDS and len(w) > 1}
+
+
+_NOT_BRIDGES = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday by as of in on the".split())
+
+
+def bridge_words(name: str) -> set:
+    """The words of a name that can carry a hop (months, weekdays and stopwords cannot)."""
+    return {w for w in words(name) if w not in _NOT_BRIDGES and w not in STOPWORDS and len(w) > 1}
 
 
 def _stem(word: str) -> str:
@@ -122,6 +133,10 @@ class ExtractiveAnswerer(Component):
         entity_bonus: added to a sentence naming an entity the graph retrieved.
         bridge_bonus: added to a later hop naming a name the previous hop brought.
         rank_prior: subtracted per rank of the sentence's chunk (retrieval order matters).
+        residual_weight: weight of a later hop's cosine to what the question still asks.
+        left_weight: weight of a later hop's share of the question words still uncovered.
+        first_hop_pool: best sentences tried as the first hop, each with its best follower.
+        lead_bonus: added to the first sentence of a chunk (it says what the passage is about).
 
     Used by the packaged offline config as the ``answer_generator`` of ``GraphRAG``; it reads
     the store's embedder for sentence vectors, so it needs no model of its own.
@@ -129,9 +144,11 @@ class ExtractiveAnswerer(Component):
 
     _to_dict_exclude = ("_vectors",)
 
-    def __init__(self, max_sentences: int = 3, follow_ratio: float = 0.6,
+    def __init__(self, max_sentences: int = 4, follow_ratio: float = 0.6,
                  type_bonus: float = 0.12, entity_bonus: float = 0.04,
-                 bridge_bonus: float = 0.15, rank_prior: float = 0.01) -> None:
+                 bridge_bonus: float = 0.3, rank_prior: float = 0.01,
+                 residual_weight: float = 0.5, left_weight: float = 0.3,
+                 first_hop_pool: int = 5, lead_bonus: float = 0.1) -> None:
         super().__init__()
         if not isinstance(max_sentences, int) or max_sentences < 1:
             raise ValueError(f"max_sentences must be a positive integer, got {max_sentences!r}")
@@ -141,6 +158,10 @@ class ExtractiveAnswerer(Component):
         self.entity_bonus = entity_bonus
         self.bridge_bonus = bridge_bonus
         self.rank_prior = rank_prior
+        self.residual_weight = residual_weight
+        self.left_weight = left_weight
+        self.first_hop_pool = first_hop_pool
+        self.lead_bonus = lead_bonus
         self._vectors: "OrderedDict[str, np.ndarray]" = OrderedDict()
 
     # ------------------------------------------------------------------ vectors
@@ -166,13 +187,13 @@ class ExtractiveAnswerer(Component):
         found: List[_Candidate] = []
         seen = set()
         for index, chunk in enumerate(chunks):
-            for sentence in split_sentences(str(chunk.get("content", ""))):
+            for position, sentence in enumerate(split_sentences(str(chunk.get("content", "")))):
                 if sentence.text in seen:
                     continue
                 seen.add(sentence.text)
                 found.append(_Candidate(
                     sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
-                    reference_id=str(chunk.get("reference_id", "")),
+                    reference_id=str(chunk.get("reference_id", "")), position=position,
                     words={_stem(w) for w in content_words(sentence.text)}))
         return found
 
@@ -210,45 +231,103 @@ class ExtractiveAnswerer(Component):
             text = c.sentence.text.lower()
             if any(n in text for n in lowered_entities):
                 score += self.entity_bonus
+            if c.position == 0:
+                score += self.lead_bonus  # a passage's first sentence says what it is about
             if not (c.words - q_words):
                 score -= 0.3  # repeats the question, adds nothing
             c.score = score - self.rank_prior * c.chunk_index
 
-    def _chain(self, candidates: List[_Candidate], query: str, kind: str,
-               idf: Dict[str, float]) -> List[_Candidate]:
-        """The best sentence, then each next hop through the names the previous one brought."""
+    async def _chain(self, candidates: List[_Candidate], vectors: Optional[np.ndarray], query: str,
+                     kind: str, idf: Dict[str, float], embed: Optional[EmbedFn]) -> List[_Candidate]:
+        """The best sentence, then each next hop through the names the previous one brought.
+
+        A next hop is scored against what the question still asks: the question without the
+        words the quoted sentences already cover, plus the bridge names ("Who led the country
+        where X was born?" after "X was born in Y." asks "who led ... Y").
+        """
         if not candidates:
             return []
         q_words = {_stem(w) for w in content_words(query)}
         q_all = words(query)
-        best = max(candidates, key=lambda c: c.score)
+        best = self._first_hop(candidates, q_words, q_all, kind, idf)
         chain = [best]
         covered = set(best.words)
         while len(chain) < self.max_sentences:
             last = chain[-1]
             bridges = [n for n in names_in(last.sentence.text) | names_in(last.sentence.heading)
-                       if not words(n) <= q_all]
+                       if bridge_words(n) - q_all]
+            tokens = set().union(*(bridge_words(b) for b in bridges)) - q_all if bridges else set()
             left = q_words - covered
+            links = {id(c): self._link(c, bridges, tokens) for c in candidates}
+            pool = [(i, c) for i, c in enumerate(candidates) if c not in chain and (
+                links[id(c)] > 0 or (left and c.words & left))]
+            if not pool:
+                break
+            residual = [w for w in re.findall(r"\w+", query) if _stem(w.lower()) in left
+                        or w.lower() in STOPWORDS]
+            residual_cos = None
+            if vectors is not None and embed is not None:
+                focus = " ".join(residual + bridges[:3]) or query
+                r = np.asarray((await embed([focus]))[0], dtype=np.float32)
+                residual_cos = vectors[[i for i, _ in pool]] @ (r / (float(np.linalg.norm(r)) or 1.0))
+            typed_already = any(has_candidate(x.sentence.text, kind, q_all) for x in chain)
             best_next, best_score = None, -math.inf
-            for c in candidates:
-                if c in chain:
-                    continue
-                text = c.sentence.text + " " + c.sentence.heading
-                bridged = any(b in text for b in bridges)
-                if not bridged and not (left and c.words & left):
-                    continue
-                score = c.score + (self.bridge_bonus if bridged else 0.0)
-                score += 0.3 * self._coverage(c, left, idf) if left else 0.0
-                if kind in ("date", "number", "name") and not any(
-                        has_candidate(x.sentence.text, kind, q_all) for x in chain):
-                    score += self.type_bonus if has_candidate(c.sentence.text, kind, q_all) else 0.0
+            for j, (_, c) in enumerate(pool):
+                score = c.score + self.bridge_bonus * links[id(c)]
+                score += self.left_weight * self._coverage(c, left, idf) if left else 0.0
+                if residual_cos is not None:
+                    score += self.residual_weight * float(residual_cos[j])
+                if kind in ("date", "number", "name") and not typed_already and has_candidate(
+                        c.sentence.text, kind, q_all):
+                    score += self.type_bonus
                 if score > best_score:
                     best_next, best_score = c, score
-            if best_next is None or best_score < self.follow_ratio * best.score:
+            if best_next is None or best_score < self.follow_ratio * (best.score + self.bridge_bonus):
                 break
             chain.append(best_next)
             covered |= best_next.words
         return chain
+
+    def _first_hop(self, candidates: List[_Candidate], q_words: set, q_all: set, kind: str,
+                   idf: Dict[str, float]) -> _Candidate:
+        """The sentence to start from: among the ``FIRST_HOP_POOL`` best, the one whose best
+        linked follower makes the best pair (a first hop that leads on to the answer beats one
+        that only resembles the whole question)."""
+        ranked = sorted(candidates, key=lambda c: -c.score)
+        if self.first_hop_pool <= 1 or len(ranked) < 2:
+            return ranked[0]
+        best, best_pair = ranked[0], -math.inf
+        for first in ranked[: self.first_hop_pool]:
+            bridges = [n for n in names_in(first.sentence.text) | names_in(first.sentence.heading)
+                       if bridge_words(n) - q_all]
+            tokens = set().union(*(bridge_words(b) for b in bridges)) - q_all if bridges else set()
+            left = q_words - first.words
+            typed = has_candidate(first.sentence.text, kind, q_all)
+            follow = 0.0
+            for c in candidates:
+                link = self._link(c, bridges, tokens) if c is not first else 0.0
+                if link <= 0:
+                    continue
+                score = c.score + self.bridge_bonus * link
+                score += self.left_weight * self._coverage(c, left, idf) if left else 0.0
+                if kind in ("date", "number", "name") and not typed and has_candidate(
+                        c.sentence.text, kind, q_all):
+                    score += self.type_bonus
+                follow = max(follow, score)
+            if first.score + follow > best_pair:
+                best, best_pair = first, first.score + follow
+        return best
+
+    @staticmethod
+    def _link(candidate: _Candidate, bridges: List[str], tokens: set) -> float:
+        """How strongly a sentence continues from the bridge names: 1.5 when its heading is
+        about one of them (the passage's topic is the next hop: "Kassel" after "French-held
+        Kassel"), 1 when it names one in full, 0 otherwise."""
+        heading = bridge_words(candidate.sentence.heading)
+        if heading and heading <= tokens | heading & tokens and heading & tokens:
+            return 1.5
+        text = candidate.sentence.text
+        return 1.0 if any(b in text for b in bridges) else 0.0
 
     # ------------------------------------------------------------------ verdicts
     @staticmethod
@@ -308,7 +387,7 @@ class ExtractiveAnswerer(Component):
         names += [str(r.get(k, "")) for r in relations for k in ("src_id", "tgt_id")]
         idf = self._idf(candidates)
         self._base_scores(candidates, cosines, query, kind, names, idf)
-        chain = self._chain(candidates, query, kind, idf)
+        chain = await self._chain(candidates, vectors, query, kind, idf, embed)
         quoted = " ".join(f"{c.sentence.text} [{c.reference_id}]" if c.reference_id
                           else c.sentence.text for c in chain)
         decided: Optional[bool] = None

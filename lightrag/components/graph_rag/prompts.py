@@ -287,14 +287,12 @@ resolve references{% endif %}.
 Use general knowledge only to connect the facts smoothly, never as a source of facts.
 3. If the context does not contain the answer, say that there is not enough information; do \
 not guess.
-4. Each document chunk carries a reference_id; note which ones support your answer.
+4. Each document chunk starts with its reference number [n]. After each sentence of your \
+answer, write the [n] of the chunk it comes from.
 
 ## Form
-- Answer in the language of the question, in Markdown, as: {{response_type or "Multiple \
-Paragraphs"}}.
-- Finish with a section headed `### References` listing the documents you used, one per line \
-as `- [n] Document title`, at most 5, taken from the reference document list. Write nothing \
-after that section.
+- Answer in the language of the question, as: {{response_type or "Multiple Paragraphs"}}.
+- Write only the answer: no headings, no reference list, no tags, no code blocks.
 {% if user_prompt %}
 
 ## Additional instructions
