@@ -27,6 +27,7 @@ import logging
 import os
 import sys
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -197,15 +198,38 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 1 if result.failed else 0
 
 
+def _stage(text: str) -> None:
+    """A progress line on stderr (stdout keeps only the answer, for pipes)."""
+    sys.stderr.write(f"[{text}]\n")
+    sys.stderr.flush()
+
+
 def cmd_query(args: argparse.Namespace) -> int:
+    try:
+        return _query(args)
+    except KeyboardInterrupt:
+        _stage("cancelled")
+        return 130
+
+
+def _query(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     rag = _open_store(args)
     overrides: Dict[str, Any] = {"mode": args.mode}
     if args.top_k is not None:
         overrides["top_k"] = args.top_k
     if args.context_only:
         overrides["only_need_context"] = True
-    if args.stream and not args.json:
+    quoting = type(rag.engine.answer_generator).__name__ == "ExtractiveAnswerer"
+    # a written answer is streamed so its first words show as soon as the model makes them
+    streamed = not args.json and not args.context_only and (args.stream or not quoting)
+    if streamed:
         overrides["stream"] = True
+    progress = not args.json
+    if progress:
+        _stage(f"store opened in {time.perf_counter() - started:.1f} s; retrieving ({args.mode}) "
+               "... (Ctrl-C cancels)")
+    asked = time.perf_counter()
     result = rag.query(args.question, **overrides)
     if args.json:
         _out(json.dumps({
@@ -215,12 +239,25 @@ def cmd_query(args: argparse.Namespace) -> int:
             "processing_info": result.raw_data.get("processing_info", {}),
         }, ensure_ascii=False, indent=2, default=str))
         return 1 if result.raw_data.get("processing_info", {}).get("answer_failed") else 0
+    info = result.raw_data.get("processing_info", {})
+    if progress:
+        _stage(f"retrieved {info.get('chunks_kept', 0)} chunks in {time.perf_counter() - asked:.1f} s"
+               + ("; generating ..." if result.is_streaming and not quoting else ""))
     if result.is_streaming:
+        pieces: List[str] = []
         for piece in result.response_iterator:
+            if not pieces and progress and not quoting:
+                _stage(f"first token after {time.perf_counter() - asked:.1f} s")
+            pieces.append(piece)
             sys.stdout.write(piece)
             sys.stdout.flush()
         _out()
-    elif result.raw_data.get("processing_info", {}).get("answer_failed"):
+        error = getattr(result.response_iterator, "error", None)
+        if error:
+            _out(f"ERROR: {error}")
+            return 1
+        _warn_unsupported("".join(pieces), result)
+    elif info.get("answer_failed"):
         _out(f"ERROR: {result.raw_data.get('error')}")
         return 1
     else:
@@ -229,6 +266,18 @@ def cmd_query(args: argparse.Namespace) -> int:
         _out("\nSources: " + ", ".join(f"[{r['reference_id']}] {r['file_path']}"
                                        for r in _references(result)))
     return 0
+
+
+def _warn_unsupported(answer: str, result: Any) -> None:
+    """After a streamed, generated answer: name the sentences its context does not support."""
+    from lightrag.components.graph_rag.grounding import check_answer
+
+    chunks = [str(c.get("content", "")) for c in result.raw_data.get("chunks", [])]
+    if not chunks or not answer.strip():
+        return
+    checked = check_answer(answer, chunks, {r["reference_id"] for r in _references(result)})
+    for sentence in checked.unsupported:
+        _stage(f"not found in the sources: {sentence}")
 
 
 def _doc_rows(rag: Any, status: Optional[str] = None) -> List[Dict[str, Any]]:

@@ -69,6 +69,7 @@ EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before|sooner|pr
 LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|after|newer|recent|more recently)", re.I)
 NOT_FOUND = "The retrieved context does not contain a sentence that answers this question."
 CACHE_SIZE = 50_000
+FIRST_HOP_MARGIN = 0.6  # a first hop other than the best sentence must score this share of it
 
 
 @dataclass
@@ -120,7 +121,14 @@ def bridge_words(name: str) -> set:
 
 
 def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+    """A light suffix stripper ("married" and "marry", "published" and "publishes" meet)."""
+    if len(word) <= 4:
+        return word
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] + "y" if word.endswith("i") else word
 
 
 class ExtractiveAnswerer(Component):
@@ -253,6 +261,8 @@ class ExtractiveAnswerer(Component):
         chain = [best]
         covered = set(best.words)
         while len(chain) < self.max_sentences:
+            if self._complete(chain, q_words, q_all, kind):
+                break
             last = chain[-1]
             bridges = [n for n in names_in(last.sentence.text) | names_in(last.sentence.heading)
                        if bridge_words(n) - q_all]
@@ -294,10 +304,11 @@ class ExtractiveAnswerer(Component):
         linked follower makes the best pair (a first hop that leads on to the answer beats one
         that only resembles the whole question)."""
         ranked = sorted(candidates, key=lambda c: -c.score)
-        if self.first_hop_pool <= 1 or len(ranked) < 2:
+        if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2:
             return ranked[0]
         best, best_pair = ranked[0], -math.inf
-        for first in ranked[: self.first_hop_pool]:
+        pool = [c for c in ranked[: self.first_hop_pool] if c.score >= FIRST_HOP_MARGIN * ranked[0].score]
+        for first in pool:
             bridges = [n for n in names_in(first.sentence.text) | names_in(first.sentence.heading)
                        if bridge_words(n) - q_all]
             tokens = set().union(*(bridge_words(b) for b in bridges)) - q_all if bridges else set()
@@ -317,6 +328,17 @@ class ExtractiveAnswerer(Component):
             if first.score + follow > best_pair:
                 best, best_pair = first, first.score + follow
         return best
+
+    @staticmethod
+    def _complete(chain: List[_Candidate], q_words: set, q_all: set, kind: str) -> bool:
+        """Whether the quoted sentences already answer: they cover every word of the question
+        and hold the kind of answer it asks for (no further hop is quoted then)."""
+        covered = set().union(*(c.words | {_stem(w) for w in content_words(c.sentence.heading)}
+                                for c in chain))
+        if not q_words <= covered:
+            return False
+        return kind not in ("date", "number", "name") or any(
+            has_candidate(c.sentence.text, kind, q_all) for c in chain)
 
     @staticmethod
     def _link(candidate: _Candidate, bridges: List[str], tokens: set) -> float:
@@ -351,13 +373,26 @@ class ExtractiveAnswerer(Component):
             return a if earliest[a] < earliest[b] else b
         return None
 
-    def _yes_no(self, query: str, best: _Candidate, idf: Dict[str, float]) -> Optional[str]:
-        """"Yes" when the best sentence states every word of the question's claim without a
-        negation; otherwise undecided (absence of evidence is not a "no")."""
+    def _yes_no(self, query: str, chain: List[_Candidate], idf: Dict[str, float]) -> Optional[str]:
+        """"Yes" when the quoted sentences together state every word of the question's claim
+        without a negation; otherwise undecided (absence of evidence is not a "no")."""
         claim = {_stem(w) for w in content_words(query)}
-        if claim and self._coverage(best, claim, idf) >= 0.9 and not (words(best.sentence.text) & NEGATIONS):
-            return "Yes"
-        return None
+        said = set().union(*(c.words | {_stem(w) for w in content_words(c.sentence.heading)}
+                             for c in chain))
+        negated = any(words(c.sentence.text) & NEGATIONS for c in chain)
+        weight = sum(idf.get(w, 1.0) for w in claim)
+        share = sum(idf.get(w, 1.0) for w in claim & said) / weight if weight else 0.0
+        return "Yes" if claim and share >= 0.9 and not negated else None
+
+    @staticmethod
+    def _reading_order(chain: List[_Candidate]) -> List[_Candidate]:
+        """The quotes grouped by source and in the source's order ("Apollo 11 was ... Its
+        commander was ..."), sources in the order the chain reached them."""
+        first_seen: Dict[str, int] = {}
+        for i, c in enumerate(chain):
+            first_seen.setdefault(c.chunk_id or str(i), i)
+        return sorted(chain, key=lambda c: (first_seen[c.chunk_id or str(chain.index(c))],
+                                            c.position))
 
     # ------------------------------------------------------------------ answer
     async def acall(self, query: str, chunks: Sequence[Dict[str, Any]],
@@ -388,6 +423,7 @@ class ExtractiveAnswerer(Component):
         idf = self._idf(candidates)
         self._base_scores(candidates, cosines, query, kind, names, idf)
         chain = await self._chain(candidates, vectors, query, kind, idf, embed)
+        chain = self._reading_order(chain)
         quoted = " ".join(f"{c.sentence.text} [{c.reference_id}]" if c.reference_id
                           else c.sentence.text for c in chain)
         decided: Optional[bool] = None
@@ -398,7 +434,7 @@ class ExtractiveAnswerer(Component):
             text = (f"{pick}, according to the dates in the sources: {quoted}" if pick else
                     f"The sources do not settle which one; the closest evidence: {quoted}")
         elif kind == "yes_no":
-            verdict = self._yes_no(query, chain[0], idf)
+            verdict = self._yes_no(query, chain, idf)
             decided = verdict is not None
             text = (f"{verdict}: {quoted}" if verdict else
                     f"The sources do not say yes or no directly; the closest evidence: {quoted}")

@@ -296,6 +296,14 @@ function showReferences(references, chunks) {
   if (!references.length) list.append(el("li", { class: "muted" }, "no references"));
 }
 
+let askController = null;
+
+function stage(text) { $("#query-stage").textContent = text; }
+
+function cancelAsk() {
+  if (askController) askController.abort();
+}
+
 async function ask() {
   const query = $("#query-input").value.trim();
   if (!query) { banner("Type a question first."); return; }
@@ -309,8 +317,15 @@ async function ask() {
   answer.classList.add("streaming");
   $("#references").replaceChildren();
   $("#ask-button").disabled = true;
+  $("#cancel-button").classList.remove("hidden");
+  askController = new AbortController();
+  const started = performance.now();
+  const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
+  stage("Retrieving ...");
+  let firstToken = null;
   try {
     const response = await fetch("/query", { method: "POST", body: JSON.stringify(body),
+      signal: askController.signal,
       headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }) });
     if (!response.ok) {
       let detail = response.statusText;
@@ -331,17 +346,29 @@ async function ask() {
         const line = block.split("\n").find((l) => l.startsWith("data: "));
         if (!line) continue;
         const event = JSON.parse(line.slice(6));
-        if (event.references) showReferences(event.references, event.chunks || []);
-        if (event.response) answer.textContent += event.response;
+        if (event.references) {
+          showReferences(event.references, event.chunks || []);
+          stage(`Retrieved in ${seconds()} s; answering ...`);
+        }
+        if (event.response) {
+          if (firstToken === null) firstToken = seconds();
+          answer.textContent += event.response;
+        }
         if (event.error) banner(`Answer: ${event.error}`);
-        if (event.done) answer.dataset.done = "true";
+        if (event.done) {
+          answer.dataset.done = "true";
+          stage(`Answered in ${seconds()} s` + (firstToken ? ` (first words after ${firstToken} s)` : ""));
+        }
       }
     }
   } catch (e) {
-    banner(`Query: ${e.message}`);
+    if (e.name === "AbortError") stage(`Cancelled after ${seconds()} s.`);
+    else { stage(""); banner(`Query: ${e.message}`); }
   } finally {
+    askController = null;
     answer.classList.remove("streaming");
     $("#ask-button").disabled = false;
+    $("#cancel-button").classList.add("hidden");
   }
 }
 
@@ -370,6 +397,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#graph-overview").addEventListener("click", overview);
   $("#graph-clear").addEventListener("click", () => { if (state.cy) state.cy.elements().remove(); });
   $("#ask-button").addEventListener("click", ask);
+  $("#cancel-button").addEventListener("click", cancelAsk);
   $("#query-input").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) ask(); });
   $("#chunk-close").addEventListener("click", () => $("#chunk-dialog").close());
   const start = (location.hash || "#documents").slice(1);

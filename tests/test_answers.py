@@ -1,0 +1,159 @@
+"""Answers a user can trust: quoted answers, checked generated answers, a plain-text context."""
+
+import asyncio
+
+import numpy as np
+import pytest
+from graph_fakes import extraction_reply
+
+from lightrag.components.graph_rag import (
+    Chunker,
+    EntityExtractor,
+    ExtractiveAnswerer,
+    GraphRAG,
+    HeuristicKeywordExtractor,
+)
+from lightrag.components.graph_rag.grounding import check_answer, clean_markup
+from lightrag.components.graph_rag.question_types import choice_options, question_type
+from lightrag.components.graph_rag.sentences import split_sentences
+from lightrag.components.model_client import ScriptedClient
+from lightrag.core import Embedder, Generator
+
+CHUNKS = [
+    {"chunk_id": "c1", "reference_id": "1",
+     "content": "The Hobbit\nThe Hobbit is a fantasy novel written by J. R. R. Tolkien. "
+                "It was published in 1937 by George Allen & Unwin."},
+    {"chunk_id": "c2", "reference_id": "2",
+     "content": "J. R. R. Tolkien\nTolkien was an English writer. He was born in Bloemfontein "
+                "in 1892."},
+    {"chunk_id": "c3", "reference_id": "3",
+     "content": "Python\nPython is a programming language. Its first version was released in "
+                "1991 by Guido van Rossum."},
+]
+
+
+def quote(question, chunks=CHUNKS, **kwargs):
+    return ExtractiveAnswerer(**kwargs)(question, chunks)
+
+
+def in_context(sentence, chunks=CHUNKS):
+    return any(sentence in c["content"] for c in chunks)
+
+
+def test_single_hop_answer_is_a_quoted_sentence_with_its_citation():
+    answer = quote("When was The Hobbit published?")
+    assert "It was published in 1937 by George Allen & Unwin. [1]" in answer.text
+    assert all(in_context(s.text) for s in answer.sentences)
+
+
+def test_two_hop_answer_follows_the_bridge_name_to_a_second_source():
+    answer = quote("In which city was the author of The Hobbit born?")
+    assert "Bloemfontein" in answer.text and "[2]" in answer.text
+    assert all(in_context(s.text) for s in answer.sentences)
+    assert {s.reference_id for s in answer.sentences} >= {"1", "2"}
+
+
+def test_choice_question_is_decided_from_the_years_of_the_context():
+    answer = quote("Which was released first, Python or The Hobbit?")
+    assert answer.question_type == "choice" and answer.decided is True
+    assert answer.text.startswith("The Hobbit")
+
+
+def test_yes_no_question_says_when_the_context_does_not_decide():
+    answer = quote("Is Python older than the Moon?")
+    assert answer.question_type == "yes_no" and answer.decided is False
+    assert "do not say yes or no" in answer.text
+
+
+def test_no_context_says_so_instead_of_inventing():
+    answer = quote("Who wrote Hamlet?", chunks=[])
+    assert "does not contain" in answer.text and not answer.sentences
+
+
+def test_ranking_by_meaning_uses_the_embedder_when_given():
+    calls = []
+
+    async def embed(texts):
+        calls.append(len(texts))
+        return np.array([[float("born" in t), 0.1] for t in texts])
+
+    answer = asyncio.run(ExtractiveAnswerer(max_sentences=1).acall(
+        "Where was Tolkien born?", CHUNKS, embed=embed))
+    assert calls and "Bloemfontein" in answer.text
+
+
+def test_sentences_are_verbatim_and_skip_headings_code_and_tables():
+    text = "# Install\nRun the installer. Dr. Smith wrote it in 2020.\n```\n$ pip x\n```\n|---|---|"
+    found = [s.text for s in split_sentences(text)]
+    assert found == ["Run the installer.", "Dr. Smith wrote it in 2020."]
+    assert split_sentences(text)[0].heading == "Install"
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("When did Apollo 11 land?", "date"), ("How many moons has Mars?", "number"),
+    ("Who wrote The Hobbit?", "name"), ("Is Paris in France?", "yes_no"),
+    ("Which is older, the Eiffel Tower or Big Ben?", "choice"), ("Describe Paris.", "other")])
+def test_question_types(question, kind):
+    assert question_type(question) == kind
+
+
+def test_choice_options():
+    assert choice_options("Which is older, the Eiffel Tower or Big Ben?") == (
+        "the Eiffel Tower", "Big Ben")
+
+
+def test_generated_answer_markup_is_cleaned():
+    raw = 'The answer is:\n<User>Lyon</User><user_id="2019"> is in France.\\u2014 ok\n```json\n'
+    assert clean_markup(raw) == "Lyon is in France.\u2014 ok"
+    assert clean_markup("Use `<div>` tags.") == "Use `<div>` tags."
+
+
+def test_generated_answer_citations_and_support_are_checked():
+    checked = check_answer(
+        "Tolkien was born in Bloemfontein [2]. He landed on the Moon in 1969 [7].",
+        [c["content"] for c in CHUNKS], {"1", "2", "3"}, drop_unsupported=True)
+    assert checked.invalid_citations == ["7"]
+    assert checked.unsupported == ["He landed on the Moon in 1969."]
+    assert checked.text == "Tolkien was born in Bloemfontein [2]."
+
+
+def make_rag(tmp_path, answerer):
+    return GraphRAG(
+        embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
+        extractor=EntityExtractor(generator=Generator(
+            model_client=ScriptedClient(response_fn=extraction_reply)), max_gleaning=0),
+        answer_generator=answerer, keyword_extractor=HeuristicKeywordExtractor(),
+        chunker=Chunker(chunk_token_size=60, chunk_overlap_token_size=0),
+        working_dir=str(tmp_path), cosine_threshold=0.0)
+
+
+DOCS = {"hobbit.md": CHUNKS[0]["content"], "tolkien.md": CHUNKS[1]["content"]}
+
+
+@pytest.mark.parametrize("mode", ["naive", "local", "hybrid", "mix", "ppr"])
+def test_graph_rag_quotes_its_sources_in_every_mode(tmp_path, mode):
+    rag = make_rag(tmp_path, ExtractiveAnswerer())
+    rag.insert(list(DOCS.values()), file_paths=list(DOCS))
+    result = rag.query("When was The Hobbit published?", mode=mode)
+    info = result.raw_data["processing_info"]
+    assert info["answerer"] == "extractive" and info["answer_sentences"]
+    chunks = " ".join(c["content"] for c in result.raw_data["chunks"])
+    assert all(s["text"] in chunks for s in info["answer_sentences"])
+    cited = {r["reference_id"] for r in result.references}
+    assert all(s["reference_id"] in cited for s in info["answer_sentences"])
+    streamed = rag.query("When was The Hobbit published?", mode=mode, stream=True)
+    assert "".join(streamed.response_iterator) == result.content
+
+
+def test_generated_answer_reports_unsupported_sentences(tmp_path):
+    answer = "The Hobbit was published in 1937 [1]. It sold a billion copies in 1950 [9]."
+    rag = make_rag(tmp_path, Generator(model_client=ScriptedClient(responses=[answer], cycle=True)))
+    rag.insert(list(DOCS.values()), file_paths=list(DOCS))
+    result = rag.query("When was The Hobbit published?", mode="naive")
+    info = result.raw_data["processing_info"]
+    assert info["unsupported_sentences"] == ["It sold a billion copies in 1950."]
+    assert info["invalid_citations"] == ["9"] and "[9]" not in result.content
+    dropped = rag.query("When was The Hobbit published?", mode="naive", drop_unsupported=True)
+    assert "billion" not in dropped.content and "1937" in dropped.content
+    prompt = rag.query("When was The Hobbit published?", mode="naive", only_need_prompt=True)
+    assert "```json" not in prompt.content and '{"reference_id"' not in prompt.content
