@@ -215,7 +215,8 @@ def cmd_query(args: argparse.Namespace) -> int:
 def _query(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rag = _open_store(args)
-    overrides: Dict[str, Any] = {"mode": args.mode}
+    overrides: Dict[str, Any] = {"mode": args.mode} if args.mode else {}
+    mode = args.mode or rag.query_defaults.get("mode", "mix")
     if args.top_k is not None:
         overrides["top_k"] = args.top_k
     if args.context_only:
@@ -227,13 +228,13 @@ def _query(args: argparse.Namespace) -> int:
         overrides["stream"] = True
     progress = not args.json
     if progress:
-        _stage(f"store opened in {time.perf_counter() - started:.1f} s; retrieving ({args.mode}) "
+        _stage(f"store opened in {time.perf_counter() - started:.1f} s; retrieving ({mode}) "
                "... (Ctrl-C cancels)")
     asked = time.perf_counter()
     result = rag.query(args.question, **overrides)
     if args.json:
         _out(json.dumps({
-            "question": args.question, "mode": args.mode, "answer": result.content,
+            "question": args.question, "mode": mode, "answer": result.content,
             "error": result.raw_data.get("error"), "references": _references(result),
             "keywords": result.raw_data.get("keywords", {}),
             "processing_info": result.raw_data.get("processing_info", {}),
@@ -436,7 +437,8 @@ def make_parser() -> argparse.ArgumentParser:
                                           "(default: detected with charset-normalizer)")
     query = add("query", cmd_query, "answer a question")
     query.add_argument("question")
-    query.add_argument("--mode", default="mix", choices=QUERY_MODES)
+    query.add_argument("--mode", default=None, choices=QUERY_MODES,
+                       help="query mode (default: the config's query_defaults, else mix)")
     query.add_argument("--top-k", type=int, help="entities (local) / relations (global) to fetch")
     query.add_argument("--json", action="store_true", help="print the answer, references and "
                                                            "retrieval details as JSON")
