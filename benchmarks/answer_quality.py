@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import re
 import statistics
 import sys

@@ -60,7 +60,7 @@ class FakeProvider:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def __enter__(self) -> "FakeProvider":
+    def __enter__(self) -> FakeProvider:
         self._thread.start()
         return self
 

@@ -157,3 +157,24 @@ def test_generated_answer_reports_unsupported_sentences(tmp_path):
     assert "billion" not in dropped.content and "1937" in dropped.content
     prompt = rag.query("When was The Hobbit published?", mode="naive", only_need_prompt=True)
     assert "```json" not in prompt.content and '{"reference_id"' not in prompt.content
+
+
+def test_insert_and_query_report_usage_by_model(tmp_path):
+    rag = GraphRAG(
+        embedder=Embedder(model_client=ScriptedClient(embedding_dim=64)),
+        extractor=EntityExtractor(generator=Generator(
+            model_client=ScriptedClient(response_fn=extraction_reply),
+            model_kwargs={"model": "extract-model"}), max_gleaning=0),
+        answer_generator=Generator(model_client=ScriptedClient(responses=["It was 1937 [1]."],
+                                                               cycle=True),
+                                   model_kwargs={"model": "answer-model"}),
+        keyword_extractor=HeuristicKeywordExtractor(),
+        chunker=Chunker(chunk_token_size=60, chunk_overlap_token_size=0),
+        working_dir=str(tmp_path), cosine_threshold=0.0)
+    result = rag.insert(list(DOCS.values()), file_paths=list(DOCS))
+    assert result.usage["extract-model"]["calls"] == result.chunks
+    assert "answer-model" not in result.usage
+    again = rag.insert(list(DOCS.values()), file_paths=list(DOCS))
+    assert again.usage == {}  # nothing extracted: already indexed
+    answer = rag.query("When was The Hobbit published?", mode="naive")
+    assert answer.raw_data["processing_info"]["usage"]["answer-model"]["calls"] == 1

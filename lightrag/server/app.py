@@ -379,7 +379,8 @@ def _query_router() -> APIRouter:
         if result.raw_data.get("processing_info", {}).get("answer_failed"):
             state.metrics.count_error("llm_failed")
             raise HTTPException(502, f"the answer model failed: {result.raw_data.get('error')}")
-        answer: Dict[str, Any] = {"response": result.content, "references": result.references}
+        answer: Dict[str, Any] = {"response": result.content, "references": result.references,
+                                  "usage": result.raw_data.get("processing_info", {}).get("usage", {})}
         if body.include_raw_data:
             answer["raw_data"] = result.raw_data
         return answer

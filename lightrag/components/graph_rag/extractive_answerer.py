@@ -170,7 +170,7 @@ class ExtractiveAnswerer(Component):
         self.left_weight = left_weight
         self.first_hop_pool = first_hop_pool
         self.lead_bonus = lead_bonus
-        self._vectors: "OrderedDict[str, np.ndarray]" = OrderedDict()
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
     # ------------------------------------------------------------------ vectors
     async def _sentence_vectors(self, texts: List[str], embed: Optional[EmbedFn]) -> Optional[np.ndarray]:

@@ -49,6 +49,9 @@ class InsertResult(DataClass):
     entities: int = field(default=0, metadata={"desc": "Entities touched"})
     relations: int = field(default=0, metadata={"desc": "Relations touched"})
     failed_chunks: List[str] = field(default_factory=list, metadata={"desc": "Chunks to retry"})
+    usage: Dict[str, Dict[str, int]] = field(
+        default_factory=dict,
+        metadata={"desc": "Tokens and calls by model: {model: {prompt_tokens, completion_tokens, calls}}"})
 
 
 @dataclass

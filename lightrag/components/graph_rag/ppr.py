@@ -329,7 +329,7 @@ class PprSettings:
             raise ValueError(f"PprSettings.fusion is {self.fusion!r}; use 'rrf' or 'score'")
 
     @classmethod
-    def from_dict(cls, values: Optional[Mapping[str, Any]]) -> "PprSettings":
+    def from_dict(cls, values: Optional[Mapping[str, Any]]) -> PprSettings:
         """Settings from a config mapping (``GraphRAG(ppr_settings={...})``); an unknown key
         raises ``ValueError`` naming it and the known ones."""
         values = dict(values or {})

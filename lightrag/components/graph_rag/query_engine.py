@@ -50,6 +50,7 @@ from lightrag.components.graph_rag.query_modes import (
     RetrievedContext,
 )
 from lightrag.components.graph_rag.schemas import QUERY_MODES, QueryParam, QueryResult
+from lightrag.components.graph_rag.usage import model_name
 from lightrag.core.component import Component
 from lightrag.core.generator import Generator
 from lightrag.core.tokenizer import count_tokens
@@ -211,6 +212,10 @@ class QueryEngine(Component):
             return QueryResult(response_iterator=stream, raw_data=raw_data, is_streaming=True)
         answer = await self.answer_generator.acall(prompt_kwargs)
         raw_data["processing_info"]["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        if answer.usage is not None:
+            raw_data["processing_info"]["usage"] = {model_name(self.answer_generator): {
+                "prompt_tokens": int(answer.usage.prompt_tokens or 0),
+                "completion_tokens": int(answer.usage.completion_tokens or 0), "calls": 1}}
         if answer.error is not None:
             raw_data["error"] = answer.error
             log.warning("the answer model failed: %s", answer.error)

@@ -44,6 +44,7 @@ from lightrag.components.graph_rag.schemas import (
     TextChunkSchema,
     compute_mdhash_id,
 )
+from lightrag.components.graph_rag.usage import usage_since, usage_snapshot
 from lightrag.core.component import Component
 from lightrag.core.embedder import Embedder
 from lightrag.core.generator import Generator
@@ -342,6 +343,7 @@ class GraphRAG(Component):
                        progress: Optional[ProgressCallback]) -> None:
         tracker = InsertProgress(docs_total=len(doc_ids))
         started = time.perf_counter()
+        spent_before = usage_snapshot(self.extractor, self.index)
         llm_limit = asyncio.Semaphore(self.llm_max_async)
         try:
             for start in range(0, len(doc_ids), self.insert_batch_size):
@@ -361,6 +363,10 @@ class GraphRAG(Component):
         finally:
             for doc_id in doc_ids:
                 self.insert_progress.pop(doc_id, None)
+            for model, row in usage_since(spent_before, usage_snapshot(self.extractor, self.index)).items():
+                total = result.usage.setdefault(model, dict.fromkeys(row, 0))
+                for key, value in row.items():
+                    total[key] = total.get(key, 0) + value
         log.info("insert %s: %d processed, %d failed, %d skipped", result.track_id,
                  len(result.processed), len(result.failed), len(result.skipped))
 
