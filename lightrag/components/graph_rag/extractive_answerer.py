@@ -69,6 +69,7 @@ EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before|sooner|pr
 LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|after|newer|recent|more recently)", re.I)
 NOT_FOUND = "The retrieved context does not contain a sentence that answers this question."
 CACHE_SIZE = 50_000
+PRONOUNS = frozenset("it its he his she her they their this these them".split())
 FIRST_HOP_MARGIN = 0.6  # a first hop other than the best sentence must score this share of it
 
 
@@ -268,7 +269,7 @@ class ExtractiveAnswerer(Component):
                        if bridge_words(n) - q_all]
             tokens = set().union(*(bridge_words(b) for b in bridges)) - q_all if bridges else set()
             left = q_words - covered
-            links = {id(c): self._link(c, bridges, tokens) for c in candidates}
+            links = {id(c): self._link(c, bridges, tokens, last) for c in candidates}
             pool = [(i, c) for i, c in enumerate(candidates) if c not in chain and (
                 links[id(c)] > 0 or (left and c.words & left))]
             if not pool:
@@ -316,7 +317,7 @@ class ExtractiveAnswerer(Component):
             typed = has_candidate(first.sentence.text, kind, q_all)
             follow = 0.0
             for c in candidates:
-                link = self._link(c, bridges, tokens) if c is not first else 0.0
+                link = self._link(c, bridges, tokens, first) if c is not first else 0.0
                 if link <= 0:
                     continue
                 score = c.score + self.bridge_bonus * link
@@ -341,11 +342,13 @@ class ExtractiveAnswerer(Component):
             has_candidate(c.sentence.text, kind, q_all) for c in chain)
 
     @staticmethod
-    def _link(candidate: _Candidate, bridges: List[str], tokens: set) -> float:
+    def _link(candidate: _Candidate, bridges: List[str], tokens: set, previous: _Candidate) -> float:
         """How strongly a sentence continues from the bridge names: 1.5 when its heading is
         about one of them (the passage's topic is the next hop: "Kassel" after "French-held
         Kassel"), 1 when it names one in full, 0 otherwise."""
         heading = bridge_words(candidate.sentence.heading)
+        if candidate.chunk_index == previous.chunk_index:
+            heading = set()  # the same passage: its heading is no hop away
         if heading and heading <= tokens | heading & tokens and heading & tokens:
             return 1.5
         text = candidate.sentence.text
@@ -385,14 +388,29 @@ class ExtractiveAnswerer(Component):
         return "Yes" if claim and share >= 0.9 and not negated else None
 
     @staticmethod
+    def _with_antecedents(chain: List[_Candidate], candidates: List[_Candidate]) -> List[_Candidate]:
+        """Each quote that opens with a pronoun ("Its close look at Titan ...") comes with the
+        sentence before it in its passage, which says who "it" is: quoted alone, next to a
+        sentence about something else, it would read as a claim about that."""
+        by_place = {(c.chunk_index, c.position): c for c in candidates}
+        out: List[_Candidate] = []
+        for c in chain:
+            first_word = c.sentence.text.split(maxsplit=1)[0].lower() if c.sentence.text else ""
+            before = by_place.get((c.chunk_index, c.position - 1))
+            if first_word in PRONOUNS and before is not None and before not in chain \
+                    and before not in out:
+                out.append(before)
+            out.append(c)
+        return out
+
+    @staticmethod
     def _reading_order(chain: List[_Candidate]) -> List[_Candidate]:
         """The quotes grouped by source and in the source's order ("Apollo 11 was ... Its
         commander was ..."), sources in the order the chain reached them."""
-        first_seen: Dict[str, int] = {}
+        first_seen: Dict[int, int] = {}
         for i, c in enumerate(chain):
-            first_seen.setdefault(c.chunk_id or str(i), i)
-        return sorted(chain, key=lambda c: (first_seen[c.chunk_id or str(chain.index(c))],
-                                            c.position))
+            first_seen.setdefault(c.chunk_index, i)
+        return sorted(chain, key=lambda c: (first_seen[c.chunk_index], c.position))
 
     # ------------------------------------------------------------------ answer
     async def acall(self, query: str, chunks: Sequence[Dict[str, Any]],
@@ -423,7 +441,7 @@ class ExtractiveAnswerer(Component):
         idf = self._idf(candidates)
         self._base_scores(candidates, cosines, query, kind, names, idf)
         chain = await self._chain(candidates, vectors, query, kind, idf, embed)
-        chain = self._reading_order(chain)
+        chain = self._reading_order(self._with_antecedents(chain, candidates))
         quoted = " ".join(f"{c.sentence.text} [{c.reference_id}]" if c.reference_id
                           else c.sentence.text for c in chain)
         decided: Optional[bool] = None
