@@ -86,6 +86,7 @@ from lightrag.server.middleware import (
     api_keys_from_env,
     check_api_key,
 )
+from lightrag.server.ollama_api import ollama_router
 from lightrag.server.ui import mount_ui
 
 log = logging.getLogger(__name__)
@@ -466,6 +467,7 @@ def create_app(rag: Any, api_keys: Optional[Sequence[str]] = None,
     app.include_router(_documents_router(), dependencies=protected)
     app.include_router(_query_router(), dependencies=protected)
     app.include_router(explore_router(), dependencies=protected)
+    app.include_router(ollama_router(), dependencies=protected)  # /api/*: Ollama clients
 
     @app.get("/openapi.json", include_in_schema=False, dependencies=protected)
     async def openapi() -> JSONResponse:
