@@ -1,4 +1,5 @@
-"""Retrievers: dense (NumPy, FAISS), keyword (BM25), fusion (hybrid), LLM and reranking.
+"""Retrievers: dense (NumPy, FAISS), keyword (BM25), fusion (hybrid), LLM and reranking
+(LLM, local cross-encoder, or an HTTP rerank API: Cohere, Jina, vLLM and other compatible servers).
 
 Every retriever takes one query or a list of queries and returns one
 :class:`~lightrag.core.types.RetrieverOutput` per query. Optional packages (faiss, bm25s,
@@ -21,6 +22,12 @@ from lightrag.components.retriever.bm25_retriever import (
 )
 from lightrag.components.retriever.dense_retriever import NumpyRetriever
 from lightrag.components.retriever.faiss_retriever import FAISSRetriever
+from lightrag.components.retriever.http_reranker import (
+    CohereReranker,
+    HTTPReranker,
+    JinaReranker,
+    RerankAPIError,
+)
 from lightrag.components.retriever.hybrid_retriever import HybridRetriever, reciprocal_rank_fusion
 from lightrag.components.retriever.llm_retriever import LLMRetriever
 from lightrag.components.retriever.postgres_retriever import PostgresRetriever
@@ -28,18 +35,24 @@ from lightrag.components.retriever.reranker import (
     CrossEncoderReranker,
     LLMReranker,
     RerankerRetriever,
+    RerankOutput,
 )
 
 __all__ = [
     "BM25Retriever",
+    "CohereReranker",
     "CrossEncoderReranker",
     "ENGLISH_STOPWORDS",
     "FAISSRetriever",
+    "HTTPReranker",
     "HybridRetriever",
+    "JinaReranker",
     "LLMReranker",
     "LLMRetriever",
     "NumpyRetriever",
     "PostgresRetriever",
+    "RerankAPIError",
+    "RerankOutput",
     "RerankerRetriever",
     "reciprocal_rank_fusion",
     "split_text_by_word_fn",

@@ -2,12 +2,17 @@
 
 - :class:`LLMReranker` asks an LLM for a 0-10 relevance score of each (query, passage) pair.
 - :class:`CrossEncoderReranker` scores the pairs with a sentence-transformers ``CrossEncoder``.
+- :class:`~lightrag.components.retriever.http_reranker.HTTPReranker` (and its presets
+  ``CohereReranker``, ``JinaReranker``) call a hosted or self-hosted ``/rerank`` API.
 - :class:`RerankerRetriever` chains a first-stage retriever with a reranker.
 
 A reranker's ``call(query, documents, top_k)`` takes a list of passages (strings, ``Document`` s or
 dicts with ``"text"``) or a :class:`RetrieverOutput` with ``documents``, and returns one
-``RetrieverOutput`` with the ``top_k`` best, highest score first. ``doc_indices`` are the
-documents' positions in the list, or the retriever's own indices when given a RetrieverOutput.
+:class:`RerankOutput` (a ``RetrieverOutput``) with the ``top_k`` best, highest score first.
+``doc_indices`` are the documents' positions in the list, or the retriever's own indices when
+given a RetrieverOutput. Iterating a ``RerankOutput`` gives every input passage's score in input
+order, so a reranker is also the ``(query, texts) -> scores`` Component that the graph RAG query
+modes call when ``QueryParam.enable_rerank`` is set.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from lightrag.components.retriever._common import as_query_list, doc_text, resolve_top_k
 from lightrag.core.component import Component
@@ -82,15 +88,45 @@ def _candidates(documents: RerankInput) -> Tuple[List[int], List[Any]]:
     return list(range(len(docs))), docs
 
 
+@dataclass
+class RerankOutput(RetrieverOutput):
+    """A reranker's result: the ``top_k`` best (a :class:`RetrieverOutput`), plus every input
+    passage's score in input order (``input_scores``).
+
+    Iterating it, ``len()`` and indexing go over ``input_scores``, so the output is also the list
+    of scores ``zip(passages, reranker(query, passages))`` expects (the graph RAG query modes
+    rerank their chunks that way).
+
+    Example:
+        >>> out = RerankOutput(doc_indices=[1, 0], doc_scores=[0.9, 0.2], input_scores=[0.2, 0.9])
+        >>> list(out), out.doc_indices
+        ([0.2, 0.9], [1, 0])
+    """
+
+    input_scores: List[float] = field(
+        default_factory=list, metadata={"desc": "Every input passage's score, in input order"}
+    )
+
+    def __iter__(self) -> Iterator[float]:  # type: ignore[override]
+        return iter(self.input_scores)
+
+    def __len__(self) -> int:
+        return len(self.input_scores)
+
+    def __getitem__(self, position: int) -> float:
+        return self.input_scores[position]
+
+
 def _ranked(
     query: Any, indices: List[int], docs: List[Any], scores: Sequence[float], top_k: int
-) -> RetrieverOutput:
+) -> RerankOutput:
     order = sorted(range(len(docs)), key=lambda i: -scores[i])[:top_k]  # stable: ties keep order
-    return RetrieverOutput(
+    return RerankOutput(
         doc_indices=[indices[i] for i in order],
         doc_scores=[float(scores[i]) for i in order],
         query=query,
         documents=[docs[i] for i in order],
+        input_scores=[float(s) for s in scores],
     )
 
 
@@ -226,7 +262,7 @@ class CrossEncoderReranker(Component):
         k = resolve_top_k(top_k, self.top_k)
         indices, docs = _candidates(documents)
         if not docs:
-            return RetrieverOutput(doc_indices=[], doc_scores=[], query=query, documents=[])
+            return RerankOutput(doc_indices=[], doc_scores=[], query=query, documents=[])
         scores = self.model_obj.predict([(query, doc_text(d)) for d in docs])
         return _ranked(query, indices, docs, [float(s) for s in scores], k)
 
