@@ -38,7 +38,7 @@ import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -69,6 +69,7 @@ EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before|sooner|pr
 LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|after|newer|recent|more recently)", re.I)
 NOT_FOUND = "The retrieved context does not contain a sentence that answers this question."
 CACHE_SIZE = 50_000
+TYPED_KINDS = ("date", "number", "name")  # question types whose answers a sentence can hold
 PRONOUNS = frozenset("it its he his she her they their this these them".split())
 FIRST_HOP_MARGIN = 0.6  # a first hop other than the best sentence must score this share of it
 
@@ -102,8 +103,10 @@ class _Candidate:
     chunk_id: str
     reference_id: str
     words: set
+    heading_words: set
     position: int = 0
     score: float = 0.0
+    typed: bool = False  # holds the kind of answer the question asks for
 
 
 def content_words(text: str) -> set:
@@ -119,6 +122,11 @@ _NOT_BRIDGES = frozenset(
 def bridge_words(name: str) -> set:
     """The words of a name that can carry a hop (months, weekdays and stopwords cannot)."""
     return {w for w in words(name) if w not in _NOT_BRIDGES and w not in STOPWORDS and len(w) > 1}
+
+
+def stems(text: str) -> set:
+    """The stemmed content words of ``text``."""
+    return {_stem(w) for w in content_words(text)}
 
 
 def _stem(word: str) -> str:
@@ -203,14 +211,14 @@ class ExtractiveAnswerer(Component):
                 found.append(_Candidate(
                     sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
                     reference_id=str(chunk.get("reference_id", "")), position=position,
-                    words={_stem(w) for w in content_words(sentence.text)}))
+                    words=stems(sentence.text), heading_words=stems(sentence.heading)))
         return found
 
     @staticmethod
     def _idf(candidates: List[_Candidate]) -> Dict[str, float]:
         df: Dict[str, int] = {}
         for c in candidates:
-            for w in c.words | {_stem(w) for w in content_words(c.sentence.heading)}:
+            for w in c.words | c.heading_words:
                 df[w] = df.get(w, 0) + 1
         n = len(candidates)
         return {w: math.log((n + 1) / (d + 0.5)) for w, d in df.items()}
@@ -220,7 +228,7 @@ class ExtractiveAnswerer(Component):
         """Share of the target words (idf-weighted) the sentence covers; its heading counts half."""
         if not targets:
             return 0.0
-        heading = {_stem(w) for w in content_words(candidate.sentence.heading)}
+        heading = candidate.heading_words
         total = sum(idf.get(w, 1.0) for w in targets)
         got = sum(idf.get(w, 1.0) * (1.0 if w in candidate.words else 0.5 if w in heading else 0.0)
                   for w in targets)
@@ -228,14 +236,15 @@ class ExtractiveAnswerer(Component):
 
     def _base_scores(self, candidates: List[_Candidate], cosines: Optional[np.ndarray],
                      query: str, kind: str, entity_names: List[str], idf: Dict[str, float]) -> None:
-        q_words = {_stem(w) for w in content_words(query)}
+        q_words = stems(query)
         q_all = words(query)
         lowered_entities = [n.lower() for n in entity_names if len(n) > 2]
         for i, c in enumerate(candidates):
             cosine = float(cosines[i]) if cosines is not None else 0.0
             lexical = self._coverage(c, q_words, idf)
             score = (0.5 * cosine + 0.5 * lexical) if cosines is not None else lexical
-            if kind in ("date", "number", "name") and has_candidate(c.sentence.text, kind, q_all):
+            c.typed = kind in TYPED_KINDS and has_candidate(c.sentence.text, kind, q_all)
+            if c.typed:
                 score += self.type_bonus
             text = c.sentence.text.lower()
             if any(n in text for n in lowered_entities):
@@ -256,7 +265,7 @@ class ExtractiveAnswerer(Component):
         """
         if not candidates:
             return []
-        q_words = {_stem(w) for w in content_words(query)}
+        q_words = stems(query)
         q_all = words(query)
         best = self._first_hop(candidates, q_words, q_all, kind, idf)
         chain = [best]
@@ -265,9 +274,7 @@ class ExtractiveAnswerer(Component):
             if self._complete(chain, q_words, q_all, kind):
                 break
             last = chain[-1]
-            bridges = [n for n in names_in(last.sentence.text) | names_in(last.sentence.heading)
-                       if bridge_words(n) - q_all]
-            tokens = set().union(*(bridge_words(b) for b in bridges)) - q_all if bridges else set()
+            bridges, tokens = self._bridges(last, q_all)
             left = q_words - covered
             links = {id(c): self._link(c, bridges, tokens, last) for c in candidates}
             pool = [(i, c) for i, c in enumerate(candidates) if c not in chain and (
@@ -281,16 +288,12 @@ class ExtractiveAnswerer(Component):
                 focus = " ".join(residual + bridges[:3]) or query
                 r = np.asarray((await embed([focus]))[0], dtype=np.float32)
                 residual_cos = vectors[[i for i, _ in pool]] @ (r / (float(np.linalg.norm(r)) or 1.0))
-            typed_already = any(has_candidate(x.sentence.text, kind, q_all) for x in chain)
+            typed_already = any(x.typed for x in chain)
             best_next, best_score = None, -math.inf
             for j, (_, c) in enumerate(pool):
-                score = c.score + self.bridge_bonus * links[id(c)]
-                score += self.left_weight * self._coverage(c, left, idf) if left else 0.0
+                score = self._follow_score(c, links[id(c)], left, idf, typed_already)
                 if residual_cos is not None:
                     score += self.residual_weight * float(residual_cos[j])
-                if kind in ("date", "number", "name") and not typed_already and has_candidate(
-                        c.sentence.text, kind, q_all):
-                    score += self.type_bonus
                 if score > best_score:
                     best_next, best_score = c, score
             if best_next is None or best_score < self.follow_ratio * (best.score + self.bridge_bonus):
@@ -310,36 +313,43 @@ class ExtractiveAnswerer(Component):
         best, best_pair = ranked[0], -math.inf
         pool = [c for c in ranked[: self.first_hop_pool] if c.score >= FIRST_HOP_MARGIN * ranked[0].score]
         for first in pool:
-            bridges = [n for n in names_in(first.sentence.text) | names_in(first.sentence.heading)
-                       if bridge_words(n) - q_all]
-            tokens = set().union(*(bridge_words(b) for b in bridges)) - q_all if bridges else set()
+            bridges, tokens = self._bridges(first, q_all)
             left = q_words - first.words
-            typed = has_candidate(first.sentence.text, kind, q_all)
             follow = 0.0
             for c in candidates:
                 link = self._link(c, bridges, tokens, first) if c is not first else 0.0
-                if link <= 0:
-                    continue
-                score = c.score + self.bridge_bonus * link
-                score += self.left_weight * self._coverage(c, left, idf) if left else 0.0
-                if kind in ("date", "number", "name") and not typed and has_candidate(
-                        c.sentence.text, kind, q_all):
-                    score += self.type_bonus
-                follow = max(follow, score)
+                if link > 0:
+                    follow = max(follow, self._follow_score(c, link, left, idf, first.typed))
             if first.score + follow > best_pair:
                 best, best_pair = first, first.score + follow
         return best
+
+    def _follow_score(self, c: _Candidate, link: float, left: set, idf: Dict[str, float],
+                      typed_already: bool) -> float:
+        """How well ``c`` continues a chain: its own score, how strongly it links to the
+        previous quote, the uncovered question words it covers, and the answer kind asked for
+        when no quote holds one yet."""
+        score = c.score + self.bridge_bonus * link
+        score += self.left_weight * self._coverage(c, left, idf) if left else 0.0
+        return score + (self.type_bonus if c.typed and not typed_already else 0.0)
+
+    @staticmethod
+    def _bridges(sentence: _Candidate, q_all: set) -> Tuple[List[str], set]:
+        """The names a quote brings that the question lacks, in the order it names them (the
+        first ones steer the next hop's search), and their words."""
+        names = dict.fromkeys(names_in(sentence.sentence.text) + names_in(sentence.sentence.heading))
+        bridges = [n for n in names if bridge_words(n) - q_all]
+        tokens = set().union(*(bridge_words(b) for b in bridges)) - q_all if bridges else set()
+        return bridges, tokens
 
     @staticmethod
     def _complete(chain: List[_Candidate], q_words: set, q_all: set, kind: str) -> bool:
         """Whether the quoted sentences already answer: they cover every word of the question
         and hold the kind of answer it asks for (no further hop is quoted then)."""
-        covered = set().union(*(c.words | {_stem(w) for w in content_words(c.sentence.heading)}
-                                for c in chain))
+        covered = set().union(*(c.words | c.heading_words for c in chain))
         if not q_words <= covered:
             return False
-        return kind not in ("date", "number", "name") or any(
-            has_candidate(c.sentence.text, kind, q_all) for c in chain)
+        return kind not in TYPED_KINDS or any(c.typed for c in chain)
 
     @staticmethod
     def _link(candidate: _Candidate, bridges: List[str], tokens: set, previous: _Candidate) -> float:
@@ -379,9 +389,8 @@ class ExtractiveAnswerer(Component):
     def _yes_no(self, query: str, chain: List[_Candidate], idf: Dict[str, float]) -> Optional[str]:
         """"Yes" when the quoted sentences together state every word of the question's claim
         without a negation; otherwise undecided (absence of evidence is not a "no")."""
-        claim = {_stem(w) for w in content_words(query)}
-        said = set().union(*(c.words | {_stem(w) for w in content_words(c.sentence.heading)}
-                             for c in chain))
+        claim = stems(query)
+        said = set().union(*(c.words | c.heading_words for c in chain))
         negated = any(words(c.sentence.text) & NEGATIONS for c in chain)
         weight = sum(idf.get(w, 1.0) for w in claim)
         share = sum(idf.get(w, 1.0) for w in claim & said) / weight if weight else 0.0

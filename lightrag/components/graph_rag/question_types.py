@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 _DATE_Q = re.compile(r"^(?:when\b|(?:in |on |by )?(?:what|which) (?:year|date|month|day|decade|"
                      r"century)\b|what time\b)", re.I)
@@ -82,21 +82,20 @@ def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
     elif kind == "number":
         found = _NUMBER.findall(sentence)
     elif kind == "name":
-        found = [m.group(0) for m in _NAME.finditer(sentence) if m.start() > 0]
-        found += [m.group(0) for m in _NAME.finditer(sentence) if m.start() == 0]
+        found = [m.group(0) for m in _NAME.finditer(sentence)]
     else:
         return False
     return any(_new(f, question_words) for f in found)
 
 
-def names_in(sentence: str) -> Set[str]:
-    """Capitalised names in a sentence (its first word only when followed by another name)."""
-    found = set()
+def names_in(sentence: str) -> List[str]:
+    """Capitalised names in a sentence, in order (its first word only when followed by another
+    name)."""
+    found: List[str] = []
     for match in _NAME.finditer(sentence):
         name = match.group(0).strip()
-        if match.start() == 0 and " " not in name:
-            continue
-        found.add(name)
+        if (match.start() > 0 or " " in name) and name not in found:
+            found.append(name)
     return found
 
 
