@@ -4,9 +4,12 @@
 Example:
     >>> split_prompt("<SYS>Be brief.</SYS>What is 2+2?")
     [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'What is 2+2?'}]
-    >>> build_chat_messages("<SYS>Be brief.</SYS>And 3+3?",
-    ...                     [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}])[1:]
-    [{'role': 'user', 'content': '2+2?'}, {'role': 'assistant', 'content': '4'}, {'role': 'user', 'content': 'And 3+3?'}]
+    >>> history = [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}]
+    >>> messages = build_chat_messages("<SYS>Be brief.</SYS>And 3+3?", history)
+    >>> messages[1:3] == history
+    True
+    >>> [m["role"] for m in messages], messages[-1]["content"]
+    (['system', 'user', 'assistant', 'user'], 'And 3+3?')
 """
 
 from __future__ import annotations

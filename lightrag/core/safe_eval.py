@@ -203,40 +203,46 @@ def evaluate_ast_node(node: ast.AST, context_map: Mapping[str, Any] | None = Non
         [1, -2, 8]
     """
     context_map = context_map or {}
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.List):
-        return [evaluate_ast_node(e, context_map) for e in node.elts]
-    if isinstance(node, ast.Tuple):
-        return tuple(evaluate_ast_node(e, context_map) for e in node.elts)
-    if isinstance(node, ast.Set):
-        return {evaluate_ast_node(e, context_map) for e in node.elts}
-    if isinstance(node, ast.Dict):
-        if any(k is None for k in node.keys):
-            raise UnsafeExpressionError("Unsupported syntax: '**' dict unpacking")
-        return {
-            evaluate_ast_node(k, context_map): evaluate_ast_node(v, context_map)
-            for k, v in zip(node.keys, node.values)
-            if k is not None
-        }
-    if isinstance(node, ast.UnaryOp):
-        op = _UNARY_OPS.get(type(node.op))
-        if op is None:
-            raise UnsafeExpressionError(f"Unsupported unary operator: {_node_name(node.op)}")
-        operand = evaluate_ast_node(node.operand, context_map)
-        try:
-            return op(operand)
-        except TypeError as e:
-            raise UnsafeExpressionError(f"Cannot evaluate {_node_name(node.op)}: {e}") from e
-    if isinstance(node, ast.BinOp):
-        return _binary_op(node, context_map)
-    if isinstance(node, ast.Name):
-        return _lookup_name(node.id, context_map)
-    if isinstance(node, ast.Attribute):
-        return _resolve_attribute(node, context_map)
-    if isinstance(node, ast.Call):
-        return _call(node, context_map)
-    raise UnsafeExpressionError(f"Unsupported expression node: {_node_name(node)}")
+    evaluate = _EVALUATORS.get(type(node))
+    if evaluate is None:
+        raise UnsafeExpressionError(f"Unsupported expression node: {_node_name(node)}")
+    return evaluate(node, context_map)
+
+
+def _dict(node: ast.Dict, context_map: Mapping[str, Any]) -> dict:
+    if any(k is None for k in node.keys):
+        raise UnsafeExpressionError("Unsupported syntax: '**' dict unpacking")
+    return {
+        evaluate_ast_node(k, context_map): evaluate_ast_node(v, context_map)
+        for k, v in zip(node.keys, node.values)
+        if k is not None
+    }
+
+
+def _unary_op(node: ast.UnaryOp, context_map: Mapping[str, Any]) -> Any:
+    op = _UNARY_OPS.get(type(node.op))
+    if op is None:
+        raise UnsafeExpressionError(f"Unsupported unary operator: {_node_name(node.op)}")
+    operand = evaluate_ast_node(node.operand, context_map)
+    try:
+        return op(operand)
+    except TypeError as e:
+        raise UnsafeExpressionError(f"Cannot evaluate {_node_name(node.op)}: {e}") from e
+
+
+# One evaluator per allowed node type; any other node is refused.
+_EVALUATORS: dict[type, Callable[[Any, Mapping[str, Any]], Any]] = {
+    ast.Constant: lambda node, _: node.value,
+    ast.List: lambda node, ctx: [evaluate_ast_node(e, ctx) for e in node.elts],
+    ast.Tuple: lambda node, ctx: tuple(evaluate_ast_node(e, ctx) for e in node.elts),
+    ast.Set: lambda node, ctx: {evaluate_ast_node(e, ctx) for e in node.elts},
+    ast.Dict: _dict,
+    ast.UnaryOp: _unary_op,
+    ast.BinOp: lambda node, ctx: _binary_op(node, ctx),
+    ast.Name: lambda node, ctx: _lookup_name(node.id, ctx),
+    ast.Attribute: lambda node, ctx: _resolve_attribute(node, ctx),
+    ast.Call: lambda node, ctx: _call(node, ctx),
+}
 
 
 def _clean_expression(expr: str) -> str:

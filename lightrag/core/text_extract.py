@@ -291,48 +291,73 @@ def fix_json_formatting(json_str: str) -> str:
         '{"a":1,"b":"two\\\\nlines"}'
     """
     s = json_str.strip()
-    out: list[str] = []
-    stack: list[str] = []
-    value_done = False
+    repair = _JsonRepair()
     i = 0
     while i < len(s):
         if s[i] in "\"'":
-            if value_done and stack:
-                out.append(",")
+            repair.value_start()
             piece, i = _read_string(s, i)
-            out.append(piece)
-            value_done = True
+            repair.out.append(piece)
+            repair.value_done = True
             continue
         token = _TOKEN.match(s, i).group()
         i += len(token)
+        repair.token(token, s[i:])
+    return repair.finish()
+
+
+class _JsonRepair:
+    """The output of :func:`fix_json_formatting` so far: the pieces, the open brackets and
+    whether a value just ended (so the next one needs a comma)."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.stack: list[str] = []
+        self.value_done = False
+
+    def value_start(self) -> None:
+        if self.value_done and self.stack:
+            self.out.append(",")
+
+    def token(self, token: str, rest: str) -> None:
         if token.isspace() or token.startswith(("//", "/*", "#")):
-            continue
+            return
         if token in ",:":
-            if token == ":" or (out and out[-1][-1] not in ",{["):
-                out.append(token)
-            value_done = False
+            self._separator(token)
         elif token in "}]":
-            opener = "{" if token == "}" else "["
-            if opener in stack:
-                if out and out[-1] == ",":
-                    out.pop()
-                while stack and (top := stack.pop()) != opener:
-                    out.append(_CLOSER[top])
-                out.append(token)
-                value_done = True
-        elif _BARE_TOKEN.fullmatch(token) or token in _CLOSER:
-            if value_done and stack:
-                out.append(",")
-            if token in _CLOSER:
-                stack.append(token)
-            out.append(token if token in _CLOSER else _bare_token(token, stack, s[i:]))
-            value_done = token not in _CLOSER
+            self._close("{" if token == "}" else "[", token)
+        elif token in _CLOSER:
+            self.value_start()
+            self.stack.append(token)
+            self.out.append(token)
+            self.value_done = False
+        elif _BARE_TOKEN.fullmatch(token):
+            self.value_start()
+            self.out.append(_bare_token(token, self.stack, rest))
+            self.value_done = True
         else:
-            out.append(token)
-    if out and out[-1] == ",":
-        out.pop()
-    out.extend(_CLOSER[opener] for opener in reversed(stack))
-    return "".join(out)
+            self.out.append(token)
+
+    def _separator(self, token: str) -> None:
+        if token == ":" or (self.out and self.out[-1][-1] not in ",{["):
+            self.out.append(token)
+        self.value_done = False
+
+    def _close(self, opener: str, token: str) -> None:
+        if opener not in self.stack:
+            return  # a stray closer: dropped
+        if self.out and self.out[-1] == ",":
+            self.out.pop()
+        while self.stack and (top := self.stack.pop()) != opener:
+            self.out.append(_CLOSER[top])
+        self.out.append(token)
+        self.value_done = True
+
+    def finish(self) -> str:
+        if self.out and self.out[-1] == ",":
+            self.out.pop()
+        self.out.extend(_CLOSER[opener] for opener in reversed(self.stack))
+        return "".join(self.out)
 
 
 def parse_json_str_to_obj(json_str: str) -> Any:

@@ -24,7 +24,7 @@ import collections.abc as cabc
 import functools
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, fields, is_dataclass
 from datetime import date, datetime, time
 from enum import Enum
@@ -143,6 +143,24 @@ def get_type_schema(
     if type_obj is Any:
         return "Any"
     origin, args = typing.get_origin(type_obj), typing.get_args(type_obj)
+    if origin is not None:
+        generic = _generic_schema(origin, args, sub)
+        if generic is not None:
+            return generic
+    if _is_dataclass_type(origin):
+        params = getattr(origin, "__parameters__", ())
+        return str(
+            get_dataclass_schema(origin, exclude, {**tvm, **dict(zip(params, args))}, include)
+        )
+    if _is_enum_type(type_obj):
+        return get_enum_schema(type_obj)
+    if _is_dataclass_type(type_obj):
+        return str(get_dataclass_schema(type_obj, exclude, tvm, include))
+    return getattr(type_obj, "__name__", None) or str(type_obj)
+
+
+def _generic_schema(origin: Any, args: tuple, sub: Callable[[Any], str]) -> str | None:
+    """The type string of a union, ``Literal``, tuple or generic container (None for others)."""
     if origin in _UNION_ORIGINS:
         rest = [a for a in args if a is not _NONE_TYPE]
         if len(rest) < len(args):
@@ -153,19 +171,10 @@ def get_type_schema(
         return f"Literal[{', '.join(repr(a) for a in args)}]"
     if origin is tuple and args:
         return f"Tuple[{', '.join('...' if a is Ellipsis else sub(a) for a in args)}]"
-    if _is_dataclass_type(origin):
-        params = getattr(origin, "__parameters__", ())
-        return str(
-            get_dataclass_schema(origin, exclude, {**tvm, **dict(zip(params, args))}, include)
-        )
     if origin in _GENERIC_NAMES:
         name = _GENERIC_NAMES[origin]
         return f"{name}[{', '.join(map(sub, args))}]" if args else name
-    if _is_enum_type(type_obj):
-        return get_enum_schema(type_obj)
-    if _is_dataclass_type(type_obj):
-        return str(get_dataclass_schema(type_obj, exclude, tvm, include))
-    return getattr(type_obj, "__name__", None) or str(type_obj)
+    return None
 
 
 def get_dataclass_schema(
@@ -265,21 +274,9 @@ def _convert(tp: Any, value: Any, tvm: dict[Any, Any], where: str) -> Any:
     if origin is not None:
         return _convert_generic(origin, args, value, tvm, where)
     if _is_dataclass_type(tp):
-        if isinstance(value, tp):
-            return value
-        if isinstance(value, Mapping) and not tvm and _overrides_from_dict(tp):
-            return tp.from_dict(value)  # e.g. Document.from_dict
-        return dataclass_obj_from_dict(tp, value, tvm, where)
+        return _convert_dataclass(tp, value, tvm, where)
     if _is_enum_type(tp):
-        if isinstance(value, tp):
-            return value
-        try:
-            return tp(value)
-        except ValueError:
-            if isinstance(value, str) and value in tp.__members__:
-                return tp[value]
-        allowed = ", ".join(f"{m.name}={m.value!r}" for m in tp)
-        raise _fail(f"{where}: {value!r} is not a valid {tp.__name__} ({allowed})")
+        return _convert_enum(tp, value, where)
     if tp in _GENERIC_NAMES:
         return _convert_generic(tp, (), value, tvm, where)
     parse = _PARSERS.get(tp)
@@ -289,6 +286,26 @@ def _convert(tp: Any, value: Any, tvm: dict[Any, Any], where: str) -> Any:
         except ValueError as e:
             raise _fail(f"{where}: {value!r} is not a valid {tp.__name__}") from e
     return value
+
+
+def _convert_dataclass(tp: type, value: Any, tvm: dict[Any, Any], where: str) -> Any:
+    if isinstance(value, tp):
+        return value
+    if isinstance(value, Mapping) and not tvm and _overrides_from_dict(tp):
+        return tp.from_dict(value)  # e.g. Document.from_dict
+    return dataclass_obj_from_dict(tp, value, tvm, where)
+
+
+def _convert_enum(tp: type[Enum], value: Any, where: str) -> Enum:
+    if isinstance(value, tp):
+        return value
+    try:
+        return tp(value)
+    except ValueError:
+        if isinstance(value, str) and value in tp.__members__:
+            return tp[value]
+    allowed = ", ".join(f"{m.name}={m.value!r}" for m in tp)
+    raise _fail(f"{where}: {value!r} is not a valid {tp.__name__} ({allowed})")
 
 
 def _convert_generic(origin: Any, args: tuple, value: Any, tvm: dict, where: str) -> Any:

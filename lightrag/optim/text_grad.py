@@ -15,7 +15,8 @@ Example:
     >>> from lightrag.core.parameter import Parameter
     >>> from lightrag.components.model_client import ScriptedClient
     >>> p = Parameter(data="Answer.", role_desc="instruction for a QA model", name="instruction")
-    >>> client = ScriptedClient(responses=["It answers too long.", "<NEW_VALUE>Answer in 3 words.</NEW_VALUE>"])
+    >>> client = ScriptedClient(
+    ...     responses=["It answers too long.", "<NEW_VALUE>Answer in 3 words.</NEW_VALUE>"])
     >>> opt = TextGradOptimizer([p], model_client=client)
     >>> from lightrag.optim.evaluation import ItemResult
     >>> failure = Sample(0, {"question": "Capital of France?", "answer": "Paris"},

@@ -36,7 +36,7 @@ import inspect
 import logging
 import typing
 from pathlib import Path
-from typing import Any, Dict, Union
+from typing import Any, Callable, Dict, Union
 
 import yaml
 
@@ -248,25 +248,36 @@ def _matches(value: Any, annotation: Any) -> bool:
         return any(_matches(value, a) for a in args)
     if origin is typing.Literal:
         return value in args
-    if annotation is type(None):
-        return value is None
-    if annotation is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if annotation is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if origin in (list, tuple, set, frozenset):
-        return isinstance(value, (list, tuple, set, frozenset))
-    if origin in (dict, typing.Mapping) or annotation is dict:
-        return isinstance(value, dict)
-    if origin is type or annotation is type:
-        return isinstance(value, type)
+    if isinstance(annotation, type) and annotation in _SCALAR_CHECKS:
+        return _SCALAR_CHECKS[annotation](value)
     if origin is not None:
-        return isinstance(value, origin) if isinstance(origin, type) else True
+        return _matches_generic(value, origin)
     if isinstance(annotation, type):
         if annotation in (list, tuple):
             return isinstance(value, (list, tuple))
         return isinstance(value, annotation)
     return True
+
+
+# Plain annotations checked by more than isinstance: an int is a float, a bool is not a number.
+_SCALAR_CHECKS: Dict[Any, Callable[[Any], bool]] = {
+    type(None): lambda value: value is None,
+    float: lambda value: isinstance(value, (int, float)) and not isinstance(value, bool),
+    int: lambda value: isinstance(value, int) and not isinstance(value, bool),
+    dict: lambda value: isinstance(value, dict),
+    type: lambda value: isinstance(value, type),
+}
+
+
+def _matches_generic(value: Any, origin: Any) -> bool:
+    """``List[int]``, ``Dict[str, X]``, ``Type[X]``...: only the container is checked."""
+    if origin in (list, tuple, set, frozenset):
+        return isinstance(value, (list, tuple, set, frozenset))
+    if origin in (dict, typing.Mapping):
+        return isinstance(value, dict)
+    if origin is type:
+        return isinstance(value, type)
+    return isinstance(value, origin) if isinstance(origin, type) else True
 
 
 # ------------------------------------------------------------------------------ dumping

@@ -12,7 +12,8 @@ environment, a :class:`jinja2.sandbox.ImmutableSandboxedEnvironment` made strict
   loops), strings and lists built by ``~``, ``+``, ``*``, ``%``, ``replace`` and any filter at
   most :data:`MAX_STRING_LENGTH` long, numeric widths
   (``center``, ``indent``, ``zfill``, ``%09999d``) at most :data:`MAX_WIDTH`, exponents at most
-  :data:`MAX_EXPONENT`, integers at most :data:`MAX_INT_BITS` bits, and the rendered text at most :data:`MAX_OUTPUT_CHARS`;
+  :data:`MAX_EXPONENT`, integers at most :data:`MAX_INT_BITS` bits, and the rendered text at
+  most :data:`MAX_OUTPUT_CHARS`;
   lists at most :data:`MAX_LIST_ITEMS` items; filters that walk their input (``sort``, ``join``,
   ``unique``, ...) and ``indent``/``join``/``expandtabs``/``split`` checked *before* they run;
 * a budget per render (:class:`BudgetedTemplate`): macros nested at most :data:`MAX_MACRO_DEPTH`

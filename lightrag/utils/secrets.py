@@ -277,10 +277,10 @@ def _redact_string(value: str) -> str:
     if text_secret(value) is None:
         return value
 
-    def url(match: "re.Match[str]") -> str:
+    def url(match: re.Match[str]) -> str:
         return _redact_url(match.group(0)) if url_secret(match.group(0)) else match.group(0)
 
-    def field(match: "re.Match[str]") -> str:
+    def field(match: re.Match[str]) -> str:
         text = match.group(0)
         head = re.match(r"(?is).*?[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?", text)
         return (head.group(0) if head else "") + REDACTED

@@ -6,9 +6,9 @@ characters), then a window of ``chunk_size`` units slides over them with a step 
 
 Every unit keeps the whitespace (or separator) that follows it, and every chunk is a plain slice
 of the original text. Sentences are lightrag 0.1's: the text between two ``.`` (the next sentence
-starts right after the ``.``, with its whitespace), windowed exactly as 0.1 does. So a non-final chunk ends with its separator, chunks taken without overlap
-join back into the exact text, and :meth:`TextSplitter.split_text_with_offsets` can tell where
-each chunk starts.
+starts right after the ``.``, with its whitespace), windowed exactly as 0.1 does. So a non-final
+chunk ends with its separator, chunks taken without overlap join back into the exact text, and
+:meth:`TextSplitter.split_text_with_offsets` can tell where each chunk starts.
 
 Example:
     >>> splitter = TextSplitter(split_by="word", chunk_size=3, chunk_overlap=1)

@@ -15,10 +15,11 @@ legacy files (cp1252, latin-1, Shift-JIS, ...), detection with ``charset-normali
 Example:
     >>> decode_text("café".encode("utf-8-sig"))
     ('café', 'utf-8-sig')
-    >>> decode_text(b"\\x00\\x01\\x02binary")
-    Traceback (most recent call last):
-    ...
-    lightrag.components.loaders.base.DocumentLoadError: <bytes>: binary file (NUL bytes in the first 8 KiB), not text
+    >>> try:
+    ...     decode_text(b"\\x00\\x01\\x02binary")
+    ... except DocumentLoadError as e:
+    ...     print(e)
+    <bytes>: binary file (NUL bytes in the first 8 KiB), not text
 """
 
 from __future__ import annotations

@@ -82,12 +82,8 @@ class _Extractor(HTMLParser):
         if tag == "title":
             self.in_title = True
         if tag in VOID_TAGS:
-            if tag in ("br", "hr") and not self.skip_depth:
-                self._emit(_SOFT)
-            elif tag == "img" and not self.skip_depth:
-                alt = dict(attrs).get("alt")
-                if alt:
-                    self._emit(f" {alt} ")
+            if not self.skip_depth:
+                self._void(tag, attrs)
             return
         attributes = {k.lower(): (v or "") for k, v in attrs}
         skip = (tag in SKIP_TAGS or attributes.get("role", "").lower() in SKIP_ROLES
@@ -101,6 +97,19 @@ class _Extractor(HTMLParser):
             self.main_depth += 1
             self.stack[-1] = (tag, False)
             self.stack.append(("\x00main", False))
+        self._open(tag)
+
+    def _void(self, tag: str, attrs: List[Tuple[str, Optional[str]]]) -> None:
+        """A ``<br>``/``<hr>`` ends the line; an ``<img>`` stands for its alt text."""
+        if tag in ("br", "hr"):
+            self._emit(_SOFT)
+        elif tag == "img":
+            alt = dict(attrs).get("alt")
+            if alt:
+                self._emit(f" {alt} ")
+
+    def _open(self, tag: str) -> None:
+        """What a tag that is not skipped starts: a region, a cell, a heading, a block."""
         if tag == "article":
             self.article_depth += 1
         if tag == "pre":

@@ -60,6 +60,7 @@ class _Renderer:
         self.table: Optional[List[List[str]]] = None
         self.header: List[str] = []
         self.in_head = False
+        self.heading: Optional[int] = None  # the level of the heading being read
 
     def block(self, text: str, blank: bool = True) -> None:
         if not text:
@@ -72,50 +73,75 @@ class _Renderer:
         self.out.append(text + ("\n\n" if blank and not self.list_depth else "\n"))
 
     def render(self, tokens: List[Any]) -> str:
-        heading: Optional[int] = None
         for tok in tokens:
-            kind = tok.type
-            if kind == "heading_open":
-                heading = int(tok.tag[1:])
-            elif kind == "heading_close":
-                heading = None
-            elif kind == "inline" and self.table is not None:
-                self.table[-1].append(_inline_text(tok))
-            elif kind == "inline" and heading is not None:
-                title = _inline_text(tok)
-                if title:
-                    if self.out and not self.out[-1].endswith("\n\n"):
-                        self.out.append("\n")
-                    self.sections.append({"level": heading, "title": title,
-                                          "offset": len("".join(self.out).lstrip())})
-                    self.block(title)
-            elif kind == "inline":
-                self.block(_inline_text(tok))
-            elif kind in ("bullet_list_open", "ordered_list_open"):
-                self.list_depth += 1
-            elif kind in ("bullet_list_close", "ordered_list_close"):
-                self.list_depth -= 1
-                if not self.list_depth:
-                    self.out.append("\n")
-            elif kind == "list_item_open":
-                self.item_start = True
-            elif kind in ("fence", "code_block"):
-                self.block(tok.content.rstrip("\n"))
-            elif kind == "html_block":
-                self.block(_TAG.sub(" ", tok.content).strip())
-            elif kind == "table_open":
-                self.table, self.header = [], []
-            elif kind == "thead_open":
-                self.in_head = True
-            elif kind == "thead_close":
-                self.in_head = False
-                self.header = self.table.pop() if self.table else []
-            elif kind == "tr_open" and self.table is not None:
-                self.table.append([])
-            elif kind == "table_close":
-                self.block("\n".join(self._rows()))
-                self.table = None
+            if tok.type == "inline":
+                self._inline(tok)
+            else:
+                handler = getattr(self, f"_on_{tok.type}", None)
+                if handler is not None:
+                    handler(tok)
         return "".join(self.out)
+
+    def _inline(self, tok: Any) -> None:
+        if self.table is not None:
+            self.table[-1].append(_inline_text(tok))
+        elif self.heading is not None:
+            title = _inline_text(tok)
+            if title:
+                if self.out and not self.out[-1].endswith("\n\n"):
+                    self.out.append("\n")
+                self.sections.append({"level": self.heading, "title": title,
+                                      "offset": len("".join(self.out).lstrip())})
+                self.block(title)
+        else:
+            self.block(_inline_text(tok))
+
+    # One handler per block token type (``_on_<type>``); other tokens carry no text.
+    def _on_heading_open(self, tok: Any) -> None:
+        self.heading = int(tok.tag[1:])
+
+    def _on_heading_close(self, tok: Any) -> None:
+        self.heading = None
+
+    def _on_bullet_list_open(self, tok: Any) -> None:
+        self.list_depth += 1
+
+    def _on_bullet_list_close(self, tok: Any) -> None:
+        self.list_depth -= 1
+        if not self.list_depth:
+            self.out.append("\n")
+
+    _on_ordered_list_open = _on_bullet_list_open
+    _on_ordered_list_close = _on_bullet_list_close
+
+    def _on_list_item_open(self, tok: Any) -> None:
+        self.item_start = True
+
+    def _on_fence(self, tok: Any) -> None:
+        self.block(tok.content.rstrip("\n"))
+
+    _on_code_block = _on_fence
+
+    def _on_html_block(self, tok: Any) -> None:
+        self.block(_TAG.sub(" ", tok.content).strip())
+
+    def _on_table_open(self, tok: Any) -> None:
+        self.table, self.header = [], []
+
+    def _on_thead_open(self, tok: Any) -> None:
+        self.in_head = True
+
+    def _on_thead_close(self, tok: Any) -> None:
+        self.in_head = False
+        self.header = self.table.pop() if self.table else []
+
+    def _on_tr_open(self, tok: Any) -> None:
+        if self.table is not None:
+            self.table.append([])
+
+    def _on_table_close(self, tok: Any) -> None:
+        self.block("\n".join(self._rows()))
+        self.table = None
 
     def _rows(self) -> List[str]:
         rows = []

@@ -31,9 +31,10 @@ COT_TASK_DESC_STR_BASIC = (
     "You are a helpful assistant. Let's think step-by-step to answer user's query."
 )
 
-COT_TASK_DESC_STR_WITH_JSON_OUTPUT = f"""
-{COT_TASK_DESC_STR_BASIC} Output JSON format: {{"thought": "<The thought process to answer the query>", "answer": "<The answer to the query>"}}
-"""
+COT_TASK_DESC_STR_WITH_JSON_OUTPUT = (
+    f"\n{COT_TASK_DESC_STR_BASIC} Output JSON format: "
+    '{"thought": "<The thought process to answer the query>", "answer": "<The answer to the query>"}\n'
+)
 
 
 class ChainOfThought(Component):
