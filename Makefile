@@ -20,7 +20,7 @@ install-demo: $(VENV)/bin/python
 	$(PIP_INSTALL) -e ".[local,spacy,loaders]"
 
 install-test: $(VENV)/bin/python
-	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss,spacy,bench,chroma,ray,server,loaders,postgres,anthropic,ollama]"
+	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss,spacy,bench,chroma,ray,server,loaders,postgres,anthropic,ollama,otel]"
 # the PostgreSQL store tests (tests/test_postgres_store.py) start a real server: Debian postgresql
 	command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql; }
 # the web UI browser test (tests/test_webui_browser.py): Debian chromium + chromedriver

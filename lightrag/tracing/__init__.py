@@ -4,7 +4,10 @@
 * :mod:`~lightrag.tracing.state_logger`: ``GeneratorStateLogger``, prompt history in one JSON file;
 * :mod:`~lightrag.tracing.call_logger`: ``GeneratorCallLogger``, one JSON-lines file per generator;
 * :mod:`~lightrag.tracing.decorators`: ``@trace_generator_states`` and ``@trace_generator_call``,
-  which attach those loggers to a component's Generators.
+  which attach those loggers to a component's Generators;
+* :mod:`~lightrag.tracing.otel`: ``enable_tracing``/``disable_tracing``, OpenTelemetry spans for
+  every Component call, exported over OTLP (``pip install 'lightrag[otel]'``) or to a JSON-lines
+  file (works offline, without OpenTelemetry).
 
 The names and file layout are lightrag 0.1's; see ``docs/tracing.md``.
 
@@ -25,6 +28,13 @@ from lightrag.tracing.decorators import (
     trace_generator_call,
     trace_generator_states,
 )
+from lightrag.tracing.otel import (
+    TracingSession,
+    disable_tracing,
+    enable_tracing,
+    enable_tracing_from_env,
+    is_tracing_enabled,
+)
 from lightrag.tracing.records import GeneratorCallRecord, GeneratorStatesRecord
 from lightrag.tracing.state_logger import GeneratorStateLogger
 from lightrag.utils.registry import register_all
@@ -34,9 +44,14 @@ __all__ = [
     "GeneratorCallRecord",
     "GeneratorStateLogger",
     "GeneratorStatesRecord",
+    "TracingSession",
+    "disable_tracing",
+    "enable_tracing",
+    "enable_tracing_from_env",
     "find_generators",
+    "is_tracing_enabled",
     "trace_generator_call",
     "trace_generator_states",
 ]
 
-register_all(globals(), __all__)
+register_all(globals(), [n for n in __all__ if n != "TracingSession"])  # not a config class
