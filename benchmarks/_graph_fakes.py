@@ -246,9 +246,7 @@ class SyntheticStore:
         self.dim = dim
         rng = np.random.RandomState(seed)
         n_docs = n_docs or max(1, n_chunks // 4)
-        vocab = make_words(4000, seed + 1)
-        names = make_names(n_entities, seed + 2)
-        self.vocab, self.names = vocab, names
+        self.vocab, self.names = make_words(4000, seed + 1), make_names(n_entities, seed + 2)
         # entities -> the chunks they are found in
         n_cite = rng.randint(1, 5, size=n_entities)
         cites = [rng.randint(0, n_chunks, size=k) for k in n_cite]
@@ -260,23 +258,35 @@ class SyntheticStore:
         self.chunk_docs = [f"doc-{c // 4:06d}" for c in range(n_chunks)]
         self.chunk_paths = [f"source_{c // 4 % max(1, n_docs):06d}.txt" for c in range(n_chunks)]
         self.chunk_order = [c % 4 for c in range(n_chunks)]
-        word_ids = rng.randint(0, len(vocab), size=(n_chunks, chunk_words))
-        vocab_arr = np.array(vocab, dtype=object)
-        half = chunk_words // 2
+        word_ids = rng.randint(0, len(self.vocab), size=(n_chunks, chunk_words))
+        vocab_arr = np.array(self.vocab, dtype=object)
+        self._make_chunks(vocab_arr[word_ids], chunk_names)
+        self._count_chunk_tokens(word_ids, chunk_names, count_tokens or _tiktoken_counter())
+        self._make_entities(rng, vocab_arr, cites)
+        weights = 1.0 / np.arange(1, n_entities + 1) ** 0.6
+        weights /= weights.sum()
+        self._make_relations(rng, vocab_arr, weights, n_relations)
+        self._make_queries(np.random.RandomState(seed + 3), weights, cites, chunk_words)
+
+    def _make_chunks(self, words: np.ndarray, chunk_names: List[List[int]]) -> None:
+        """Each chunk: half its words, a sentence per entity citing it (8 at most), the rest."""
+        half = words.shape[1] // 2
         self.chunks: List[str] = []
-        for c in range(n_chunks):
-            body = vocab_arr[word_ids[c]]
+        for c, body in enumerate(words):
             text = (" ".join(body[:half]) + "."
-                    + "".join(f" {names[e]} appears here." for e in chunk_names[c][:8])
+                    + "".join(f" {self.names[e]} appears here." for e in chunk_names[c][:8])
                     + " " + " ".join(body[half:]) + ".")
             self.chunks.append(text)
-        # exact cl100k token counts without tokenising every chunk: the pre-tokeniser cuts these
-        # texts into " word" / "." pieces that are encoded independently, so a chunk's count is
-        # the sum of its pieces' counts (checked against the real count on a sample)
-        count = count_tokens or _tiktoken_counter()
-        spaced = np.array([count(" " + w) for w in vocab])
-        first = np.array([count(w) for w in vocab])
-        name_cost = [count(f" {n} appears here.") for n in names]
+
+    def _count_chunk_tokens(self, word_ids: np.ndarray, chunk_names: List[List[int]],
+                            count: Callable[[str], int]) -> None:
+        """Exact cl100k token counts without tokenising every chunk: the pre-tokeniser cuts these
+        texts into " word" / "." pieces that are encoded independently, so a chunk's count is the
+        sum of its pieces' counts (checked against the real count on a sample)."""
+        n_chunks = len(self.chunks)
+        spaced = np.array([count(" " + w) for w in self.vocab])
+        first = np.array([count(w) for w in self.vocab])
+        name_cost = [count(f" {n} appears here.") for n in self.names]
         self.chunk_tokens = (first[word_ids[:, 0]] + spaced[word_ids[:, 1:]].sum(axis=1)
                              + 2 * count(".")).tolist()
         for c in range(n_chunks):
@@ -285,19 +295,24 @@ class SyntheticStore:
             if count(self.chunks[c]) != self.chunk_tokens[c]:
                 raise AssertionError(f"token count of chunk {c} is wrong: "
                                      f"{count(self.chunks[c])} != {self.chunk_tokens[c]}")
-        # entities
+
+    def _make_entities(self, rng: np.random.RandomState, vocab_arr: np.ndarray,
+                       cites: List[np.ndarray]) -> None:
+        names = self.names
         self.entity_desc = []
         self.entity_sources = []
-        for e in range(n_entities):
-            w = vocab_arr[rng.randint(0, len(vocab), size=12)]
+        for e in range(len(names)):
+            w = vocab_arr[rng.randint(0, len(self.vocab), size=12)]
             self.entity_desc.append(f"{names[e]} is a {w[0]} {w[1]} of the {w[2]} {w[3]}; "
                                     f"known for {w[4]} {w[5]} and the {w[6]} {w[7]}.")
             self.entity_sources.append(SEP.join(self.chunk_ids[c] for c in dict.fromkeys(cites[e])))
         self.entity_paths = [SEP.join(dict.fromkeys(self.chunk_paths[c] for c in cites[e]))
-                             for e in range(n_entities)]
-        # relations between distinct entities, Zipf-like degrees, no duplicates
-        weights = 1.0 / np.arange(1, n_entities + 1) ** 0.6
-        weights /= weights.sum()
+                             for e in range(len(names))]
+
+    def _make_relations(self, rng: np.random.RandomState, vocab_arr: np.ndarray,
+                        weights: np.ndarray, n_relations: int) -> None:
+        """Relations between distinct entities, Zipf-like degrees, no duplicates."""
+        names, n_entities = self.names, len(self.names)
         perm = rng.permutation(n_entities)
         pairs: Dict[Tuple[int, int], None] = {}
         while len(pairs) < n_relations:
@@ -305,25 +320,27 @@ class SyntheticStore:
             a = perm[rng.choice(n_entities, size=need, p=weights)]
             b = rng.randint(0, n_entities, size=need)
             for x, y in zip(a.tolist(), b.tolist()):
-                if x != y:
-                    key = (x, y) if names[x] <= names[y] else (y, x)
-                    if key not in pairs:
-                        pairs[key] = None
-                        if len(pairs) == n_relations:
-                            break
+                key = (x, y) if names[x] <= names[y] else (y, x)
+                if x != y and key not in pairs:
+                    pairs[key] = None
+                    if len(pairs) == n_relations:
+                        break
         self.relations = list(pairs)
-        themes = vocab_arr[rng.randint(0, len(vocab), size=(n_relations, 6))]
+        themes = vocab_arr[rng.randint(0, len(self.vocab), size=(n_relations, 6))]
         self.relation_keywords = [f"{t[0]} {t[1]}, {t[2]}" for t in themes]
         self.relation_desc = [f"{names[x]} and {names[y]} share the {t[3]} {t[4]} {t[5]}."
                               for (x, y), t in zip(self.relations, themes)]
         self.relation_sources = [self.entity_sources[x].split(SEP)[0] for x, _ in self.relations]
         self.relation_paths = [self.entity_paths[x].split(SEP)[0] for x, _ in self.relations]
         self.relation_weights = [float(1 + (i % 3)) for i in range(n_relations)]
-        # queries: the names of 2-3 entities + words of a chunk they cite
+
+    def _make_queries(self, qrng: np.random.RandomState, weights: np.ndarray,
+                      cites: List[np.ndarray], chunk_words: int) -> None:
+        """30 queries: the names of 2-3 entities + words of a chunk they cite."""
+        names = self.names
         self.queries: List[Dict[str, object]] = []
-        qrng = np.random.RandomState(seed + 3)
         for _ in range(30):
-            picks = qrng.choice(n_entities, size=3, replace=False, p=weights)
+            picks = qrng.choice(len(names), size=3, replace=False, p=weights)
             r = qrng.randint(len(self.relations))
             chunk = self.chunks[int(cites[picks[0]][0])].split()
             start = qrng.randint(0, max(1, chunk_words // 2 - 8))

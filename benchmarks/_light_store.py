@@ -72,7 +72,8 @@ class Graph:
 
     version = 1
 
-    def __init__(self, nodes: Dict[str, Dict[str, Any]], edges: Dict[Tuple[str, str], Dict[str, Any]]) -> None:
+    def __init__(self, nodes: Dict[str, Dict[str, Any]],
+                 edges: Dict[Tuple[str, str], Dict[str, Any]]) -> None:
         self.nodes, self.edges = nodes, edges
         self.adjacent: Dict[str, List[Tuple[str, str]]] = {}
         for key in edges:

@@ -118,7 +118,7 @@ def corpus_fingerprint(corpus: List[Dict[str, str]]) -> str:
     """12 hex digits of a hash of the passages: the store cache's key."""
     digest = hashlib.sha256()
     for d in corpus:
-        digest.update(f"{d['title']}\x00{d['text']}\x01".encode("utf-8"))
+        digest.update(f"{d['title']}\x00{d['text']}\x01".encode())
     return digest.hexdigest()[:12]
 
 
@@ -259,7 +259,8 @@ def variants(modes: List[str], merges: List[str]) -> List[Tuple[str, str, str]]:
     return rows
 
 
-def light_engine(corpus: List[Dict[str, str]], workdir: Path) -> Tuple[Any, Dict[str, Any], Any, Dict[str, Any]]:
+def light_engine(corpus: List[Dict[str, str]],
+                 workdir: Path) -> Tuple[Any, Dict[str, Any], Any, Dict[str, Any]]:
     """A QueryEngine over the light store of ``corpus`` with synonym pairs (both cached)."""
     from _light_store import build_light_store
 
@@ -284,8 +285,8 @@ def light_engine(corpus: List[Dict[str, str]], workdir: Path) -> Tuple[Any, Dict
     pairs = [tuple(p) for p in data["pairs"]]
     info["synonyms"] = {"source": "benchmark", "pairs": len(pairs), "seconds": data["seconds"]}
     print(f"[light] {len(pairs)} synonym pairs ({data['seconds']:.0f} s)", flush=True)
-    engine = QueryEngine(keyword_extractor=HeuristicKeywordExtractor(),
-                         answer_generator=Generator(model_client=ScriptedClient(responses=["unused"], cycle=True)))
+    unused = Generator(model_client=ScriptedClient(responses=["unused"], cycle=True))
+    engine = QueryEngine(keyword_extractor=HeuristicKeywordExtractor(), answer_generator=unused)
     return engine, QueryParam().to_dict(), replace(stores, synonym_pairs=pairs), info
 
 

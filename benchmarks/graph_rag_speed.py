@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -202,7 +202,7 @@ def summarize_rounds(rounds: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 
 def retrieval_bench(args: argparse.Namespace, scratch: Path, use_hku: bool,
-              notes: List[str]) -> Dict[str, Any]:
+                    notes: List[str]) -> Dict[str, Any]:
     """Build both stores (in parallel: HKU's in its subprocess), then alternate query rounds
     between the two systems mode by mode, so that load from other jobs hits both alike."""
     hku: Optional[HkuServer] = None
@@ -229,52 +229,75 @@ def retrieval_bench(args: argparse.Namespace, scratch: Path, use_hku: bool,
         print(f"[retrieval] ours built: {json.dumps(out['ours'])}", flush=True)
         gc.collect()
         if hku is not None:
-            try:
-                ready = hku.read_event()
-                out["hku"] = {k: v for k, v in ready.items() if k != "event"}
-                print(f"[retrieval] hku built: {json.dumps(out['hku'])}", flush=True)
-                if out["hku"]["fingerprint"] != out["ours"]["fingerprint"]:
-                    notes.append("WARNING: the two processes generated different data "
-                                 f"({out['ours']['fingerprint']} vs {out['hku']['fingerprint']})")
-            except Exception as e:
-                notes.append(f"lightrag-hku retrieval failed: {e}")
-                print(f"HKU retrieval failed: {e}")
-                hku.close()
-                hku = None
-        rounds: Dict[str, Dict[str, List[Dict[str, Any]]]] = {
-            "ours": {m: [] for m in MODES}, "hku": {m: [] for m in MODES}}
+            hku = _hku_store_ready(hku, out, notes)
+        bench = _RetrievalRounds(rag, store, hku, notes)
         load = [os.getloadavg()[0]]
         for rnd in range(args.rounds):
             for mode in MODES:
-                systems = ["ours", "hku"] if rnd % 2 == 0 else ["hku", "ours"]
-                for system in systems:
-                    if system == "ours":
-                        r = asyncio.run(ours_round(rag, store.queries, mode, warm_up=rnd == 0))
-                    elif hku is not None and mode in HKU_MODES:
-                        try:
-                            r = hku.round(mode)
-                        except Exception as e:
-                            notes.append(f"lightrag-hku failed in mode {mode}: {e}")
-                            print(f"HKU failed in mode {mode}: {e}")
-                            hku.close()
-                            hku = None
-                            continue
-                    else:
-                        continue
-                    rounds[system][mode].append(r)
-                    print(f"  round {rnd + 1} {mode:6s} {system:4s} p50 "
-                          f"{np.percentile(r['times'], 50):8.1f} ms  CPU p50 "
-                          f"{np.percentile(r['cpu'], 50):8.1f} ms", flush=True)
+                bench.run(rnd, mode)
             load.append(os.getloadavg()[0])
+        hku = bench.hku
         for system in ("ours", "hku"):
             if system in out:
-                out[system]["modes"] = {m: summarize_rounds(rounds[system][m])
-                                        for m in MODES if rounds[system][m]}
+                out[system]["modes"] = {m: summarize_rounds(bench.rounds[system][m])
+                                        for m in MODES if bench.rounds[system][m]}
         out["load"] = load
     finally:
         if hku is not None:
             hku.close()
     return out
+
+
+def _hku_store_ready(hku: HkuServer, out: Dict[str, Any], notes: List[str]) -> Optional[HkuServer]:
+    """Wait for HKU's store; None (and a note) when it failed."""
+    try:
+        ready = hku.read_event()
+        out["hku"] = {k: v for k, v in ready.items() if k != "event"}
+        print(f"[retrieval] hku built: {json.dumps(out['hku'])}", flush=True)
+        if out["hku"]["fingerprint"] != out["ours"]["fingerprint"]:
+            notes.append("WARNING: the two processes generated different data "
+                         f"({out['ours']['fingerprint']} vs {out['hku']['fingerprint']})")
+        return hku
+    except Exception as e:
+        notes.append(f"lightrag-hku retrieval failed: {e}")
+        print(f"HKU retrieval failed: {e}")
+        hku.close()
+        return None
+
+
+class _RetrievalRounds:
+    """The timed query rounds of both systems; ``hku`` becomes None when HKU's side fails."""
+
+    def __init__(self, rag: GraphRAG, store: F.SyntheticStore, hku: Optional[HkuServer],
+                 notes: List[str]) -> None:
+        self.rag, self.store, self.hku, self.notes = rag, store, hku, notes
+        self.rounds: Dict[str, Dict[str, List[Dict[str, Any]]]] = {
+            "ours": {m: [] for m in MODES}, "hku": {m: [] for m in MODES}}
+
+    def run(self, rnd: int, mode: str) -> None:
+        """One round of ``mode`` for each system, in the order swapped every other round."""
+        for system in (["ours", "hku"] if rnd % 2 == 0 else ["hku", "ours"]):
+            r = self._round(system, rnd, mode)
+            if r is None:
+                continue
+            self.rounds[system][mode].append(r)
+            print(f"  round {rnd + 1} {mode:6s} {system:4s} p50 "
+                  f"{np.percentile(r['times'], 50):8.1f} ms  CPU p50 "
+                  f"{np.percentile(r['cpu'], 50):8.1f} ms", flush=True)
+
+    def _round(self, system: str, rnd: int, mode: str) -> Optional[Dict[str, Any]]:
+        if system == "ours":
+            return asyncio.run(ours_round(self.rag, self.store.queries, mode, warm_up=rnd == 0))
+        if self.hku is None or mode not in HKU_MODES:
+            return None
+        try:
+            return self.hku.round(mode)
+        except Exception as e:
+            self.notes.append(f"lightrag-hku failed in mode {mode}: {e}")
+            print(f"HKU failed in mode {mode}: {e}")
+            self.hku.close()
+            self.hku = None
+            return None
 
 
 # ----------------------------------------------------------------------------- HKU side
@@ -723,7 +746,8 @@ def retrieval_section(sec: Dict[str, Any]) -> List[str]:
         "directly through each system's storage APIs (ours: `JsonKVStorage.upsert`, "
         "`NumpyVectorStorage.upsert(data, vectors=...)`, `NetworkXGraphStorage.upsert_node/"
         "upsert_edge` with the context-line token counts our merger records on insert "
-        "(`annotate_entity/annotate_relation`); HKU: `text_chunks.upsert`, the three nano-vectordb `upsert`s + flush, "
+        "(`annotate_entity/annotate_relation`); HKU: `text_chunks.upsert`, the three "
+        "nano-vectordb `upsert`s + flush, "
         "`upsert_nodes_batch/upsert_edges_batch`) with identical names, descriptions, source "
         "chunk ids, file paths and vectors (data fingerprint "
         f"`{ours['fingerprint']}` in both processes; {a['dim']}-d fake embeddings).",
@@ -810,7 +834,7 @@ def write_doc(path: Path, sections: Dict[str, Optional[Dict[str, Any]]], notes: 
 
 
 # ----------------------------------------------------------------------------------- main
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=100,
                         help="documents for the insert benchmark (300 takes over 15 minutes)")
@@ -839,7 +863,128 @@ def main() -> None:
     parser.add_argument("--workdir", default=None, help="scratch folder (default: a temp dir)")
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     parser.add_argument("--no-write", action="store_true", help="print only; do not write the doc")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def corpus_bench(args: argparse.Namespace, scratch: Path, use_hku: bool,
+                 notes: List[str]) -> Tuple[List[Dict[str, Any]], List[float]]:
+    """(c): insert the first ``size`` passages of the corpus into a fresh store, per size."""
+    passages = load_corpus(Path(args.corpus))
+    runs: List[Dict[str, Any]] = []
+    load = [os.getloadavg()[0]]
+    for size in args.sizes:
+        chosen = passages[:size] if size else passages
+        docs = [f"{d['title']}\n{d['text']}" for d in chosen]
+        ids = [f"passage-{i:04d}" for i in range(len(docs))]
+        paths = [d["title"] for d in chosen]
+        run: Dict[str, Any] = {"size": len(docs)}
+        print(f"[corpus] ours: {len(docs)} passages ...", flush=True)
+        run["ours"] = ours_insert(docs, ids, paths, args.dim,
+                                  str(scratch / f"ours_corpus_{len(docs)}"))
+        print(json.dumps(run["ours"]), flush=True)
+        if use_hku:
+            print(f"[corpus] lightrag-hku: {len(docs)} passages ...", flush=True)
+            hku = hku_insert(args, scratch, (docs, ids, paths), f"corpus_{len(docs)}",
+                             f"lightrag-hku corpus insert of {len(docs)}", notes)
+            if hku is not None:
+                run["hku"] = hku
+        runs.append(run)
+        gc.collect()
+    load.append(os.getloadavg()[0])
+    return runs, load
+
+
+def insert_bench(args: argparse.Namespace, scratch: Path, use_hku: bool,
+                 notes: List[str]) -> Tuple[Dict[str, Any], List[float]]:
+    """(a): insert the synthetic documents into a fresh store."""
+    docs = F.make_documents(args.docs, args.sentences, args.names, args.seed)
+    ids = [f"doc-{i:05d}" for i in range(len(docs))]
+    paths = [f"synthetic_{i:05d}.txt" for i in range(len(docs))]
+    insert: Dict[str, Any] = {}
+    load = [os.getloadavg()[0]]
+    print(f"[insert] ours: {len(docs)} documents ...", flush=True)
+    insert["ours"] = ours_insert(docs, ids, paths, args.dim, str(scratch / "ours_insert"))
+    print(json.dumps(insert["ours"]), flush=True)
+    if use_hku:
+        print("[insert] lightrag-hku ...", flush=True)
+        hku = hku_insert(args, scratch, (docs, ids, paths), "insert", "lightrag-hku insert", notes)
+        if hku is not None:
+            insert["hku"] = hku
+    load.append(os.getloadavg()[0])
+    gc.collect()
+    return insert, load
+
+
+def hku_insert(args: argparse.Namespace, scratch: Path, batch: Tuple[List[str], List[str], List[str]],
+               name: str, what: str, notes: List[str]) -> Optional[Dict[str, Any]]:
+    """HKU's insert of ``batch`` (docs, ids, paths) in its subprocess; None (and a note) on failure."""
+    docs, ids, paths = batch
+    docs_file = scratch / f"{name}_docs.json"
+    docs_file.write_text(json.dumps({"docs": docs, "ids": ids, "paths": paths}))
+    try:
+        result = run_hku(args, {"kind": "insert", "docs_file": str(docs_file),
+                                "workdir": str(scratch / f"hku_{name}")}, scratch)
+    except Exception as e:
+        notes.append(f"{what} failed: {e}")
+        print(f"{what} failed: {e}")
+        return None
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def shown_command(argv: List[str]) -> str:
+    """The command as run, without where the doc was written."""
+    shown, skip_next = [], False
+    for a in argv:
+        if skip_next or a.startswith("--out="):
+            skip_next = False
+            continue
+        if a == "--out":
+            skip_next = True
+            continue
+        shown.append(a)
+    return (".venv/bin/python benchmarks/graph_rag_speed.py " + " ".join(shown)).strip()
+
+
+def doc_sections(args: argparse.Namespace, out: Path, results: Dict[str, Any],
+                 notes: List[str]) -> Dict[str, Optional[Dict[str, Any]]]:
+    """The doc's sections: those measured in this run, the others as the doc had them."""
+    command = shown_command(sys.argv[1:])
+    insert, corpus_runs, retrieval = results["insert"], results["corpus"], results["retrieval"]
+    sections: Dict[str, Optional[Dict[str, Any]]] = {
+        "insert": load_previous(out, "insert"), "corpus": load_previous(out, "corpus"),
+        "retrieval": load_previous(out, "retrieval")}
+    if insert.get("ours"):
+        sections["insert"] = {"command": command, "load": results["insert_load"], "results": insert,
+                              "notes": [n for n in notes if "insert" in n],
+                              "args": {k: getattr(args, k) for k in ("docs", "sentences",
+                                                                     "names", "dim")}}
+    if corpus_runs:
+        sections["corpus"] = {"command": command, "load": results["corpus_load"],
+                              "results": {"runs": corpus_runs}, "notes": [],
+                              "args": {"sizes": [r["size"] for r in corpus_runs], "dim": args.dim}}
+    if retrieval.get("ours", {}).get("modes"):
+        sections["retrieval"] = {"command": command, "results": dict(retrieval),
+                                 "notes": [n for n in notes if "insert" not in n], "args": {
+            k: getattr(args, k) for k in ("chunks", "entities", "relations", "chunk_words",
+                                          "dim", "rounds")}}
+    return sections
+
+
+def print_tables(results: Dict[str, Any]) -> None:
+    insert, corpus_runs, retrieval = results["insert"], results["corpus"], results["retrieval"]
+    if insert.get("ours"):
+        print("\n".join(insert_rows(insert["ours"], insert.get("hku"))))
+    if corpus_runs:
+        print("\n".join(corpus_section({"command": "", "load": results["corpus_load"] or [0, 0],
+                                         "results": {"runs": corpus_runs},
+                                         "args": {"sizes": [r["size"] for r in corpus_runs]}})))
+    if retrieval.get("ours", {}).get("modes"):
+        print("\n".join(retrieval_rows(retrieval["ours"], retrieval.get("hku"))))
+
+
+def main() -> None:
+    args = parse_args()
     logging.getLogger("lightrag").setLevel(logging.WARNING)
 
     scratch = Path(args.workdir or tempfile.mkdtemp(prefix="graph_rag_speed_"))
@@ -850,111 +995,27 @@ def main() -> None:
         notes.append(f"lightrag-hku did not run: {hku_problem}")
         print(f"HKU LightRAG unavailable: {hku_problem}")
     use_hku = not args.no_hku and hku_problem is None
-    insert: Dict[str, Any] = {}
-    retrieval: Dict[str, Any] = {}
-    insert_load: List[float] = []
-    corpus_runs: List[Dict[str, Any]] = []
-    corpus_load: List[float] = []
+    results: Dict[str, Any] = {"insert": {}, "insert_load": [], "corpus": [], "corpus_load": [],
+                               "retrieval": {}}
     try:
         if "corpus" not in args.skip:
-            passages = load_corpus(Path(args.corpus))
-            corpus_load.append(os.getloadavg()[0])
-            for size in args.sizes:
-                chosen = passages[:size] if size else passages
-                docs = [f"{d['title']}\n{d['text']}" for d in chosen]
-                ids = [f"passage-{i:04d}" for i in range(len(docs))]
-                paths = [d["title"] for d in chosen]
-                run: Dict[str, Any] = {"size": len(docs)}
-                print(f"[corpus] ours: {len(docs)} passages ...", flush=True)
-                run["ours"] = ours_insert(docs, ids, paths, args.dim, str(scratch / f"ours_corpus_{len(docs)}"))
-                print(json.dumps(run["ours"]), flush=True)
-                if use_hku:
-                    docs_file = scratch / f"corpus_docs_{len(docs)}.json"
-                    docs_file.write_text(json.dumps({"docs": docs, "ids": ids, "paths": paths}))
-                    print(f"[corpus] lightrag-hku: {len(docs)} passages ...", flush=True)
-                    try:
-                        run["hku"] = run_hku(args, {"kind": "insert", "docs_file": str(docs_file),
-                                                    "workdir": str(scratch / f"hku_corpus_{len(docs)}")}, scratch)
-                        print(json.dumps(run["hku"]), flush=True)
-                    except Exception as e:
-                        notes.append(f"lightrag-hku corpus insert of {len(docs)} failed: {e}")
-                        print(f"HKU corpus insert failed: {e}")
-                corpus_runs.append(run)
-                gc.collect()
-            corpus_load.append(os.getloadavg()[0])
+            results["corpus"], results["corpus_load"] = corpus_bench(args, scratch, use_hku, notes)
         if "insert" not in args.skip:
-            docs = F.make_documents(args.docs, args.sentences, args.names, args.seed)
-            ids = [f"doc-{i:05d}" for i in range(len(docs))]
-            paths = [f"synthetic_{i:05d}.txt" for i in range(len(docs))]
-            insert_load.append(os.getloadavg()[0])
-            print(f"[insert] ours: {len(docs)} documents ...", flush=True)
-            insert["ours"] = ours_insert(docs, ids, paths, args.dim, str(scratch / "ours_insert"))
-            print(json.dumps(insert["ours"]), flush=True)
-            if use_hku:
-                docs_file = scratch / "insert_docs.json"
-                docs_file.write_text(json.dumps({"docs": docs, "ids": ids, "paths": paths}))
-                print("[insert] lightrag-hku ...", flush=True)
-                try:
-                    insert["hku"] = run_hku(args, {"kind": "insert", "docs_file": str(docs_file),
-                                                   "workdir": str(scratch / "hku_insert")}, scratch)
-                    print(json.dumps(insert["hku"]), flush=True)
-                except Exception as e:
-                    notes.append(f"lightrag-hku insert failed: {e}")
-                    print(f"HKU insert failed: {e}")
-            insert_load.append(os.getloadavg()[0])
-            gc.collect()
+            results["insert"], results["insert_load"] = insert_bench(args, scratch, use_hku, notes)
         if "retrieval" not in args.skip:
             print(f"[retrieval] {args.chunks:,} chunks / {args.entities:,} entities / "
                   f"{args.relations:,} relations; building both stores ...", flush=True)
-            retrieval = retrieval_bench(args, scratch, use_hku, notes)
+            results["retrieval"] = retrieval_bench(args, scratch, use_hku, notes)
     finally:
         if args.workdir is None:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    if insert.get("ours"):
-        print("\n".join(insert_rows(insert["ours"], insert.get("hku"))))
-    if corpus_runs:
-        print("\n".join(corpus_section({"command": "", "load": corpus_load or [0, 0],
-                                         "results": {"runs": corpus_runs},
-                                         "args": {"sizes": [r["size"] for r in corpus_runs]}})))
-    if retrieval.get("ours", {}).get("modes"):
-        print("\n".join(retrieval_rows(retrieval["ours"], retrieval.get("hku"))))
+    print_tables(results)
     if not args.no_write:
-        shown, skip_next = [], False
-        for a in sys.argv[1:]:  # the command as run, without where the doc was written
-            if skip_next or a.startswith("--out="):
-                skip_next = False
-                continue
-            if a == "--out":
-                skip_next = True
-                continue
-            shown.append(a)
-        command = (".venv/bin/python benchmarks/graph_rag_speed.py " + " ".join(shown)).strip()
         out = Path(args.out)
-        sections: Dict[str, Optional[Dict[str, Any]]] = {}
-        if insert.get("ours"):
-            sections["insert"] = {"command": command, "load": insert_load, "results": insert,
-                                  "notes": [n for n in notes if "insert" in n],
-                                  "args": {k: getattr(args, k) for k in ("docs", "sentences",
-                                                                         "names", "dim")}}
-        else:
-            sections["insert"] = load_previous(out, "insert")
-        if corpus_runs:
-            sections["corpus"] = {"command": command, "load": corpus_load,
-                                  "results": {"runs": corpus_runs}, "notes": [],
-                                  "args": {"sizes": [r["size"] for r in corpus_runs], "dim": args.dim}}
-        else:
-            sections["corpus"] = load_previous(out, "corpus")
-        if retrieval.get("ours", {}).get("modes"):
-            slim = {k: v for k, v in retrieval.items()}
-            sections["retrieval"] = {"command": command, "results": slim,
-                                     "notes": [n for n in notes if "insert" not in n], "args": {
-                k: getattr(args, k) for k in ("chunks", "entities", "relations", "chunk_words",
-                                              "dim", "rounds")}}
-        else:
-            sections["retrieval"] = load_previous(out, "retrieval")
-        write_doc(out, sections, notes)
+        write_doc(out, doc_sections(args, out, results, notes), notes)
         print(f"wrote {args.out}")
+
 
 if __name__ == "__main__":
     main()

