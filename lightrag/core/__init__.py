@@ -6,6 +6,7 @@ registered so configs can name it.
 
 from typing import Any
 
+import lightrag.core.types as _types
 from lightrag.core.base_data_class import (
     DataClass,
     DataClassFormatType,
@@ -136,9 +137,7 @@ register_all(globals(), [n for n in __all__ if n != "ModelClientType"])
 
 
 def __getattr__(name: str) -> Any:
-    # ModelClientType lists the provider clients, which import lightrag.core: resolved lazily.
+    # ModelClientType lists the provider clients: lightrag.core.types resolves it on first use.
     if name == "ModelClientType":
-        from lightrag.components.model_client.client_type import ModelClientType
-
-        return ModelClientType
+        return _types.ModelClientType
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -38,6 +38,13 @@ from lightrag.core.types import (
     Usage,
 )
 
+#: the methods :meth:`ModelClient.convert_inputs_to_api_kwargs` hands each model type to
+_API_KWARGS_HOOKS = {
+    ModelType.LLM: "_llm_api_kwargs",
+    ModelType.EMBEDDER: "_embedder_api_kwargs",
+    ModelType.RERANKER: "_reranker_api_kwargs",
+}
+
 
 class ModelClient(Component):
     """Base class of model clients (LLMs, embedders, rerankers).
@@ -121,10 +128,26 @@ class ModelClient(Component):
         model_kwargs: Optional[Dict[str, Any]] = None,
         model_type: ModelType = ModelType.UNDEFINED,
     ) -> Dict[str, Any]:
-        """Build the provider request from lightrag's input and ``model_kwargs``."""
-        raise NotImplementedError(
-            f"{type(self).__name__} must implement convert_inputs_to_api_kwargs"
-        )
+        """Build the provider request from lightrag's input and ``model_kwargs``.
+
+        A subclass overrides this, or implements a hook per model type it serves, each given the
+        input and a copy of ``model_kwargs`` to complete: ``_llm_api_kwargs(input, api_kwargs)``,
+        ``_embedder_api_kwargs`` and ``_reranker_api_kwargs``. Another model type raises
+        ``ValueError``.
+        """
+        hooks = {t: getattr(self, name, None) for t, name in _API_KWARGS_HOOKS.items()}
+        if not any(hooks.values()):
+            raise NotImplementedError(
+                f"{type(self).__name__} must implement convert_inputs_to_api_kwargs"
+            )
+        hook = hooks.get(model_type)
+        if hook is None:
+            served = ", ".join(t.name for t, h in hooks.items() if h is not None)
+            raise ValueError(
+                f"{type(self).__name__} does not support model_type={model_type}: "
+                f"it serves {served} requests only"
+            )
+        return hook(input, dict(model_kwargs or {}))
 
     def call(
         self,

@@ -20,7 +20,7 @@ import logging
 import re
 from typing import Any
 
-from lightrag.core import text_extract as tx
+import lightrag.core.text_extract as tx
 from lightrag.core.component import Component
 
 log = logging.getLogger(__name__)

@@ -11,6 +11,7 @@ Example:
     'pow(3, 2)'
 """
 
+import importlib
 import inspect
 import logging
 import uuid
@@ -410,11 +411,13 @@ from lightrag.core.conversation import (  # noqa: E402  (0.1 import path)
     UserQuery,
 )
 
+#: where ``ModelClientType`` lives: it lists the provider clients, which import this module, so
+#: core names it by string only (0.1's ``from lightrag.core.types import ModelClientType`` works
+#: without an import edge from core to the clients)
+_MODEL_CLIENT_TYPE_MODULE = "lightrag.components.model_client.client_type"
+
 
 def __getattr__(name: str) -> Any:
-    # ModelClientType lists the provider clients, which import this module: resolved lazily.
     if name == "ModelClientType":
-        from lightrag.components.model_client.client_type import ModelClientType
-
-        return ModelClientType
+        return importlib.import_module(_MODEL_CLIENT_TYPE_MODULE).ModelClientType
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,18 +23,25 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
 from lightrag.core.component import Component
 from lightrag.core.parameter import Parameter, ParameterType
 from lightrag.optim.evaluation import ItemResult
 
-if TYPE_CHECKING:
-    from lightrag.optim.trainer import Trainer
-
 log = logging.getLogger(__name__)
 
 ParamsArg = Union[Component, Parameter, Sequence[Union[Parameter, Tuple[str, Parameter]]]]
+
+
+class TrainerLike(Protocol):
+    """What an optimizer may use of the :class:`~lightrag.optim.trainer.Trainer` it is bound to
+    (named structurally, so this module does not import the trainer, which imports it)."""
+
+    task: Component
+    train_set: Sequence[Dict[str, Any]]
+
+    def evaluate(self, component: Component, items: Sequence[Dict[str, Any]]) -> List[ItemResult]: ...
 
 
 @dataclass
@@ -103,9 +110,9 @@ class Optimizer:
             kind = f" of type {self.param_type.value}" if self.param_type else ""
             raise ValueError(f"{type(self).__name__}: no trainable Parameters{kind} found")
         self.history: List[Dict[str, Any]] = []
-        self.trainer: Optional[Trainer] = None
+        self.trainer: Optional[TrainerLike] = None
 
-    def bind(self, trainer: Trainer) -> None:
+    def bind(self, trainer: TrainerLike) -> None:
         """Called by the trainer before training: gives access to its data and evaluation."""
         self.trainer = trainer
 

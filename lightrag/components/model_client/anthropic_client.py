@@ -18,13 +18,13 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Optional
 
-from lightrag.components.model_client.chat_utils import resolve_api_key, to_messages
+from lightrag.components.model_client.base import SDKClientMixin
+from lightrag.components.model_client.chat_utils import is_stream, stream_output, to_messages
 from lightrag.core.model_client import ModelClient
-from lightrag.core.retry import with_retries
 from lightrag.core.types import CompletionUsage, GeneratorOutput, ModelType
-from lightrag.utils.lazy_import import OptionalPackages, safe_import
+from lightrag.utils.lazy_import import OptionalPackages
 
 __all__ = ["AnthropicAPIClient", "get_first_message_content"]
 
@@ -50,7 +50,13 @@ def _usage(usage: Any) -> Optional[CompletionUsage]:
     )
 
 
-class AnthropicAPIClient(ModelClient):
+def _delta_text(event: Any) -> str:
+    if getattr(event, "type", None) != "content_block_delta":
+        return ""
+    return getattr(getattr(event, "delta", None), "text", None) or ""
+
+
+class AnthropicAPIClient(SDKClientMixin, ModelClient):
     """Chat completions (``ModelType.LLM``) with Anthropic's Messages API.
 
     Args:
@@ -64,8 +70,8 @@ class AnthropicAPIClient(ModelClient):
     deltas as they arrive.
     """
 
-    _config_exclude = ("api_key",)
-    _to_dict_exclude = ("sync_client", "async_client", "_api_key")
+    sdk_package = OptionalPackages.ANTHROPIC
+    sdk_classes = ("Anthropic", "AsyncAnthropic")
 
     def __init__(
         self,
@@ -76,70 +82,29 @@ class AnthropicAPIClient(ModelClient):
         timeout: Optional[float] = None,
     ) -> None:
         super().__init__()
-        self._api_key = api_key
+        self._init_api_key(api_key, env_api_key_name, timeout)
         self.chat_completion_parser = chat_completion_parser or get_first_message_content
         self.default_max_tokens = default_max_tokens
-        self.env_api_key_name = env_api_key_name
-        self.timeout = timeout
 
-    def _client_kwargs(self) -> Dict[str, Any]:
-        key = resolve_api_key(self._api_key, self.env_api_key_name, "AnthropicAPIClient")
-        return {"api_key": key, "max_retries": 0, "timeout": self.call_timeout() or None}
-
-    def init_sync_client(self) -> Any:
-        """A new ``anthropic.Anthropic`` client."""
-        anthropic = safe_import(*OptionalPackages.ANTHROPIC.value)
-        return anthropic.Anthropic(**self._client_kwargs())
-
-    def init_async_client(self) -> Any:
-        """A new ``anthropic.AsyncAnthropic`` client."""
-        anthropic = safe_import(*OptionalPackages.ANTHROPIC.value)
-        return anthropic.AsyncAnthropic(**self._client_kwargs())
-
-    def convert_inputs_to_api_kwargs(
-        self,
-        input: Optional[Any] = None,
-        model_kwargs: Optional[Dict[str, Any]] = None,
-        model_type: ModelType = ModelType.UNDEFINED,
-    ) -> Dict[str, Any]:
+    def _llm_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
         """``messages`` and ``system`` plus ``model_kwargs`` (``max_tokens`` defaulted)."""
-        if model_type != ModelType.LLM:
-            raise ValueError(f"AnthropicAPIClient does not support model_type={model_type}")
-        api_kwargs = dict(model_kwargs or {})
-        system = [m["content"] for m in to_messages(input) if m["role"] == "system"]
-        messages = [m for m in to_messages(input) if m["role"] != "system"]
+        messages = to_messages(input)
+        system = [m["content"] for m in messages if m["role"] == "system"]
         if system:
             api_kwargs["system"] = "\n\n".join(str(s) for s in system)
-        api_kwargs["messages"] = messages
+        api_kwargs["messages"] = [m for m in messages if m["role"] != "system"]
         if api_kwargs.get("max_tokens") is None:
             api_kwargs["max_tokens"] = self.default_max_tokens
         return api_kwargs
 
-    def _check(self, model_type: ModelType) -> None:
-        if model_type != ModelType.LLM:
-            raise ValueError(f"AnthropicAPIClient does not support model_type={model_type}")
-
-    @with_retries
-    def call(
-        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        """``messages.create`` with the request; a ``Message`` (or an event stream) comes back."""
-        self._check(model_type)
-        if self.sync_client is None:
-            self.sync_client = self.init_sync_client()
-        return self.sync_client.messages.create(**(api_kwargs or {}))
-
-    @with_retries
-    async def acall(
-        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        self._check(model_type)
-        return await self.loop_async_client().messages.create(**(api_kwargs or {}))
+    def _endpoint(self, client: Any, model_type: ModelType, request: Dict[str, Any]) -> Callable[..., Any]:
+        """``messages.create``: a ``Message`` (or an event stream) comes back."""
+        return client.messages.create
 
     def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
         """Text and token usage of a ``Message``; a text stream for a streamed reply."""
-        if isinstance(completion, (Iterator, AsyncIterator)) or hasattr(completion, "__aiter__"):
-            return _stream_output(completion)
+        if is_stream(completion):
+            return stream_output(completion, _delta_text, usage_of=None)
         try:
             data = self.chat_completion_parser(completion)
         except Exception as e:
@@ -151,26 +116,3 @@ class AnthropicAPIClient(ModelClient):
 
     def track_completion_usage(self, completion: Any) -> CompletionUsage:
         return _usage(getattr(completion, "usage", None)) or CompletionUsage(0, 0, 0)
-
-
-def _delta_text(event: Any) -> str:
-    if getattr(event, "type", None) != "content_block_delta":
-        return ""
-    return getattr(getattr(event, "delta", None), "text", None) or ""
-
-
-def _stream_output(stream: Any) -> GeneratorOutput:
-    def pieces() -> Iterator[str]:
-        for event in stream:
-            text = _delta_text(event)
-            if text:
-                yield text
-
-    async def apieces() -> AsyncIterator[str]:
-        async for event in stream:
-            text = _delta_text(event)
-            if text:
-                yield text
-
-    data = apieces() if hasattr(stream, "__aiter__") else pieces()
-    return GeneratorOutput(data=data, raw_response=data)

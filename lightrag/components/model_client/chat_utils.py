@@ -44,7 +44,6 @@ ChatCompletionParser = Callable[[Any], Any]
 INPUT_TYPES = ("text", "messages")
 
 
-
 def check_input_type(input_type: str) -> str:
     if input_type not in INPUT_TYPES:
         raise ValueError(f"input_type must be one of {INPUT_TYPES}, got {input_type!r}")
@@ -153,49 +152,54 @@ def chunk_usage(chunk: Any) -> CompletionUsage | None:
 
 def is_stream(completion: Any) -> bool:
     """True for a streamed reply (a sync or async iterator of chunks)."""
-    return isinstance(completion, (Iterator, AsyncIterator))
+    return isinstance(completion, (Iterator, AsyncIterator)) or hasattr(completion, "__aiter__")
 
 
-def stream_output(stream: Any) -> GeneratorOutput:
+def _sync_pieces(stream: Any, take: Callable[[Any], str | None]) -> Iterator[str]:
+    try:
+        yield from filter(None, map(take, stream))
+    finally:
+        close = getattr(stream, "close", None)
+        if callable(close):
+            close()
+
+
+async def _async_pieces(stream: Any, take: Callable[[Any], str | None]) -> AsyncIterator[str]:
+    try:
+        async for chunk in stream:
+            text = take(chunk)
+            if text:
+                yield text
+    finally:
+        close = getattr(stream, "close", None)
+        result = close() if callable(close) else None
+        if inspect.isawaitable(result):
+            await result
+
+
+def stream_output(
+    stream: Any,
+    text_of: Callable[[Any], str | None] = parse_stream_response,
+    usage_of: Callable[[Any], CompletionUsage | None] | None = chunk_usage,
+) -> GeneratorOutput:
     """Wrap a sync or async chunk stream in a ``GeneratorOutput`` whose ``data`` yields text.
 
-    ``data`` and ``raw_response`` are the same (async) generator of text deltas. When a chunk
-    reports token usage (the final one, with ``stream_options={"include_usage": True}``), it is
-    stored in the output's ``usage`` while the stream is consumed.
+    ``data`` and ``raw_response`` are the same (async) generator of the non-empty texts
+    ``text_of(chunk)`` (by default an OpenAI-style chunk's ``delta.content``); the stream is
+    closed when the generator ends. When ``usage_of(chunk)`` reports token usage (OpenAI's final
+    chunk, with ``stream_options={"include_usage": True}``), it is stored in the output's
+    ``usage`` while the stream is consumed.
     """
     output: GeneratorOutput = GeneratorOutput()
 
     def take(chunk: Any) -> str | None:
-        usage = chunk_usage(chunk)
+        usage = usage_of(chunk) if usage_of is not None else None
         if usage is not None:
             output.usage = usage
-        return parse_stream_response(chunk)
+        return text_of(chunk)
 
-    def deltas() -> Iterator[str]:
-        try:
-            for chunk in stream:
-                text = take(chunk)
-                if text:
-                    yield text
-        finally:
-            close = getattr(stream, "close", None)
-            if callable(close):
-                close()
-
-    async def adeltas() -> AsyncIterator[str]:
-        try:
-            async for chunk in stream:
-                text = take(chunk)
-                if text:
-                    yield text
-        finally:
-            close = getattr(stream, "close", None)
-            if callable(close):
-                result = close()
-                if inspect.isawaitable(result):
-                    await result
-
-    pieces = adeltas() if isinstance(stream, AsyncIterator) else deltas()
+    aio = isinstance(stream, AsyncIterator) or hasattr(stream, "__aiter__")
+    pieces = _async_pieces(stream, take) if aio else _sync_pieces(stream, take)
     output.data = pieces
     output.raw_response = pieces  # type: ignore[assignment]
     return output

@@ -15,13 +15,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from lightrag.components.model_client.chat_utils import resolve_api_key, to_embedding_input
+from lightrag.components.model_client.base import SDKClientMixin
+from lightrag.components.model_client.chat_utils import to_embedding_input
 from lightrag.core.model_client import ModelClient
-from lightrag.core.retry import with_retries
 from lightrag.core.types import EmbedderOutput, Embedding, ModelType
-from lightrag.utils.lazy_import import OptionalPackages, safe_import
+from lightrag.utils.lazy_import import OptionalPackages
 
 __all__ = ["CohereAPIClient"]
 
@@ -31,7 +31,13 @@ def _ranked(response: Any) -> Tuple[List[int], List[float]]:
     return [r.index for r in results], [float(r.relevance_score) for r in results]
 
 
-class CohereAPIClient(ModelClient):
+def _with_model(api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    if "model" not in api_kwargs:
+        raise ValueError("CohereAPIClient needs model_kwargs['model']")
+    return api_kwargs
+
+
+class CohereAPIClient(SDKClientMixin, ModelClient):
     """Rerank (``ModelType.RERANKER``) and embed (``ModelType.EMBEDDER``) with Cohere.
 
     Args:
@@ -40,79 +46,39 @@ class CohereAPIClient(ModelClient):
         timeout: seconds per request (60 when None).
     """
 
-    _config_exclude = ("api_key",)
-    _to_dict_exclude = ("sync_client", "async_client", "_api_key")
+    sdk_package = OptionalPackages.COHERE
+    sdk_classes = ("Client", "AsyncClient")
+    model_types = (ModelType.RERANKER, ModelType.EMBEDDER)
 
-    def __init__(
-        self,
-        api_key: Optional[str] = None,
-        env_api_key_name: str = "COHERE_API_KEY",
-        timeout: Optional[float] = None,
-    ) -> None:
+    def __init__(self, api_key: Optional[str] = None, env_api_key_name: str = "COHERE_API_KEY",
+                 timeout: Optional[float] = None) -> None:
         super().__init__()
-        self._api_key = api_key
-        self.env_api_key_name = env_api_key_name
-        self.timeout = timeout
+        self._init_api_key(api_key, env_api_key_name, timeout)
 
-    def _key(self) -> str:
-        return resolve_api_key(self._api_key, self.env_api_key_name, "CohereAPIClient")
+    def _client_kwargs(self) -> Dict[str, Any]:
+        return {"api_key": self._resolved_api_key(), "timeout": self.call_timeout() or None}
 
-    def init_sync_client(self) -> Any:
-        """A new ``cohere.Client``."""
-        cohere = safe_import(*OptionalPackages.COHERE.value)
-        return cohere.Client(api_key=self._key(), timeout=self.call_timeout() or None)
+    def _reranker_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        """``query`` + ``documents`` + ``top_n`` (from ``top_k``)."""
+        for key in ("documents", "top_k"):
+            if key not in _with_model(api_kwargs):
+                raise ValueError(f"a Cohere rerank request needs model_kwargs[{key!r}]")
+        api_kwargs["query"] = input
+        api_kwargs["top_n"] = api_kwargs.pop("top_k")
+        return api_kwargs
 
-    def init_async_client(self) -> Any:
-        """A new ``cohere.AsyncClient``."""
-        cohere = safe_import(*OptionalPackages.COHERE.value)
-        return cohere.AsyncClient(api_key=self._key(), timeout=self.call_timeout() or None)
+    def _embedder_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        """``texts`` (and ``input_type``, ``search_document`` by default)."""
+        _with_model(api_kwargs)["texts"] = to_embedding_input(input)
+        api_kwargs.setdefault("input_type", "search_document")
+        return api_kwargs
 
-    def convert_inputs_to_api_kwargs(
-        self,
-        input: Optional[Any] = None,
-        model_kwargs: Optional[Dict[str, Any]] = None,
-        model_type: ModelType = ModelType.UNDEFINED,
-    ) -> Dict[str, Any]:
-        """Rerank: ``query`` + ``documents`` + ``top_n``; embed: ``texts``."""
-        api_kwargs = dict(model_kwargs or {})
-        if "model" not in api_kwargs:
-            raise ValueError("CohereAPIClient needs model_kwargs['model']")
-        if model_type == ModelType.RERANKER:
-            for key in ("documents", "top_k"):
-                if key not in api_kwargs:
-                    raise ValueError(f"a Cohere rerank request needs model_kwargs[{key!r}]")
-            api_kwargs["query"] = input
-            api_kwargs["top_n"] = api_kwargs.pop("top_k")
-            return api_kwargs
-        if model_type == ModelType.EMBEDDER:
-            api_kwargs["texts"] = to_embedding_input(input)
-            api_kwargs.setdefault("input_type", "search_document")
-            return api_kwargs
-        raise ValueError(f"CohereAPIClient does not support model_type={model_type}")
+    def _endpoint(self, client: Any, model_type: ModelType, request: Dict[str, Any]) -> Callable[..., Any]:
+        return client.rerank if model_type == ModelType.RERANKER else client.embed
 
-    @with_retries
-    def call(
-        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
+    def _finish(self, response: Any, model_type: ModelType) -> Any:
         """Rerank -> ``(indices, scores)``; embed -> the SDK's embed response."""
-        if self.sync_client is None:
-            self.sync_client = self.init_sync_client()
-        if model_type == ModelType.RERANKER:
-            return _ranked(self.sync_client.rerank(**(api_kwargs or {})))
-        if model_type == ModelType.EMBEDDER:
-            return self.sync_client.embed(**(api_kwargs or {}))
-        raise ValueError(f"CohereAPIClient does not support model_type={model_type}")
-
-    @with_retries
-    async def acall(
-        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        client = self.loop_async_client()
-        if model_type == ModelType.RERANKER:
-            return _ranked(await client.rerank(**(api_kwargs or {})))
-        if model_type == ModelType.EMBEDDER:
-            return await client.embed(**(api_kwargs or {}))
-        raise ValueError(f"CohereAPIClient does not support model_type={model_type}")
+        return _ranked(response) if model_type == ModelType.RERANKER else response
 
     def parse_embedding_response(self, response: Any) -> EmbedderOutput:
         """Vectors of an embed response (``response.embeddings``)."""

@@ -16,15 +16,16 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Optional
 
+from lightrag.components.model_client.base import SDKClientMixin
 from lightrag.components.model_client.chat_utils import (
-    resolve_api_key,
+    is_stream,
+    stream_output,
     to_embedding_input,
     to_messages,
 )
 from lightrag.core.model_client import ModelClient
-from lightrag.core.retry import with_retries
 from lightrag.core.types import (
     CompletionUsage,
     EmbedderOutput,
@@ -51,50 +52,44 @@ def _usage(meta: Any) -> Optional[CompletionUsage]:
     )
 
 
-class GoogleGenAIClient(ModelClient):
+def _chunk_text(chunk: Any) -> str:
+    return getattr(chunk, "text", "")
+
+
+class GoogleGenAIClient(SDKClientMixin, ModelClient):
     """Chat (``ModelType.LLM``) and embeddings (``ModelType.EMBEDDER``) with Google GenAI.
 
     Args:
         api_key: the key; by default read from ``env_api_key_name`` on the first request.
         env_api_key_name: the environment variable holding the key.
         timeout: seconds per request (60 when None).
+
+    The SDK is module-level and sync only: ``acall`` runs ``call`` in a worker thread.
     """
 
-    _config_exclude = ("api_key",)
-    _to_dict_exclude = ("sync_client", "async_client", "_api_key")
+    model_types = (ModelType.LLM, ModelType.EMBEDDER)
 
-    def __init__(
-        self,
-        api_key: Optional[str] = None,
-        env_api_key_name: str = "GOOGLE_API_KEY",
-        timeout: Optional[float] = None,
-    ) -> None:
+    def __init__(self, api_key: Optional[str] = None, env_api_key_name: str = "GOOGLE_API_KEY",
+                 timeout: Optional[float] = None) -> None:
         super().__init__()
-        self._api_key = api_key
-        self.env_api_key_name = env_api_key_name
-        self.timeout = timeout
+        self._init_api_key(api_key, env_api_key_name, timeout)
 
     def init_sync_client(self) -> Any:
         """The configured ``google.generativeai`` module."""
         genai = safe_import(*OptionalPackages.GOOGLE_GENERATIVEAI.value)
-        genai.configure(
-            api_key=resolve_api_key(self._api_key, self.env_api_key_name, "GoogleGenAIClient")
-        )
+        genai.configure(api_key=self._resolved_api_key())
         return genai
 
-    def convert_inputs_to_api_kwargs(
-        self,
-        input: Optional[Any] = None,
-        model_kwargs: Optional[Dict[str, Any]] = None,
-        model_type: ModelType = ModelType.UNDEFINED,
-    ) -> Dict[str, Any]:
-        """``prompt`` (+ ``system_instruction``) for LLMs, ``input`` texts for embedders."""
-        api_kwargs = dict(model_kwargs or {})
-        if model_type == ModelType.EMBEDDER:
-            api_kwargs["input"] = to_embedding_input(input)
-            return api_kwargs
-        if model_type != ModelType.LLM:
-            raise ValueError(f"GoogleGenAIClient does not support model_type={model_type}")
+    def init_async_client(self) -> Any:
+        raise NotImplementedError("GoogleGenAIClient has no async client")
+
+    def _embedder_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        """``input`` texts."""
+        api_kwargs["input"] = to_embedding_input(input)
+        return api_kwargs
+
+    def _llm_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        """``prompt`` (+ ``system_instruction``)."""
         messages = to_messages(input)
         system = "\n\n".join(str(m["content"]) for m in messages if m["role"] == "system")
         turns = [m for m in messages if m["role"] != "system"]
@@ -109,37 +104,39 @@ class GoogleGenAIClient(ModelClient):
             api_kwargs["system_instruction"] = system
         return api_kwargs
 
-    @with_retries
-    def call(
-        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        """``GenerativeModel.generate_content`` or ``embed_content``."""
-        genai = self.sync_client = self.sync_client or self.init_sync_client()
-        request = dict(api_kwargs or {})
+    def _endpoint(self, client: Any, model_type: ModelType, request: Dict[str, Any]) -> Callable[..., Any]:
+        """``genai.embed_content``, or ``generate_content`` of a ``GenerativeModel`` for the
+        request (``request`` keeps only ``generate_content``'s arguments)."""
         model = request.pop("model", None)
         if not model:
             raise ValueError("GoogleGenAIClient needs model_kwargs['model']")
         if model_type == ModelType.EMBEDDER:
-            return genai.embed_content(model=model, content=request.pop("input"), **request)
-        if model_type != ModelType.LLM:
-            raise ValueError(f"GoogleGenAIClient does not support model_type={model_type}")
+            request["content"] = request.pop("input")
+            request["model"] = model
+            return client.embed_content
         fixed = {k: request.pop(k) for k in _REQUEST_KEYS if k in request}
-        llm = genai.GenerativeModel(
+        llm = client.GenerativeModel(
             model_name=model,
-            generation_config=genai.GenerationConfig(**request),
+            generation_config=client.GenerationConfig(**request),
             system_instruction=fixed.get("system_instruction"),
             safety_settings=fixed.get("safety_settings"),
         )
-        options = {"request_options": {"timeout": self.call_timeout()}} if self.call_timeout() else {}
-        return llm.generate_content(
-            contents=fixed["prompt"], stream=bool(fixed.get("stream")), **options
-        )
+        request.clear()
+        request.update(contents=fixed["prompt"], stream=bool(fixed.get("stream")))
+        if self.call_timeout():
+            request["request_options"] = {"timeout": self.call_timeout()}
+        return llm.generate_content
+
+    async def acall(
+        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
+    ) -> Any:
+        """:meth:`call` in a worker thread (the SDK module has no async client)."""
+        return await ModelClient.acall(self, api_kwargs, model_type)
 
     def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
         """``completion.text`` and its usage; a text stream when the request streamed."""
-        if isinstance(completion, Iterator):
-            pieces = (getattr(chunk, "text", "") for chunk in completion)
-            return GeneratorOutput(data=pieces, raw_response=pieces)
+        if is_stream(completion):
+            return stream_output(completion, _chunk_text, usage_of=None)
         try:
             text = completion.text
         except Exception as e:  # blocked or empty candidates raise ValueError in the SDK

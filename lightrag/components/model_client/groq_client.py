@@ -18,19 +18,12 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-from lightrag.components.model_client.chat_utils import (
-    ChatCompletionParser,
-    chat_api_kwargs,
-    check_input_type,
-    embedding_api_kwargs,
-    resolve_api_key,
-)
+from lightrag.components.model_client.chat_utils import ChatCompletionParser
 from lightrag.components.model_client.sdk_client import ChatSDKMixin
 from lightrag.core.model_client import ModelClient
-from lightrag.core.types import ModelType
-from lightrag.utils.lazy_import import OptionalPackages, safe_import
+from lightrag.core.types import ModelType  # noqa: F401 (used by the doctest)
+from lightrag.utils.lazy_import import OptionalPackages
 
 __all__ = ["GroqAPIClient"]
 
@@ -67,8 +60,8 @@ class GroqAPIClient(ChatSDKMixin, ModelClient):
         {'model': 'llama-3.1-8b-instant', 'messages': [{'role': 'user', 'content': 'Hi'}]}
     """
 
-    _config_exclude = ("api_key",)
-    _to_dict_exclude = ("sync_client", "async_client", "_api_key")
+    sdk_package = OptionalPackages.GROQ
+    sdk_classes = ("Groq", "AsyncGroq")
 
     def __init__(
         self,
@@ -79,40 +72,5 @@ class GroqAPIClient(ChatSDKMixin, ModelClient):
         timeout: float | None = None,
     ) -> None:
         super().__init__()
-        self._api_key = api_key
-        self.timeout = timeout
-        self.chat_completion_parser = chat_completion_parser
-        self.input_type = check_input_type(input_type)
-        self.env_api_key_name = env_api_key_name
-
-    # ------------------------------------------------------------------ SDK clients
-    def _client_kwargs(self) -> dict[str, Any]:
-        key = resolve_api_key(self._api_key, self.env_api_key_name, "GroqAPIClient")
-        return {"api_key": key, "max_retries": 0, "timeout": self.call_timeout() or None}
-
-    def init_sync_client(self) -> Any:
-        """A new ``groq.Groq`` client (ImportError without the SDK, ValueError without a key)."""
-        groq = safe_import(*OptionalPackages.GROQ.value)
-        return groq.Groq(**self._client_kwargs())
-
-    def init_async_client(self) -> Any:
-        """A new ``groq.AsyncGroq`` client."""
-        groq = safe_import(*OptionalPackages.GROQ.value)
-        return groq.AsyncGroq(**self._client_kwargs())
-
-    # --------------------------------------------------------------------- requests
-    def convert_inputs_to_api_kwargs(
-        self,
-        input: Any | None = None,
-        model_kwargs: dict[str, Any] | None = None,
-        model_type: ModelType = ModelType.UNDEFINED,
-    ) -> dict[str, Any]:
-        """``messages`` (LLM) or ``input`` (embedder) plus ``model_kwargs``."""
-        if model_type == ModelType.LLM:
-            return chat_api_kwargs(input, model_kwargs)
-        if model_type == ModelType.EMBEDDER:
-            return embedding_api_kwargs(input, model_kwargs)
-        raise ValueError(f"GroqAPIClient does not support model_type={model_type}")
-
-    def _extra_repr(self) -> str:
-        return f"input_type={self.input_type!r}" if self.input_type != "text" else ""
+        self._init_api_key(api_key, env_api_key_name, timeout)
+        self._init_chat(chat_completion_parser, input_type)

@@ -111,16 +111,9 @@ class LocalEmbedderClient(ModelClient):
         )
         return int(getter())
 
-    def convert_inputs_to_api_kwargs(
-        self,
-        input: Optional[Any] = None,
-        model_kwargs: Optional[Dict[str, Any]] = None,
-        model_type: ModelType = ModelType.UNDEFINED,
-    ) -> Dict[str, Any]:
-        if model_type is not ModelType.EMBEDDER:
-            raise ValueError(f"LocalEmbedderClient serves EMBEDDER requests only, not {model_type}")
-        kwargs = {k: v for k, v in (model_kwargs or {}).items() if k != "model"}
-        return {"input": to_embedding_input(input), **kwargs}
+    def _embedder_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        api_kwargs.pop("model", None)
+        return {"input": to_embedding_input(input), **api_kwargs}
 
     def encode(self, texts: list[str], batch_size: Optional[int] = None) -> np.ndarray:
         """Embed ``texts`` into a float32 matrix, one row per text."""

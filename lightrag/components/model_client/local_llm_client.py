@@ -31,7 +31,12 @@ import os
 import threading
 from typing import Any, AsyncIterator, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from lightrag.components.model_client.chat_utils import to_completion_usage, to_messages
+from lightrag.components.model_client.chat_utils import (
+    is_stream,
+    stream_output,
+    to_completion_usage,
+    to_messages,
+)
 from lightrag.core.model_client import ModelClient
 from lightrag.core.types import GeneratorOutput, ModelType
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
@@ -122,25 +127,17 @@ class LocalLLMClient(ModelClient):
     def init_sync_client(self) -> Any:
         return load_llama(self.model, self.n_ctx, self.n_threads, self.seed)
 
-    def convert_inputs_to_api_kwargs(
-        self,
-        input: Optional[Any] = None,
-        model_kwargs: Optional[Dict[str, Any]] = None,
-        model_type: ModelType = ModelType.UNDEFINED,
-    ) -> Dict[str, Any]:
-        if model_type is not ModelType.LLM:
-            raise ValueError(f"LocalLLMClient serves LLM requests only, not {model_type}")
-        kwargs = dict(model_kwargs or {})
-        schema = kwargs.pop("json_schema", None)
-        kwargs.pop("model", None)
-        unknown = sorted(set(kwargs) - _GENERATION_KEYS)
+    def _llm_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        schema = api_kwargs.pop("json_schema", None)
+        api_kwargs.pop("model", None)
+        unknown = sorted(set(api_kwargs) - _GENERATION_KEYS)
         if unknown:
             raise ValueError(f"LocalLLMClient does not understand model_kwargs {unknown}")
         if schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": schema}
-        if kwargs.get("max_tokens") is None:
-            kwargs["max_tokens"] = self.max_tokens
-        return {"messages": to_messages(input), **kwargs}
+            api_kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        if api_kwargs.get("max_tokens") is None:
+            api_kwargs["max_tokens"] = self.max_tokens
+        return {"messages": to_messages(input), **api_kwargs}
 
     def call(
         self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
@@ -170,8 +167,8 @@ class LocalLLMClient(ModelClient):
         return result
 
     def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
-        if isinstance(completion, (Iterator, AsyncIterator)):
-            return _stream_output(completion)
+        if is_stream(completion):
+            return stream_output(completion, _delta, usage_of=None)
         try:
             text = completion["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError) as e:
@@ -195,20 +192,3 @@ async def _to_async(chunks: Iterator[Any]) -> AsyncIterator[Any]:
 def _delta(chunk: Mapping[str, Any]) -> str:
     choices: List[Mapping[str, Any]] = chunk.get("choices") or []
     return (choices[0].get("delta") or {}).get("content") or "" if choices else ""
-
-
-def _stream_output(stream: Any) -> GeneratorOutput:
-    def pieces() -> Iterator[str]:
-        for chunk in stream:
-            text = _delta(chunk)
-            if text:
-                yield text
-
-    async def apieces() -> AsyncIterator[str]:
-        async for chunk in stream:
-            text = _delta(chunk)
-            if text:
-                yield text
-
-    data = apieces() if isinstance(stream, AsyncIterator) else pieces()
-    return GeneratorOutput(data=data, raw_response=data)

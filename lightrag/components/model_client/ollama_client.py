@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, AsyncIterator, Dict, Iterator, Optional, TypeVar
+from typing import Any, Callable, Dict, Iterator, Optional, TypeVar
 
-from lightrag.components.model_client.chat_utils import to_messages
+from lightrag.components.model_client.base import SDKClientMixin
+from lightrag.components.model_client.chat_utils import is_stream, stream_output, to_messages
 from lightrag.core.model_client import ModelClient
-from lightrag.core.retry import with_retries
 from lightrag.core.types import (
     CompletionUsage,
     EmbedderOutput,
@@ -29,7 +29,7 @@ from lightrag.core.types import (
     GeneratorOutput,
     ModelType,
 )
-from lightrag.utils.lazy_import import OptionalPackages, safe_import
+from lightrag.utils.lazy_import import OptionalPackages
 
 __all__ = ["OllamaClient", "parse_generate_response", "parse_stream_response"]
 
@@ -49,21 +49,36 @@ def _get(obj: Any, key: str) -> Any:
         return getattr(obj, key, None)
 
 
+def _chunk_text(chunk: Any) -> Optional[str]:
+    return _get(chunk, "response")
+
+
 def parse_stream_response(completion: Iterator[Any]) -> Iterator[Optional[str]]:
     """The ``response`` text of each chunk of a streamed ``generate`` reply."""
     for chunk in completion:
-        yield _get(chunk, "response")
+        yield _chunk_text(chunk)
 
 
 def parse_generate_response(completion: Any) -> str:
     """The ``response`` text of a ``generate`` reply; ``ValueError`` when there is none."""
-    text = _get(completion, "response")
+    text = _chunk_text(completion)
     if text is None:
         raise ValueError(f"Ollama reply has no 'response': {completion!r}"[:300])
     return text
 
 
-class OllamaClient(ModelClient):
+def _usage(completion: Any) -> Optional[CompletionUsage]:
+    prompt = _get(completion, "prompt_eval_count")
+    generated = _get(completion, "eval_count")
+    if not (isinstance(prompt, int) or isinstance(generated, int)):
+        return None
+    return CompletionUsage(
+        prompt_tokens=prompt, completion_tokens=generated,
+        total_tokens=(prompt or 0) + (generated or 0),
+    )
+
+
+class OllamaClient(SDKClientMixin, ModelClient):
     """Generate (``ModelType.LLM``) and embed (``ModelType.EMBEDDER``) with an Ollama server.
 
     Args:
@@ -77,6 +92,9 @@ class OllamaClient(ModelClient):
     """
 
     default_timeout = 300.0
+    sdk_package = OptionalPackages.OLLAMA
+    sdk_classes = ("Client", "AsyncClient")
+    model_types = (ModelType.LLM, ModelType.EMBEDDER)
     _to_dict_exclude = ("sync_client", "async_client")
 
     def __init__(
@@ -90,32 +108,22 @@ class OllamaClient(ModelClient):
         self.timeout = timeout
         self.max_tokens = max_tokens
 
-    def init_sync_client(self) -> Any:
-        """A new ``ollama.Client`` for the host."""
-        ollama = safe_import(*OptionalPackages.OLLAMA.value)
-        return ollama.Client(host=self._host, timeout=self.call_timeout() or None)
+    def _client_kwargs(self) -> Dict[str, Any]:
+        return {"host": self._host, "timeout": self.call_timeout() or None}
 
-    def init_async_client(self) -> Any:
-        """A new ``ollama.AsyncClient`` for the host."""
-        ollama = safe_import(*OptionalPackages.OLLAMA.value)
-        return ollama.AsyncClient(host=self._host, timeout=self.call_timeout() or None)
+    def _after_from_dict(self) -> None:
+        ModelClient._after_from_dict(self)
 
-    def convert_inputs_to_api_kwargs(
-        self,
-        input: Optional[Any] = None,
-        model_kwargs: Optional[Dict[str, Any]] = None,
-        model_type: ModelType = ModelType.UNDEFINED,
-    ) -> Dict[str, Any]:
-        """``prompt`` (+ ``system``) for LLMs; ``prompt`` (one text) or ``input`` for embedders."""
-        api_kwargs = dict(model_kwargs or {})
-        if model_type == ModelType.EMBEDDER:
-            if isinstance(input, str):
-                api_kwargs["prompt"] = input
-            else:
-                api_kwargs["input"] = list(input or [])
-            return api_kwargs
-        if model_type != ModelType.LLM:
-            raise ValueError(f"OllamaClient does not support model_type={model_type}")
+    def _embedder_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        """``prompt`` for one text (0.1's ``embeddings`` form), ``input`` for a list."""
+        if isinstance(input, str):
+            api_kwargs["prompt"] = input
+        else:
+            api_kwargs["input"] = list(input or [])
+        return api_kwargs
+
+    def _llm_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        """``prompt`` (+ ``system``) and ``options.num_predict`` (from ``max_tokens``)."""
         if input is None or input == "":
             raise ValueError("OllamaClient needs a prompt")
         messages = to_messages(input)
@@ -132,51 +140,22 @@ class OllamaClient(ModelClient):
         api_kwargs["options"] = options
         return api_kwargs
 
-    def _endpoint(self, client: Any, api_kwargs: Dict[str, Any], model_type: ModelType) -> Any:
-        if "model" not in api_kwargs:
+    def _endpoint(self, client: Any, model_type: ModelType, request: Dict[str, Any]) -> Callable[..., Any]:
+        if "model" not in request:
             raise ValueError("OllamaClient needs model_kwargs['model']")
         if model_type == ModelType.EMBEDDER:
-            return client.embeddings if "prompt" in api_kwargs else client.embed
-        if model_type == ModelType.LLM:
-            return client.generate
-        raise ValueError(f"OllamaClient does not support model_type={model_type}")
-
-    @with_retries
-    def call(
-        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        api_kwargs = dict(api_kwargs or {})
-        if self.sync_client is None:
-            self.sync_client = self.init_sync_client()
-        return self._endpoint(self.sync_client, api_kwargs, model_type)(**api_kwargs)
-
-    @with_retries
-    async def acall(
-        self, api_kwargs: Optional[Dict[str, Any]] = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        api_kwargs = dict(api_kwargs or {})
-        return await self._endpoint(self.loop_async_client(), api_kwargs, model_type)(**api_kwargs)
+            return client.embeddings if "prompt" in request else client.embed
+        return client.generate
 
     def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
         """The reply text and token counts; a text stream for a streamed reply."""
-        if isinstance(completion, Iterator):
-            pieces = (t for t in parse_stream_response(completion) if t)
-            return GeneratorOutput(data=pieces, raw_response=pieces)
-        if isinstance(completion, AsyncIterator):
-            return GeneratorOutput(data=_apieces(completion), raw_response=None)
+        if is_stream(completion):
+            return stream_output(completion, _chunk_text, usage_of=None)
         try:
             text = parse_generate_response(completion)
         except ValueError as e:
             return GeneratorOutput(raw_response=str(completion), error=f"parse error: {e}")
-        prompt = _get(completion, "prompt_eval_count")
-        generated = _get(completion, "eval_count")
-        usage = None
-        if isinstance(prompt, int) or isinstance(generated, int):
-            usage = CompletionUsage(
-                prompt_tokens=prompt, completion_tokens=generated,
-                total_tokens=(prompt or 0) + (generated or 0),
-            )
-        return GeneratorOutput(data=text, raw_response=text, usage=usage)
+        return GeneratorOutput(data=text, raw_response=text, usage=_usage(completion))
 
     def parse_embedding_response(self, response: Any) -> EmbedderOutput:
         """Vectors from ``{"embedding": [...]}`` (one text) or ``{"embeddings": [[...]]}``."""
@@ -191,10 +170,3 @@ class OllamaClient(ModelClient):
 
     def _extra_repr(self) -> str:
         return f"host={self._host!r}"
-
-
-async def _apieces(stream: AsyncIterator[Any]) -> AsyncIterator[str]:
-    async for chunk in stream:
-        text = _get(chunk, "response")
-        if text:
-            yield text

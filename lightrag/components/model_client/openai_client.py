@@ -25,20 +25,16 @@ from typing import Any, TypeVar
 
 from lightrag.components.model_client.chat_utils import (
     ChatCompletionParser,
-    chat_api_kwargs,
-    check_input_type,
-    embedding_api_kwargs,
     get_all_messages_content,
     get_first_message_content,
     get_probabilities,
     handle_streaming_response,
     parse_stream_response,
-    resolve_api_key,
 )
 from lightrag.components.model_client.sdk_client import ChatSDKMixin
 from lightrag.core.model_client import ModelClient
-from lightrag.core.types import ModelType
-from lightrag.utils.lazy_import import OptionalPackages, safe_import
+from lightrag.core.types import ModelType  # noqa: F401 (used by the doctest)
+from lightrag.utils.lazy_import import OptionalPackages
 
 __all__ = [
     "OpenAIClient",
@@ -95,8 +91,8 @@ class OpenAIClient(ChatSDKMixin, ModelClient):
         [{'role': 'system', 'content': 'You are terse.'}, {'role': 'user', 'content': 'Hi!'}]
     """
 
-    _config_exclude = ("api_key",)
-    _to_dict_exclude = ("sync_client", "async_client", "_api_key")
+    sdk_package = OptionalPackages.OPENAI
+    sdk_classes = ("OpenAI", "AsyncOpenAI")
 
     def __init__(
         self,
@@ -110,14 +106,11 @@ class OpenAIClient(ChatSDKMixin, ModelClient):
         timeout: float | None = None,
     ) -> None:
         super().__init__()
-        self._api_key = api_key
-        self.chat_completion_parser = chat_completion_parser
-        self.input_type = check_input_type(input_type)
+        self._init_api_key(api_key, env_api_key_name, timeout)
+        self._init_chat(chat_completion_parser, input_type)
         self.base_url = base_url
-        self.env_api_key_name = env_api_key_name
         self.env_base_url_name = env_base_url_name
         self.organization = organization
-        self.timeout = timeout
 
     # ------------------------------------------------------------------ SDK clients
     def _resolved_base_url(self) -> str | None:
@@ -125,15 +118,8 @@ class OpenAIClient(ChatSDKMixin, ModelClient):
 
     def _client_kwargs(self) -> dict[str, Any]:
         base_url = self._resolved_base_url()
-        kwargs: dict[str, Any] = {
-            "api_key": resolve_api_key(
-                self._api_key,
-                self.env_api_key_name,
-                "OpenAIClient",
-                placeholder=LOCAL_SERVER_API_KEY if base_url else None,
-            ),
-            "max_retries": 0,
-        }
+        key = self._resolved_api_key(placeholder=LOCAL_SERVER_API_KEY if base_url else None)
+        kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0}
         if base_url:
             kwargs["base_url"] = base_url
         if self.organization:
@@ -142,39 +128,19 @@ class OpenAIClient(ChatSDKMixin, ModelClient):
             kwargs["timeout"] = self.call_timeout()
         return kwargs
 
-    def init_sync_client(self) -> Any:
-        """A new ``openai.OpenAI`` client (ImportError without the SDK, ValueError without a key)."""
-        openai = safe_import(*OptionalPackages.OPENAI.value)
-        return openai.OpenAI(**self._client_kwargs())
-
-    def init_async_client(self) -> Any:
-        """A new ``openai.AsyncOpenAI`` client."""
-        openai = safe_import(*OptionalPackages.OPENAI.value)
-        return openai.AsyncOpenAI(**self._client_kwargs())
-
     # --------------------------------------------------------------------- requests
-    def convert_inputs_to_api_kwargs(
-        self,
-        input: Any | None = None,
-        model_kwargs: dict[str, Any] | None = None,
-        model_type: ModelType = ModelType.UNDEFINED,
-    ) -> dict[str, Any]:
-        """``messages`` (LLM) or ``input`` (embedder) plus ``model_kwargs``.
+    def _llm_api_kwargs(self, input: Any, api_kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``messages`` plus ``model_kwargs`` (``stream_options`` asks a stream for usage).
 
         A prompt string without a ``<SYS>`` block is sent as lightrag 0.1 sends it: one ``system``
         message with the prompt unchanged (no message for ``""`` or None). A prompt with a
         ``<SYS>...</SYS>`` block becomes a system message and a user message; a list of messages
         is sent as given.
         """
-        if model_type == ModelType.EMBEDDER:
-            return embedding_api_kwargs(input, model_kwargs)
-        if model_type != ModelType.LLM:
-            raise ValueError(f"OpenAIClient does not support model_type={model_type}")
         if input is None or (isinstance(input, str) and "<SYS>" not in input):
-            api_kwargs = dict(model_kwargs or {})
             api_kwargs["messages"] = [{"role": "system", "content": input}] if input else []
         else:
-            api_kwargs = chat_api_kwargs(input, model_kwargs)
+            api_kwargs = super()._llm_api_kwargs(input, api_kwargs)
         if api_kwargs.get("stream"):
             api_kwargs.setdefault("stream_options", {"include_usage": True})
             if api_kwargs["stream_options"] is None:

@@ -1,4 +1,4 @@
-"""``ChatSDKMixin``: the request/response plumbing shared by clients of OpenAI-style SDKs.
+"""``ChatSDKMixin``: what clients of OpenAI-style SDKs share beyond :class:`SDKClientMixin`.
 
 OpenAI's and Groq's SDKs expose the same surface (``client.chat.completions.create``,
 ``client.embeddings.create``, the same response and stream shapes), so their clients differ only
@@ -10,49 +10,41 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from lightrag.components.model_client.base import SDKClientMixin
 from lightrag.components.model_client.chat_utils import (
+    ChatCompletionParser,
+    check_input_type,
     parse_completion,
     parse_embeddings,
     to_completion_usage,
+    to_embedding_input,
+    to_messages,
 )
-from lightrag.core.retry import with_retries
 from lightrag.core.types import CompletionUsage, EmbedderOutput, GeneratorOutput, ModelType
 
 
-class ChatSDKMixin:
-    """``call``/``acall`` with retries, response parsing and SDK-free pickling/serialisation."""
+class ChatSDKMixin(SDKClientMixin):
+    """Chat completions and embeddings requests, and the parsing of their replies."""
 
-    sync_client: Any
-    async_client: Any
+    model_types = (ModelType.LLM, ModelType.EMBEDDER)
     chat_completion_parser: Any
-    init_sync_client: Callable[[], Any]
-    init_async_client: Callable[[], Any]
 
-    def _check_model_type(self, model_type: ModelType) -> None:
-        if model_type not in (ModelType.LLM, ModelType.EMBEDDER):
-            raise ValueError(f"{type(self).__name__} does not support model_type={model_type}")
+    def _init_chat(self, chat_completion_parser: ChatCompletionParser | None, input_type: str) -> None:
+        self.chat_completion_parser = chat_completion_parser
+        self.input_type = check_input_type(input_type)
 
-    @staticmethod
-    def _endpoint(client: Any, model_type: ModelType) -> Callable[..., Any]:
+    def _llm_api_kwargs(self, input: Any, api_kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``{**model_kwargs, "messages": [...]}``."""
+        api_kwargs["messages"] = to_messages(input)
+        return api_kwargs
+
+    def _embedder_api_kwargs(self, input: Any, api_kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``{**model_kwargs, "input": [...]}``."""
+        api_kwargs["input"] = to_embedding_input(input)
+        return api_kwargs
+
+    def _endpoint(self, client: Any, model_type: ModelType, request: dict[str, Any]) -> Callable[..., Any]:
         return client.chat.completions.create if model_type == ModelType.LLM else client.embeddings.create
-
-    @with_retries
-    def call(
-        self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        """Send the request; a ``ChatCompletion``, a chunk ``Stream`` or embeddings come back."""
-        self._check_model_type(model_type)
-        if self.sync_client is None:
-            self.sync_client = self.init_sync_client()
-        return self._endpoint(self.sync_client, model_type)(**(api_kwargs or {}))
-
-    @with_retries
-    async def acall(
-        self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
-    ) -> Any:
-        """Async :meth:`call`; a stream comes back as an async iterator of chunks."""
-        self._check_model_type(model_type)
-        return await self._endpoint(self.loop_async_client(), model_type)(**(api_kwargs or {}))
 
     def parse_chat_completion(self, completion: Any) -> GeneratorOutput:
         """Text and usage of a ``ChatCompletion``, or a text stream for a streamed reply."""
@@ -65,8 +57,5 @@ class ChatSDKMixin:
     def parse_embedding_response(self, response: Any) -> EmbedderOutput:
         return parse_embeddings(response)
 
-    def _after_from_dict(self) -> None:
-        self.sync_client = None
-        self.async_client = None
-        self._api_key = None
-
+    def _extra_repr(self) -> str:
+        return f"input_type={self.input_type!r}" if self.input_type != "text" else ""

@@ -276,29 +276,27 @@ class TransformersClient(ModelClient):
         self.reranker_client = None
         self.llm_client = None
 
-    def convert_inputs_to_api_kwargs(
-        self,
-        input: Any = None,
-        model_kwargs: Optional[Dict[str, Any]] = None,
-        model_type: ModelType = ModelType.UNDEFINED,
-    ) -> Dict[str, Any]:
-        api_kwargs = dict(model_kwargs or {})
+    def _with_model(self, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
         api_kwargs.setdefault("model", self._model_name)
         if not api_kwargs["model"]:
             raise ValueError("TransformersClient needs model_kwargs['model'] (or model_name=)")
-        if model_type == ModelType.EMBEDDER:
-            api_kwargs["input"] = to_embedding_input(input)
-        elif model_type == ModelType.RERANKER:
-            for key in ("documents", "top_k"):
-                if key not in api_kwargs:
-                    raise ValueError(f"a rerank request needs model_kwargs[{key!r}]")
-            api_kwargs["query"] = input
-        elif model_type == ModelType.LLM:
-            api_kwargs["input_text"] = input
-            if api_kwargs.get("max_tokens") is None:
-                api_kwargs["max_tokens"] = self.max_tokens
-        else:
-            raise ValueError(f"TransformersClient does not support model_type={model_type}")
+        return api_kwargs
+
+    def _embedder_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        self._with_model(api_kwargs)["input"] = to_embedding_input(input)
+        return api_kwargs
+
+    def _reranker_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        for key in ("documents", "top_k"):
+            if key not in self._with_model(api_kwargs):
+                raise ValueError(f"a rerank request needs model_kwargs[{key!r}]")
+        api_kwargs["query"] = input
+        return api_kwargs
+
+    def _llm_api_kwargs(self, input: Any, api_kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        self._with_model(api_kwargs)["input_text"] = input
+        if api_kwargs.get("max_tokens") is None:
+            api_kwargs["max_tokens"] = self.max_tokens
         return api_kwargs
 
     def call(
