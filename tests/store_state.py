@@ -22,7 +22,7 @@ def store_state(rag: Any) -> Dict[str, Any]:
                   for e in rag.graph.get_all_edges()},
         "chunks": dict(index.text_chunks.items()),
         "status": {k: v["status"] for k, v in index.doc_status.items()},
-        "graph_items": dict(index.doc_graph_items.items()),
+        "graph_items": dict(index.stores.doc_graph_items.items()),
         "vectors": vectors,
-        "pending": index.pending_vectors.keys(),
+        "pending": index.stores.pending_vectors.keys(),
     }

@@ -193,7 +193,7 @@ def test_graph_rag_from_yaml_on_a_chroma_server(tmp_path, chroma_server):
         "vector_storage": "ChromaVectorStorage",
         "vector_storage_kwargs": {"mode": "http", "host": "127.0.0.1", "port": chroma_server}}}
     rag = GraphRAG.from_yaml(yaml.safe_dump(config))
-    assert isinstance(rag.chunks_vdb, ChromaVectorStorage) and rag.chunks_vdb.mode == "http"
+    assert isinstance(rag.index.chunks_vdb, ChromaVectorStorage) and rag.chunks_vdb.mode == "http"
     assert len(rag.insert("NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter.").processed) == 1
     assert not (tmp_path / "work" / "chroma").exists(), "the vectors live on the server"
     same_server = ChromaVectorStorage(namespace="entities", mode="http", host="127.0.0.1",
@@ -210,7 +210,7 @@ def test_graph_rag_on_chroma(tmp_path):
         answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
         chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
         working_dir=str(tmp_path), cosine_threshold=0.05, vector_storage="ChromaVectorStorage")
-    assert isinstance(rag.entities_vdb, ChromaVectorStorage)
+    assert isinstance(rag.index.entities_vdb, ChromaVectorStorage)
     result = rag.insert(["NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter and Saturn.",
                          "The Cassini mission of NASA reached Saturn in 2004."])
     assert len(result.processed) == 2

@@ -290,7 +290,7 @@ def test_failure_inside_a_document_commit_rolls_it_back(tmp_path, monkeypatch):
     rag.insert(DOCS["voyager.md"], file_paths="voyager.md")
     saturn_before = rag.graph.get_node("Saturn")
     chunks_before = set(rag.text_chunks.keys())
-    real_upsert_edge = rag.graph.upsert_edge
+    real_upsert_edge = rag.index.graph.upsert_edge
     calls = {"n": 0}
 
     def fail_on_third_edge(*args, **kwargs):
@@ -299,7 +299,7 @@ def test_failure_inside_a_document_commit_rolls_it_back(tmp_path, monkeypatch):
             raise OSError("disk full")
         return real_upsert_edge(*args, **kwargs)
 
-    monkeypatch.setattr(rag.graph, "upsert_edge", fail_on_third_edge)
+    monkeypatch.setattr(rag.index.graph, "upsert_edge", fail_on_third_edge)
     failed = rag.insert(DOCS["cassini.md"], file_paths="cassini.md")
     assert failed.failed and "disk full" in next(iter(failed.failed.values()))
     monkeypatch.undo()

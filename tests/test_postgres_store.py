@@ -416,7 +416,7 @@ def test_a_killed_operation_leaves_a_consistent_store_that_resumes(pg, workspace
 
 @needs_server
 def test_copy_a_sqlite_store_into_postgres_and_back(tmp_path, workspace):
-    from lightrag.components.storage.sql_copy import copy_store
+    from lightrag.components.graph_rag.index.copy import copy_store
     from lightrag.components.storage.sql_db import SQLiteDatabase
 
     local = make_rag(tmp_path / "local", "", storage="sqlite")

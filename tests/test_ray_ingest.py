@@ -100,8 +100,8 @@ def snapshot(rag):
         "chunk_vectors": {c: v.round(6).tolist()
                           for c, v in rag.chunks_vdb.get_vectors_by_ids(chunk_ids).items()},
         "entity_vectors": len(rag.entities_vdb), "relation_vectors": len(rag.relations_vdb),
-        "extractions": sorted(rag.index.extractions.keys()),
-        "graph_items": json.loads(json.dumps(dict(rag.index.doc_graph_items.items()))),
+        "extractions": sorted(rag.index.stores.extractions.results.keys()),
+        "graph_items": json.loads(json.dumps(dict(rag.index.stores.doc_graph_items.items()))),
         "status": {k: (v["status"], v["chunks_list"]) for k, v in rag.doc_status.items()},
     }
 
@@ -175,14 +175,14 @@ def test_failed_chunks_are_retried_with_cached_extractions(tmp_path):
     apollo = first.doc_ids[2]
     assert apollo in first.failed and first.failed_chunks and len(first.processed) == 4
     assert rag.doc_status.get_by_id(apollo)["status"] == "failed"
-    cached_before = set(rag.index.extractions.keys())
+    cached_before = set(rag.index.stores.extractions.results.keys())
     assert len(rag.doc_status.get_by_id(apollo)["chunks_list"]) > len(first.failed_chunks)
     log_path = tmp_path / "calls.log"
     rag.extractor = EntityExtractor(generator=Generator(model_client=SlowAsyncClient(
         log_path=str(log_path), delay=0, response_fn=extraction_reply)), max_gleaning=1)
     second = ray_insert(rag, [], num_workers=1, max_llm_concurrency=1)
     assert second.processed == [apollo] and not second.failed
-    assert cached_before < set(rag.index.extractions.keys())
+    assert cached_before < set(rag.index.stores.extractions.results.keys())
     calls = len(log_path.read_text().splitlines())
     assert calls == 2 * len(first.failed_chunks), "only failed chunks are extracted again"
     reference = make_rag(tmp_path / "single", insert_batch_size=1)

@@ -12,7 +12,7 @@ from test_server import make_rag  # noqa: E402
 
 from lightrag.components.graph_rag.distributed import (  # noqa: E402
     ExtractionWorker,
-    _commit,
+    _prepared,
     dumps_components,
 )
 from lightrag.components.graph_rag.insert_result import InsertResult, run_sync  # noqa: E402
@@ -25,6 +25,11 @@ V2 = "The Cassini mission of NASA reached Saturn in 2004. Cassini found plumes o
 def worker_output(rag, text):
     blob = dumps_components((rag.chunker, rag.extractor, rag.embedder, rag.embedding_batch_size))
     return run_sync(ExtractionWorker(blob, 1).process("doc", text, "doc.md", {}))
+
+
+def _commit(rag, out, result, content_hash):
+    """Record a worker's output as ray_insert does: through the insert pipeline's commit."""
+    run_sync(rag.insert_pipeline().commit(_prepared(out, content_hash), result))
 
 
 def chunk_texts(rag):

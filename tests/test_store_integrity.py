@@ -10,7 +10,7 @@ from lightrag.components.graph_rag import (
     GraphRAG,
     HeuristicKeywordExtractor,
 )
-from lightrag.components.graph_rag.index_vectors import RELATION_IDS_META
+from lightrag.components.graph_rag.index.vectors import RELATION_IDS_META
 from lightrag.components.graph_rag.merger import legacy_relation_vector_id, relation_vector_id
 from lightrag.components.model_client import ScriptedClient
 from lightrag.core import Embedder, Generator
@@ -46,7 +46,7 @@ def _legacy_store(tmp_path):
     """A store as the old code wrote it: relation vectors under the ambiguous ids."""
     rag = make_rag(tmp_path)
     rag.insert(["Ab met CdEf. AbCd met Ef. Saturn has Titan."], ids=["d1"])
-    store = rag.relations_vdb
+    store = rag.index.relations_vdb  # written directly: the index's own code of old
     with rag.index.db.transaction():
         for vid in list(store._ids):
             record = store.get_by_id(vid)
@@ -106,7 +106,7 @@ def test_delete_leaves_none_of_the_documents_content(tmp_path):
     rag = make_rag(tmp_path, synonym_threshold=0.3)
     rag.chunker = Chunker(chunk_token_size=6, chunk_overlap_token_size=0)
     rag.insert([DOC_A, DOC_B], ids=["a", "b"])
-    assert rag.index.synonyms.keys() and len(rag.index.extractions) >= 3
+    assert rag.index.stores.synonyms.keys() and len(rag.index.stores.extractions.results) >= 3
     rag.delete_by_doc_id("a")
     assert rag.index.verify() == []
     texts = _all_text(tmp_path / "lightrag.sqlite3")
@@ -117,24 +117,24 @@ def test_delete_leaves_none_of_the_documents_content(tmp_path):
     assert any(SHARED in t for t in texts if t.startswith("{\"chunk_id\""))
     rag.delete_by_doc_id("b")
     assert rag.index.verify() == []
-    assert len(rag.index.extractions) == 0 and len(rag.index.entity_names) == 0
-    assert rag.index.synonyms.keys() == []
+    assert len(rag.index.stores.extractions.results) == 0 and len(rag.index.entity_names) == 0
+    assert rag.index.stores.synonyms.keys() == []
 
 
 def test_verify_flags_leftovers_of_deleted_documents(tmp_path):
     rag = make_rag(tmp_path, synonym_threshold=0.3)
     rag.insert([DOC_A], ids=["a"])
-    leftovers = {"extractions": dict(rag.index.extractions.items()),
-                 "synonyms": dict(rag.index.synonyms.items())}
+    leftovers = {"extractions": dict(rag.index.stores.extractions.results.items()),
+                 "synonyms": dict(rag.index.stores.synonyms.items())}
     ids, matrix = rag.index.entity_names.rows()
     names = {i: matrix[r].copy() for r, i in enumerate(ids)}
     rag.delete_by_doc_id("a")
     with rag.index.db.transaction():  # what the old delete left behind
-        rag.index.extractions.replace(leftovers["extractions"])
-        rag.index.synonyms.replace(leftovers["synonyms"])
+        rag.index.stores.extractions.results.replace(leftovers["extractions"])
+        rag.index.stores.synonyms.replace(leftovers["synonyms"])
         rag.index.entity_names.upsert({n: {"content": n} for n in names},
                                       vectors=np.stack(list(names.values())))
-        rag.index.pending_vectors.replace({"e\x1fZorblax Prime": {}})
+        rag.index.stores.pending_vectors.replace({"e\x1fZorblax Prime": {}})
     problems = rag.index.verify()
     for what in ("cached extraction", "entity name vector 'Zorblax Prime'", "synonym pair",
                  "queued vector ['Zorblax Prime']"):

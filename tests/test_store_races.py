@@ -32,7 +32,7 @@ def assert_fully_version_2(rag, i):
     chunks = stored_chunks(rag, doc_id)
     assert chunks and set(chunks) == set(status["chunks_list"]), (i, status, list(chunks))
     assert all(c["content"] in text for c in chunks.values()), (i, chunks)
-    entities = set(rag.index.doc_graph_items.get_by_id(doc_id)["entities"])
+    entities = set(rag.index.stores.doc_graph_items.get_by_id(doc_id)["entities"])
     assert f"Probe{i}" not in entities and f"Rover{i}" in entities, (i, entities)
     assert not rag.graph.has_node(f"Probe{i}")
 
@@ -42,7 +42,7 @@ def assert_fully_gone(rag, i):
     assert rag.doc_status.get_by_id(doc_id) is None
     assert rag.full_docs.get_by_id(doc_id) is None
     assert stored_chunks(rag, doc_id) == {}
-    assert rag.index.doc_graph_items.get_by_id(doc_id) is None
+    assert rag.index.stores.doc_graph_items.get_by_id(doc_id) is None
     assert not rag.graph.has_node(f"Probe{i}")
 
 

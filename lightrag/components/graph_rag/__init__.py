@@ -1,9 +1,11 @@
 """Graph-based RAG (the LightRAG algorithm) as Components.
 
-``GraphRAG`` owns the storages and the pipeline: ``Chunker`` -> ``EntityExtractor`` (LLM) or
-``SpacyEntityExtractor`` (offline) -> ``GraphMerger`` on insert; ``KeywordExtractor`` -> one of the
-seven query modes -> the answer on query: quoted from the context by the ``ExtractiveAnswerer``
-(the offline default) or written by an answer Generator and checked against the context.
+``GraphRAG`` runs the pipeline: ``Chunker`` -> ``EntityExtractor`` (LLM) or
+``SpacyEntityExtractor`` (offline) -> ``GraphIndex.record`` (which merges with the ``GraphMerger``)
+on insert; ``KeywordExtractor`` -> one of the query modes (``QUERY_MODES``) -> the answer on query:
+quoted from the context by the ``ExtractiveAnswerer`` (the offline default) or written by an
+answer Generator and checked against the context. The ``GraphIndex`` owns every store and is
+their only writer; everything else reads them through read-only views.
 """
 
 from lightrag.components.graph_rag.chunking import Chunker
@@ -18,7 +20,8 @@ from lightrag.components.graph_rag.keyword_extractor import (
     KeywordExtractor,
     Keywords,
 )
-from lightrag.components.graph_rag.maintenance import DeletionResult
+from lightrag.components.graph_rag.index import DeletionResult, GraphIndex, RecordResult
+from lightrag.components.graph_rag.insert_pipeline import DocumentPreparer, InsertPipeline
 from lightrag.components.graph_rag.merger import GraphMerger, MergeStats
 from lightrag.components.graph_rag.query_engine import QueryEngine
 from lightrag.components.graph_rag.query_modes import (
@@ -28,6 +31,7 @@ from lightrag.components.graph_rag.query_modes import (
     LocalMode,
     MixMode,
     NaiveMode,
+    PprMode,
     QueryMode,
     RetrievedContext,
 )
@@ -35,6 +39,7 @@ from lightrag.components.graph_rag.schemas import (
     DocProcessingStatus,
     DocStatus,
     EntityRecord,
+    QUERY_MODES,
     QueryParam,
     QueryResult,
     RelationRecord,
@@ -51,15 +56,18 @@ __all__ = [
     "Chunker",
     "DeletionResult",
     "DocProcessingStatus",
+    "DocumentPreparer",
     "DocStatus",
     "EntityExtractor",
     "EntityRecord",
     "ExtractionResult",
     "GlobalMode",
+    "GraphIndex",
     "GraphMerger",
     "GraphRAG",
     "HeuristicKeywordExtractor",
     "HybridMode",
+    "InsertPipeline",
     "InsertResult",
     "KeywordExtractor",
     "Keywords",
@@ -67,10 +75,13 @@ __all__ = [
     "MergeStats",
     "MixMode",
     "NaiveMode",
+    "PprMode",
+    "QUERY_MODES",
     "QueryEngine",
     "QueryMode",
     "QueryParam",
     "QueryResult",
+    "RecordResult",
     "RelationRecord",
     "RetrievedContext",
     "SpacyEntityExtractor",

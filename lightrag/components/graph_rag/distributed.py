@@ -7,15 +7,16 @@ The expensive steps of an insert run on a Ray cluster; the graph is still writte
    PROCESSED ids are skipped; PENDING, PROCESSING and FAILED ones from earlier inserts are
    retried, see :meth:`GraphRAG.unfinished_document_ids`).
 2. **Ray actors** (a fixed pool of ``num_workers``): per document, chunking, chunk embedding and
-   LLM extraction of every chunk. The pool shares ``max_llm_concurrency`` LLM calls between its
+   LLM extraction of every chunk: the :class:`~lightrag.components.graph_rag.insert_pipeline.
+   DocumentPreparer` that a single-process insert uses. The pool shares ``max_llm_concurrency`` LLM calls between its
    actors (an ``asyncio.Semaphore`` in each, the shares adding up to the total), so the provider
    never sees more concurrent requests than that, however large the cluster. Extractions cached
    by an earlier, interrupted insert are sent along and not repeated.
 3. **driver**: at most ``max_in_flight`` documents are out at once (backpressure: the next one is
    submitted only when the oldest result has been merged) and results are recorded **in document
-   order** by the GraphRAG's :class:`~lightrag.components.graph_rag.index.GraphIndex` (one
-   transaction per document, as in a single-process insert); entity and relation vectors are
-   embedded at the end. Recording in order makes the graph equal to the one a single-process
+   order** by :meth:`InsertPipeline.commit <lightrag.components.graph_rag.insert_pipeline.
+   InsertPipeline.commit>` (one transaction per document, the same code as a single-process
+   insert); entity and relation vectors are embedded at the end. Recording in order makes the graph equal to the one a single-process
    insert builds.
 
 The pipeline components (chunker, extractor, embedder) travel to the actors pickled with Ray's
@@ -45,12 +46,17 @@ import threading
 from collections import deque
 from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple, Union
 
-import numpy as np
-
-from lightrag.components.graph_rag.index import SUPERSEDED
-from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema, compute_mdhash_id
-from lightrag.components.graph_rag.system import GraphRAG, InsertResult, run_sync
-from lightrag.components.storage.base import BaseVectorStorage
+from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+from lightrag.components.graph_rag.insert_pipeline import (
+    DocumentPreparer,
+    InsertPipeline,
+    PreparedDocument,
+    SourceDocument,
+)
+from lightrag.components.graph_rag.insert_result import InsertResult
+from lightrag.components.graph_rag.schemas import TextChunkSchema
+from lightrag.components.graph_rag.system import GraphRAG
+from lightrag.utils.run_sync import run_sync
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +125,8 @@ def split_llm_limit(max_llm_concurrency: int, num_workers: int) -> List[int]:
 
 
 class ExtractionWorker:
-    """A Ray actor (async): chunk, embed and extract one document per call.
+    """A Ray actor (async): chunk, embed and extract one document per call, with the
+    :class:`DocumentPreparer` of a single-process insert.
 
     Args:
         blob: :func:`dumps_components` of ``(chunker, extractor, embedder, embedding_batch_size)``.
@@ -127,79 +134,43 @@ class ExtractionWorker:
     """
 
     def __init__(self, blob: bytes, llm_limit: int) -> None:
-        self.chunker, self.extractor, self.embedder, self.batch_size = loads_components(blob)
+        self.preparer = DocumentPreparer(*loads_components(blob))
         self.llm_limit = llm_limit
         self._semaphore: Optional[asyncio.Semaphore] = None
 
-    async def _embed(self, texts: List[str]) -> np.ndarray:
-        rows: List[List[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            out = await self.embedder.acall(texts[start:start + self.batch_size])
-            if out.error is not None:
-                raise RuntimeError(f"chunk embedding failed: {out.error}")
-            rows.extend(e.embedding for e in out.data)
-        return BaseVectorStorage._normalize(np.array(rows, dtype=np.float32)) if rows else \
-            np.zeros((0, 0), np.float32)
-
-    async def _extract(self, chunk_id: str, chunk: TextChunkSchema,
-                       cached: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
-        if chunk_id in cached:
-            return cached[chunk_id]
-        async with self._semaphore:  # type: ignore[union-attr]
-            extracted = await self.extractor.acall(chunk.content, chunk_id, chunk.file_path)
-        return extracted.to_dict()
-
     async def process(self, doc_id: str, text: str, file_path: str,
                       cached: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
-        """Chunks, their vectors and one extraction (as a dict) per chunk, in chunk order."""
+        """Chunks, their vectors and one extraction (as a dict) per chunk, in chunk order;
+        ``cached`` holds the stored extractions by chunk id (not extracted again)."""
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.llm_limit)
-        chunks = self.chunker(doc_id, text, file_path)
-        vectors = await self._embed([c.content for c in chunks.values()])
-        extractions = await asyncio.gather(*(self._extract(cid, c, cached) for cid, c in chunks.items()))
-        return {"doc_id": doc_id, "chunks": {cid: c.to_dict() for cid, c in chunks.items()},
-                "vectors": vectors, "extractions": list(extractions)}
+
+        def lookup(chunk_id: str, chunk: TextChunkSchema) -> Optional[ExtractionResult]:
+            found = cached.get(chunk_id)
+            return None if found is None else ExtractionResult.from_dict(found)
+
+        done = (await self.preparer.prepare([SourceDocument(doc_id, text, file_path)],
+                                            self._semaphore, lookup))[0]
+        return {"doc_id": doc_id, "error": done.error,
+                "chunks": {cid: c.to_dict() for cid, c in done.chunks.items()},
+                "vectors": done.vectors, "extractions": [e.to_dict() for e in done.extractions]}
 
 
-def _fail(rag: GraphRAG, doc_id: str, message: str, result: InsertResult) -> None:
-    rag.set_document_status(doc_id, status=DocStatus.FAILED, error_msg=message)
-    result.failed[doc_id] = message
+def _prepared(out: Dict[str, Any], content_hash: str) -> PreparedDocument:
+    """A worker's output as the :class:`PreparedDocument` the pipeline records."""
+    return PreparedDocument(
+        doc_id=out["doc_id"], content_hash=content_hash,
+        chunks={cid: TextChunkSchema.from_dict(c) for cid, c in out["chunks"].items()},
+        vectors=out["vectors"] if out["chunks"] else None,
+        extractions=[ExtractionResult.from_dict(e) for e in out["extractions"]],
+        error=out.get("error"))
 
 
-def _commit(rag: GraphRAG, out: Dict[str, Any], result: InsertResult,
-            content_hash: Optional[str] = None) -> None:
-    """Record one document's worker output through the GraphIndex (one transaction), exactly as
-    :meth:`GraphRAG.ainsert` does after extracting a document: given ``content_hash`` (of the
-    text the worker was sent), nothing is written when the document was re-sent with another
-    text or deleted meanwhile; it is then listed in ``result.skipped`` (the newer request wins)."""
-    from lightrag.components.graph_rag.entity_extractor import ExtractionResult
-
-    doc_id = out["doc_id"]
-    chunks = {cid: TextChunkSchema.from_dict(c) for cid, c in out["chunks"].items()}
-    extractions = [ExtractionResult.from_dict(e) for e in out["extractions"]]
-    recorded = run_sync(rag.index.record(doc_id, chunks, out["vectors"] if chunks else None,
-                                         extractions, content_hash))
-    if recorded.status == SUPERSEDED:
-        log.info("%s was deleted or re-sent while a worker processed it: left to the newer "
-                 "request", doc_id)
-        if doc_id not in result.skipped:
-            result.skipped.append(doc_id)
-        return
-    result.chunks += recorded.chunks
-    result.entities += len(recorded.entities)
-    result.relations += len(recorded.relations)
-    if recorded.status == DocStatus.PROCESSED.value:
-        result.processed.append(doc_id)
-    else:
-        result.failed[doc_id] = recorded.error or "failed"
-        result.failed_chunks.extend(recorded.failed_chunks)
-
-
-def _cached_extractions(rag: GraphRAG, doc_id: str, text: str, file_path: str) -> Dict[str, Dict[str, Any]]:
+def _cached_extractions(pipeline: InsertPipeline, doc: SourceDocument) -> Dict[str, Dict[str, Any]]:
     """Extractions already cached for this document's chunks (by chunk content)."""
     cached = {}
-    for chunk_id, chunk in rag.chunker(doc_id, text, file_path).items():
-        found = rag.index.cached_extraction(chunk_id, chunk)
+    for chunk_id, chunk in pipeline.preparer.chunker(doc.doc_id, doc.text, doc.file_path).items():
+        found = pipeline.index.cached_extraction(chunk_id, chunk)
         if found is not None:
             cached[chunk_id] = found.to_dict()
     return cached
@@ -255,31 +226,32 @@ def ray_insert(
                "max_concurrency": max(1, -(-window // num_workers))}
     actor_class = ray.remote(ExtractionWorker)
     actors = [actor_class.options(**options).remote(blob, limit) for limit in limits]
-    in_flight: Deque[Tuple[str, str, Any]] = deque()
+    pipeline = rag.insert_pipeline()
+    in_flight: Deque[Tuple[SourceDocument, Any]] = deque()
     queue = deque(todo)
     submitted = 0
     try:
         while queue or in_flight:
             while queue and len(in_flight) < window:
-                doc_id = queue.popleft()
-                doc = rag.full_docs.get_by_id(doc_id)
-                if doc is None:
-                    _fail(rag, doc_id, "document text is missing", result)
-                    continue
+                docs = run_sync(pipeline.read([queue.popleft()], result))
+                if not docs:
+                    continue  # its text is missing: failed by read()
+                doc = docs[0]
                 actor = actors[submitted % num_workers]
                 submitted += 1
-                path = doc.get("file_path", "unknown_source")
-                in_flight.append((doc_id, compute_mdhash_id(doc["content"]), actor.process.remote(
-                    doc_id, doc["content"], path, _cached_extractions(rag, doc_id, doc["content"], path))))
+                in_flight.append((doc, actor.process.remote(
+                    doc.doc_id, doc.text, doc.file_path, _cached_extractions(pipeline, doc))))
             if not in_flight:
                 continue
-            doc_id, content_hash, ref = in_flight.popleft()
+            doc, ref = in_flight.popleft()
             try:
-                _commit(rag, ray.get(ref), result, content_hash)
+                prepared = _prepared(ray.get(ref), doc.content_hash)
             except Exception as e:
-                log.exception("distributed processing of %s failed", doc_id)
+                log.exception("distributed processing of %s failed", doc.doc_id)
                 cause = getattr(e, "cause", None) or e  # a RayTaskError wraps the worker's error
-                _fail(rag, doc_id, f"{type(cause).__name__}: {cause}", result)
+                prepared = PreparedDocument(doc.doc_id, doc.content_hash,
+                                            error=f"{type(cause).__name__}: {cause}")
+            run_sync(pipeline.commit(prepared, result))
     finally:
         for actor in actors:
             ray.kill(actor)

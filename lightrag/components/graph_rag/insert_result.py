@@ -1,40 +1,19 @@
-"""What an insert reports: :class:`InsertResult` (per call), :class:`InsertProgress` (per
-document, to a ``progress`` callback), and :func:`run_sync`, which runs the async pipeline from
-synchronous code."""
+"""What an insert reports: :class:`InsertResult` (per call) and :class:`InsertProgress` (per
+document, to a ``progress`` callback); and :func:`normalize_documents`, the checks of its input.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from lightrag.components.graph_rag.schemas import compute_mdhash_id
+from lightrag.components.graph_rag.schemas import DocStatus, compute_mdhash_id
 from lightrag.core.base_data_class import DataClass
+from lightrag.utils.run_sync import run_sync
 
-T = TypeVar("T")
+__all__ = ["InsertProgress", "InsertResult", "ProgressCallback", "normalize_documents", "run_sync"]
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine from sync code, also when an event loop is already running here."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    result: Dict[str, Any] = {}
-
-    def runner() -> None:
-        try:
-            result["value"] = asyncio.run(coro)
-        except BaseException as e:  # re-raised in the caller's thread
-            result["error"] = e
-
-    thread = threading.Thread(target=runner)
-    thread.start()
-    thread.join()
-    if "error" in result:
-        raise result["error"]
-    return result["value"]
-
+SUPERSEDED = "superseded"
 
 @dataclass
 class InsertResult(DataClass):
@@ -53,6 +32,29 @@ class InsertResult(DataClass):
         default_factory=dict,
         metadata={"desc": "Tokens and calls by model: {model: {prompt_tokens, completion_tokens, calls}}"})
 
+    def add(self, recorded: Any) -> None:
+        """Count one finished document (a ``RecordResult``: processed, failed or superseded)."""
+        doc_id = recorded.doc_id
+        if recorded.status == SUPERSEDED:
+            if doc_id not in self.skipped:
+                self.skipped.append(doc_id)
+            return
+        if recorded.status == DocStatus.PROCESSED.value:
+            self.processed.append(doc_id)
+        else:
+            self.failed[doc_id] = recorded.error or "failed"
+            self.failed_chunks.extend(recorded.failed_chunks)
+        self.chunks += recorded.chunks
+        self.entities += len(recorded.entities)
+        self.relations += len(recorded.relations)
+
+    def add_usage(self, usage: Dict[str, Dict[str, int]]) -> None:
+        """Add tokens and calls by model (``{model: {prompt_tokens, ...}}``)."""
+        for model, row in usage.items():
+            total = self.usage.setdefault(model, dict.fromkeys(row, 0))
+            for key, value in row.items():
+                total[key] = total.get(key, 0) + value
+
 
 @dataclass
 class InsertProgress(DataClass):
@@ -66,6 +68,15 @@ class InsertProgress(DataClass):
     entities: int = field(default=0, metadata={"desc": "Entities touched so far"})
     relations: int = field(default=0, metadata={"desc": "Relations touched so far"})
     elapsed_s: float = field(default=0.0, metadata={"desc": "Seconds since the insert began"})
+
+    def advance(self, recorded: Any, elapsed_s: float) -> None:
+        """Count one finished document (a ``RecordResult``)."""
+        self.docs_done += 1
+        self.doc_id, self.status = recorded.doc_id, recorded.status
+        self.chunks_done += recorded.chunks
+        self.entities += len(recorded.entities)
+        self.relations += len(recorded.relations)
+        self.elapsed_s = elapsed_s
 
 
 ProgressCallback = Callable[[InsertProgress], None]

@@ -127,6 +127,14 @@ class SQLDatabase:
         return rows
 
     # --------------------------------------------------------- transactions
+    def columns(self, table: str) -> List[str]:
+        """The column names of ``table`` (a name of this package's schema, never user input)."""
+        if not table.isidentifier():
+            raise ValueError(f"not a table name: {table!r}")
+        with self._mutex:
+            cursor = self._conn.execute(self._sql(f"SELECT * FROM {table} WHERE 1 = 0"))
+            return [d[0] for d in cursor.description]
+
     @property
     def in_transaction(self) -> bool:
         return self._depth > 0 and self._owner == threading.get_ident()

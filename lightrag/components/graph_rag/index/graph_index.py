@@ -35,19 +35,23 @@ from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence,
 import numpy as np
 
 from lightrag.components.graph_rag.context import GraphStores
-from lightrag.components.graph_rag.index_check import verify_index
-from lightrag.components.graph_rag.index_vectors import (
+from lightrag.components.graph_rag.embedding import embed_texts
+from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+import lightrag.components.graph_rag.index.maintenance as maintenance
+from lightrag.components.graph_rag.index.check import verify_index
+from lightrag.components.graph_rag.index.stores import SEP, IndexStores, open_stores
+from lightrag.components.graph_rag.index.vectors import (
     add_synonyms,
     embed_items,
     pending_items,
-    pending_key,
+    queue_vectors,
     rekey_relation_vectors,
     relation_ids_current,
     write_vectors,
 )
-from lightrag.components.graph_rag.merger import (
-    GraphMerger,
-)
+from lightrag.components.graph_rag.index.view import ReadOnly
+from lightrag.components.graph_rag.insert_result import SUPERSEDED
+from lightrag.components.graph_rag.merger import GraphMerger
 from lightrag.components.graph_rag.schemas import (
     DocProcessingStatus,
     DocStatus,
@@ -58,22 +62,12 @@ from lightrag.components.graph_rag.schemas import (
 )
 from lightrag.components.storage.databases import open_database
 from lightrag.components.storage.sql_db import SQLDatabase
-from lightrag.components.storage.sql_graph import SQLGraphStorage
-from lightrag.components.storage.sql_kv import SQLDocStatusStorage, SQLKVStorage
-from lightrag.components.storage.sql_vector import SQLVectorStorage
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
-from lightrag.utils.registry import EntityMapping
 from lightrag.utils.secrets import redact_text
 from lightrag.utils.writer_lock import WriterLock
 
 log = logging.getLogger(__name__)
-
-ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
-RELATION_META = ["src_id", "tgt_id", "keywords", "weight", "source_id", "file_path"]
-CHUNK_META = ["full_doc_id", "file_path", "chunk_order_index"]
-_SEP = "\x1f"
-SUPERSEDED = "superseded"
 
 
 @dataclass
@@ -87,12 +81,6 @@ class RecordResult(DataClass):
     relations: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Relations"})
     failed_chunks: Dict[str, str] = field(default_factory=dict, metadata={"desc": "Chunk -> error"})
     error: Optional[str] = field(default=None, metadata={"desc": "Why the document failed"})
-
-
-def extraction_key(extractor_name: str, content: str) -> str:
-    """Cache key of a chunk's extraction: the extractor's name and the chunk's *content*, so a
-    corrected text is extracted again and identical chunks share one extraction."""
-    return compute_mdhash_id(f"{extractor_name}{_SEP}{content}", prefix="ext-")
 
 
 class GraphIndex(Component):
@@ -118,7 +106,8 @@ class GraphIndex(Component):
             the ``ppr`` mode: "U.S." and "United States").
     """
 
-    _to_dict_exclude = ("db", "_writer", "_synonym_cache", "_ids_current")
+    _to_dict_exclude = ("db", "stores", "readers", "_embedder", "_writer", "_synonym_cache",
+                        "_ids_current")
 
     def __init__(
         self,
@@ -142,40 +131,34 @@ class GraphIndex(Component):
         self.working_dir = str(working_dir)
         self.workspace = workspace
         self.merger = merger or GraphMerger()
-        where = {"workspace": workspace, "working_dir": self.working_dir}
+        self.synonym_threshold = synonym_threshold
+        self.embedding_batch_size = embedding_batch_size
         if database is None:
             database = open_database(storage, self.working_dir, workspace, lock_timeout,
                                      **(storage_kwargs or {}))
-        object.__setattr__(self, "db", database)
-        self._writer = WriterLock()
-        kv = {"db": database, **where}
-        self.full_docs = SQLKVStorage(namespace="full_docs", **kv)
-        self.text_chunks = SQLKVStorage(namespace="text_chunks", **kv)
-        self.extractions = SQLKVStorage(namespace="extractions", **kv)
-        self.extraction_chunks = SQLKVStorage(namespace="extraction_chunks", **kv)
-        self.doc_graph_items = SQLKVStorage(namespace="doc_graph_items", **kv)
-        self.pending_vectors = SQLKVStorage(namespace="pending_vectors", **kv)
-        self.doc_status = SQLDocStatusStorage(namespace="doc_status", **kv)
-        self.graph = SQLGraphStorage(namespace="chunk_entity_relation", **kv)
-        vec_kwargs: Dict[str, Any] = {"embedder": embedder, "cosine_threshold": cosine_threshold,
-                                      "embedding_batch_size": embedding_batch_size,
-                                      **(vector_storage_kwargs or {}), **where}
-        if vector_storage is None or vector_storage == "SQLVectorStorage":
-            make: Any = SQLVectorStorage
-            vec_kwargs["db"] = database
-        else:
-            make = EntityMapping.get(vector_storage)
-            if make is None:
-                raise ValueError(f"unknown vector storage {vector_storage!r}: register it or use a built-in one")
-        self.chunks_vdb = make(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs)
-        self.entities_vdb = make(namespace="entities", meta_fields=ENTITY_META, **vec_kwargs)
-        self.relations_vdb = make(namespace="relationships", meta_fields=RELATION_META, **vec_kwargs)
-        self.entity_names = SQLVectorStorage(database, namespace="entity_names", embedder=embedder,
-                                             embedding_batch_size=embedding_batch_size, **where)
-        self.synonyms = SQLKVStorage(namespace="entity_synonyms", **kv)
-        self.synonym_threshold = synonym_threshold
-        self._synonym_cache: Optional[Tuple[Any, List[Tuple[str, str, float]]]] = None
-        self._ids_current = False
+        stores = open_stores(database, embedder, working_dir=self.working_dir,
+                             workspace=workspace, vector_storage=vector_storage,
+                             vector_storage_kwargs=vector_storage_kwargs,
+                             cosine_threshold=cosine_threshold,
+                             embedding_batch_size=embedding_batch_size,
+                             extractor_name=extractor_name)
+        for name, value in (("db", database), ("stores", stores), ("_embedder", embedder),
+                            ("_writer", WriterLock()), ("_synonym_cache", None),
+                            ("_ids_current", False)):
+            object.__setattr__(self, name, value)
+        # registered children: printed in the component tree
+        self.full_docs = stores.full_docs
+        self.text_chunks = stores.text_chunks
+        self.doc_status = stores.doc_status
+        self.graph = stores.graph
+        self.chunks_vdb = stores.chunks_vdb
+        self.entities_vdb = stores.entities_vdb
+        self.relations_vdb = stores.relations_vdb
+        self.entity_names = stores.entity_names
+        object.__setattr__(self, "readers", {
+            name: ReadOnly(getattr(stores, name))
+            for name in ("full_docs", "text_chunks", "doc_status", "graph", "chunks_vdb",
+                         "entities_vdb", "relations_vdb", "doc_graph_items", "pending_vectors")})
 
     def _extra_repr(self) -> str:
         where = f"{self.working_dir}/{self.workspace}" if self.workspace else self.working_dir
@@ -186,9 +169,10 @@ class GraphIndex(Component):
     def view(self) -> GraphStores:
         """The read view of the query modes (refreshed with other processes' commits first)."""
         self.refresh()
-        return GraphStores(graph=self.graph, entities_vdb=self.entities_vdb,
-                           relations_vdb=self.relations_vdb, chunks_vdb=self.chunks_vdb,
-                           text_chunks=self.text_chunks, synonym_pairs=self.synonym_pairs())
+        r = self.readers
+        return GraphStores(graph=r["graph"], entities_vdb=r["entities_vdb"],
+                           relations_vdb=r["relations_vdb"], chunks_vdb=r["chunks_vdb"],
+                           text_chunks=r["text_chunks"], synonym_pairs=self.synonym_pairs())
 
     def refresh(self) -> bool:
         """Apply the commits of other processes to the in-memory graph and vectors."""
@@ -202,7 +186,7 @@ class GraphIndex(Component):
             "chunks": len(self.text_chunks),
             "entities": self.graph.node_count(),
             "relations": len(self.graph.all_edge_pairs()),
-            "pending_vectors": len(self.pending_vectors),
+            "pending_vectors": len(self.stores.pending_vectors),
             "working_dir": self.working_dir,
             "workspace": self.workspace,
         }
@@ -213,24 +197,16 @@ class GraphIndex(Component):
         Every PROCESSED document has its text, chunks, chunk vectors and graph items; every chunk
         belongs to a known document and every chunk vector to a chunk; every entity and relation
         cites only stored chunks and has a vector or is queued for one; every entity or relation
-        vector belongs to a graph item (:func:`~lightrag.components.graph_rag.index_check.
+        vector belongs to a graph item (:func:`~lightrag.components.graph_rag.index.check.
         verify_index`). ``lightrag check`` runs it.
         """
-        return verify_index(self)
+        self.refresh()
+        return verify_index(self.stores)
 
-    def cached_extraction(self, chunk_id: str, chunk: TextChunkSchema) -> Any:
+    def cached_extraction(self, chunk_id: str, chunk: TextChunkSchema) -> Optional[ExtractionResult]:
         """The cached extraction of this chunk's content (re-labelled with this chunk's id and
         file), or None."""
-        from lightrag.components.graph_rag.entity_extractor import ExtractionResult
-
-        cached = self.extractions.get_by_id(extraction_key(self.extractor_name, chunk.content))
-        if cached is None:
-            return None
-        result = ExtractionResult.from_dict(cached)
-        result.chunk_id = chunk_id
-        for record in [*result.entities, *result.relations]:
-            record.source_id, record.file_path = chunk_id, chunk.file_path
-        return result
+        return self.stores.extractions.get(chunk_id, chunk)
 
     # ----------------------------------------------------------------- locking
     @asynccontextmanager
@@ -261,8 +237,8 @@ class GraphIndex(Component):
         ids."""
         if self._ids_current:
             return
-        if not relation_ids_current(self):
-            moved = rekey_relation_vectors(self)
+        if not relation_ids_current(self.stores):
+            moved = rekey_relation_vectors(self.stores)
             log.info("%s: %d relation vectors re-keyed to unambiguous ids", self.working_dir, moved)
         self._ids_current = True
 
@@ -315,6 +291,29 @@ class GraphIndex(Component):
         self.doc_status.replace(statuses)
         return queued, skipped
 
+    def read_documents(self, doc_ids: Sequence[str]) -> List[Optional[Dict[str, Any]]]:
+        """The stored ``{"content", "file_path"}`` of each document (None where missing)."""
+        return self.full_docs.get_by_ids(list(doc_ids))
+
+    def pending_vector_count(self) -> int:
+        """Entities and relations queued for (re-)embedding."""
+        return len(self.stores.pending_vectors)
+
+    async def fail_document(self, doc_id: str, message: str,
+                            content_hash: Optional[str] = None) -> RecordResult:
+        """Mark a document FAILED with ``message`` (secrets redacted), unless it was deleted or
+        (given ``content_hash``) re-sent with another text meanwhile: then nothing is written and
+        the result is ``superseded`` (the newer request owns the document)."""
+        message = redact_text(message)
+        updated = await self.aset_statuses(
+            {doc_id: {"status": DocStatus.FAILED, "error_msg": message}},
+            None if content_hash is None else {doc_id: content_hash})
+        if not updated:
+            log.info("%s was deleted or re-sent while it was processed: left to the newer "
+                     "request", doc_id)
+            return RecordResult(doc_id=doc_id, status=SUPERSEDED)
+        return RecordResult(doc_id=doc_id, status=DocStatus.FAILED.value, error=message)
+
     def unfinished_document_ids(self) -> List[str]:
         """PENDING, PROCESSING and FAILED documents, oldest first: what the next insert does."""
         self.refresh()
@@ -364,20 +363,9 @@ class GraphIndex(Component):
 
     # ----------------------------------------------------------------- record
     async def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors of ``texts``: each distinct text embedded once, in batches of similar
-        length (padding is what makes mixed batches slow)."""
-        unique = list(dict.fromkeys(texts))
-        if not unique:
-            return np.zeros((0, 0), dtype=np.float32)
-        order = sorted(range(len(unique)), key=lambda i: len(unique[i]))
-        vectors = await self.chunks_vdb.aembed([unique[i] for i in order])
-        bad = ~np.isfinite(np.asarray(vectors, dtype=np.float32)).all(axis=1)
-        if bad.any():
-            raise ValueError(f"the embedder returned NaN or infinite values for {int(bad.sum())} "
-                             f"of {len(unique)} texts: refusing to store them (check the "
-                             "embedding model)")
-        by_text = {unique[i]: vectors[row] for row, i in enumerate(order)}
-        return np.stack([by_text[t] for t in texts])
+        """Unit vectors of ``texts`` (:func:`~lightrag.components.graph_rag.embedding.
+        embed_texts`: each distinct text once, in batches of similar length)."""
+        return await embed_texts(self._embedder, texts, self.embedding_batch_size)
 
     async def record(self, doc_id: str, chunks: Dict[str, TextChunkSchema],
                      chunk_vectors: Optional[np.ndarray], extractions: Sequence[Any],
@@ -412,20 +400,16 @@ class GraphIndex(Component):
                     cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
                           "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
                     vectors=chunk_vectors)
-            cached = {extraction_key(self.extractor_name, chunks[e.chunk_id].content): e
-                      for e in good if e.chunk_id in chunks}
-            self.extractions.replace({key: e.to_dict() for key, e in cached.items()})
-            self._add_extraction_users(
-                {key: chunks[e.chunk_id].content for key, e in cached.items()}, chunks)
+            self.stores.extractions.add(good, chunks)
             stats = await self.merger.acall(good, self.graph)
-            self.queue_vectors(stats.entities, stats.relations)
-            items = self.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
+            queue_vectors(self.stores, stats.entities, stats.relations)
+            items = self.stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
             items = {
                 "entities": sorted({*items["entities"], *(x.entity_name for e in good for x in e.entities)}),
                 "relations": sorted({*map(tuple, items["relations"]),
                                      *(relation_key(r.src_id, r.tgt_id) for e in good for r in e.relations)}),
             }
-            self.doc_graph_items.replace({doc_id: items})
+            self.stores.doc_graph_items.replace({doc_id: items})
             result.entities, result.relations = stats.entities, stats.relations
             if failed:
                 result.status = DocStatus.FAILED.value
@@ -443,19 +427,6 @@ class GraphIndex(Component):
                                            "relations": len(items["relations"])})
         return result
 
-    def _add_extraction_users(self, keys: Dict[str, str], chunks: Dict[str, TextChunkSchema]) -> None:
-        """Record which chunks use each cached extraction (so a delete knows when the last user
-        of one is gone): ``keys`` maps cache keys to chunk contents."""
-        if not keys:
-            return
-        by_content: Dict[str, List[str]] = {}
-        for cid, chunk in chunks.items():
-            by_content.setdefault(chunk.content, []).append(cid)
-        users = dict(zip(keys, self.extraction_chunks.get_by_ids(list(keys))))
-        self.extraction_chunks.replace({
-            key: {"chunks": sorted({*((users[key] or {}).get("chunks") or []), *by_content[content]})}
-            for key, content in keys.items()})
-
     async def index_pending(self, limit: int = 50_000) -> int:
         """Embed the queued entities and relations (current text, once each); returns how many.
 
@@ -465,13 +436,13 @@ class GraphIndex(Component):
         done = 0
         while True:
             self.refresh()
-            keys = self.pending_vectors.keys()[:limit]
+            keys = self.stores.pending_vectors.keys()[:limit]
             if not keys:
                 return done
-            items = pending_items(self, keys)
-            vectors, new_names = await embed_items(self, items)
+            items = pending_items(self.stores, keys)
+            vectors, new_names = await embed_items(self.stores, items, self.embed_texts)
             async with self.writing():
-                current = pending_items(self, keys)
+                current = pending_items(self.stores, keys)
                 entities, relations, finished = {}, {}, []
                 for key, (kind, payload, text) in items.items():
                     now = current.get(key)
@@ -482,10 +453,11 @@ class GraphIndex(Component):
                         continue  # deleted meanwhile
                     target = entities if kind == "e" else relations
                     target[key] = (payload, vectors[key])
-                write_vectors(self, entities, relations)
+                write_vectors(self.stores, entities, relations)
                 if new_names:
-                    add_synonyms(self, list(new_names), np.stack(list(new_names.values())))
-                self.pending_vectors.delete(finished)
+                    add_synonyms(self.stores, list(new_names), np.stack(list(new_names.values())),
+                                 self.synonym_threshold)
+                self.stores.pending_vectors.delete(finished)
             done += len(finished)
             if not finished:
                 return done
@@ -497,19 +469,17 @@ class GraphIndex(Component):
         key = (self.entity_names.version, self.graph.version)
         if self._synonym_cache is None or self._synonym_cache[0] != key:
             pairs = []
-            for pair, value in self.synonyms.items():
-                a, b = pair.split(_SEP, 1)
+            for pair, value in self.stores.synonyms.items():
+                a, b = pair.split(SEP, 1)
                 if self.graph.has_node(a) and self.graph.has_node(b):
                     pairs.append((a, b, float(value.get("score", 0.0))))
             self._synonym_cache = (key, pairs)
         return self._synonym_cache[1]
 
     # ------------------------------------------------------------ maintenance
-    async def delete_document(self, doc_id: str) -> Any:
+    async def delete_document(self, doc_id: str) -> maintenance.DeletionResult:
         """Remove a document, its chunks and what only it supported; rebuild shared entities and
         relations from the cached extractions of their other chunks (one transaction)."""
-        from lightrag.components.graph_rag.maintenance import DeletionResult
-
         self.refresh()
         status = self.doc_status.get_by_id(doc_id)
         if status is None and self.full_docs.get_by_id(doc_id) is None:
@@ -518,44 +488,35 @@ class GraphIndex(Component):
             status = self.doc_status.get_by_id(doc_id) or {}
             chunk_ids = list(status.get("chunks_list") or [])
             chunk_ids += (status.get("metadata") or {}).get("replaces_chunks") or []
-            result: DeletionResult = await self._delete_document_data(doc_id, chunk_ids)
+            result = await self._delete_document_data(doc_id, chunk_ids)
             self.full_docs.delete([doc_id])
             self.doc_status.delete([doc_id])
         log.info("deleted %s: %d entities removed, %d rebuilt", doc_id,
                  len(result.entities_deleted), len(result.entities_rebuilt))
         return result
 
-    async def _delete_document_data(self, doc_id: str, chunk_ids: Sequence[str]) -> Any:
-        from lightrag.components.graph_rag.maintenance import remove_document_data
-
-        return await remove_document_data(self, doc_id, chunk_ids)
+    async def _delete_document_data(self, doc_id: str,
+                                    chunk_ids: Sequence[str]) -> maintenance.DeletionResult:
+        return await maintenance.remove_document_data(self.stores, self.merger, doc_id, chunk_ids)
 
     def delete_entity(self, name: str) -> None:
         """Remove an entity, its relations and their vectors."""
-        from lightrag.components.graph_rag.maintenance import delete_entity
-
         with self.writing_sync():
-            delete_entity(self, name)
+            maintenance.delete_entity(self.stores, name)
 
     def edit_entity(self, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
         """Change an entity's fields and optionally rename it (relations follow)."""
-        from lightrag.components.graph_rag.maintenance import edit_entity
-
         with self.writing_sync():
-            return edit_entity(self, name, updates, rename_to)
+            return maintenance.edit_entity(self.stores, name, updates, rename_to)
 
     def merge_entities(self, sources: Sequence[str], target: str) -> Dict[str, Any]:
         """Merge ``sources`` into ``target``: descriptions, chunks and relations joined."""
-        from lightrag.components.graph_rag.maintenance import merge_entities
-
         with self.writing_sync():
-            return merge_entities(self, sources, target)
+            return maintenance.merge_entities(self.stores, sources, target)
 
     def queue_vectors(self, entities: Sequence[str] = (), relations: Sequence[Tuple[str, str]] = ()) -> None:
         """Queue entities and relations for (re-)embedding by :meth:`index_pending`."""
-        keys = [pending_key("e", n) for n in entities]
-        keys += [pending_key("r", *relation_key(s, t)) for s, t in relations]
-        self.pending_vectors.replace({k: {} for k in dict.fromkeys(keys)})
+        queue_vectors(self.stores, entities, relations)
 
     def export(self, path: str, format: Optional[str] = None) -> List[Path]:
         """Write the graph as ``graphml``, ``json`` or ``csv`` (default: from the file

@@ -1,6 +1,8 @@
 """What :class:`~lightrag.components.graph_rag.index.GraphIndex` does to delete documents and
-edit, merge or delete entities. Each function runs inside the index's write transaction (the
-index calls them; nothing else should) and queues changed items for re-embedding.
+edit, merge or delete entities. Each function receives the index's
+:class:`~lightrag.components.graph_rag.index.stores.IndexStores`, runs inside the index's write
+transaction (the index calls them; nothing else should) and queues changed items for
+re-embedding.
 
 Deletion removes what only the deleted document supported and **rebuilds** entities and
 relations that other documents also support from the extraction results cached per chunk, so no
@@ -11,24 +13,23 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from lightrag.components.graph_rag.index import extraction_key
-from lightrag.components.graph_rag.index_vectors import SEP, pending_key
+from lightrag.components.graph_rag.index.stores import SEP, IndexStores
+from lightrag.components.graph_rag.index.vectors import pending_key, queue_vectors
 from lightrag.components.graph_rag.merger import (
+    GraphMerger,
     entity_vector_id,
     relation_vector_id,
     split_field,
 )
 from lightrag.components.graph_rag.schemas import (
     GRAPH_FIELD_SEP,
+    TextChunkSchema,
     normalize_entity_name,
     relation_key,
 )
 from lightrag.core.base_data_class import DataClass
-
-if TYPE_CHECKING:
-    from lightrag.components.graph_rag.index import GraphIndex
 
 log = logging.getLogger(__name__)
 
@@ -45,70 +46,40 @@ class DeletionResult(DataClass):
     relations_rebuilt: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Rebuilt"})
 
 
-def _cached_extractions(index: GraphIndex, chunk_ids: Sequence[str]) -> List[Any]:
+def _cached_extractions(stores: IndexStores, chunk_ids: Sequence[str]) -> List[Any]:
     """The cached extractions of the chunks that are still stored (by their content)."""
-    from lightrag.components.graph_rag.schemas import TextChunkSchema
-
     found = []
-    for chunk_id, chunk in zip(chunk_ids, index.text_chunks.get_by_ids(list(chunk_ids))):
+    for chunk_id, chunk in zip(chunk_ids, stores.text_chunks.get_by_ids(list(chunk_ids))):
         if chunk is None:
             continue
-        cached = index.cached_extraction(chunk_id, TextChunkSchema.from_dict(chunk))
+        cached = stores.extractions.get(chunk_id, TextChunkSchema.from_dict(chunk))
         if cached is not None:
             found.append(cached)
     return found
 
 
-def _drop_vectors(index: GraphIndex, entities: Sequence[str] = (),
+def _drop_vectors(stores: IndexStores, entities: Sequence[str] = (),
                   relations: Sequence[Tuple[str, str]] = ()) -> None:
     """Remove the vectors of removed entities and relations, their queued re-embeddings, and
     the removed entities' name vectors and synonym pairs."""
-    index.entities_vdb.delete([entity_vector_id(n) for n in entities])
-    index.relations_vdb.delete([relation_vector_id(s, t) for s, t in relations])
-    index.pending_vectors.delete([pending_key("e", n) for n in entities]
+    stores.entities_vdb.delete([entity_vector_id(n) for n in entities])
+    stores.relations_vdb.delete([relation_vector_id(s, t) for s, t in relations])
+    stores.pending_vectors.delete([pending_key("e", n) for n in entities]
                                  + [pending_key("r", *relation_key(s, t)) for s, t in relations])
     if entities:
         gone = set(entities)
-        index.entity_names.delete(list(gone))
-        index.synonyms.delete([k for k in index.synonyms.keys()
+        stores.entity_names.delete(list(gone))
+        stores.synonyms.delete([k for k in stores.synonyms.keys()
                                if gone.intersection(k.split(SEP, 1))])
 
 
-def _release_extractions(index: GraphIndex, removed: Dict[str, Dict[str, Any]]) -> int:
-    """Drop the cached extractions that no stored chunk uses once the ``removed`` chunks (id ->
-    record) are gone; returns how many were dropped. Stores written before the users of an
-    extraction were recorded are checked against the remaining chunks' texts."""
-    keys: Dict[str, str] = {}
-    for chunk in removed.values():
-        keys.setdefault(extraction_key(index.extractor_name, chunk.get("content", "")), "")
-    users = dict(zip(keys, index.extraction_chunks.get_by_ids(list(keys))))
-    remaining_texts: Optional[set] = None
-    drop, keep = [], {}
-    for key, row in users.items():
-        if row is not None:
-            left = [c for c in row.get("chunks") or [] if c not in removed]
-            if left:
-                keep[key] = {"chunks": left}
-            else:
-                drop.append(key)
-            continue
-        if remaining_texts is None:
-            remaining_texts = {extraction_key(index.extractor_name, c.get("content", ""))
-                               for cid, c in index.text_chunks.items() if cid not in removed}
-        if key not in remaining_texts:
-            drop.append(key)
-    index.extraction_chunks.replace(keep)
-    index.extraction_chunks.delete(drop)
-    index.extractions.delete(drop)
-    return len(drop)
-
-
-async def remove_document_data(index: GraphIndex, doc_id: str, chunk_ids: Sequence[str]) -> DeletionResult:
+async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id: str,
+                               chunk_ids: Sequence[str]) -> DeletionResult:
     """Remove a document's chunks and the graph items only they supported; rebuild the rest."""
     doc_chunks = set(chunk_ids)
-    items = index.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
+    items = stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
     result = DeletionResult(doc_id=doc_id, chunks_deleted=len(doc_chunks))
-    graph = index.graph
+    graph = stores.graph
 
     rebuild_entities: List[str] = []
     for name in items["entities"]:
@@ -118,9 +89,9 @@ async def remove_document_data(index: GraphIndex, doc_id: str, chunk_ids: Sequen
         if any(c not in doc_chunks for c in split_field(node.get("source_id"))):
             rebuild_entities.append(name)
         else:
-            _drop_vectors(index, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
+            _drop_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
             graph.delete_node(name)
-            _drop_vectors(index, entities=[name])
+            _drop_vectors(stores, entities=[name])
             result.entities_deleted.append(name)
 
     rebuild_relations: List[Tuple[str, str]] = []
@@ -133,7 +104,7 @@ async def remove_document_data(index: GraphIndex, doc_id: str, chunk_ids: Sequen
             rebuild_relations.append((src, tgt))
         else:
             graph.remove_edges([(src, tgt)])
-            _drop_vectors(index, relations=[(src, tgt)])
+            _drop_vectors(stores, relations=[(src, tgt)])
             result.relations_deleted.append((src, tgt))
 
     chunk_sources = set()
@@ -147,36 +118,36 @@ async def remove_document_data(index: GraphIndex, doc_id: str, chunk_ids: Sequen
         graph.upsert_edge(src, tgt, {"weight": 0.0, "description": "", "keywords": "",
                                      "source_id": "", "file_path": ""})
     keep_entities, keep_relations = set(rebuild_entities), set(rebuild_relations)
-    cached = _cached_extractions(index, sorted(chunk_sources))
+    cached = _cached_extractions(stores, sorted(chunk_sources))
     for extraction in cached:
         extraction.entities = [e for e in extraction.entities if e.entity_name in keep_entities]
         extraction.relations = [r for r in extraction.relations
                                 if relation_key(r.src_id, r.tgt_id) in keep_relations]
-    await index.merger.acall(cached, graph)
-    index.queue_vectors(rebuild_entities, rebuild_relations)
+    await merger.acall(cached, graph)
+    queue_vectors(stores, rebuild_entities, rebuild_relations)
     result.entities_rebuilt, result.relations_rebuilt = rebuild_entities, rebuild_relations
 
-    removed = {cid: c for cid, c in zip(sorted(doc_chunks), index.text_chunks.get_by_ids(sorted(doc_chunks)))
+    removed = {cid: c for cid, c in zip(sorted(doc_chunks), stores.text_chunks.get_by_ids(sorted(doc_chunks)))
                if c is not None}
-    _release_extractions(index, removed)
-    index.chunks_vdb.delete(sorted(doc_chunks))
-    index.text_chunks.delete(sorted(doc_chunks))
-    index.doc_graph_items.delete([doc_id])
+    stores.extractions.release(removed, stores.text_chunks)
+    stores.chunks_vdb.delete(sorted(doc_chunks))
+    stores.text_chunks.delete(sorted(doc_chunks))
+    stores.doc_graph_items.delete([doc_id])
     return result
 
 
-def delete_entity(index: GraphIndex, name: str) -> None:
+def delete_entity(stores: IndexStores, name: str) -> None:
     """Remove an entity, its relations and their vectors."""
-    if not index.graph.has_node(name):
+    if not stores.graph.has_node(name):
         raise KeyError(f"no entity named {name!r}")
-    _drop_vectors(index, [name], [relation_key(s, t) for s, t in index.graph.get_node_edges(name) or []])
-    index.graph.delete_node(name)
+    _drop_vectors(stores, [name], [relation_key(s, t) for s, t in stores.graph.get_node_edges(name) or []])
+    stores.graph.delete_node(name)
 
 
-def edit_entity(index: GraphIndex, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
+def edit_entity(stores: IndexStores, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
     """Change an entity's fields (``description``, ``entity_type``, …) and optionally rename it;
     relations follow a renamed entity and vectors are re-embedded."""
-    node = index.graph.get_node(name)
+    node = stores.graph.get_node(name)
     if node is None:
         raise KeyError(f"no entity named {name!r}")
     allowed = {"description", "entity_type", "file_path"}
@@ -189,30 +160,30 @@ def edit_entity(index: GraphIndex, name: str, updates: Dict[str, Any], rename_to
     new_name = normalize_entity_name(rename_to) if rename_to else name
     if not new_name:
         raise ValueError(f"cannot rename {name!r} to an empty name")
-    if new_name != name and index.graph.has_node(new_name):
+    if new_name != name and stores.graph.has_node(new_name):
         raise ValueError(f"an entity named {new_name!r} exists already: use merge_entities")
     node = {**node, **updates, "entity_id": new_name}
     if new_name != name:
-        _move_node(index, name, new_name, node)
+        _move_node(stores, name, new_name, node)
     else:
-        index.graph.upsert_node(name, node)
-    index.queue_vectors([new_name])
-    return index.graph.get_node(new_name)
+        stores.graph.upsert_node(name, node)
+    queue_vectors(stores, [new_name])
+    return stores.graph.get_node(new_name)
 
 
-def _move_node(index: GraphIndex, old: str, new: str, node: Dict[str, Any]) -> None:
-    graph = index.graph
+def _move_node(stores: IndexStores, old: str, new: str, node: Dict[str, Any]) -> None:
+    graph = stores.graph
     edges = [(relation_key(s, t), graph.get_edge(s, t)) for s, t in graph.get_node_edges(old) or []]
     graph.upsert_node(new, node)
     for (src, tgt), edge in edges:
         other = tgt if src == old else src
-        _drop_vectors(index, relations=[(src, tgt)])
+        _drop_vectors(stores, relations=[(src, tgt)])
         if other != new:
             existing = graph.get_edge(new, other)
             graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
     graph.delete_node(old)
-    _drop_vectors(index, entities=[old])
-    index.queue_vectors(relations=[relation_key(s, t) for s, t in graph.get_node_edges(new) or []])
+    _drop_vectors(stores, entities=[old])
+    queue_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(new) or []])
 
 
 def _join(*values: Any) -> str:
@@ -227,10 +198,10 @@ def _combine_edges(a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
             "file_path": _join(a.get("file_path"), b.get("file_path"))}
 
 
-def merge_entities(index: GraphIndex, sources: Sequence[str], target: str) -> Dict[str, Any]:
+def merge_entities(stores: IndexStores, sources: Sequence[str], target: str) -> Dict[str, Any]:
     """Merge ``sources`` into ``target`` (created if missing): descriptions, chunk ids and files are
     joined, relations are redirected (duplicates combined, self-loops dropped)."""
-    graph = index.graph
+    graph = stores.graph
     missing = [s for s in sources if not graph.has_node(s)]
     if missing:
         raise KeyError(f"no entities named {missing}")
@@ -250,36 +221,36 @@ def merge_entities(index: GraphIndex, sources: Sequence[str], target: str) -> Di
                 else node.get("entity_type", "unknown")}
         if graph.has_node(target):
             graph.upsert_node(target, base)
-            _redirect_edges(index, name, target)
+            _redirect_edges(stores, name, target)
         else:
-            _move_node(index, name, target, base)
+            _move_node(stores, name, target, base)
     graph.upsert_node(target, base)
-    _retarget_documents(index, sources, target)
-    index.queue_vectors([target])
+    _retarget_documents(stores, sources, target)
+    queue_vectors(stores, [target])
     return graph.get_node(target)
 
 
-def _redirect_edges(index: GraphIndex, old: str, new: str) -> None:
-    graph = index.graph
+def _redirect_edges(stores: IndexStores, old: str, new: str) -> None:
+    graph = stores.graph
     for src, tgt in list(graph.get_node_edges(old) or []):
         edge = graph.get_edge(src, tgt)
         other = tgt if src == old else src
-        _drop_vectors(index, relations=[relation_key(src, tgt)])
+        _drop_vectors(stores, relations=[relation_key(src, tgt)])
         if other == new:
             continue
         existing = graph.get_edge(new, other)
         graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
-        index.queue_vectors(relations=[relation_key(new, other)])
+        queue_vectors(stores, relations=[relation_key(new, other)])
     graph.delete_node(old)
-    _drop_vectors(index, entities=[old])
+    _drop_vectors(stores, entities=[old])
 
 
-def _retarget_documents(index: GraphIndex, sources: Sequence[str], target: str) -> None:
+def _retarget_documents(stores: IndexStores, sources: Sequence[str], target: str) -> None:
     """Documents that supported a merged entity now support the target (so deleting them later
     still finds it)."""
     renamed = set(sources)
     updates = {}
-    for doc_id, items in index.doc_graph_items.items():
+    for doc_id, items in stores.doc_graph_items.items():
         if not renamed.intersection(items.get("entities", [])):
             continue
         entities = sorted({target if e in renamed else e for e in items["entities"]})
@@ -287,4 +258,4 @@ def _retarget_documents(index: GraphIndex, sources: Sequence[str], target: str) 
                             for pair in items.get("relations", [])
                             if len({target if x in renamed else x for x in pair}) == 2})
         updates[doc_id] = {"entities": entities, "relations": relations}
-    index.doc_graph_items.replace(updates)
+    stores.doc_graph_items.replace(updates)

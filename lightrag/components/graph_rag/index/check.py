@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from lightrag.components.graph_rag.index_vectors import SEP, pending_key, relation_ids_current
+from lightrag.components.graph_rag.index.stores import SEP, IndexStores, extraction_key
+from lightrag.components.graph_rag.index.vectors import pending_key, relation_ids_current
 from lightrag.components.graph_rag.merger import (
     entity_vector_id,
     legacy_relation_vector_id,
@@ -14,26 +15,23 @@ from lightrag.components.graph_rag.merger import (
 )
 from lightrag.components.graph_rag.schemas import DocStatus, relation_key
 
-if TYPE_CHECKING:
-    from lightrag.components.graph_rag.index import GraphIndex
-
 LEGACY_EXTRACTORS = ("EntityExtractor", "SpacyEntityExtractor")  # the names migrate.py writes
 
 
-def verify_index(index: GraphIndex) -> List[str]:
+def verify_index(stores: IndexStores) -> List[str]:
     """Check the store's invariants; returns the problems found (empty: consistent).
 
     Every PROCESSED document has its text, chunks, chunk vectors and graph items; every chunk
     belongs to a known document and every chunk vector to a chunk; every entity and relation
     cites only stored chunks and has a vector or is queued for one; every entity or relation
-    vector belongs to a graph item. ``lightrag check`` runs it.
+    vector belongs to a graph item. ``lightrag check`` runs it (through ``GraphIndex.verify``,
+    which applies other processes' commits first).
     """
-    index.refresh()
     problems: List[str] = []
-    statuses = dict(index.doc_status.items())
-    chunks = dict(index.text_chunks.items())
-    docs_with_text = set(index.full_docs.keys())
-    items = set(index.doc_graph_items.keys())
+    statuses = dict(stores.doc_status.items())
+    chunks = dict(stores.text_chunks.items())
+    docs_with_text = set(stores.full_docs.keys())
+    items = set(stores.doc_graph_items.keys())
     for doc_id, status in statuses.items():
         if doc_id not in docs_with_text:
             problems.append(f"document {doc_id}: status without text")
@@ -47,28 +45,28 @@ def verify_index(index: GraphIndex) -> List[str]:
     for chunk_id, chunk in chunks.items():
         if chunk.get("full_doc_id") not in statuses:
             problems.append(f"chunk {chunk_id}: its document {chunk.get('full_doc_id')} is gone")
-    vector_ids = _vector_ids(index.chunks_vdb)
+    vector_ids = _vector_ids(stores.chunks_vdb)
     if vector_ids is not None:
         problems += [f"chunk vector {v}: no such chunk" for v in sorted(vector_ids - set(chunks))]
         problems += [f"chunk {c}: no vector" for c in sorted(set(chunks) - vector_ids)]
-    pending = set(index.pending_vectors.keys())
-    nodes = {n["id"]: n for n in index.graph.get_all_nodes()}
-    edges = {relation_key(e["source"], e["target"]): e for e in index.graph.get_all_edges()}
+    pending = set(stores.pending_vectors.keys())
+    nodes = {n["id"]: n for n in stores.graph.get_all_nodes()}
+    edges = {relation_key(e["source"], e["target"]): e for e in stores.graph.get_all_edges()}
     for kind, found in (("entity", nodes), ("relation", edges)):
         for key, data in found.items():
             gone = [c for c in split_field(data.get("source_id")) if c not in chunks]
             if gone:
                 problems.append(f"{kind} {key}: cites deleted chunks {gone[:3]}")
-    entity_vectors = _vector_ids(index.entities_vdb)
+    entity_vectors = _vector_ids(stores.entities_vdb)
     if entity_vectors is not None:
         wanted = {entity_vector_id(n): n for n in nodes}
         problems += [f"entity vector {v}: no such entity" for v in sorted(entity_vectors - set(wanted))]
         problems += [f"entity {n}: no vector and not queued" for v, n in sorted(wanted.items())
                      if v not in entity_vectors and pending_key("e", n) not in pending]
-    relation_vectors = _vector_ids(index.relations_vdb)
+    relation_vectors = _vector_ids(stores.relations_vdb)
     if relation_vectors is not None:
         wanted_r = {relation_vector_id(*k): k for k in edges}
-        if not relation_ids_current(index):  # written before the ids changed: re-keyed on next write
+        if not relation_ids_current(stores):  # written before the ids changed: re-keyed on next write
             legacy: dict = {}
             for k in edges:
                 legacy.setdefault(legacy_relation_vector_id(*k), []).append(k)
@@ -79,32 +77,30 @@ def verify_index(index: GraphIndex) -> List[str]:
                      for v in sorted(relation_vectors - set(wanted_r))]
         problems += [f"relation {k}: no vector and not queued" for v, k in sorted(wanted_r.items())
                      if v not in relation_vectors and pending_key("r", *k) not in pending]
-    return problems + _leftovers(index, chunks, nodes, edges, pending)
+    return problems + _leftovers(stores, chunks, nodes, edges, pending)
 
 
-def _leftovers(index: GraphIndex, chunks: Dict[str, Any], nodes: Dict[str, Any],
+def _leftovers(stores: IndexStores, chunks: Dict[str, Any], nodes: Dict[str, Any],
                edges: Dict[Tuple[str, str], Any], pending: set) -> List[str]:
     """What deleted documents and entities must not leave behind: cached extractions no stored
     chunk uses, name vectors and synonym pairs of vanished entities, queued vectors of vanished
     items."""
-    from lightrag.components.graph_rag.index import extraction_key
-
     problems: List[str] = []
-    users = dict(index.extraction_chunks.items())
-    names = {index.extractor_name, "", *LEGACY_EXTRACTORS}
+    users = dict(stores.extractions.users.items())
+    names = {stores.extractions.extractor_name, "", *LEGACY_EXTRACTORS}
     texts = {extraction_key(n, c.get("content", "")) for c in chunks.values() for n in names}
-    for key in index.extractions.keys():
+    for key in stores.extractions.results.keys():
         row = users.get(key)
         used = (any(c in chunks for c in row.get("chunks") or []) if row is not None
                 else key in texts)
         if not used:
             problems.append(f"cached extraction {key}: no stored chunk has its text")
     problems += [f"extraction users {k}: no such cached extraction"
-                 for k in sorted(set(users) - set(index.extractions.keys()))]
-    name_ids = _vector_ids(index.entity_names)
+                 for k in sorted(set(users) - set(stores.extractions.results.keys()))]
+    name_ids = _vector_ids(stores.entity_names)
     if name_ids is not None:
         problems += [f"entity name vector {n!r}: no such entity" for n in sorted(name_ids - set(nodes))]
-    for pair in index.synonyms.keys():
+    for pair in stores.synonyms.keys():
         gone = [n for n in pair.split(SEP, 1) if n not in nodes]
         if gone:
             problems.append(f"synonym pair {pair.split(SEP, 1)}: {gone[0]!r} is no entity")

@@ -2,12 +2,13 @@
 entities and relations into vectors: each item's current text is read, every vector is composed
 from cached unit vectors of its parts (so a sentence or a name shared by many items is embedded
 once), the vectors are written, and the names of new entities are compared with all known names
-for synonym pairs. The index calls these functions inside its own transactions.
+for synonym pairs. The index calls these functions inside its own transactions, handing them
+its :class:`~lightrag.components.graph_rag.index.stores.IndexStores`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -17,22 +18,27 @@ from lightrag.components.graph_rag.merger import (
     relation_vector_id,
     split_field,
 )
+from lightrag.components.graph_rag.index.stores import SEP, IndexStores
 from lightrag.components.graph_rag.schemas import relation_key
-
-if TYPE_CHECKING:
-    from lightrag.components.graph_rag.index import GraphIndex
 
 EMBED_TEXT_CHARS = 2000
 ENTITY_VECTOR_CHARS = 300
 RELATION_DESCRIPTION_CHARS = 300
 RELATION_PART_WEIGHT = 0.5
-SEP = "\x1f"
 RELATION_IDS_META = "relation_vector_ids"
 RELATION_IDS_VERSION = "2"
 
 
 def pending_key(kind: str, *parts: str) -> str:
     return SEP.join((kind, *parts))
+
+
+def queue_vectors(stores: IndexStores, entities: Sequence[str] = (),
+                  relations: Sequence[Tuple[str, str]] = ()) -> None:
+    """Queue entities and relations for (re-)embedding (``GraphIndex.index_pending``)."""
+    keys = [pending_key("e", n) for n in entities]
+    keys += [pending_key("r", *relation_key(s, t)) for s, t in relations]
+    stores.pending_vectors.replace({k: {} for k in dict.fromkeys(keys)})
 
 
 def entity_text(name: str, node: Dict[str, Any]) -> str:
@@ -45,12 +51,12 @@ def relation_text(src: str, tgt: str, edge: Dict[str, Any]) -> str:
     return f"{edge.get('keywords', '')}\t{src}\n{tgt}\n{edge.get('description', '')}"[:EMBED_TEXT_CHARS]
 
 
-def pending_items(index: GraphIndex, keys: Sequence[str]) -> Dict[str, Tuple[str, Dict[str, Any], str]]:
+def pending_items(stores: IndexStores, keys: Sequence[str]) -> Dict[str, Tuple[str, Dict[str, Any], str]]:
     """``key -> (kind, record, embedded text)`` for the queued items that still exist."""
     names = [k.split(SEP, 1)[1] for k in keys if k.startswith("e" + SEP)]
     pairs = [tuple(k.split(SEP)[1:3]) for k in keys if k.startswith("r" + SEP)]
-    nodes = index.graph.get_nodes_batch(names)
-    edges = index.graph.get_edges_batch(pairs)  # type: ignore[arg-type]
+    nodes = stores.graph.get_nodes_batch(names)
+    edges = stores.graph.get_edges_batch(pairs)  # type: ignore[arg-type]
     items: Dict[str, Tuple[str, Dict[str, Any], str]] = {}
     for name in names:
         if name in nodes:
@@ -63,8 +69,8 @@ def pending_items(index: GraphIndex, keys: Sequence[str]) -> Dict[str, Tuple[str
     return items
 
 
-async def embed_items(index: GraphIndex, items: Dict[str, Tuple[str, Dict[str, Any], str]]
-                       ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str, Any], str]],
+                      embed: Callable[[Sequence[str]], Awaitable[np.ndarray]]) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
     """Vectors of queued items, and of the entity names not indexed yet.
 
     Vectors are composed from cached parts (unit vectors, summed, normalised), so each
@@ -90,13 +96,13 @@ async def embed_items(index: GraphIndex, items: Dict[str, Tuple[str, Dict[str, A
                  (str(record.get("keywords", "")), RELATION_PART_WEIGHT),
                  (src, RELATION_PART_WEIGHT), (tgt, RELATION_PART_WEIGHT)]
         plans[key] = [(t, w) for t, w in parts if t.strip()]
-    known = index.entity_names.get_vectors_by_ids(list(names))
+    known = stores.entity_names.get_vectors_by_ids(list(names))
     wanted = list(dict.fromkeys(
         [*(t for plan in plans.values() for t, _ in plan if t not in known),
          *(n for n in names if n not in known)]))
     by_text: Dict[str, np.ndarray] = dict(known)
     if wanted:
-        by_text.update(zip(wanted, await index.embed_texts(wanted)))
+        by_text.update(zip(wanted, await embed(wanted)))
     vectors = {}
     for key, plan in plans.items():
         vector = sum(w * by_text[t] for t, w in plan)
@@ -106,17 +112,17 @@ async def embed_items(index: GraphIndex, items: Dict[str, Tuple[str, Dict[str, A
     return vectors, new_names
 
 
-def write_vectors(index: GraphIndex, entities: Dict[str, Tuple[Dict[str, Any], np.ndarray]],
+def write_vectors(stores: IndexStores, entities: Dict[str, Tuple[Dict[str, Any], np.ndarray]],
                    relations: Dict[str, Tuple[Dict[str, Any], np.ndarray]]) -> None:
     if entities:
-        index.entities_vdb.upsert({
+        stores.entities_vdb.upsert({
             entity_vector_id(n["entity_id"]): {
                 "content": entity_text(n["entity_id"], n), "entity_name": n["entity_id"],
                 "entity_type": n.get("entity_type", "unknown"),
                 "source_id": n.get("source_id", ""), "file_path": n.get("file_path", "")}
             for n, _ in entities.values()}, vectors=np.stack([v for _, v in entities.values()]))
     if relations:
-        index.relations_vdb.upsert({
+        stores.relations_vdb.upsert({
             relation_vector_id(e["src_id"], e["tgt_id"]): {
                 "content": relation_text(e["src_id"], e["tgt_id"], e),
                 "src_id": e["src_id"], "tgt_id": e["tgt_id"], "keywords": e.get("keywords", ""),
@@ -125,38 +131,39 @@ def write_vectors(index: GraphIndex, entities: Dict[str, Tuple[Dict[str, Any], n
             for e, _ in relations.values()}, vectors=np.stack([v for _, v in relations.values()]))
 
 
-def add_synonyms(index: GraphIndex, names: Sequence[str], vectors: np.ndarray) -> None:
+def add_synonyms(stores: IndexStores, names: Sequence[str], vectors: np.ndarray,
+                 threshold: float) -> None:
     """Index the names of new entities and record their near-duplicates (synonym pairs):
     each new name against every known one, by the similarity of the names alone (the
     descriptions of entities of one sentence are alike, their names are not)."""
     from lightrag.components.graph_rag.ppr import synonym_pairs
 
-    present = [i for i, n in enumerate(names) if index.graph.has_node(n)]
+    present = [i for i, n in enumerate(names) if stores.graph.has_node(n)]
     if not present:
         return
-    index.entity_names.upsert({names[i]: {"content": names[i]} for i in present},
+    stores.entity_names.upsert({names[i]: {"content": names[i]} for i in present},
                              vectors=vectors[present])
-    known, matrix = index.entity_names.rows()
+    known, matrix = stores.entity_names.rows()
     position = {name: row for row, name in enumerate(known)}
     pairs = synonym_pairs(known, matrix, [position[names[i]] for i in present],
-                          threshold=index.synonym_threshold)
-    index.synonyms.replace({SEP.join((a, b)): {"score": score} for a, b, score in pairs})
+                          threshold=threshold)
+    stores.synonyms.replace({SEP.join((a, b)): {"score": score} for a, b, score in pairs})
 
 
-def relation_ids_current(index: GraphIndex) -> bool:
+def relation_ids_current(stores: IndexStores) -> bool:
     """Whether the store's relation vectors are keyed by :func:`relation_vector_id` (stores
     written before it used :func:`legacy_relation_vector_id`)."""
-    rows = index.db.query("SELECT value FROM meta WHERE name = ?", (RELATION_IDS_META,))
+    rows = stores.db.query("SELECT value FROM meta WHERE name = ?", (RELATION_IDS_META,))
     return bool(rows) and rows[0][0] == RELATION_IDS_VERSION
 
 
-def rekey_relation_vectors(index: GraphIndex) -> int:
+def rekey_relation_vectors(stores: IndexStores) -> int:
     """Move relation vectors from their legacy ids to :func:`relation_vector_id` (inside the
     index's write transaction; once per store). A legacy id that two relations shared held the
     vector of one of them (its metadata says which): that one moves, the other is queued for
     embedding. Returns how many vectors moved."""
-    store = index.relations_vdb
-    edges = set(index.graph.all_edge_pairs())
+    store = stores.relations_vdb
+    edges = set(stores.graph.all_edge_pairs())
     legacy: Dict[str, None] = dict.fromkeys(legacy_relation_vector_id(*k) for k in edges)
     found = [r for r in store.get_by_ids(list(legacy)) if r is not None]
     vectors = store.get_vectors_by_ids([r["id"] for r in found])
@@ -171,8 +178,8 @@ def rekey_relation_vectors(index: GraphIndex) -> int:
         store.upsert({k: m for k, (m, _) in moved.items()},
                      vectors=np.stack([v for _, v in moved.values()]))
     present = {r["id"] for r in store.get_by_ids([relation_vector_id(*k) for k in edges]) if r}
-    index.queue_vectors(relations=[k for k in edges if relation_vector_id(*k) not in present])
-    index.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) "
+    queue_vectors(stores, relations=[k for k in edges if relation_vector_id(*k) not in present])
+    stores.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) "
                      "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
                      (RELATION_IDS_META, RELATION_IDS_VERSION))
     return len(moved)

@@ -13,10 +13,11 @@ Example:
     >>> from lightrag.components.storage.sql_db import SQLiteDatabase
     >>> folder = tempfile.mkdtemp()
     >>> source = SQLiteDatabase(os.path.join(folder, "a.sqlite3"))
-    >>> GraphIndex(None, database=source).full_docs.upsert({"doc-1": {"content": "Hi."}})
+    >>> GraphIndex(None, database=source).enqueue(["Hi."], ["doc-1"], ["a.txt"], "t")
+    (['doc-1'], [])
     >>> target = SQLiteDatabase(os.path.join(folder, "b.sqlite3"))
     >>> copy_store(source, target)
-    {'kv': 1, 'doc_status': 0, 'nodes': 0, 'edges': 0, 'vectors': 0}
+    {'kv': 1, 'doc_status': 1, 'nodes': 0, 'edges': 0, 'vectors': 0}
 """
 
 from __future__ import annotations
@@ -24,31 +25,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Dict, List, Tuple
 
+from lightrag.components.graph_rag.index.stores import STORE_TABLES, open_stores
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
-
-#: the store tables and their primary keys (the order rows are read in)
-STORE_TABLES: Dict[str, Tuple[str, ...]] = {
-    "kv": ("ns", "id"),
-    "doc_status": ("ns", "id"),
-    "nodes": ("ns", "id"),
-    "edges": ("ns", "src", "tgt"),
-    "vectors": ("ns", "id"),
-}
-
-
-def _columns(db: SQLDatabase, table: str) -> List[str]:
-    with db._mutex:
-        cursor = db._conn.execute(f"SELECT * FROM {table} WHERE 1 = 0")
-        return [d[0] for d in cursor.description]
-
-
-def _create_tables(db: SQLDatabase) -> None:
-    """Create the store tables exactly as :class:`GraphIndex` does (it is their owner)."""
-    from lightrag.components.graph_rag.index import GraphIndex
-
-    GraphIndex(None, database=db)
 
 
 def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000) -> Dict[str, int]:
@@ -66,7 +46,7 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
-    _create_tables(target)
+    open_stores(target, embedder=None)  # creates the tables, as the index does
     copied: Dict[str, int] = {}
     with target.transaction():
         busy = {t: n for t in STORE_TABLES
@@ -76,7 +56,7 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
                              f"({', '.join(f'{t}: {n}' for t, n in busy.items())}); use a new "
                              "workspace or database")
         for table, key in STORE_TABLES.items():
-            columns = _columns(source, table)
+            columns = source.columns(table)
             names = ", ".join(columns)
             insert = (f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})")
             copied[table] = 0

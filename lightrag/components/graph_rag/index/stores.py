@@ -1,0 +1,207 @@
+"""The stores of one graph-RAG working directory, opened on one database.
+
+This module is the one list of what a store holds: :func:`open_stores` opens every store (and
+creates its tables), :data:`STORE_TABLES` names the tables that hold their rows (what
+:func:`~lightrag.components.graph_rag.index.copy.copy_store` copies), and the ``*_META`` lists
+name the metadata each vector store keeps. :class:`GraphIndex` owns the :class:`IndexStores`
+it opens; its parts (vectors, maintenance, check) receive them, never the index.
+
+Example:
+    >>> from lightrag.components.storage.sql_db import SQLiteDatabase
+    >>> stores = open_stores(SQLiteDatabase(":memory:"), embedder=None)
+    >>> sorted(stores.kv_stores())[:3]
+    ['doc_graph_items', 'doc_status', 'entity_synonyms']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+from lightrag.components.graph_rag.schemas import TextChunkSchema, compute_mdhash_id
+from lightrag.components.storage.sql_db import SQLDatabase
+from lightrag.components.storage.sql_graph import SQLGraphStorage
+from lightrag.components.storage.sql_kv import SQLDocStatusStorage, SQLKVStorage
+from lightrag.components.storage.sql_vector import SQLVectorStorage
+from lightrag.utils.registry import EntityMapping
+
+ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
+RELATION_META = ["src_id", "tgt_id", "keywords", "weight", "source_id", "file_path"]
+CHUNK_META = ["full_doc_id", "file_path", "chunk_order_index"]
+SEP = "\x1f"
+
+#: the tables that hold the stores' rows, and their primary keys (the order rows are copied in)
+STORE_TABLES: Dict[str, Tuple[str, ...]] = {
+    "kv": ("ns", "id"),
+    "doc_status": ("ns", "id"),
+    "nodes": ("ns", "id"),
+    "edges": ("ns", "src", "tgt"),
+    "vectors": ("ns", "id"),
+}
+
+
+def extraction_key(extractor_name: str, content: str) -> str:
+    """Cache key of a chunk's extraction: the extractor's name and the chunk's *content*, so a
+    corrected text is extracted again and identical chunks share one extraction."""
+    return compute_mdhash_id(f"{extractor_name}{SEP}{content}", prefix="ext-")
+
+
+class ExtractionCache:
+    """Extraction results cached by chunk content, and which chunks use each of them (so a
+    delete knows when the last user of one is gone).
+
+    Args:
+        results: the store of extractions by :func:`extraction_key`.
+        users: the store of ``{key: {"chunks": [chunk ids]}}``.
+        extractor_name: names the extractor in the keys (a store indexed by another extractor
+            never replays its extractions).
+    """
+
+    def __init__(self, results: SQLKVStorage, users: SQLKVStorage, extractor_name: str) -> None:
+        self.results = results
+        self.users = users
+        self.extractor_name = extractor_name
+
+    def key(self, content: str) -> str:
+        return extraction_key(self.extractor_name, content)
+
+    def get(self, chunk_id: str, chunk: TextChunkSchema) -> Optional[ExtractionResult]:
+        """The cached extraction of this chunk's content, re-labelled with this chunk's id and
+        file; None when there is none."""
+        cached = self.results.get_by_id(self.key(chunk.content))
+        if cached is None:
+            return None
+        result = ExtractionResult.from_dict(cached)
+        result.chunk_id = chunk_id
+        for record in [*result.entities, *result.relations]:
+            record.source_id, record.file_path = chunk_id, chunk.file_path
+        return result
+
+    def add(self, extractions: Sequence[ExtractionResult], chunks: Dict[str, TextChunkSchema]) -> None:
+        """Cache the successful ``extractions`` of ``chunks`` and record their users."""
+        cached = {self.key(chunks[e.chunk_id].content): e for e in extractions
+                  if e.error is None and e.chunk_id in chunks}
+        if not cached:
+            return
+        self.results.replace({key: e.to_dict() for key, e in cached.items()})
+        by_content: Dict[str, List[str]] = {}
+        for cid, chunk in chunks.items():
+            by_content.setdefault(chunk.content, []).append(cid)
+        users = dict(zip(cached, self.users.get_by_ids(list(cached))))
+        self.users.replace({
+            key: {"chunks": sorted({*((users[key] or {}).get("chunks") or []),
+                                    *by_content[chunks[e.chunk_id].content]})}
+            for key, e in cached.items()})
+
+    def release(self, removed: Dict[str, Dict[str, Any]], text_chunks: SQLKVStorage) -> int:
+        """Drop the extractions no stored chunk uses once the ``removed`` chunks (id -> record)
+        are gone; returns how many were dropped. Stores written before the users of an
+        extraction were recorded are checked against the remaining chunks' texts."""
+        keys = list(dict.fromkeys(self.key(c.get("content", "")) for c in removed.values()))
+        users = dict(zip(keys, self.users.get_by_ids(keys)))
+        remaining_texts: Optional[set] = None
+        drop, keep = [], {}
+        for key, row in users.items():
+            if row is not None:
+                left = [c for c in row.get("chunks") or [] if c not in removed]
+                if left:
+                    keep[key] = {"chunks": left}
+                else:
+                    drop.append(key)
+                continue
+            if remaining_texts is None:
+                remaining_texts = {self.key(c.get("content", ""))
+                                   for cid, c in text_chunks.items() if cid not in removed}
+            if key not in remaining_texts:
+                drop.append(key)
+        self.users.replace(keep)
+        self.users.delete(drop)
+        self.results.delete(drop)
+        return len(drop)
+
+
+@dataclass
+class IndexStores:
+    """Every store of one working directory (see :func:`open_stores`)."""
+
+    db: SQLDatabase
+    full_docs: SQLKVStorage
+    text_chunks: SQLKVStorage
+    doc_status: SQLDocStatusStorage
+    doc_graph_items: SQLKVStorage
+    pending_vectors: SQLKVStorage
+    synonyms: SQLKVStorage
+    graph: SQLGraphStorage
+    chunks_vdb: Any
+    entities_vdb: Any
+    relations_vdb: Any
+    entity_names: SQLVectorStorage
+    extractions: ExtractionCache
+
+    def kv_stores(self) -> Dict[str, SQLKVStorage]:
+        """The key-value stores by namespace."""
+        stores = [self.full_docs, self.text_chunks, self.doc_status, self.doc_graph_items,
+                  self.pending_vectors, self.synonyms, self.extractions.results,
+                  self.extractions.users]
+        return {s.namespace: s for s in stores}
+
+
+def open_stores(
+    db: SQLDatabase,
+    embedder: Any,
+    working_dir: str = "",
+    workspace: str = "",
+    vector_storage: Optional[str] = None,
+    vector_storage_kwargs: Optional[Dict[str, Any]] = None,
+    cosine_threshold: float = 0.2,
+    embedding_batch_size: int = 64,
+    extractor_name: str = "",
+) -> IndexStores:
+    """Open every store of a working directory on ``db`` (creating their tables).
+
+    Args:
+        db: the database (``open_database(...)``).
+        embedder: embeds the queries of the vector stores.
+        working_dir / workspace: where the store lives (for messages and file-based vector stores).
+        vector_storage: None keeps vectors in ``db``; a registered class name
+            (``"ChromaVectorStorage"``) puts them there instead.
+        vector_storage_kwargs: more arguments of that class.
+        cosine_threshold: minimum similarity of vector hits.
+        embedding_batch_size: texts per embedder call.
+        extractor_name: names the extractor in extraction cache keys.
+
+    Raises:
+        ValueError: ``vector_storage`` names no registered class.
+    """
+    where = {"workspace": workspace, "working_dir": working_dir}
+    kv = {"db": db, **where}
+    vec_kwargs: Dict[str, Any] = {"embedder": embedder, "cosine_threshold": cosine_threshold,
+                                  "embedding_batch_size": embedding_batch_size,
+                                  **(vector_storage_kwargs or {}), **where}
+    if vector_storage is None or vector_storage == "SQLVectorStorage":
+        make: Any = SQLVectorStorage
+        vec_kwargs["db"] = db
+    else:
+        make = EntityMapping.get(vector_storage)
+        if make is None:
+            raise ValueError(f"unknown vector storage {vector_storage!r}: register it or use a "
+                             "built-in one")
+    return IndexStores(
+        db=db,
+        full_docs=SQLKVStorage(namespace="full_docs", **kv),
+        text_chunks=SQLKVStorage(namespace="text_chunks", **kv),
+        doc_status=SQLDocStatusStorage(namespace="doc_status", **kv),
+        doc_graph_items=SQLKVStorage(namespace="doc_graph_items", **kv),
+        pending_vectors=SQLKVStorage(namespace="pending_vectors", **kv),
+        synonyms=SQLKVStorage(namespace="entity_synonyms", **kv),
+        graph=SQLGraphStorage(namespace="chunk_entity_relation", **kv),
+        chunks_vdb=make(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs),
+        entities_vdb=make(namespace="entities", meta_fields=ENTITY_META, **vec_kwargs),
+        relations_vdb=make(namespace="relationships", meta_fields=RELATION_META, **vec_kwargs),
+        entity_names=SQLVectorStorage(db, namespace="entity_names", embedder=embedder,
+                                      embedding_batch_size=embedding_batch_size, **where),
+        extractions=ExtractionCache(SQLKVStorage(namespace="extractions", **kv),
+                                    SQLKVStorage(namespace="extraction_chunks", **kv),
+                                    extractor_name),
+    )

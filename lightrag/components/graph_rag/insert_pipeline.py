@@ -1,0 +1,270 @@
+"""The one insert pipeline: stored PENDING documents -> chunk -> embed -> extract -> record.
+
+Two halves, so that the expensive one can run elsewhere:
+
+* :class:`DocumentPreparer` chunks documents, embeds their chunks (one call per batch) and
+  extracts entities and relations from every chunk (cached extractions are reused). It holds
+  no store: it runs in this process for :meth:`GraphRAG.ainsert
+  <lightrag.components.graph_rag.system.GraphRAG.ainsert>` and pickled on Ray workers for
+  :func:`~lightrag.components.graph_rag.distributed.ray_insert`.
+* :class:`InsertPipeline` reads the documents from the index, hands them to the preparer and
+  records each prepared document through :meth:`GraphIndex.record
+  <lightrag.components.graph_rag.index.GraphIndex.record>` (one transaction each); the result's
+  bookkeeping is :meth:`InsertResult.add <lightrag.components.graph_rag.insert_result.
+  InsertResult.add>`, the same for both routes.
+
+:meth:`InsertPipeline.run` reads top to bottom, as nano-graphrag's ``ainsert`` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from lightrag.components.graph_rag.embedding import embed_texts
+from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+from lightrag.components.graph_rag.index import GraphIndex, RecordResult
+from lightrag.components.graph_rag.insert_result import InsertProgress, InsertResult, ProgressCallback
+from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema, compute_mdhash_id
+from lightrag.components.graph_rag.usage import usage_since, usage_snapshot
+
+log = logging.getLogger(__name__)
+
+CachedLookup = Callable[[str, TextChunkSchema], Optional[ExtractionResult]]
+ChunkDone = Callable[[str], None]
+
+
+@dataclass
+class SourceDocument:
+    """A stored document's text, as read for processing."""
+
+    doc_id: str
+    text: str
+    file_path: str = "unknown_source"
+
+    @property
+    def content_hash(self) -> str:
+        return compute_mdhash_id(self.text)
+
+
+@dataclass
+class PreparedDocument:
+    """A document ready to record: its chunks, their vectors and one extraction per chunk, or
+    the ``error`` that stopped it."""
+
+    doc_id: str
+    content_hash: str
+    chunks: Dict[str, TextChunkSchema] = field(default_factory=dict)
+    vectors: Optional[np.ndarray] = None
+    extractions: List[ExtractionResult] = field(default_factory=list)
+    error: Optional[str] = None
+
+
+def _no_cache(chunk_id: str, chunk: TextChunkSchema) -> None:
+    return None
+
+
+def _ignore(doc_id: str) -> None:
+    return None
+
+
+class DocumentPreparer:
+    """Chunk, embed and extract documents; holds no store (picklable with its components).
+
+    Args:
+        chunker: splits a document into chunks (``chunker(doc_id, text, file_path)``).
+        extractor: ``acall(text, chunk_id, file_path) -> ExtractionResult``; an extractor with
+            ``aextract_many`` (spaCy's ``nlp.pipe``) gets all uncached chunks in one call.
+        embedder: embeds the chunks.
+        embedding_batch_size: texts per embedder call.
+    """
+
+    def __init__(self, chunker: Any, extractor: Any, embedder: Any,
+                 embedding_batch_size: int = 64) -> None:
+        self.chunker = chunker
+        self.extractor = extractor
+        self.embedder = embedder
+        self.embedding_batch_size = embedding_batch_size
+
+    async def prepare(self, docs: Sequence[SourceDocument], llm_limit: asyncio.Semaphore,
+                      cached: CachedLookup = _no_cache,
+                      chunk_done: ChunkDone = _ignore) -> List[PreparedDocument]:
+        """:meth:`chunk` then :meth:`complete` ``docs``."""
+        return await self.complete(self.chunk(docs), llm_limit, cached, chunk_done)
+
+    def chunk(self, docs: Sequence[SourceDocument]) -> List[PreparedDocument]:
+        """Cut each document into chunks; one whose chunking fails gets ``error`` set."""
+        return [self._chunk(doc) for doc in docs]
+
+    async def complete(self, prepared: List[PreparedDocument], llm_limit: asyncio.Semaphore,
+                       cached: CachedLookup = _no_cache,
+                       chunk_done: ChunkDone = _ignore) -> List[PreparedDocument]:
+        """Embed and extract the chunks of ``prepared`` documents together: every chunk embedded
+        in one call, extracted with at most ``llm_limit`` concurrent model calls; ``cached``
+        returns a chunk's stored extraction, ``chunk_done(doc_id)`` is told of every chunk
+        extracted. When the embedding fails every document gets ``error`` set."""
+        ready = [p for p in prepared if p.error is None]
+        flat = [(p.doc_id, cid, chunk) for p in ready for cid, chunk in p.chunks.items()]
+        try:
+            vectors = await embed_texts(self.embedder, [c.content for _, _, c in flat],
+                                        self.embedding_batch_size)
+        except Exception as e:
+            log.exception("embedding the chunks of %d documents failed", len(ready))
+            for p in ready:
+                p.error = f"embedding failed: {type(e).__name__}: {e}"
+            return prepared
+        extractions = await self._extract_all(flat, llm_limit, cached, chunk_done)
+        row = 0
+        for p in ready:
+            count = len(p.chunks)
+            p.vectors = vectors[row:row + count] if count else None
+            p.extractions = extractions[row:row + count]
+            row += count
+        return prepared
+
+    def _chunk(self, doc: SourceDocument) -> PreparedDocument:
+        prepared = PreparedDocument(doc.doc_id, doc.content_hash)
+        try:
+            prepared.chunks = self.chunker(doc.doc_id, doc.text, doc.file_path)
+        except Exception as e:
+            log.exception("chunking %s failed", doc.doc_id)
+            prepared.error = f"chunking failed: {type(e).__name__}: {e}"
+        return prepared
+
+    async def _extract_all(self, flat: Sequence[Tuple[str, str, TextChunkSchema]],
+                           llm_limit: asyncio.Semaphore, cached: CachedLookup,
+                           chunk_done: ChunkDone) -> List[ExtractionResult]:
+        """One extraction per chunk: cached ones by content, the rest in one ``aextract_many``
+        call when the extractor batches, else concurrently."""
+        found: List[Optional[ExtractionResult]] = [cached(cid, chunk) for _, cid, chunk in flat]
+        todo = [i for i, e in enumerate(found) if e is None]
+        if todo and hasattr(self.extractor, "aextract_many"):
+            fresh = await self.extractor.aextract_many(
+                [(flat[i][2].content, flat[i][1], flat[i][2].file_path) for i in todo])
+            for i, extracted in zip(todo, fresh):
+                found[i] = extracted
+        elif todo:
+            fresh = await asyncio.gather(*(self._extract(flat[i][1], flat[i][2], llm_limit)
+                                           for i in todo))
+            for i, extracted in zip(todo, fresh):
+                found[i] = extracted
+        for doc_id, _, _ in flat:
+            chunk_done(doc_id)
+        return [e for e in found if e is not None]
+
+    async def _extract(self, chunk_id: str, chunk: TextChunkSchema,
+                       llm_limit: asyncio.Semaphore) -> ExtractionResult:
+        async with llm_limit:
+            try:
+                return await self.extractor.acall(chunk.content, chunk_id, chunk.file_path)
+            except Exception as e:  # an extractor bug fails the chunk, not the batch
+                log.exception("extraction of %s failed", chunk_id)
+                return ExtractionResult(chunk_id=chunk_id, error=f"{type(e).__name__}: {e}")
+
+
+class InsertPipeline:
+    """Process stored documents into the index (see the module docstring).
+
+    Args:
+        preparer: chunks, embeds and extracts.
+        index: reads the documents and records the results.
+        llm_max_async: concurrent extraction calls.
+        batch_size: documents prepared together (each still committed on its own).
+        vector_flush_size: entity/relation vectors are embedded when this many are queued, and
+            at the end.
+        progress_state: ``doc_id -> {"stage", "chunks_total", "chunks_done"}`` kept up to date
+            while a document is processed (the server shows it).
+    """
+
+    def __init__(self, preparer: DocumentPreparer, index: GraphIndex, llm_max_async: int = 4,
+                 batch_size: int = 32, vector_flush_size: int = 20_000,
+                 progress_state: Optional[Dict[str, Dict[str, Any]]] = None) -> None:
+        self.preparer = preparer
+        self.index = index
+        self.llm_max_async = llm_max_async
+        self.batch_size = batch_size
+        self.vector_flush_size = vector_flush_size
+        self.progress_state = {} if progress_state is None else progress_state
+
+    async def run(self, doc_ids: Sequence[str], result: InsertResult,
+                  progress: Optional[ProgressCallback] = None) -> InsertResult:
+        """Process ``doc_ids`` (stored before, e.g. by ``GraphIndex.enqueue``) into ``result``."""
+        tracker = InsertProgress(docs_total=len(doc_ids))
+        started = time.perf_counter()
+        spent_before = usage_snapshot(self.preparer.extractor, self.index)
+        llm_limit = asyncio.Semaphore(self.llm_max_async)
+        try:
+            for start in range(0, len(doc_ids), self.batch_size):
+                docs = await self.read(doc_ids[start:start + self.batch_size], result)
+                chunked = self.preparer.chunk(docs)
+                await self.mark_processing(chunked)
+                prepared = await self.preparer.complete(
+                    chunked, llm_limit, self.index.cached_extraction, self._chunk_done)
+                for doc in prepared:
+                    recorded = await self.commit(doc, result)
+                    tracker.advance(recorded, time.perf_counter() - started)
+                    if progress is not None:
+                        progress(InsertProgress(**tracker.to_dict()))
+                if self.index.pending_vector_count() >= self.vector_flush_size:
+                    await self.index.index_pending()
+            await self.index.index_pending()
+        finally:
+            for doc_id in doc_ids:
+                self.progress_state.pop(doc_id, None)
+            result.add_usage(usage_since(spent_before,
+                                         usage_snapshot(self.preparer.extractor, self.index)))
+        log.info("insert %s: %d processed, %d failed, %d skipped", result.track_id,
+                 len(result.processed), len(result.failed), len(result.skipped))
+        return result
+
+    async def read(self, doc_ids: Sequence[str], result: InsertResult) -> List[SourceDocument]:
+        """The stored texts of ``doc_ids``; a missing one is failed at once."""
+        docs = []
+        for doc_id, doc in zip(doc_ids, self.index.read_documents(doc_ids)):
+            if doc is None:
+                result.add(await self.index.fail_document(doc_id, "document text is missing"))
+                continue
+            docs.append(SourceDocument(doc_id, doc["content"],
+                                       doc.get("file_path", "unknown_source")))
+        return docs
+
+    async def mark_processing(self, docs: Sequence[PreparedDocument]) -> None:
+        """Set the chunked documents PROCESSING (one transaction) and track their progress."""
+        ready = [d for d in docs if d.error is None]
+        for doc in ready:
+            self.progress_state[doc.doc_id] = {"stage": "extracting",
+                                               "chunks_total": len(doc.chunks), "chunks_done": 0}
+        if ready:
+            await self.index.aset_statuses(
+                {d.doc_id: {"status": DocStatus.PROCESSING, "error_msg": None,
+                            "chunks_count": len(d.chunks)} for d in ready},
+                {d.doc_id: d.content_hash for d in ready})
+
+    async def commit(self, doc: PreparedDocument, result: InsertResult) -> RecordResult:
+        """Record one prepared document (or its failure) and add it to ``result``."""
+        state = self.progress_state.get(doc.doc_id)
+        if state is not None:
+            state["stage"] = "merging"
+        if doc.error is not None:
+            recorded = await self.index.fail_document(doc.doc_id, doc.error, doc.content_hash)
+        else:
+            try:
+                recorded = await self.index.record(doc.doc_id, doc.chunks, doc.vectors,
+                                                   doc.extractions, doc.content_hash)
+            except Exception as e:
+                log.exception("recording %s failed", doc.doc_id)
+                recorded = await self.index.fail_document(
+                    doc.doc_id, f"{type(e).__name__}: {e}", doc.content_hash)
+        self.progress_state.pop(doc.doc_id, None)
+        result.add(recorded)
+        return recorded
+
+    def _chunk_done(self, doc_id: str) -> None:
+        state = self.progress_state.get(doc_id)
+        if state is not None:
+            state["chunks_done"] += 1
