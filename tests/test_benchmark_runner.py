@@ -10,12 +10,13 @@ import time
 
 import pytest
 
+from lightrag.cli.bench import add_bench_prompts_parser
 from lightrag.components.model_client.scripted_client import ScriptedClient
 from lightrag.core.component import Component
 from lightrag.core.generator import Generator
 from lightrag.core.parameter import Parameter
 from lightrag.optim import BenchmarkRunner, Variant, build_variant, load_variants
-from lightrag.optim.bench_cli import add_bench_prompts_parser, make_metric
+from lightrag.optim.bench_cli import make_metric
 from lightrag.optim.stats import bootstrap_ci, holm_adjust, paired_permutation_test
 from lightrag.utils.registry import register
 

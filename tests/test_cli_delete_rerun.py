@@ -27,7 +27,7 @@ def test_rerunning_a_delete_whose_targets_are_partly_gone_succeeds(tmp_path, cap
     from lightrag.components.graph_rag.insert_result import run_sync
 
     run_sync(rag.index.delete_document("B"))
-    assert len(rag.index.pending_vectors) > 0
+    assert rag.status()["pending_vectors"] > 0
     rag.index.close()
 
     assert main(["delete", "A", "B", "C", *common]) == 0
@@ -35,5 +35,5 @@ def test_rerunning_a_delete_whose_targets_are_partly_gone_succeeds(tmp_path, cap
     assert "not found A" in out and "not found B" in out and out.count("deleted C") == 1
     rag = build({**SCRIPTED, "component_config": {**SCRIPTED["component_config"],
                                                   "working_dir": str(tmp_path / "store")}})
-    assert len(rag.index.pending_vectors) == 0 and rag.index.verify() == []
+    assert rag.status()["pending_vectors"] == 0 and rag.index.verify() == []
     assert main(["delete", "A", "B", "C", *common]) == 0  # all gone, empty store: still success

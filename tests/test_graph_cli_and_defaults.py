@@ -226,7 +226,7 @@ def test_default_offline_pipeline_builds_a_real_graph(tmp_path):
 
 
 def test_index_progress_bar_only_on_a_terminal(tmp_path, scripted_config, capsys, monkeypatch):
-    import lightrag.cli_index as cli_index
+    import lightrag.cli.index as cli_index
 
     docs = make_corpus(tmp_path / "docs")
     common = ["--config", str(scripted_config), "--working-dir", str(tmp_path / "store")]

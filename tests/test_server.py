@@ -16,7 +16,7 @@ import yaml  # noqa: E402
 from graph_fakes import extraction_reply, the_answer  # noqa: E402
 
 from lightrag.components.graph_rag import Chunker, EntityExtractor, GraphRAG  # noqa: E402
-from lightrag.components.graph_rag.schemas import DocProcessingStatus, DocStatus  # noqa: E402
+from lightrag.components.graph_rag.schemas import DocStatus  # noqa: E402
 from lightrag.components.model_client import ScriptedClient  # noqa: E402
 from lightrag.core import Embedder, Generator  # noqa: E402
 from lightrag.server.app import create_app  # noqa: E402
@@ -209,11 +209,9 @@ def test_insert_cut_by_shutdown_timeout_is_retried_at_next_start(tmp_path):
 def test_unfinished_documents_resume_at_startup(serve, tmp_path):
     crashed = make_rag(tmp_path)
     text = "Ada Lovelace wrote about the Analytical Engine of Charles Babbage."
-    crashed.full_docs.upsert({"doc-crashed": {"content": text, "file_path": "ada.md"}})
-    crashed.doc_status.upsert({"doc-crashed": DocProcessingStatus(
-        content_summary=text, content_length=len(text), file_path="ada.md",
-        status=DocStatus.PROCESSING).to_dict()})
-    crashed.flush()
+    crashed.enqueue_documents(text, ids="doc-crashed", file_paths="ada.md")  # stored PENDING
+    asyncio.run(crashed.index.aset_statuses({"doc-crashed": {"status": DocStatus.PROCESSING}}))
+    crashed.index.close()  # the process "crashed" mid-run
     server, client, rag = serve(make_rag(tmp_path))
     server.stop()
     assert rag.doc_status.get_by_id("doc-crashed")["status"] == "processed"
@@ -328,7 +326,7 @@ def test_serve_command_refuses_public_host_and_serves(tmp_path):
 
     import graph_fakes  # noqa: F401  (registers the fake model functions)
 
-    from lightrag.server.serve import add_serve_parser, build_server
+    from lightrag.cli.serve import add_serve_parser, build_server
 
     parser = argparse.ArgumentParser(prog="lightrag")
     add_serve_parser(parser.add_subparsers(dest="command"))

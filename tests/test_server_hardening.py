@@ -162,7 +162,8 @@ def test_real_sdk_client_through_the_server_query_threads(serve, tmp_path):
 
     pytest.importorskip("openai")
     from fake_provider_server import FakeProvider
-    from test_sdk_clients_loopback import DOCS as CURIE, openai_rag, reply
+    from test_sdk_clients_loopback import DOCS as CURIE
+    from test_sdk_clients_loopback import openai_rag, reply
 
     with FakeProvider(reply) as provider:
         server, client, _ = serve(openai_rag(tmp_path / "sdk", provider.url))

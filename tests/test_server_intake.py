@@ -6,7 +6,6 @@ resumes), restarts it on the same working directory and checks that every acknow
 ends PROCESSED.
 """
 
-import asyncio
 import os
 import signal
 import socket
@@ -44,7 +43,7 @@ SERVE = textwrap.dedent("""
         return graph_fakes.extraction_reply(prompt)
 
     import argparse
-    from lightrag.server.serve import add_serve_parser
+    from lightrag.cli.serve import add_serve_parser
     parser = argparse.ArgumentParser(prog="lightrag")
     add_serve_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(sys.argv[1:])
@@ -200,15 +199,15 @@ def test_progress_is_exposed_per_document(slow_server):
 def test_intake_rejects_a_bad_bound_and_counts_only_waiting_documents(tmp_path):
     rag = make_rag(tmp_path)
     with pytest.raises(ValueError, match="max_pending must be at least 1"):
-        IntakeQueue(rag, asyncio.Lock(), max_pending=0)
+        IntakeQueue(rag, max_pending=0)
     with pytest.raises(ValueError, match="--max-pending must be at least 1"):
         import argparse
 
-        from lightrag.server.serve import add_serve_parser, build_server
+        from lightrag.cli.serve import add_serve_parser, build_server
         parser = argparse.ArgumentParser()
         add_serve_parser(parser.add_subparsers(dest="command"))
         build_server(parser.parse_args(["serve", "--max-pending", "0"]), api_keys=[])
-    queue = IntakeQueue(rag, asyncio.Lock(), max_pending=2)
+    queue = IntakeQueue(rag, max_pending=2)
     rag.enqueue_documents(["Ada met Charles.", "Grace met Alan."], ids=["a", "b"])
     assert queue.unfinished() == 2
     rag.set_document_status("a", status="failed", error_msg="boom")

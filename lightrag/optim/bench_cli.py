@@ -1,4 +1,5 @@
-"""``lightrag bench-prompts CONFIG.yaml``: run a prompt-variant benchmark described in YAML.
+"""A prompt-variant benchmark described in YAML (what ``lightrag bench-prompts CONFIG.yaml`` runs;
+the command itself is :mod:`lightrag.cli.bench`).
 
 The config names everything a run needs (relative paths are relative to the YAML file)::
 
@@ -25,7 +26,6 @@ file, a file that is not ``.py``, or a file that raises while running stops the 
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib.util
 import json
@@ -192,54 +192,3 @@ class ProgressBar:
         if done == total and total:
             self.stream.write("\n")
         self.stream.flush()
-
-
-def add_bench_prompts_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``bench-prompts CONFIG.yaml [--limit N] [--out DIR]`` on an argparse subparsers."""
-    parser = subparsers.add_parser(
-        "bench-prompts", help="benchmark prompt variants described in a YAML config",
-        description="Run every prompt variant of a YAML bench config over its dataset; print the "
-                    "table (mean, 95% CI, paired difference and p-value vs the baseline, "
-                    "failures, tokens, latency) and write JSON, CSV and PNG to --out. "
-                    "The Python files listed under the config's 'imports' key are executed: "
-                    "run only configs you trust.")
-    parser.add_argument("config", help="bench config (YAML)")
-    parser.add_argument("--limit", type=int, default=None, help="first N items only")
-    parser.add_argument("--out", default=None,
-                        help="output folder (default: .cache/bench-prompts/<config name>); the "
-                             "reply cache is OUT/responses.sqlite, the results OUT/<metric>/")
-    parser.add_argument("--data", default=None, help="dataset file or folder (replaces the config's)")
-    parser.add_argument("--cache", default=None,
-                        help="SQLite response cache (default: OUT/responses.sqlite)")
-    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
-    parser.add_argument("--no-plot", action="store_true", help="do not draw scores.png")
-    parser.set_defaults(func=run_bench_prompts)
-    return parser
-
-
-def run_bench_prompts(args: argparse.Namespace) -> int:
-    """Run the ``bench-prompts`` command; returns the exit status (0 ok, 2 bad config)."""
-    config = Path(args.config)
-    out = Path(args.out) if args.out else Path(".cache") / "bench-prompts" / config.stem
-    cache = Path(args.cache) if getattr(args, "cache", None) else out / "responses.sqlite"
-    try:
-        runner, config_limit = runner_from_config(config, getattr(args, "data", None),
-                                                  cache_path=cache)
-        spec = load_config(config).get("metric") or {"name": "f1"}
-        spec = {"name": spec} if isinstance(spec, str) else dict(spec)
-        runner.answer_key = spec.get("answer_key", "answer")
-        if getattr(args, "metric", None):  # re-score with another metric, keeping its keys
-            runner.metric, runner.metric_name = make_metric({**spec, "name": args.metric})
-        limit = args.limit if args.limit is not None else config_limit
-        report = runner.run(limit=limit, progress=ProgressBar())
-    except (FileNotFoundError, ValueError, TypeError, ImportError) as e:
-        sys.stderr.write(f"bench-prompts: {e}\n")
-        return 2
-    # one folder per metric: re-scoring the cached replies with another metric keeps the others
-    paths = report.save(out / runner.metric_name, plot=not getattr(args, "no_plot", False))
-    sys.stdout.write((report.to_markdown() if getattr(args, "markdown", False)
-                      else report.to_text()) + "\n")
-    failures = sum(v.failures for v in report.variants)
-    sys.stderr.write(f"{failures} failed items; wrote " + ", ".join(str(p) for p in paths.values())
-                     + "\n")
-    return 0

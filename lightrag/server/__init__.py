@@ -1,11 +1,13 @@
 """The HTTP server of graph RAG (extra ``server``: FastAPI + uvicorn).
 
-``lightrag serve --config graph.yaml`` runs it; :func:`create_app` builds the app for your own
-ASGI server, :class:`BackgroundServer` runs one in a thread. Besides the JSON API it serves a web
-UI at ``/`` (documents, graph explorer, query playground) and the API docs at ``/docs`` and
-``/redoc``, all from assets inside the package (:mod:`lightrag.server.ui`). Inserts are durable
-before they are acknowledged (:mod:`lightrag.server.intake`). Importing this package does not
-import FastAPI; the names below load on first use.
+``lightrag serve --config graph.yaml`` runs it (:mod:`lightrag.cli.serve`); :func:`create_app`
+builds the app for your own ASGI server, :class:`BackgroundServer` runs one in a thread. Besides
+the JSON API it serves a web UI at ``/`` (documents, graph explorer, query playground) and the
+API docs at ``/docs`` and ``/redoc``, all from assets inside the package
+(:mod:`lightrag.server.ui`). Inserts are durable before they are acknowledged
+(:mod:`lightrag.server.intake`). One server serves several isolated workspaces
+(:mod:`lightrag.server.workspaces`). Importing this package does not import FastAPI; the names
+below load on first use.
 
 Example:
     >>> from lightrag.server import create_app  # doctest: +SKIP
@@ -22,8 +24,6 @@ _EXPORTS = {
     "BackgroundServer": "lightrag.server.runner",
     "ServerMetrics": "lightrag.server.metrics",
     "JsonLogFormatter": "lightrag.server.middleware",
-    "add_serve_parser": "lightrag.server.serve",
-    "run_serve": "lightrag.server.serve",
 }
 
 __all__ = sorted(_EXPORTS)

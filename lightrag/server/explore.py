@@ -8,8 +8,9 @@
                                  relations, and its source chunks (``max_chunks``)
 ===============================  ================================================================
 
-They read through the GraphRAG's public stores (``rag.graph``, ``rag.text_chunks``) and are
-mounted with the same API-key dependency as the rest of the API.
+They read through the GraphRAG's public stores (``rag.graph``, ``rag.text_chunks``) of the
+request's workspace and are mounted with the same key and workspace dependency as the rest of
+the API.
 
 Example:
     >>> app.include_router(explore_router(), dependencies=protected)  # doctest: +SKIP
@@ -71,7 +72,7 @@ def rank_labels(labels: List[str], q: str, limit: int) -> List[str]:
 
 
 def _rag(request: Request) -> Any:
-    return request.app.state.lightrag.rag
+    return request.state.workspace.rag  # the GraphRAG of the workspace this request selected
 
 
 def _chunk(rag: Any, chunk_id: str) -> Dict[str, Any]:

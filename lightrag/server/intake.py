@@ -8,8 +8,13 @@ left. The queue is bounded: when accepting more documents would leave over ``max
 unfinished (PENDING or PROCESSING) ones, :meth:`IntakeQueue.enqueue` raises :class:`QueueFull`
 with a ``retry_after`` estimate in seconds, which the app answers as 429 with ``Retry-After``.
 
+Processing runs (the background worker's and a ``wait: true`` insert's) go one at a time, so two
+runs never extract the same pending document twice. Writes themselves are serialised by the
+store's own writer lock (``GraphIndex.writing``): deletes and the final flush take no lock here.
+The server keeps one queue per workspace.
+
 Example:
-    >>> queue = IntakeQueue(rag, asyncio.Lock(), max_pending=100)  # doctest: +SKIP
+    >>> queue = IntakeQueue(rag, max_pending=100)  # doctest: +SKIP
     >>> (await queue.enqueue(["Alice met Bob."], ["doc-1"], ["a.txt"])).doc_ids  # doctest: +SKIP
     ['doc-1']
 """
@@ -44,18 +49,16 @@ class IntakeQueue:
 
     Args:
         rag: the :class:`~lightrag.components.graph_rag.GraphRAG`.
-        lock: the app's write lock (inserts and deletes hold it; queries never wait for it).
         max_pending: most unfinished documents accepted; more give :class:`QueueFull`.
         on_failure: called with no argument when a background run reports failed documents
             or raises (the app counts it in its metrics).
     """
 
-    def __init__(self, rag: Any, lock: asyncio.Lock, max_pending: int = DEFAULT_MAX_PENDING,
+    def __init__(self, rag: Any, max_pending: int = DEFAULT_MAX_PENDING,
                  on_failure: Optional[Any] = None) -> None:
         if max_pending < 1:
             raise ValueError(f"max_pending must be at least 1, got {max_pending}")
         self.rag = rag
-        self.lock = lock
         self.max_pending = max_pending
         self.on_failure = on_failure
         self.accepting = True
@@ -63,6 +66,8 @@ class IntakeQueue:
         self._worker: Optional[asyncio.Task] = None
         self._rate = 0.0  # documents per second of the last background run
         self._intake_lock = asyncio.Lock()
+        self._run_lock = asyncio.Lock()  # one processing run at a time (not a write lock)
+        self._runs = 0  # processing runs going or waiting for their turn
 
     # ------------------------------------------------------------------ state
     def unfinished(self) -> int:
@@ -72,8 +77,18 @@ class IntakeQueue:
 
     @property
     def busy(self) -> bool:
-        """A background run is going or wanted."""
-        return self._wanted or (self._worker is not None and not self._worker.done())
+        """A processing run (background or ``wait: true``) is going or wanted."""
+        return (self._wanted or self._runs > 0
+                or (self._worker is not None and not self._worker.done()))
+
+    async def wait_idle(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until no processing run is going; whether it is so."""
+        deadline = time.monotonic() + timeout
+        while self.busy:
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(0.02)
+        return True
 
     def progress(self) -> Dict[str, Dict[str, Any]]:
         """Per-document progress of the running insert (``rag.insert_progress``, when present)."""
@@ -113,12 +128,16 @@ class IntakeQueue:
         return result
 
     async def insert_now(self, texts: List[str], ids: List[str], paths: List[str]) -> Any:
-        """Insert and process at once under the write lock (``wait: true``); the InsertResult."""
+        """Insert and process at once, after any running run (``wait: true``); the InsertResult."""
         if not self.accepting:
             raise RuntimeError("the server is shutting down; retry later")
         self.check_capacity(len(ids))
-        async with self.lock:
-            return await self.rag.ainsert(texts, ids=ids, file_paths=paths)
+        self._runs += 1
+        try:
+            async with self._run_lock:
+                return await self.rag.ainsert(texts, ids=ids, file_paths=paths)
+        finally:
+            self._runs -= 1
 
     def kick(self) -> None:
         """Ask for a background run (runs coalesce: one worker, one run after the current)."""
@@ -143,20 +162,23 @@ class IntakeQueue:
     async def _work(self) -> None:
         while self._wanted:
             self._wanted = False
-            async with self.lock:
-                started, backlog = time.perf_counter(), self.unfinished()
-                try:
-                    result = await self._process_pending()
-                except Exception:
-                    log.exception("background processing of %d documents failed", backlog)
-                    self._failed()
-                    continue
-                seconds = time.perf_counter() - started
-                done = len(getattr(result, "processed", []) or [])
-                if done and seconds > 0:
-                    self._rate = done / seconds
-                if getattr(result, "failed", None):
-                    self._failed()
+            async with self._run_lock:
+                await self._run_once()
+
+    async def _run_once(self) -> None:
+        started, backlog = time.perf_counter(), self.unfinished()
+        try:
+            result = await self._process_pending()
+        except Exception:
+            log.exception("background processing of %d documents failed", backlog)
+            self._failed()
+            return
+        seconds = time.perf_counter() - started
+        done = len(getattr(result, "processed", []) or [])
+        if done and seconds > 0:
+            self._rate = done / seconds
+        if getattr(result, "failed", None):
+            self._failed()
 
     def _failed(self) -> None:
         if self.on_failure is not None:

@@ -52,12 +52,21 @@ DEFAULT_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-
 
 
 def api_keys_from_env(environ: Optional[MutableMapping[str, str]] = None) -> List[str]:
-    """The comma-separated keys of ``LIGHTRAG_API_KEYS`` (blanks dropped).
+    """The keys of ``LIGHTRAG_API_KEYS`` (blanks dropped).
+
+    The plain form is comma-separated keys, each good for every workspace. A key may be limited
+    to workspaces as ``key:ws1,ws2``; when any entry has a ``:``, entries are separated by ``;``
+    (or new lines) instead, and each is ``key`` or ``key:ws1,ws2``
+    (:class:`lightrag.server.auth.KeyRing` reads them).
 
     >>> api_keys_from_env({"LIGHTRAG_API_KEYS": "k1, k2,,"})
     ['k1', 'k2']
+    >>> api_keys_from_env({"LIGHTRAG_API_KEYS": "admin; acme-key:acme,globex"})
+    ['admin', 'acme-key:acme,globex']
     """
     raw = (os.environ if environ is None else environ).get(API_KEYS_ENV, "")
+    if ":" in raw:
+        return [k.strip() for k in raw.replace("\n", ";").split(";") if k.strip()]
     return [k.strip() for k in raw.split(",") if k.strip()]
 
 
@@ -85,7 +94,8 @@ class JsonLogFormatter(logging.Formatter):
         return json.dumps(data, ensure_ascii=False, default=str)
 
 
-async def _send_json(send: Send, status: int, body: Dict[str, Any]) -> None:
+async def send_json(send: Send, status: int, body: Dict[str, Any]) -> None:
+    """Answer an ASGI request with ``body`` as JSON (from a middleware, before the app)."""
     payload = json.dumps(body).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
@@ -109,9 +119,9 @@ class BodyLimitMiddleware:
         length = headers.get(b"content-length")
         if length is not None:
             if not length.isdigit():
-                await _send_json(send, 400, {"detail": "invalid Content-Length"})
+                await send_json(send, 400, {"detail": "invalid Content-Length"})
             elif int(length) > self.max_bytes:
-                await _send_json(send, 413, too_big)
+                await send_json(send, 413, too_big)
             else:
                 await self.app(scope, receive, send)
             return
@@ -127,7 +137,7 @@ class BodyLimitMiddleware:
             size += len(chunks[-1])
             more = message.get("more_body", False)
             if size > self.max_bytes:
-                await _send_json(send, 413, too_big)
+                await send_json(send, 413, too_big)
                 return
         body, replayed = b"".join(chunks), False
 

@@ -196,7 +196,7 @@ class _Answerer:
     """One chat or generate request: runs the query and shapes the answer for Ollama."""
 
     def __init__(self, request: Request, model: str, kind: str) -> None:
-        self.state = request.app.state.lightrag
+        self.state = request.state.workspace  # the workspace this request selected
         self.model = model
         self.kind = kind  # "chat" or "generate"
         self.started = time.perf_counter()
@@ -286,71 +286,78 @@ def _chat_query(messages: List[OllamaMessage]) -> Tuple[str, Dict[str, Any]]:
     return query, overrides
 
 
+router = APIRouter(prefix="/api", tags=["ollama"])
+
+
+@router.get("/version", summary="Ollama: the server version")
+async def version() -> Dict[str, str]:
+    return {"version": OLLAMA_VERSION}
+
+
+@router.get("/tags", summary="Ollama: the models (the graph as lightrag:latest)")
+async def tags() -> Dict[str, Any]:
+    return {"models": [_model_entry()]}
+
+
+@router.get("/ps", summary="Ollama: the loaded models")
+async def ps() -> Dict[str, Any]:
+    entry = {**_model_entry(), "expires_at": "2100-01-01T00:00:00Z", "size_vram": 0}
+    return {"models": [entry]}
+
+
+@router.post("/show", summary="Ollama: details of lightrag:latest",
+             openapi_extra=_body_doc(OllamaShowRequest))
+async def show(request: Request) -> Any:
+    body = await _parse(request, OllamaShowRequest)
+    if isinstance(body, JSONResponse):
+        return body
+    name = body.model or body.name
+    if not _known(name):
+        return _not_found(name)
+    return {"modelfile": f"# LightRAG {lightrag.__version__}: graph RAG over the server's "
+                         f"documents\nFROM {MODEL_TAG}\n",
+            "parameters": "", "template": "{{ .Prompt }}", "details": _details(),
+            "model_info": {"general.architecture": MODEL_NAME,
+                           "general.basename": MODEL_NAME,
+                           "lightrag.query_modes": list(schemas.QUERY_MODES)},
+            "capabilities": ["completion"],
+            "modified_at": _STARTED.isoformat().replace("+00:00", "Z")}
+
+
+@router.post("/chat", summary="Ollama: answer the last user message from the graph",
+             openapi_extra=_body_doc(OllamaChatRequest))
+async def chat(request: Request) -> Any:
+    body = await _parse(request, OllamaChatRequest)
+    if isinstance(body, JSONResponse):
+        return body
+    if not _known(body.model):
+        return _not_found(body.model)
+    try:
+        query, overrides = _chat_query(body.messages)
+    except ValueError as e:
+        return _error(400, str(e))
+    return await _Answerer(request, body.model, "chat").answer(query, overrides, body.stream)
+
+
+@router.post("/generate", summary="Ollama: answer a prompt from the graph",
+             openapi_extra=_body_doc(OllamaGenerateRequest))
+async def generate(request: Request) -> Any:
+    body = await _parse(request, OllamaGenerateRequest)
+    if isinstance(body, JSONResponse):
+        return body
+    if not _known(body.model):
+        return _not_found(body.model)
+    query, overrides = split_mode_prefix(body.prompt)
+    if not query and not body.prompt.strip():
+        # Ollama loads the model on an empty prompt and answers done at once
+        return JSONResponse({"model": body.model, "created_at": _now(), "response": "",
+                             "done": True, "done_reason": "load"})
+    if body.system:
+        overrides["user_prompt"] = body.system
+    return await _Answerer(request, body.model, "generate").answer(query, overrides,
+                                                                   body.stream)
+
+
 def ollama_router() -> APIRouter:
     """The ``/api/*`` routes of the Ollama API (include it with the server's key dependency)."""
-    router = APIRouter(prefix="/api", tags=["ollama"])
-
-    @router.get("/version", summary="Ollama: the server version")
-    async def version() -> Dict[str, str]:
-        return {"version": OLLAMA_VERSION}
-
-    @router.get("/tags", summary="Ollama: the models (the graph as lightrag:latest)")
-    async def tags() -> Dict[str, Any]:
-        return {"models": [_model_entry()]}
-
-    @router.get("/ps", summary="Ollama: the loaded models")
-    async def ps() -> Dict[str, Any]:
-        entry = {**_model_entry(), "expires_at": "2100-01-01T00:00:00Z", "size_vram": 0}
-        return {"models": [entry]}
-
-    @router.post("/show", summary="Ollama: details of lightrag:latest",
-                 openapi_extra=_body_doc(OllamaShowRequest))
-    async def show(request: Request) -> Any:
-        body = await _parse(request, OllamaShowRequest)
-        if isinstance(body, JSONResponse):
-            return body
-        name = body.model or body.name
-        if not _known(name):
-            return _not_found(name)
-        return {"modelfile": f"# LightRAG {lightrag.__version__}: graph RAG over the server's "
-                             f"documents\nFROM {MODEL_TAG}\n",
-                "parameters": "", "template": "{{ .Prompt }}", "details": _details(),
-                "model_info": {"general.architecture": MODEL_NAME,
-                               "general.basename": MODEL_NAME,
-                               "lightrag.query_modes": list(schemas.QUERY_MODES)},
-                "capabilities": ["completion"],
-                "modified_at": _STARTED.isoformat().replace("+00:00", "Z")}
-
-    @router.post("/chat", summary="Ollama: answer the last user message from the graph",
-                 openapi_extra=_body_doc(OllamaChatRequest))
-    async def chat(request: Request) -> Any:
-        body = await _parse(request, OllamaChatRequest)
-        if isinstance(body, JSONResponse):
-            return body
-        if not _known(body.model):
-            return _not_found(body.model)
-        try:
-            query, overrides = _chat_query(body.messages)
-        except ValueError as e:
-            return _error(400, str(e))
-        return await _Answerer(request, body.model, "chat").answer(query, overrides, body.stream)
-
-    @router.post("/generate", summary="Ollama: answer a prompt from the graph",
-                 openapi_extra=_body_doc(OllamaGenerateRequest))
-    async def generate(request: Request) -> Any:
-        body = await _parse(request, OllamaGenerateRequest)
-        if isinstance(body, JSONResponse):
-            return body
-        if not _known(body.model):
-            return _not_found(body.model)
-        query, overrides = split_mode_prefix(body.prompt)
-        if not query and not body.prompt.strip():
-            # Ollama loads the model on an empty prompt and answers done at once
-            return JSONResponse({"model": body.model, "created_at": _now(), "response": "",
-                                 "done": True, "done_reason": "load"})
-        if body.system:
-            overrides["user_prompt"] = body.system
-        return await _Answerer(request, body.model, "generate").answer(query, overrides,
-                                                                       body.stream)
-
     return router

@@ -2,6 +2,11 @@
 
     LIGHTRAG_API_KEYS=key1,key2 lightrag serve --config graph.yaml --host 0.0.0.0 --port 9621
     lightrag serve --config graph.yaml          # no keys: 127.0.0.1 only
+    LIGHTRAG_API_KEYS="admin;acme-key:acme" lightrag serve --max-workspaces 16
+
+Every request may pick a workspace with the ``LIGHTRAG-WORKSPACE`` header or the ``/w/{name}/``
+path prefix; each workspace's GraphRAG is built from the same config with ``workspace``
+replaced (see ``docs/workspaces.md``).
 
 Without API keys the server binds to loopback only and refuses any other host with an error.
 Logs are JSON, one object per line on stderr (one per request on ``lightrag.server.access``).
@@ -23,13 +28,17 @@ Example:
 from __future__ import annotations
 
 import argparse
+import copy
 import logging
 import sys
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
+
+from lightrag.cli.common import graph_config
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 DEFAULT_MAX_PENDING = 1000  # lightrag.server.intake.DEFAULT_MAX_PENDING, without importing it
 DEFAULT_PORT = 9621
+DEFAULT_MAX_WORKSPACES = 32  # lightrag.server.workspaces.DEFAULT_MAX_WORKSPACES
 
 
 def check_bind(host: str, api_keys: Sequence[str]) -> None:
@@ -38,7 +47,7 @@ def check_bind(host: str, api_keys: Sequence[str]) -> None:
     >>> check_bind("0.0.0.0", [])
     Traceback (most recent call last):
     ...
-    ValueError: refusing to serve on 0.0.0.0 without API keys: set LIGHTRAG_API_KEYS=key1,key2 or use --host 127.0.0.1
+    ValueError: refusing to serve on 0.0.0.0 without API keys: ...
     """
     if not api_keys and host not in LOOPBACK_HOSTS:
         raise ValueError(f"refusing to serve on {host} without API keys: set "
@@ -65,6 +74,10 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--max-pending", type=int, default=DEFAULT_MAX_PENDING,
                         help="most unfinished documents queued; more get 429 with Retry-After "
                              f"(default {DEFAULT_MAX_PENDING})")
+    parser.add_argument("--max-workspaces", type=int, default=DEFAULT_MAX_WORKSPACES,
+                        help="most workspaces open at once besides the default one (LIGHTRAG-"
+                             "WORKSPACE header or /w/NAME/ prefix); the least recently used idle "
+                             f"one is closed to open another (default {DEFAULT_MAX_WORKSPACES})")
     parser.add_argument("--no-ui", action="store_true",
                         help="serve the API only: no web UI at / and no /docs, /redoc pages")
     parser.add_argument("--no-resume", action="store_true",
@@ -82,6 +95,32 @@ def configure_logging(level: str = "info") -> None:
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
 
 
+def _check_limits(args: argparse.Namespace) -> None:
+    if args.max_request_mb <= 0:
+        raise ValueError("--max-request-mb must be positive")
+    if getattr(args, "max_pending", DEFAULT_MAX_PENDING) < 1:
+        raise ValueError("--max-pending must be at least 1")
+    if getattr(args, "max_workspaces", DEFAULT_MAX_WORKSPACES) < 1:
+        raise ValueError("--max-workspaces must be at least 1")
+
+
+def workspace_factory(config: Dict[str, Any]) -> Callable[[str], Any]:
+    """A function building the GraphRAG of a workspace: ``config`` with ``workspace`` replaced.
+
+    >>> factory = workspace_factory({"component_name": "GraphRAG", "component_config": {}})
+    >>> callable(factory)
+    True
+    """
+    from lightrag.utils.config import build
+
+    def open_workspace(name: str) -> Any:
+        copied = copy.deepcopy(config)
+        copied.setdefault("component_config", {})["workspace"] = name
+        return build(copied)
+
+    return open_workspace
+
+
 def build_server(args: argparse.Namespace, api_keys: Optional[Sequence[str]] = None) -> Any:
     """The ``uvicorn.Server`` for parsed ``serve`` arguments (keys: ``LIGHTRAG_API_KEYS``)."""
     try:
@@ -90,22 +129,21 @@ def build_server(args: argparse.Namespace, api_keys: Optional[Sequence[str]] = N
     except ImportError as e:
         raise ImportError("lightrag serve needs the server extra: pip install -e '.[server]'") from e
 
-    from lightrag.cli import _graph_config
     from lightrag.server.app import create_app
     from lightrag.server.middleware import api_keys_from_env
     from lightrag.utils.config import build
 
     keys = list(api_keys_from_env() if api_keys is None else api_keys)
     check_bind(args.host, keys)
-    if args.max_request_mb <= 0:
-        raise ValueError("--max-request-mb must be positive")
-    if getattr(args, "max_pending", DEFAULT_MAX_PENDING) < 1:
-        raise ValueError("--max-pending must be at least 1")
-    rag = build(_graph_config(args))
+    _check_limits(args)
+    config = graph_config(args)
+    rag = build(config)
     app = create_app(rag, api_keys=keys, max_request_bytes=int(args.max_request_mb * 1024 * 1024),
                      resume_pending=not args.no_resume,
                      max_pending=getattr(args, "max_pending", DEFAULT_MAX_PENDING),
-                     ui=not getattr(args, "no_ui", False), drain_timeout=args.graceful_timeout)
+                     ui=not getattr(args, "no_ui", False), drain_timeout=args.graceful_timeout,
+                     workspace_factory=workspace_factory(config),
+                     max_workspaces=getattr(args, "max_workspaces", DEFAULT_MAX_WORKSPACES))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_config=None, access_log=False,
                             timeout_graceful_shutdown=args.graceful_timeout, lifespan="on")
     logging.getLogger(__name__).info(

@@ -18,17 +18,19 @@ Example:
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import logging
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from lightrag.cli.common import CliError, load_rag, out, print_insert_summary
 from lightrag.components.loaders import load_documents
 
 log = logging.getLogger(__name__)
 
-__all__ = ["IndexProgress", "index_texts", "load_for_index"]
+__all__ = ["IndexProgress", "add_index_parser", "cmd_index", "index_texts", "load_for_index"]
 
 
 def load_for_index(paths: List[str], encoding: Optional[str] = None
@@ -174,7 +176,34 @@ def _insert_one_by_one(rag: Any, named_texts: List[Tuple[str, str]], bar: IndexP
 
 
 def stdout_is_terminal() -> bool:
+    """Whether stdout is a terminal (the progress bar is drawn only then)."""
     try:
         return sys.stdout.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    """Index files and folders; exit status 1 when a document failed."""
+    docs, skipped = load_for_index(args.paths, encoding=args.encoding)
+    for path, reason, message in skipped:
+        out(f"skipped {path}: {reason} ({message.strip()})")
+    if not docs:
+        raise CliError(f"nothing to index in {' '.join(args.paths)}: {len(skipped)} file(s) "
+                       "skipped (supported: PDF, DOCX, HTML, Markdown, text)")
+    rag = load_rag(args)
+    result = index_texts(rag, docs, stdout_is_terminal())
+    print_insert_summary(rag, result)
+    if skipped:
+        out(f"skipped {len(skipped)} file(s) (listed above)")
+    return 1 if result.failed else 0
+
+
+def add_index_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``index``."""
+    index = sub.add_parser("index", parents=[common],
+                           help="index PDF, DOCX, HTML, Markdown and text files or folders")
+    index.add_argument("paths", nargs="+")
+    index.add_argument("--encoding", help="encoding of text files that are not UTF-8 "
+                                          "(default: detected with charset-normalizer)")
+    index.set_defaults(func=cmd_index)

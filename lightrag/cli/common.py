@@ -1,0 +1,119 @@
+"""What the ``lightrag`` commands share: finding a config, opening a store, writing output.
+
+:func:`graph_config` is the one place a GraphRAG config is read from the command line's
+``--config``, ``--working-dir`` and ``--workspace``; ``lightrag serve`` builds its GraphRAGs
+(one per workspace) from it too.
+
+Example:
+    >>> import argparse
+    >>> args = argparse.Namespace(config=None, working_dir="/tmp/store", workspace="acme")
+    >>> graph_config(args)["component_config"]["workspace"]
+    'acme'
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from lightrag.utils.config import build, load_config
+
+DEFAULT_GRAPH_CONFIG = "graph_rag_default.yaml"
+DEFAULT_RAG_CONFIG = "numpy_rag.yaml"
+DEFAULT_WORKING_DIR = "./lightrag_storage"
+
+__all__ = ["CliError", "graph_config", "load_rag", "open_store", "packaged_config", "out", "stage"]
+
+
+class CliError(Exception):
+    """A user-facing error: printed as ``lightrag: error: ...`` with exit status 2."""
+
+
+def packaged_config(name: str) -> Path:
+    """The path of a config file shipped in ``lightrag/configs``."""
+    return Path(str(resources.files("lightrag.configs").joinpath(name)))
+
+
+def out(text: str = "") -> None:
+    """A line on stdout (flushed: the commands' output is read by pipes as it comes)."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def stage(text: str) -> None:
+    """A progress line on stderr (stdout keeps only the answer, for pipes)."""
+    sys.stderr.write(f"[{text}]\n")
+    sys.stderr.flush()
+
+
+def config_path(name: Optional[str]) -> Path:
+    """A config file: the given path, or a packaged config named by its file name
+    (``graph_rag_local_llm.yaml``) when no such file exists here."""
+    if not name:
+        return packaged_config(DEFAULT_GRAPH_CONFIG)
+    path = Path(name)
+    if not path.exists() and path.name == name and packaged_config(name).is_file():
+        return packaged_config(name)
+    return path
+
+
+def graph_config(args: argparse.Namespace) -> Dict[str, Any]:
+    """The GraphRAG config of ``--config`` with ``--working-dir`` and ``--workspace`` applied."""
+    config = load_config(config_path(getattr(args, "config", None)))
+    overrides = config.setdefault("component_config", {})
+    if getattr(args, "working_dir", None):
+        overrides["working_dir"] = args.working_dir
+    if getattr(args, "workspace", None):
+        overrides["workspace"] = args.workspace
+    return config
+
+
+def load_rag(args: argparse.Namespace) -> Any:
+    """The GraphRAG of the parsed arguments (its store is created when missing)."""
+    return build(graph_config(args))
+
+
+def index_hint(where: Any) -> str:
+    """The message of a command that needs documents run on an empty or missing store."""
+    return (f"no documents indexed in {where}: run `lightrag index PATH...` first "
+            "(or pass --working-dir / --config to name another store)")
+
+
+def check_store_exists(config: Dict[str, Any]) -> None:
+    """Raise :class:`CliError` when an embedded (SQLite) store's working directory is missing
+    (a PostgreSQL store has no folder)."""
+    settings = config.get("component_config", {})
+    working_dir = settings.get("working_dir", DEFAULT_WORKING_DIR)
+    embedded = settings.get("storage", "sqlite") == "sqlite"
+    if embedded and isinstance(working_dir, str) and not Path(working_dir).exists():
+        raise CliError(index_hint(Path(working_dir).resolve()))
+
+
+def open_store(args: argparse.Namespace) -> Any:
+    """The GraphRAG of an existing, non-empty store, or a CliError with the index hint."""
+    config = graph_config(args)
+    check_store_exists(config)
+    rag = build(config)
+    counts = rag.status().get("documents", {})
+    if not sum(int(v) for v in counts.values()):
+        raise CliError(index_hint(rag.index.db.describe()))
+    return rag
+
+
+def references(result: Any) -> List[Dict[str, Any]]:
+    """The reference list of a QueryResult (empty when it has none)."""
+    return list(result.references or [])
+
+
+def print_insert_summary(rag: Any, result: Any) -> None:
+    """Documents processed/skipped/failed and the store's size after an insert."""
+    status = rag.status()
+    out(f"documents: {len(result.processed)} processed, {len(result.skipped)} already indexed, "
+        f"{len(result.failed)} failed")
+    out(f"store: {status['chunks']} chunks, {status['entities']} entities, "
+        f"{status['relations']} relations  ({rag.index.db.describe()})")
+    for doc_id, error in result.failed.items():
+        out(f"  FAILED {doc_id}: {error}")

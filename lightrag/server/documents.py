@@ -1,0 +1,167 @@
+"""The document routes of the HTTP server (all in the request's workspace).
+
+===========================  =====================================================================
+``POST /documents``          insert text(s) ``{"texts", "ids"?, "file_paths"?, "wait"?}``
+``POST /documents/upload``   insert uploaded files (multipart ``files``): PDF, DOCX, HTML,
+                             Markdown or text (415 names the file and why it cannot be read)
+``GET /documents``           status counts and one page of documents (``page``, ``page_size``,
+                             ``status``)
+``GET /documents/{doc_id}``  one document's status
+``POST /documents/retry``    process the FAILED documents again (in the background)
+``DELETE /documents/{id}``   delete a document (its exclusive entities go, shared ones rebuilt)
+===========================  =====================================================================
+
+Every route reads ``request.state.workspace`` (an :class:`~lightrag.server.app.AppState`), which
+the app's workspace dependency sets. Mount :data:`router` with that dependency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Dict, List, Optional, Union
+
+from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from lightrag.components.graph_rag.schemas import DocStatus
+from lightrag.components.loaders import DocumentLoadError, load_document
+from lightrag.server.intake import QueueFull
+
+MAX_PAGE = 1_000_000_000  # page * page_size must fit the database's 64-bit OFFSET
+DELETE_LOCK_WAIT = 2.0  # seconds a delete waits for a running insert before 503
+
+router = APIRouter(tags=["documents"])
+
+
+class InsertRequest(BaseModel):
+    """Documents to insert."""
+
+    model_config = ConfigDict(extra="forbid")
+    texts: Union[str, List[str]] = Field(..., description="A text or a list of texts")
+    ids: Optional[Union[str, List[str]]] = Field(None, description="Document ids")
+    file_paths: Optional[Union[str, List[str]]] = Field(None, description="Source names")
+    wait: bool = Field(False, description="Answer after processing (200) instead of at once (202)")
+
+
+def _state(request: Request) -> Any:
+    return request.state.workspace
+
+
+def _shutting_down() -> HTTPException:
+    return HTTPException(503, "the server is shutting down; retry later", headers={"Retry-After": "5"})
+
+
+def _validated(state: Any, texts: Any, ids: Any, paths: Any) -> tuple:
+    if not state.accepting:
+        raise _shutting_down()
+    try:
+        texts, ids, paths = state.rag.validate_documents(texts, ids, paths)
+    except (TypeError, ValueError) as e:
+        raise HTTPException(400, str(e)) from None
+    if not texts:
+        raise HTTPException(400, "no documents given: texts is empty")
+    return texts, ids, paths
+
+
+async def _insert_now(state: Any, texts: List[str], ids: List[str], paths: List[str]) -> Any:
+    result = await state.intake.insert_now(texts, ids, paths)
+    if result.failed:
+        state.metrics.count_error("insert_failed")
+    return result.to_dict()
+
+
+async def insert(state: Any, texts: Any, ids: Any, paths: Any, wait: bool) -> Any:
+    """Validate, then store the documents PENDING and answer 202 (or process them first: 200).
+
+    Raises:
+        HTTPException: 400 bad documents, 429 queue full, 503 shutting down or store locked.
+    """
+    texts, ids, paths = _validated(state, texts, ids, paths)
+    try:
+        if wait:
+            return await _insert_now(state, texts, ids, paths)
+        result = await state.intake.enqueue(texts, ids, paths)
+    except QueueFull as e:
+        raise HTTPException(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
+    except RuntimeError as e:  # shutting down, or the store locked by another writer
+        raise HTTPException(503, str(e), headers={"Retry-After": "5"}) from None
+    return JSONResponse({"status": "accepted", "doc_ids": ids, "track_id": result.track_id,
+                         "skipped": result.skipped}, status_code=202)
+
+
+@router.post("/documents", summary="Insert text documents")
+async def insert_documents(body: InsertRequest, request: Request) -> Any:
+    """Insert text documents (202 at once, or 200 after processing with ``wait: true``)."""
+    return await insert(_state(request), body.texts, body.ids, body.file_paths, body.wait)
+
+
+async def _read_upload(upload: UploadFile) -> tuple[str, str]:
+    name = upload.filename or "upload"
+    raw = await upload.read()
+    try:
+        document = await asyncio.to_thread(load_document, name, data=raw)
+    except DocumentLoadError as e:
+        raise HTTPException(400 if e.reason == "empty" else 415, str(e)) from None
+    return document.text, name
+
+
+@router.post("/documents/upload", summary="Insert uploaded files (PDF, DOCX, HTML, Markdown, text)")
+async def upload_documents(request: Request, files: List[UploadFile] = File(...),
+                           wait: bool = Form(False)) -> Any:
+    """Insert uploaded files, read by :func:`~lightrag.components.loaders.load_document`."""
+    loaded = [await _read_upload(upload) for upload in files]
+    return await insert(_state(request), [t for t, _ in loaded], None, [n for _, n in loaded], wait)
+
+
+@router.post("/documents/retry", summary="Process the FAILED documents again", status_code=202)
+async def retry_documents(request: Request) -> Dict[str, Any]:
+    """Start a background run over the FAILED documents (if any)."""
+    state = _state(request)
+    if not state.accepting:
+        raise _shutting_down()
+    failed = state.rag.doc_status.get_status_counts().get(DocStatus.FAILED.value, 0)
+    if failed:
+        state.intake.kick()
+    return {"status": "accepted" if failed else "nothing to retry", "failed": failed}
+
+
+@router.get("/documents", summary="Status counts and a page of documents")
+async def list_documents(request: Request, page: int = Query(1, ge=1, le=MAX_PAGE),
+                         page_size: int = Query(50, ge=1, le=1000),
+                         status: Optional[DocStatus] = None) -> Dict[str, Any]:
+    """Counts by status (plus ``queued``) and one page of documents with their progress."""
+    state = _state(request)
+    counts = state.rag.doc_status.get_status_counts()
+    rows = state.rag.doc_status.get_docs_paginated(page, page_size, status)
+    progress = state.intake.progress()
+    return {"counts": {**counts, "queued": state.intake.unfinished()},
+            "total": counts.get(status.value, 0) if status else sum(counts.values()),
+            "page": page, "page_size": page_size, "max_pending": state.intake.max_pending,
+            "documents": [{"id": k, **v.to_dict(), "progress": progress.get(k)} for k, v in rows]}
+
+
+@router.get("/documents/{doc_id:path}", summary="One document's status")
+async def get_document(doc_id: str, request: Request) -> Dict[str, Any]:
+    """One document's status record (404 when the workspace has no such document)."""
+    state = _state(request)
+    record = state.rag.doc_status.get_by_id(doc_id)
+    if record is None:
+        raise HTTPException(404, f"no document with id {doc_id!r}")
+    return {"id": doc_id, **record, "progress": state.intake.progress().get(doc_id)}
+
+
+@router.delete("/documents/{doc_id:path}", summary="Delete a document")
+async def delete_document(doc_id: str, request: Request) -> Dict[str, Any]:
+    """Delete a document; 503 with ``Retry-After`` while an insert of its workspace runs for
+    longer than :data:`DELETE_LOCK_WAIT` seconds (instead of a client timeout). The delete
+    itself is one transaction under the store's writer lock."""
+    state = _state(request)
+    if not await state.intake.wait_idle(DELETE_LOCK_WAIT):
+        retry = max(1, state.intake.retry_after(state.intake.unfinished()))
+        raise HTTPException(503, "an insert is running; retry the delete later",
+                            headers={"Retry-After": str(retry)})
+    try:
+        return (await state.rag.adelete_by_doc_id(doc_id)).to_dict()
+    except KeyError:
+        raise HTTPException(404, f"no document with id {doc_id!r}") from None

@@ -1,0 +1,200 @@
+"""Several isolated workspaces in one server: each request picks one.
+
+A request names its workspace with the header ``LIGHTRAG-WORKSPACE: name`` or the path prefix
+``/w/{name}/`` before any API route (``/w/acme/query``, ``/w/acme/documents``); neither (or the
+name ``default``) is the server's default workspace, the GraphRAG the app was made with. Names
+are 1 to 64 of ``A-Z a-z 0-9 _ -`` (anything else is 400).
+
+Each other workspace gets its own GraphRAG, built on first use by the app's ``workspace_factory``
+(the server's config with ``workspace`` replaced: its own documents, graph, vectors and status in
+``working_dir/<name>/``), with its own intake queue and background runner; the app keeps at most
+``max_workspaces`` of them open and closes the least recently used idle one to open another
+(503 when every open one is busy). Workspaces left with unfinished documents resume them when
+they open again.
+
+Example:
+    >>> pool = WorkspacePool.__new__(WorkspacePool)
+    >>> pool.default_aliases = {"", "default"}
+    >>> pool.canonical(None), pool.canonical("default"), pool.canonical("acme")
+    ('default', 'default', 'acme')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Dict, List, Optional
+
+from lightrag.server.auth import DEFAULT_WORKSPACE, WORKSPACE_NAME, check_workspace_name
+from lightrag.server.middleware import Receive, Scope, Send, send_json
+
+log = logging.getLogger(__name__)
+
+WORKSPACE_HEADER = "LIGHTRAG-WORKSPACE"
+PATH_PREFIX = "/w/"
+DEFAULT_MAX_WORKSPACES = 32
+STORE_FILE = "lightrag.sqlite3"
+
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class WorkspaceError(Exception):
+    """A workspace that cannot be served: ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def stored_workspaces(rag: Any) -> List[str]:
+    """The workspaces with an embedded store next to ``rag``'s (folders of its working dir
+    holding a ``lightrag.sqlite3``); none for a PostgreSQL store (they are listed once open)."""
+    if getattr(rag, "storage", "sqlite") != "sqlite":
+        return []
+    root = Path(getattr(rag, "working_dir", "") or ".")
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir()
+                  if p.is_dir() and WORKSPACE_NAME.match(p.name) and (p / STORE_FILE).is_file())
+
+
+def close_rag(rag: Any) -> None:
+    """Close a GraphRAG's store (its index's database), when it can be closed."""
+    closer = getattr(getattr(rag, "index", None), "close", None) or getattr(rag, "close", None)
+    if callable(closer):
+        closer()
+
+
+class WorkspacePool:
+    """The default workspace's state and the other workspaces' states, opened on first use.
+
+    Args:
+        default: the state (:class:`~lightrag.server.app.AppState`) of the default workspace.
+        open_state: ``open_state(name)`` makes a started state for a workspace (it may block:
+            it runs in a worker thread).
+        max_open: most workspaces open besides the default one.
+        resume: at opening, process the documents a workspace left unfinished.
+    """
+
+    def __init__(self, default: Any, open_state: Callable[[str], Any],
+                 max_open: int = DEFAULT_MAX_WORKSPACES, resume: bool = True) -> None:
+        if max_open < 1:
+            raise ValueError(f"max_workspaces must be at least 1, got {max_open}")
+        self.default = default
+        self.open_state = open_state
+        self.max_open = max_open
+        self.resume = resume
+        own = getattr(default.rag, "workspace", "") or ""
+        self.default_aliases = {"", DEFAULT_WORKSPACE, own}
+        self.states: OrderedDict[str, Any] = OrderedDict()
+        self._opening = asyncio.Lock()
+        self.accepting = True
+
+    def canonical(self, name: Optional[str]) -> str:
+        """``default`` for no name, ``default`` or the default GraphRAG's own workspace; else the
+        name itself, checked (:class:`WorkspaceError` 400 when it is not valid)."""
+        name = (name or "").strip()
+        if name in self.default_aliases:
+            return DEFAULT_WORKSPACE
+        try:
+            return check_workspace_name(name)
+        except ValueError as e:
+            raise WorkspaceError(400, str(e)) from None
+
+    async def get(self, name: str) -> Any:
+        """The state of the workspace ``name`` (canonical), opened when needed."""
+        if name == DEFAULT_WORKSPACE:
+            return self.default
+        state = self.states.get(name)
+        if state is not None:
+            self.states.move_to_end(name)
+            return state
+        async with self._opening:
+            if name not in self.states:
+                if not self.accepting:
+                    raise WorkspaceError(503, "the server is shutting down; retry later")
+                await self._make_room()
+                self.states[name] = await self._open(name)
+            self.states.move_to_end(name)
+            return self.states[name]
+
+    async def _open(self, name: str) -> Any:
+        try:
+            state = await asyncio.to_thread(self.open_state, name)
+        except Exception as e:
+            log.exception("opening workspace %s failed", name)
+            raise WorkspaceError(500, f"cannot open workspace {name!r}: {type(e).__name__}: {e}") from e
+        if self.resume:
+            state.intake.resume()
+        log.info("workspace %s opened (%d open)", name, len(self.states) + 1)
+        return state
+
+    async def _make_room(self) -> None:
+        if len(self.states) < self.max_open:
+            return
+        for name, state in list(self.states.items()):  # least recently used first
+            if state.users == 0 and not state.intake.busy:
+                del self.states[name]
+                await self._close(name, state, timeout=None)
+                return
+        raise WorkspaceError(503, f"{self.max_open} workspaces are open and busy; retry later "
+                                  "(or start the server with a larger --max-workspaces)")
+
+    @staticmethod
+    async def _close(name: str, state: Any, timeout: Optional[float]) -> None:
+        await state.drain(timeout)
+        await asyncio.to_thread(close_rag, state.rag)
+        log.info("workspace %s closed", name)
+
+    def names(self) -> List[str]:
+        """Every workspace this server can list: ``default``, the stored and the open ones."""
+        own = getattr(self.default.rag, "workspace", "") or ""
+        stored = [n for n in stored_workspaces(self.default.rag) if n != own]
+        return [DEFAULT_WORKSPACE] + sorted(set(stored) | set(self.states) - {DEFAULT_WORKSPACE})
+
+    def describe(self, name: str) -> Dict[str, Any]:
+        """``{name, open, default}`` of one workspace."""
+        return {"name": name, "default": name == DEFAULT_WORKSPACE,
+                "open": name == DEFAULT_WORKSPACE or name in self.states}
+
+    async def drain(self, timeout: Optional[float]) -> None:
+        """Stop opening workspaces; drain the open ones (not the default) and close them."""
+        self.accepting = False
+        states = list(self.states.items())
+        self.states.clear()
+        await asyncio.gather(*(self._close(n, s, timeout) for n, s in states), return_exceptions=True)
+
+
+class WorkspacePathMiddleware:
+    """``/w/{name}/rest`` is ``/rest`` with ``LIGHTRAG-WORKSPACE: name`` (400 when the name is not
+    valid or a header names another workspace)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if not path.startswith(PATH_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        name, _, rest = path[len(PATH_PREFIX):].partition("/")
+        header = WORKSPACE_HEADER.lower().encode()
+        given = [v.decode("latin-1").strip() for k, v in scope.get("headers") or [] if k == header]
+        problem = None
+        if not WORKSPACE_NAME.match(name):
+            problem = f"invalid workspace name {name!r}: use 1 to 64 letters, digits, '_' or '-'"
+        elif any(g != name for g in given):
+            problem = f"the path names workspace {name!r} but {WORKSPACE_HEADER} names {given[0]!r}"
+        if problem:
+            await send_json(send, 400, {"detail": problem})
+            return
+        scope["path"] = "/" + rest  # in place: the outer middleware read the route from it
+        raw, prefix = scope.get("raw_path") or b"", (PATH_PREFIX + name).encode()
+        scope["raw_path"] = (raw[len(prefix):] or b"/") if raw.startswith(prefix) else scope["path"].encode()
+        scope["headers"] = [*(h for h in scope.get("headers") or [] if h[0] != header),
+                            (header, name.encode())]
+        await self.app(scope, receive, send)
+
+
