@@ -77,6 +77,19 @@ class GeneratorUsage:
 EntityMapping.register("GeneratorUsage", GeneratorUsage)
 
 
+@dataclass
+class _Request:
+    """One call's request, its cache key and, once known, its output."""
+
+    prompt_kwargs: Optional[Dict[str, Any]]
+    model_kwargs: Optional[Dict[str, Any]]
+    api_kwargs: Dict[str, Any]
+    key: Optional[str]
+    started: float
+    output: Optional[GeneratorOutput]
+    cached: bool
+
+
 class Generator(Component):
     """Run an LLM on a rendered prompt and post-process its reply.
 
@@ -306,22 +319,28 @@ class Generator(Component):
         return GeneratorOutput(error=str(e))
 
     def _call_model(self, api_kwargs: Dict[str, Any]) -> GeneratorOutput:
+        """The parsed reply; a failure or a timeout becomes ``GeneratorOutput(error=...)``."""
         try:
             completion = call_with_timeout(
                 self.model_client.call, self.effective_timeout(),
                 api_kwargs=api_kwargs, model_type=ModelType.LLM,
             )
+            return self._parse_completion(completion)
         except ModelCallTimeout as e:
             return self._timed_out(e)
-        return self._parse_completion(completion)
+        except Exception as e:
+            return self._failed(e)
 
     async def _acall_model(self, api_kwargs: Dict[str, Any]) -> GeneratorOutput:
-        request = self.model_client.acall(api_kwargs=api_kwargs, model_type=ModelType.LLM)
+        """Async :meth:`_call_model`."""
         try:
+            request = self.model_client.acall(api_kwargs=api_kwargs, model_type=ModelType.LLM)
             completion = await acall_with_timeout(request, self.effective_timeout())
+            return self._parse_completion(completion)
         except ModelCallTimeout as e:
             return self._timed_out(e)
-        return self._parse_completion(completion)
+        except Exception as e:
+            return self._failed(e)
 
     def _count_stream_usage(self, output: GeneratorOutput) -> None:
         """Wrap a streamed reply so its usage (known once the stream ends) reaches ``self.usage``."""
@@ -366,6 +385,35 @@ class Generator(Component):
         output.metadata = metadata
         return output
 
+    def _begin(
+        self,
+        prompt_kwargs: Optional[Dict[str, Any]],
+        model_kwargs: Optional[Dict[str, Any]],
+        use_cache: Optional[bool],
+        conversation: Any,
+    ) -> _Request:
+        """Build the request and look it up in the cache (``output`` is set on a hit)."""
+        started = time.perf_counter()
+        api_kwargs = self._pre_call(prompt_kwargs, model_kwargs, conversation)
+        key = self._cache_key(api_kwargs) if use_cache is not False else None
+        output = self._from_cache(key)
+        return _Request(prompt_kwargs, model_kwargs, api_kwargs, key, started, output, output is not None)
+
+    @staticmethod
+    def _failed(e: Exception) -> GeneratorOutput:
+        log.warning("model call failed: %s", e)
+        return GeneratorOutput(error=f"{type(e).__name__}: {e}")
+
+    def _finish(self, request: _Request, id: Optional[str]) -> GeneratorOutput:
+        """Output processors, metadata, cache and callbacks of a reply."""
+        output = request.output
+        assert output is not None
+        output.id = id
+        output = self._post_process(output, request.started, request.cached)
+        self._store(request.key, output, request.cached)
+        self._trigger(output, request.prompt_kwargs, request.model_kwargs)
+        return output
+
     # ----------------------------------------------------------------- calling
     def call(
         self,
@@ -384,22 +432,10 @@ class Generator(Component):
                 the prompt's ``<SYS>`` block as the system message, the turns, then the rest of
                 the prompt as the last user message.
         """
-        started = time.perf_counter()
-        api_kwargs = self._pre_call(prompt_kwargs, model_kwargs, conversation)
-        key = self._cache_key(api_kwargs) if use_cache is not False else None
-        output = self._from_cache(key)
-        cached = output is not None
-        if output is None:
-            try:
-                output = self._call_model(api_kwargs)
-            except Exception as e:
-                log.warning("model call failed: %s", e)
-                output = GeneratorOutput(error=f"{type(e).__name__}: {e}")
-        output.id = id
-        output = self._post_process(output, started, cached)
-        self._store(key, output, cached)
-        self._trigger(output, prompt_kwargs, model_kwargs)
-        return output
+        request = self._begin(prompt_kwargs, model_kwargs, use_cache, conversation)
+        if request.output is None:
+            request.output = self._call_model(request.api_kwargs)
+        return self._finish(request, id)
 
     async def acall(
         self,
@@ -410,22 +446,10 @@ class Generator(Component):
         conversation: Any = None,
     ) -> GeneratorOutput:
         """Async :meth:`call`, through ``model_client.acall``."""
-        started = time.perf_counter()
-        api_kwargs = self._pre_call(prompt_kwargs, model_kwargs, conversation)
-        key = self._cache_key(api_kwargs) if use_cache is not False else None
-        output = self._from_cache(key)
-        cached = output is not None
-        if output is None:
-            try:
-                output = await self._acall_model(api_kwargs)
-            except Exception as e:
-                log.warning("model call failed: %s", e)
-                output = GeneratorOutput(error=f"{type(e).__name__}: {e}")
-        output.id = id
-        output = self._post_process(output, started, cached)
-        self._store(key, output, cached)
-        self._trigger(output, prompt_kwargs, model_kwargs)
-        return output
+        request = self._begin(prompt_kwargs, model_kwargs, use_cache, conversation)
+        if request.output is None:
+            request.output = await self._acall_model(request.api_kwargs)
+        return self._finish(request, id)
 
     def stream(
         self,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from typing import Any
+from typing import Any, Callable
 
 import lightrag.core.text_extract as tx
 from lightrag.core.component import Component
@@ -117,6 +117,13 @@ class Parser(Component):
             raise TypeError(f"{type(self).__name__} expects a str, got {type(input).__name__}")
         return input
 
+    def _first(self, input: Any, extract: Callable[[str], Any]) -> Any:
+        """``extract(input)``; its ``ValueError`` names this parser."""
+        try:
+            return extract(self._check_str(input))
+        except ValueError as e:
+            raise ValueError(f"{type(self).__name__}: {e}") from None
+
 
 class BooleanParser(Parser):
     """The first ``true``/``false`` word (any case) in the text.
@@ -130,10 +137,7 @@ class BooleanParser(Parser):
     """
 
     def call(self, input: str) -> bool:
-        try:
-            return extract_first_boolean(self._check_str(input))
-        except ValueError as e:
-            raise ValueError(f"BooleanParser: {e}") from None
+        return self._first(input, extract_first_boolean)
 
 
 class IntParser(Parser):
@@ -148,10 +152,7 @@ class IntParser(Parser):
     """
 
     def call(self, input: str) -> int:
-        try:
-            return extract_first_int(self._check_str(input))
-        except ValueError as e:
-            raise ValueError(f"IntParser: {e}") from None
+        return self._first(input, extract_first_int)
 
 
 class FloatParser(Parser):
@@ -166,10 +167,7 @@ class FloatParser(Parser):
     """
 
     def call(self, input: str) -> float:
-        try:
-            return extract_first_float(self._check_str(input))
-        except ValueError as e:
-            raise ValueError(f"FloatParser: {e}") from None
+        return self._first(input, extract_first_float)
 
 
 _PAIRS = {"}": "{", "]": "["}

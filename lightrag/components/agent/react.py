@@ -30,7 +30,9 @@ Example:
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
+from collections.abc import Awaitable
+from collections.abc import Generator as Loop
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from lightrag.components.agent.actions import action_json_schema, expression_from_reply
 from lightrag.components.agent.prompts import (
@@ -67,6 +69,22 @@ def _clip(text: str, max_tokens: Optional[int]) -> str:
     tokenizer = default_tokenizer()
     tokens = tokenizer.encode(text)
     return text if len(tokens) <= max_tokens else tokenizer.decode(tokens[:max_tokens]) + " …"
+
+
+class _Call(NamedTuple):
+    """A call the ReAct loop needs made: the sync and async ways to make it, and its arguments."""
+
+    sync: Callable[..., Any]
+    asynchronous: Callable[..., Awaitable[Any]]
+    kwargs: Dict[str, Any]
+
+
+def _advance(steps: Loop[_Call, Any, AgentRun], reply: Any) -> Tuple[Optional[_Call], Any]:
+    """Send ``reply`` to the loop: ``(next call, None)``, or ``(None, the run)`` when it ends."""
+    try:
+        return steps.send(reply), None
+    except StopIteration as stop:
+        return None, stop.value
 
 
 class _RunState:
@@ -298,6 +316,42 @@ class ReActAgent(Component):
         self.last_run = run
         return run
 
+    def _steps(
+        self,
+        input: str,
+        prompt_kwargs: Optional[Dict[str, Any]],
+        model_kwargs: Optional[Dict[str, Any]],
+        promt_kwargs: Optional[Dict[str, Any]],
+    ) -> Loop[_Call, Any, AgentRun]:
+        """The ReAct loop, written once for :meth:`run` and :meth:`arun`: it yields each call
+        it needs made (memory, planner, tool) and is sent the result; it returns the run."""
+        state = self._start(input, prompt_kwargs, promt_kwargs)
+        conversation = None
+        if self.memory is not None:
+            conversation = yield _Call(self.memory.call, self.memory.acall, {})
+        planner, tools = self.planner, self.tool_manager
+        for number in range(1, self.max_steps + 1):
+            output = yield _Call(planner.call, planner.acall, {
+                "prompt_kwargs": self._prompt_kwargs(state),
+                "model_kwargs": self._step_model_kwargs(state, model_kwargs),
+                "conversation": conversation,
+            })
+            if self._model_failed(state, number, output):
+                break
+            expression, problem = expression_from_reply(output, self.tool_names)
+            result = None
+            if expression is not None:
+                result = yield _Call(
+                    tools.execute_func_expr, tools.execute_func_expr_async, {"expr": expression}
+                )
+            if self._record(state, number, expression, result, problem, output.raw_response):
+                break
+        run = self._end(state)
+        if self.memory is not None and run.stopped_reason != "model_error":
+            turn = {"user_query": run.input, "assistant_response": observation_text(run.answer)}
+            yield _Call(self.memory.add, self.memory.aadd, turn)
+        return run
+
     # ------------------------------------------------------------------ calling
     def run(
         self,
@@ -308,23 +362,10 @@ class ReActAgent(Component):
     ) -> AgentRun:
         """Run the ReAct loop on ``input``; returns the full :class:`AgentRun` (never raises
         because of the model or a tool). ``promt_kwargs`` is lightrag 0.1's spelling."""
-        state = self._start(input, prompt_kwargs, promt_kwargs)
-        conversation = self.memory() if self.memory is not None else None
-        for number in range(1, self.max_steps + 1):
-            output = self.planner(
-                prompt_kwargs=self._prompt_kwargs(state),
-                model_kwargs=self._step_model_kwargs(state, model_kwargs),
-                conversation=conversation,
-            )
-            if self._model_failed(state, number, output):
-                break
-            expression, problem = expression_from_reply(output, self.tool_names)
-            result = None if expression is None else self.tool_manager.execute_func_expr(expression)
-            if self._record(state, number, expression, result, problem, output.raw_response):
-                break
-        run = self._end(state)
-        if self.memory is not None and run.stopped_reason != "model_error":
-            self.memory.add(run.input, observation_text(run.answer))
+        steps = self._steps(input, prompt_kwargs, model_kwargs, promt_kwargs)
+        call, run = _advance(steps, None)
+        while call is not None:
+            call, run = _advance(steps, call.sync(**call.kwargs))
         return run
 
     async def arun(
@@ -336,25 +377,10 @@ class ReActAgent(Component):
     ) -> AgentRun:
         """Async :meth:`run`: the planner is awaited, async tools are awaited, sync ones run in
         worker threads."""
-        state = self._start(input, prompt_kwargs, promt_kwargs)
-        conversation = await self.memory.acall() if self.memory is not None else None
-        for number in range(1, self.max_steps + 1):
-            output = await self.planner.acall(
-                prompt_kwargs=self._prompt_kwargs(state),
-                model_kwargs=self._step_model_kwargs(state, model_kwargs),
-                conversation=conversation,
-            )
-            if self._model_failed(state, number, output):
-                break
-            expression, problem = expression_from_reply(output, self.tool_names)
-            result = None
-            if expression is not None:
-                result = await self.tool_manager.execute_func_expr_async(expression)
-            if self._record(state, number, expression, result, problem, output.raw_response):
-                break
-        run = self._end(state)
-        if self.memory is not None and run.stopped_reason != "model_error":
-            await self.memory.aadd(run.input, observation_text(run.answer))
+        steps = self._steps(input, prompt_kwargs, model_kwargs, promt_kwargs)
+        call, run = _advance(steps, None)
+        while call is not None:
+            call, run = _advance(steps, await call.asynchronous(**call.kwargs))
         return run
 
     def call(

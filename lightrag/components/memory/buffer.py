@@ -164,7 +164,7 @@ class ConversationMemory(Component):
     ) -> DialogTurn:
         """Record one exchange, then drop the oldest turns beyond the limits; returns the turn."""
         turn = self._append(user_query, assistant_response, metadata)
-        self._trim()
+        self._after_add()
         return turn
 
     add_dialog_turn = add  # the lightrag 0.1 Memory name
@@ -176,7 +176,17 @@ class ConversationMemory(Component):
         metadata: Optional[Dict[str, Any]] = None,
     ) -> DialogTurn:
         """Async :meth:`add`."""
-        return self.add(user_query, assistant_response, metadata)
+        turn = self._append(user_query, assistant_response, metadata)
+        await self._aafter_add()
+        return turn
+
+    def _after_add(self) -> None:
+        """What follows a new turn: here, dropping the oldest turns beyond the limits."""
+        self._trim()
+
+    async def _aafter_add(self) -> None:
+        """Async :meth:`_after_add`."""
+        self._after_add()
 
     def _drop_oldest(self) -> DialogTurn:
         order = next(iter(self.conversation.dialog_turns))

@@ -21,11 +21,11 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional
 
 from lightrag.components.memory.buffer import ConversationMemory, Message, _check_limit
 from lightrag.core.generator import Generator
-from lightrag.core.types import AssistantResponse, DialogTurn, GeneratorOutput, UserQuery
+from lightrag.core.types import DialogTurn, GeneratorOutput
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,18 @@ SUMMARY_TASK = (
     "preferences; drop greetings and filler. Reply with the updated summary only, in at most "
     "{{max_words}} words."
 )
+
+
+def _error_output(e: Exception) -> GeneratorOutput:
+    return GeneratorOutput(error=f"{type(e).__name__}: {e}")
+
+
+def _guarded(send: Callable[[], GeneratorOutput]) -> GeneratorOutput:
+    """``send()``; an exception (a custom summariser may raise) becomes an error output."""
+    try:
+        return send()
+    except Exception as e:  # noqa: BLE001 - history is kept, the failure is logged by _fold
+        return _error_output(e)
 
 
 class SummaryMemory(ConversationMemory):
@@ -117,50 +129,22 @@ class SummaryMemory(ConversationMemory):
             self.conversation.delete_dialog_turn(turn.order)
         return True
 
-    def _summarise(self) -> bool:
+    def _after_add(self) -> None:
+        """Fold older turns into the summary when due (a failed summariser keeps them)."""
         turns = self._due()
-        if not turns:
-            return False
-        try:
-            output = self.generator(prompt_kwargs=self._request(turns))
-        except Exception as e:  # noqa: BLE001 - a custom summariser may raise; history is kept
-            output = GeneratorOutput(error=f"{type(e).__name__}: {e}")
-        return self._fold(turns, output)
+        if turns:
+            self._fold(turns, _guarded(lambda: self.generator(prompt_kwargs=self._request(turns))))
 
-    async def _asummarise(self) -> bool:
+    async def _aafter_add(self) -> None:
+        """Async :meth:`_after_add` (the summariser is called with ``acall``)."""
         turns = self._due()
         if not turns:
-            return False
+            return
         try:
             output = await self.generator.acall(prompt_kwargs=self._request(turns))
         except Exception as e:  # noqa: BLE001 - a custom summariser may raise; history is kept
-            output = GeneratorOutput(error=f"{type(e).__name__}: {e}")
-        return self._fold(turns, output)
-
-    # ------------------------------------------------------------------- turns
-    def add(
-        self,
-        user_query: Union[str, UserQuery],
-        assistant_response: Union[str, AssistantResponse],
-        metadata: Optional[Dict[str, Any]] = None,
-    ) -> DialogTurn:
-        """Record one exchange, then fold older turns into the summary when due."""
-        turn = self._append(user_query, assistant_response, metadata)
-        self._summarise()
-        return turn
-
-    add_dialog_turn = add
-
-    async def aadd(
-        self,
-        user_query: Union[str, UserQuery],
-        assistant_response: Union[str, AssistantResponse],
-        metadata: Optional[Dict[str, Any]] = None,
-    ) -> DialogTurn:
-        """Async :meth:`add` (the summariser is called with ``acall``)."""
-        turn = self._append(user_query, assistant_response, metadata)
-        await self._asummarise()
-        return turn
+            output = _error_output(e)
+        self._fold(turns, output)
 
     def _trim(self) -> List[DialogTurn]:
         """Nothing is dropped here: older turns leave only by being summarised."""
