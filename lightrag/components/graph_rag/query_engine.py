@@ -1,15 +1,17 @@
 """``QueryEngine``: keywords -> one batched embedding -> a query mode -> the answer.
 
 Token budgets left unset in the :class:`QueryParam` are derived from the answer model's
-context window (:mod:`lightrag.components.graph_rag.budgets`), and the final prompt is counted
-and cut to fit that window (chunks, then graph lines, dropped from the end): a prompt that
-would overflow is never sent. An answer is never silently empty: an empty reply comes back as
+context window (:mod:`lightrag.components.graph_rag.budgets`), and the answer prompt without
+context (template, query, history, instructions) is measured *before* retrieval: the
+:class:`~lightrag.components.graph_rag.context_builder.ContextBuilder` gets exactly the room
+left, so a prompt that would overflow the window is never built, let alone sent. An answer is never silently empty: an empty reply comes back as
 ``content`` saying so, and a failed model call as a ``content`` naming the error, with
 ``raw_data["error"]`` and ``processing_info["answer_failed"]`` set.
 
 Holds the mode Components, the keyword extractor, the answer Generator, an optional
-reranker and the ``ppr``/``mix`` scorer's :class:`PprSettings`. The conversation history goes to the answer model only (never into retrieval), and the
-user's extra instructions (``user_prompt``) are added to the answer prompt.
+reranker, the context builder and the ``ppr``/``mix`` scorer's :class:`PprSettings`. The
+conversation history goes to the answer model only (never into retrieval), and the user's extra
+instructions (``user_prompt``) are added to the answer prompt.
 """
 
 from __future__ import annotations
@@ -23,15 +25,11 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from lightrag.components.graph_rag.budgets import answer_reserve, model_window, resolve_budgets
-from lightrag.components.graph_rag.context import GraphStores, assign_references, format_context
+from lightrag.components.graph_rag.context import GraphStores
+from lightrag.components.graph_rag.context_builder import ContextBudget, ContextBuilder
 from lightrag.components.graph_rag.extractive_answerer import ExtractiveAnswerer
 from lightrag.components.graph_rag.grounding import check_answer
-from lightrag.components.graph_rag.kg_lines import (
-    dump_line,
-    entity_line,
-    public_fields,
-    relation_line,
-)
+from lightrag.components.graph_rag.kg_lines import public_fields
 from lightrag.components.graph_rag.ppr import PprSettings
 from lightrag.components.graph_rag.prompts import (
     GRAPH_ANSWER_PROMPT,
@@ -65,7 +63,7 @@ def history_to_text(history: List[Dict[str, str]]) -> str:
 
 
 class QueryEngine(Component):
-    """Answer queries over the graph stores in any of the six modes."""
+    """Answer queries over the graph stores in any of the :data:`QUERY_MODES`."""
 
     def __init__(
         self,
@@ -81,6 +79,7 @@ class QueryEngine(Component):
             self.register_component(f"{name}_mode", mode)
         self.answer_generator = answer_generator
         self.reranker = reranker
+        self.context_builder = ContextBuilder()
 
     def mode(self, name: str) -> QueryMode:
         if name not in QUERY_MODES:
@@ -126,35 +125,20 @@ class QueryEngine(Component):
             vectors[SEED_VECTORS] = matrix[len(texts):]
         return vectors
 
-    def _fit_to_window(self, query: str, retrieved: RetrievedContext, param: QueryParam,
-                       limit: int) -> Dict[str, Any]:
-        """Prompt kwargs whose rendered prompt fits ``limit`` tokens: chunks, then relation and
-        entity lines, are dropped from the end until it does; ``ValueError`` when even the
-        prompt without context is too long (the query or the history)."""
-        while True:
-            kwargs = self._prompt_kwargs(query, retrieved, param)
-            used = count_tokens(self.answer_generator.get_prompt(**kwargs))
-            if used <= limit:
-                retrieved.processing_info["prompt_tokens"] = used
-                return kwargs
-            if retrieved.chunks:
-                retrieved.chunks = retrieved.chunks[:-max(1, len(retrieved.chunks) // 4)]
-            elif retrieved.relations:
-                retrieved.relations = retrieved.relations[:len(retrieved.relations) // 2]
-            elif retrieved.entities:
-                retrieved.entities = retrieved.entities[:len(retrieved.entities) // 2]
-            else:
-                raise ValueError(
-                    f"the prompt needs {used} tokens without any context, more than the "
-                    f"{limit} the answer model's window leaves; shorten the query, the "
-                    "conversation_history or user_prompt, or use a model with a larger window")
-            retrieved.processing_info["cut_to_fit_window"] = True
-            references = assign_references(retrieved.chunks)
-            retrieved.references = references
-            retrieved.context = format_context(
-                [dump_line(entity_line(e)) for e in retrieved.entities],
-                [dump_line(relation_line(r)) for r in retrieved.relations],
-                retrieved.chunks, references)
+    def _reserved_tokens(self, query: str, param: QueryParam, extractive: bool, limit: int) -> int:
+        """Tokens of the answer prompt without context (what the context must leave room
+        for); ``ValueError`` when that alone exceeds ``limit`` (the query or the history)."""
+        empty = RetrievedContext(mode=param.mode)
+        system = count_tokens(self._system_prompt(empty, param))
+        if extractive:  # no prompt is sent: the same room as a generated answer would get
+            return count_tokens(query) + system
+        used = count_tokens(self.answer_generator.get_prompt(**self._prompt_kwargs(query, empty, param)))
+        if used > limit:
+            raise ValueError(
+                f"the prompt needs {used} tokens without any context, more than the "
+                f"{limit} the answer model's window leaves; shorten the query, the "
+                "conversation_history or user_prompt, or use a model with a larger window")
+        return max(used, count_tokens(query) + system)
 
     async def acall(self, query: str, param: QueryParam, stores: GraphStores,
                     sync_stream: bool = False) -> QueryResult:
@@ -178,12 +162,15 @@ class QueryEngine(Component):
         vectors = await self._vectors(needed, query, keywords, stores)
         if keywords is not None and not param.ll_keywords and keywords.low_level:
             param = dataclasses.replace(param, ll_keywords=list(keywords.low_level))  # the ones used
-        reserved = count_tokens(query) + count_tokens(self._system_prompt(RetrievedContext(mode=param.mode), param))
-        retrieved = mode(stores, vectors, param, reserved_tokens=reserved,
-                         reranker=self.reranker, query=query)
+        budget = ContextBudget(total=min(param.max_total_tokens or limit, limit),
+                               reserved=self._reserved_tokens(query, param, extractive, limit))
+        candidates = mode.retrieve(stores, vectors, param, budget.room, self.reranker, query)
+        retrieved = self.context_builder(candidates, param, budget)
         prompt_kwargs: Optional[Dict[str, Any]] = None
         if not param.only_need_context and not extractive:
-            prompt_kwargs = self._fit_to_window(query, retrieved, param, limit)
+            prompt_kwargs = self._prompt_kwargs(query, retrieved, param)
+            retrieved.processing_info["prompt_tokens"] = count_tokens(
+                self.answer_generator.get_prompt(**prompt_kwargs))
         raw_data = {
             "entities": [{k: v for k, v in public_fields(e).items() if k != "score"}
                          for e in retrieved.entities],

@@ -2,15 +2,16 @@
 ``ppr``, ``bypass``.
 
 Each mode decides *what to search* (``search``) and how its chunks are ranked
-(``rank_chunks``); building the context under the token budgets is shared
-(:meth:`QueryMode.call`). With the entity and relation budgets left unset, a graph mode spends
-at most :data:`KG_SHARE` of the chunk context it would build (or :data:`KG_FLOOR_TOKENS`) on
-entity and relation lines,
-and only on lines that add to the chunks (:func:`select_lines`): graph modes trade chunk tokens
-for graph lines instead of adding them, and their whole context is capped at the tokens of
-the chunks ``naive`` would take for the same query (when the query vector is at hand). The
-GraphRAG system extracts keywords, embeds the query and the keywords in one batch, calls the
-mode, and hands the context to the answer Generator.
+(``rank_chunks``); :meth:`QueryMode.retrieve` returns those
+:class:`~lightrag.components.graph_rag.context_builder.Candidates`, and the one
+:class:`~lightrag.components.graph_rag.context_builder.ContextBuilder` puts them under the token
+budgets and formats the context (graph modes trade chunk tokens for graph lines instead of
+adding them, capped at the tokens of the chunks ``naive`` would take). The
+:class:`~lightrag.components.graph_rag.query_engine.QueryEngine` extracts keywords, embeds the
+query and the keywords in one batch, measures the prompt, retrieves and builds the context.
+
+Every mode is registered in :data:`MODE_CLASSES`, whose keys are
+:data:`~lightrag.components.graph_rag.schemas.QUERY_MODES` (the one list of mode names).
 
 Example:
     >>> LocalMode()
@@ -21,20 +22,16 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from lightrag.components.graph_rag.budgets import DEFAULT_TOTAL_TOKENS
 from lightrag.components.graph_rag.context import (
-    CONTEXT_TOKEN_BUFFER,
     GraphStores,
     SearchResult,
-    assign_references,
     chunk_tokens,
     fit_chunks,
-    format_context,
     gather_chunks,
     merge_searches,
     query_similarities,
@@ -42,7 +39,12 @@ from lightrag.components.graph_rag.context import (
     search_entities,
     search_relations,
     select_lines,
-    word_trigrams,
+)
+from lightrag.components.graph_rag.context_builder import (
+    Candidates,
+    ContextBudget,
+    ContextBuilder,
+    RetrievedContext,
 )
 from lightrag.components.graph_rag.kg_lines import entity_line, relation_line
 from lightrag.components.graph_rag.ppr import (
@@ -52,34 +54,15 @@ from lightrag.components.graph_rag.ppr import (
     rank_passages,
     seed_entities,
 )
-from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QueryParam
-from lightrag.core.base_data_class import DataClass
+from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QUERY_MODES, QueryParam
 from lightrag.core.component import Component
 
 log = logging.getLogger(__name__)
-
-CONTEXT_FRAME_TOKENS = 80  # section headers, fences and the reference list
 
 QUERY_VECTOR = "query"
 LL_VECTOR = "ll_keywords"
 HL_VECTOR = "hl_keywords"
 SEED_VECTORS = "seed_keywords"  # one row per low-level keyword (each searched on its own)
-KG_SHARE = 0.2  # share of the chunk context that entity + relation lines may take by default
-KG_FLOOR_TOKENS = 200  # lines up to this many tokens are added even to a small chunk context
-ENTITY_SHARE_OF_KG = 0.4
-
-
-@dataclass
-class RetrievedContext(DataClass):
-    """What a mode retrieved, after the token budgets, and the context text built from it."""
-
-    mode: str = field(default="", metadata={"desc": "Query mode"})
-    entities: List[Dict[str, Any]] = field(default_factory=list, metadata={"desc": "Entities"})
-    relations: List[Dict[str, Any]] = field(default_factory=list, metadata={"desc": "Relations"})
-    chunks: List[Dict[str, Any]] = field(default_factory=list, metadata={"desc": "Chunks"})
-    references: List[Dict[str, str]] = field(default_factory=list, metadata={"desc": "Sources"})
-    context: str = field(default="", metadata={"desc": "The context text"})
-    processing_info: Dict[str, Any] = field(default_factory=dict, metadata={"desc": "Counts"})
 
 
 class QueryMode(Component):
@@ -98,6 +81,27 @@ class QueryMode(Component):
         return gather_chunks(stores, entities, relations, found.vector_chunks, param,
                              vectors.get(QUERY_VECTOR))
 
+    def retrieve(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam,
+                 room: int, reranker: Optional[Component] = None, query: str = "") -> Candidates:
+        """Search, rank the chunks (reranked when ``param.enable_rerank`` and a ``reranker`` is
+        given), and keep the candidate lines that fit ``room`` tokens."""
+        started = time.perf_counter()
+        found = self.search(stores, vectors, param)
+        entities, _, _ = select_lines(found.entities, entity_line, room)
+        relations, _, _ = select_lines(found.relations, relation_line, room)
+        chunks = self.rank_chunks(stores, found, entities, relations, param, vectors)
+        if reranker is not None and param.enable_rerank and chunks:
+            scores = reranker(query, [c["content"] for c in chunks])
+            for chunk, score in zip(chunks, scores):
+                chunk["rerank_score"] = float(score)
+            chunks.sort(key=lambda c: -c["rerank_score"])
+        reference = None
+        if param.max_entity_tokens is None and param.max_relation_tokens is None:
+            reference = self.naive_tokens(stores, found, vectors, param, room)
+        return Candidates(mode=self.mode, found=found, entities=entities, relations=relations,
+                          chunks=chunks, reference_tokens=reference,
+                          retrieval_ms=round((time.perf_counter() - started) * 1000, 3))
+
     def call(
         self,
         stores: GraphStores,
@@ -107,77 +111,17 @@ class QueryMode(Component):
         reranker: Optional[Component] = None,
         query: str = "",
     ) -> RetrievedContext:
-        """Search, rank the chunks, spend the token budgets, format the context.
-
-        ``param.max_total_tokens`` caps everything (chunks, entity and relation lines, the
-        frame and ``reserved_tokens``). Explicit ``max_entity_tokens`` / ``max_relation_tokens``
-        bound the lines; unset, the lines share :data:`KG_SHARE` of the chunk context and the
-        lines and chunks together take no more tokens than ``naive``'s chunks for this query
-        (:meth:`naive_tokens`).
+        """:meth:`retrieve`, then the :class:`ContextBuilder` within ``param.max_total_tokens``
+        (of which ``reserved_tokens`` are taken by the prompt template and the query).
 
         Args:
             reserved_tokens: tokens already used by the prompt template and the query.
             reranker: a Component ``(query, texts) -> scores`` used when ``param.enable_rerank``.
         """
-        started = time.perf_counter()
-        found = self.search(stores, vectors, param)
         total = param.max_total_tokens if param.max_total_tokens is not None else DEFAULT_TOTAL_TOKENS
-        room = max(0, total - reserved_tokens - CONTEXT_TOKEN_BUFFER - CONTEXT_FRAME_TOKENS)
-        candidates, _, _ = select_lines(found.entities, entity_line, room)
-        relation_candidates, _, _ = select_lines(found.relations, relation_line, room)
-        chunks = self.rank_chunks(stores, found, candidates, relation_candidates, param, vectors)
-        if reranker is not None and param.enable_rerank and chunks:
-            scores = reranker(query, [c["content"] for c in chunks])
-            for chunk, score in zip(chunks, scores):
-                chunk["rerank_score"] = float(score)
-            chunks.sort(key=lambda c: -c["rerank_score"])
-        frame = fit_chunks(chunks, room, param.chunk_top_k)
-        in_context = set().union(*(word_trigrams(c.get("content", "")) for c in frame))
-        frame_tokens = sum(chunk_tokens(c) for c in frame)
-        derived = max(KG_SHARE * frame_tokens, KG_FLOOR_TOKENS)
-        keep = min(len(frame), max(1, param.chunk_top_k // 2))  # lines never evict these
-        reference = None
-        if param.max_entity_tokens is None and param.max_relation_tokens is None:
-            reference = self.naive_tokens(stores, found, vectors, param, room)
-        if reference is not None:
-            # lines and chunks within naive's tokens; a context smaller than the first chunks +
-            # KG_FLOOR_TOKENS keeps those chunks and gets the floor's lines
-            first = sum(chunk_tokens(c) for c in frame[:keep])
-            reference = max(reference, first + KG_FLOOR_TOKENS)
-            derived = min(derived, reference - first)
-        entity_budget = (param.max_entity_tokens if param.max_entity_tokens is not None
-                         else int(derived * ENTITY_SHARE_OF_KG))
-        entities, entity_lines, entity_tokens = select_lines(
-            candidates, entity_line, min(entity_budget, room), in_context)
-        relation_budget = (param.max_relation_tokens if param.max_relation_tokens is not None
-                           else int(derived) - entity_tokens)
-        relations, relation_lines, relation_tokens = select_lines(
-            relation_candidates, relation_line, min(relation_budget, room - entity_tokens), in_context)
-        kg_tokens = entity_tokens + relation_tokens
-        chunk_room = room - kg_tokens
-        if param.max_entity_tokens is None and param.max_relation_tokens is None:
-            # lines replace up to KG_SHARE of the chunk tokens; a small chunk context keeps its
-            # chunks and gets the lines (up to KG_FLOOR_TOKENS) on top
-            chunk_room = min(chunk_room, int(frame_tokens - min(kg_tokens, KG_SHARE * frame_tokens)))
-        if reference is not None:
-            chunk_room = min(chunk_room, reference - kg_tokens)
-        chunks = fit_chunks(frame, max(0, chunk_room), param.chunk_top_k)
-        if len(chunks) < keep:
-            chunks = fit_chunks(frame, max(0, room - kg_tokens), keep)
-        references = assign_references(chunks)
-        context = format_context(entity_lines, relation_lines, chunks, references)
-        info = {
-            "mode": self.mode,
-            "entities_found": len(found.entities), "entities_kept": len(entities),
-            "relations_found": len(found.relations), "relations_kept": len(relations),
-            "vector_chunks": len(found.vector_chunks), "chunks_kept": len(chunks),
-            "context_tokens": kg_tokens + sum(chunk_tokens(c) for c in chunks) + CONTEXT_FRAME_TOKENS,
-            "max_total_tokens": total,
-            "retrieval_ms": round((time.perf_counter() - started) * 1000, 3),
-        }
-        return RetrievedContext(mode=self.mode, entities=entities, relations=relations,
-                                chunks=chunks, references=references, context=context,
-                                processing_info=info)
+        budget = ContextBudget(total=total, reserved=reserved_tokens)
+        candidates = self.retrieve(stores, vectors, param, budget.room, reranker, query)
+        return ContextBuilder()(candidates, param, budget)
 
     def naive_tokens(self, stores: GraphStores, found: SearchResult, vectors: Dict[str, np.ndarray],
                      param: QueryParam, room: int) -> Optional[int]:
@@ -406,11 +350,12 @@ class BypassMode(QueryMode):
     mode = "bypass"
     vectors_needed = ()
 
-    def call(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam,
-             reserved_tokens: int = 0, reranker: Optional[Component] = None,
-             query: str = "") -> RetrievedContext:
-        return RetrievedContext(mode=self.mode, processing_info={"mode": self.mode})
+    def retrieve(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam,
+                 room: int, reranker: Optional[Component] = None, query: str = "") -> Candidates:
+        return Candidates(mode=self.mode, searched=False)
 
 
 MODE_CLASSES = {cls.mode: cls for cls in (NaiveMode, LocalMode, GlobalMode, HybridMode, MixMode,
                                           PprMode, BypassMode)}
+if tuple(MODE_CLASSES) != QUERY_MODES:  # pragma: no cover - a developer error
+    raise RuntimeError(f"MODE_CLASSES {tuple(MODE_CLASSES)} differ from QUERY_MODES {QUERY_MODES}")
