@@ -406,3 +406,23 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="jsonl_path"):
         enable_tracing(backend="builtin")
     assert not is_tracing_enabled()
+
+
+async def test_trace_span_groups_component_calls(memory):
+    exporter, provider = memory
+    from lightrag.tracing import trace_span
+
+    with trace_span("off") as span:
+        assert span is None  # tracing off: nothing
+    enable_tracing(tracer_provider=provider)
+    with trace_span("insert", {"docs": 2, "skipped": None}):
+        Shout()("a")
+        await QA(["x"]).acall("q")
+    with pytest.raises(KeyError), trace_span("failing"):
+        raise KeyError("k")
+    named = by_name(exporter.get_finished_spans())
+    root = named["insert"]
+    assert root.attributes["docs"] == 2 and "skipped" not in root.attributes
+    assert named["Shout"].parent.span_id == root.context.span_id
+    assert named["QA"].parent.span_id == root.context.span_id
+    assert named["failing"].status.status_code is StatusCode.ERROR

@@ -34,6 +34,7 @@ from lightrag.tracing.otel import (
     enable_tracing,
     enable_tracing_from_env,
     is_tracing_enabled,
+    trace_span,
 )
 from lightrag.tracing.records import GeneratorCallRecord, GeneratorStatesRecord
 from lightrag.tracing.state_logger import GeneratorStateLogger
@@ -52,6 +53,7 @@ __all__ = [
     "is_tracing_enabled",
     "trace_generator_call",
     "trace_generator_states",
+    "trace_span",
 ]
 
 register_all(globals(), [n for n in __all__ if n != "TracingSession"])  # not a config class

@@ -54,6 +54,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import inspect
@@ -62,7 +63,7 @@ import logging
 import os
 import threading
 import time
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from lightrag.core.component import Component
 
@@ -72,6 +73,7 @@ __all__ = [
     "enable_tracing",
     "enable_tracing_from_env",
     "is_tracing_enabled",
+    "trace_span",
 ]
 
 log = logging.getLogger(__name__)
@@ -631,6 +633,11 @@ def enable_tracing(
         use_sdk = True
     else:
         use_sdk = tracer_provider is not None or otlp_endpoint is not None or _sdk_available()
+    if not use_sdk and jsonl_path is None:
+        raise ValueError(
+            "enable_tracing needs somewhere to send spans: jsonl_path=... (works without "
+            f"OpenTelemetry), or otlp_endpoint=... / tracer_provider=... ({_OTEL_EXTRA_HINT})"
+        )
     with _LOCK:
         if _ACTIVE is not None:
             _ACTIVE.disable()
@@ -638,11 +645,6 @@ def enable_tracing(
             _setup_otel(session, jsonl_path, otlp_endpoint, tracer_provider, otlp_headers,
                         otlp_protocol, service_name)
         else:
-            if jsonl_path is None:
-                raise ValueError(
-                    "enable_tracing needs somewhere to send spans: jsonl_path=... (works without "
-                    f"OpenTelemetry), or otlp_endpoint=... / tracer_provider=... ({_OTEL_EXTRA_HINT})"
-                )
             from lightrag.tracing.spans import JsonlWriter
 
             session._writer = JsonlWriter(jsonl_path)
@@ -716,6 +718,36 @@ def disable_tracing() -> None:
             session.disable()
         else:
             _deactivate()
+
+
+@contextlib.contextmanager
+def trace_span(name: str, attributes: Optional[Mapping[str, Any]] = None) -> Iterator[Any]:
+    """A span of your own around a block, the parent of the component calls inside it.
+
+    Groups what is not a Component call into one trace: e.g. ``GraphRAG.insert`` runs the
+    chunker, the extractor and the merger one after another. Does nothing (yields None) when
+    tracing is off. An exception leaving the block marks the span ERROR and propagates.
+
+    Example:
+        >>> with trace_span("not traced now") as span:
+        ...     print(span)
+        None
+    """
+    session = _ACTIVE
+    if session is None:
+        yield None
+        return
+    attrs = {k: v for k, v in (attributes or {}).items() if v is not None}
+    span = session._start(name, attrs)
+    started = time.perf_counter()
+    try:
+        yield span
+    except BaseException as e:
+        _quietly(session.fail, span, e)
+        raise
+    finally:
+        span.set_attribute("lightrag.latency_ms", round((time.perf_counter() - started) * 1e3, 3))
+        span.end()
 
 
 def is_tracing_enabled() -> bool:

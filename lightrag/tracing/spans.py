@@ -46,15 +46,21 @@ CURRENT_BUILTIN_SPAN: contextvars.ContextVar[Optional[BuiltinSpan]] = contextvar
 )
 
 
+_SECOND_CACHE: List[Any] = [None, ""]  # [epoch second, its "%Y-%m-%dT%H:%M:%S" text]
+
+
 def format_time_ns(ns: Optional[int]) -> Optional[str]:
     """``1700000000123456789`` -> ``'2023-11-14T22:13:20.123456Z'`` (UTC, microseconds)."""
     if ns is None:
         return None
     seconds, rest = divmod(int(ns), 1_000_000_000)
-    stamp = _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).replace(
-        microsecond=rest // 1000
-    )
-    return stamp.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    cache = _SECOND_CACHE
+    if cache[0] != seconds:  # formatting is the dearest part of a record: once per second
+        text = _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        cache[:] = [seconds, text]
+    else:
+        text = cache[1]
+    return f"{text}.{rest // 1000:06d}Z"
 
 
 def _jsonable(value: Any) -> Any:
