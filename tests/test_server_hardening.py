@@ -13,31 +13,16 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
 
-from test_server import DOCS, make_rag  # noqa: E402
+import server_fixtures  # noqa: E402
+from server_fixtures import DOCS  # noqa: E402
 
 from lightrag.components.graph_rag.schemas import (  # noqa: E402
     MAX_KEYWORD_CHARS,
     MAX_KEYWORDS,
     QueryParam,
 )
-from lightrag.server.app import create_app  # noqa: E402
-from lightrag.server.runner import BackgroundServer  # noqa: E402
 
-
-@pytest.fixture
-def serve(tmp_path):
-    started = []
-
-    def start(rag=None, **app_kwargs):
-        rag = rag or make_rag(tmp_path)
-        app_kwargs.setdefault("api_keys", [])
-        server = BackgroundServer(create_app(rag, **app_kwargs)).start()
-        started.append(server)
-        return server, httpx.Client(base_url=server.url, timeout=60), rag
-
-    yield start
-    for server in started:
-        server.stop()
+serve = server_fixtures.serve  # the fixture: a real uvicorn server over the scripted GraphRAG
 
 
 @pytest.mark.parametrize("field", ["ll_keywords", "hl_keywords"])

@@ -23,7 +23,7 @@ httpx = pytest.importorskip("httpx")
 
 import yaml  # noqa: E402
 from graph_fakes import extraction_reply  # noqa: E402
-from test_server import SCRIPTED, SlowAsyncClient, make_rag  # noqa: E402
+from server_fixtures import SCRIPTED, SlowAsyncClient, make_rag  # noqa: E402
 
 from lightrag.server.app import create_app  # noqa: E402
 from lightrag.server.intake import IntakeQueue  # noqa: E402

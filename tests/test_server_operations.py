@@ -8,27 +8,11 @@ import pytest
 pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
 
+import server_fixtures  # noqa: E402
 from graph_fakes import extraction_reply  # noqa: E402
-from test_server import GatedAsyncClient, make_rag  # noqa: E402
+from server_fixtures import GatedAsyncClient, make_rag  # noqa: E402
 
-from lightrag.server.app import create_app  # noqa: E402
-from lightrag.server.runner import BackgroundServer  # noqa: E402
-
-
-@pytest.fixture
-def serve(tmp_path):
-    started = []
-
-    def start(rag=None, **app_kwargs):
-        rag = rag or make_rag(tmp_path)
-        app_kwargs.setdefault("api_keys", [])
-        server = BackgroundServer(create_app(rag, **app_kwargs)).start()
-        started.append(server)
-        return server, httpx.Client(base_url=server.url, timeout=30), rag
-
-    yield start
-    for server in started:
-        server.stop()
+serve = server_fixtures.serve  # the fixture: a real uvicorn server over the scripted GraphRAG
 
 
 def test_delete_behind_a_running_insert_gets_503_with_retry_after(serve, tmp_path):

@@ -9,14 +9,15 @@ import pytest
 pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
 
-import test_server  # noqa: E402
-from test_server import DOCS, sse_events  # noqa: E402
+import server_fixtures  # noqa: E402
+from server_fixtures import DOCS, sse_events  # noqa: E402
 
 from lightrag.components.graph_rag import schemas  # noqa: E402
 from lightrag.server.ui import STATIC_DIR  # noqa: E402
 
+serve = server_fixtures.serve  # the fixture: a real uvicorn server over the scripted GraphRAG
+
 KEY = {"X-API-Key": "k"}
-serve = test_server.serve  # the fixture: a real uvicorn server over the scripted GraphRAG
 
 
 @pytest.fixture
