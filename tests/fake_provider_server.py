@@ -69,83 +69,99 @@ class FakeProvider:
         self._server.server_close()
 
     def _handler(self) -> type:
-        provider = self
+        return type("Handler", (_Handler,), {"provider": self})
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
 
-            def log_message(self, *args: Any) -> None:
-                return
+class _Handler(BaseHTTPRequestHandler):
+    """The routes; ``provider`` is set on the subclass each FakeProvider makes."""
 
-            def do_GET(self) -> None:
-                self._json({"object": "list", "data": [], "models": []})
+    provider: FakeProvider
+    protocol_version = "HTTP/1.1"
 
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                provider.requests.append(self.path)
-                path = self.path.split("?")[0]
-                if path.endswith("/chat/completions"):
-                    self._chat(body)
-                elif path.endswith("/embeddings") and "prompt" not in body:
-                    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-                    data = [
-                        {"object": "embedding", "index": i, "embedding": bag_of_words(t)}
-                        for i, t in enumerate(texts)
-                    ]
-                    usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
-                    self._json({"object": "list", "model": body.get("model", "m"), "data": data,
-                                "usage": usage})
-                elif path.endswith("/v1/messages"):
-                    text = provider.reply(_prompt_of(body))
-                    self._json({
-                        "id": "msg_1", "type": "message", "role": "assistant",
-                        "model": body.get("model", "m"), "stop_reason": "end_turn",
-                        "content": [{"type": "text", "text": text}],
-                        "usage": {"input_tokens": 5, "output_tokens": 3},
-                    })
-                elif path == "/api/generate":
-                    text = provider.reply(_prompt_of(body))
-                    self._json({"model": body.get("model", "m"), "response": text, "done": True,
-                                "prompt_eval_count": 5, "eval_count": 3})
-                elif path == "/api/embed":
-                    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-                    self._json({"model": body.get("model", "m"),
-                                "embeddings": [bag_of_words(t) for t in texts]})
-                elif path == "/api/embeddings":
-                    self._json({"embedding": bag_of_words(body.get("prompt", ""))})
-                else:
-                    self._json({"error": {"message": f"no route {path}"}}, status=404)
+    def log_message(self, *args: Any) -> None:
+        return
 
-            def _chat(self, body: Dict[str, Any]) -> None:
-                text = provider.reply(_prompt_of(body))
-                head = {"id": "c1", "created": 0, "model": body.get("model", "m")}
-                if not body.get("stream"):
-                    self._json({
-                        **head, "object": "chat.completion",
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": text}}],
-                        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
-                    })
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                for piece in re.findall(r"\S+\s*", text) or [""]:
-                    chunk = {**head, "object": "chat.completion.chunk",
-                             "choices": [{"index": 0, "delta": {"content": piece}}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-                self.close_connection = True
+    def do_GET(self) -> None:
+        self._json({"object": "list", "data": [], "models": []})
 
-            def _json(self, payload: Any, status: int = 200) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.provider.requests.append(self.path)
+        path = self.path.split("?")[0]
+        routes = [
+            (path.endswith("/chat/completions"), self._chat),
+            (path.endswith("/embeddings") and "prompt" not in body, self._embeddings),
+            (path.endswith("/v1/messages"), self._anthropic_message),
+            (path == "/api/generate", self._ollama_generate),
+            (path == "/api/embed", self._ollama_embed),
+            (path == "/api/embeddings", self._ollama_embedding),
+        ]
+        route = next((serve for matches, serve in routes if matches), None)
+        if route is None:
+            self._json({"error": {"message": f"no route {path}"}}, status=404)
+        else:
+            route(body)
 
-        return Handler
+    def _embeddings(self, body: Dict[str, Any]) -> None:
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = [
+            {"object": "embedding", "index": i, "embedding": bag_of_words(t)}
+            for i, t in enumerate(texts)
+        ]
+        usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
+        self._json({"object": "list", "model": body.get("model", "m"), "data": data,
+                    "usage": usage})
+
+    def _anthropic_message(self, body: Dict[str, Any]) -> None:
+        text = self.provider.reply(_prompt_of(body))
+        self._json({
+            "id": "msg_1", "type": "message", "role": "assistant",
+            "model": body.get("model", "m"), "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": text}],
+            "usage": {"input_tokens": 5, "output_tokens": 3},
+        })
+
+    def _ollama_generate(self, body: Dict[str, Any]) -> None:
+        text = self.provider.reply(_prompt_of(body))
+        self._json({"model": body.get("model", "m"), "response": text, "done": True,
+                    "prompt_eval_count": 5, "eval_count": 3})
+
+    def _ollama_embed(self, body: Dict[str, Any]) -> None:
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        self._json({"model": body.get("model", "m"),
+                    "embeddings": [bag_of_words(t) for t in texts]})
+
+    def _ollama_embedding(self, body: Dict[str, Any]) -> None:
+        self._json({"embedding": bag_of_words(body.get("prompt", ""))})
+
+    def _chat(self, body: Dict[str, Any]) -> None:
+        text = self.provider.reply(_prompt_of(body))
+        head = {"id": "c1", "created": 0, "model": body.get("model", "m")}
+        if not body.get("stream"):
+            self._json({
+                **head, "object": "chat.completion",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+            })
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for piece in re.findall(r"\S+\s*", text) or [""]:
+            chunk = {**head, "object": "chat.completion.chunk",
+                     "choices": [{"index": 0, "delta": {"content": piece}}]}
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+    def _json(self, payload: Any, status: int = 200) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
