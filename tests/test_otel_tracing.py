@@ -250,6 +250,7 @@ def test_model_call_in_a_timeout_thread_keeps_its_parent(memory):
 def test_disable_stops_spans_and_restores_the_methods(memory):
     exporter, provider = memory
     original_call, original_acall = Generator.__dict__["call"], Generator.__dict__["acall"]
+    original_init_subclass = Component.__dict__["__init_subclass__"]
     session = enable_tracing(tracer_provider=provider)
     assert is_tracing_enabled() and session.active
     assert Generator.__dict__["call"] is not original_call
@@ -265,10 +266,24 @@ def test_disable_stops_spans_and_restores_the_methods(memory):
     assert Generator.__dict__["call"] is original_call
     assert Generator.__dict__["acall"] is original_acall
     assert not hasattr(DefinedWhileOn.__dict__["call"], "__lightrag_traced__")
+    assert Component.__dict__["__init_subclass__"] is original_init_subclass
     exporter.clear()
     QA(["x"])("q")
     DefinedWhileOn()(2)
     assert exporter.get_finished_spans() == ()
+
+
+def test_mock_patch_while_tracing_is_on(memory):
+    from unittest import mock
+
+    exporter, provider = memory
+    enable_tracing(tracer_provider=provider)
+    with mock.patch.object(Shout, "call", lambda self, text: "patched"):
+        assert Shout()("a") == "patched"  # the patch wins (and is not traced)
+    assert Shout()("a") == "A"
+    disable_tracing()
+    assert Shout()("b") == "B" and not hasattr(Shout.__dict__["call"], "__lightrag_traced__")
+    assert [s.name for s in exporter.get_finished_spans()] == ["Shout"]
 
 
 def test_context_manager_and_exclude(memory):
@@ -426,3 +441,67 @@ async def test_trace_span_groups_component_calls(memory):
     assert named["Shout"].parent.span_id == root.context.span_id
     assert named["QA"].parent.span_id == root.context.span_id
     assert named["failing"].status.status_code is StatusCode.ERROR
+
+
+def test_otlp_http_export_to_a_loopback_collector(monkeypatch):
+    """Spans reach an OTLP/HTTP endpoint (a fake collector on 127.0.0.1) when tracing stops."""
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    received: List[Any] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's name
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            received.append((self.path, dict(self.headers), body))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        endpoint = f"http://127.0.0.1:{server.server_port}/v1/traces"
+        session = enable_tracing(otlp_endpoint=endpoint, otlp_headers={"x-team": "rag"},
+                                 service_name="qa-service")
+        QA(["paris"])("q")
+        session.disable()  # flushes the batch
+    finally:
+        server.shutdown()
+        thread.join(5)
+    assert received and received[0][0] == "/v1/traces"
+    assert received[0][1].get("x-team") == "rag"
+    names, models, services = set(), set(), set()
+    for _, _, body in received:
+        request = ExportTraceServiceRequest.FromString(body)
+        for resource_spans in request.resource_spans:
+            for attr in resource_spans.resource.attributes:
+                if attr.key == "service.name":
+                    services.add(attr.value.string_value)
+            for scope_spans in resource_spans.scope_spans:
+                for span in scope_spans.spans:
+                    names.add(span.name)
+                    models.update(a.value.string_value for a in span.attributes
+                                  if a.key == "gen_ai.request.model")
+    assert {"QA", "Generator (llm)", "FakeClient (model_client)"} <= names
+    assert models == {"fake-model-1"} and services == {"qa-service"}
+
+
+def test_no_exporter_uses_the_global_provider():
+    session = enable_tracing()  # no global provider set here: OpenTelemetry's no-op one
+    try:
+        assert session.backend == "otel-global"
+        assert QA(["x"])("q") == "X"
+    finally:
+        disable_tracing()
