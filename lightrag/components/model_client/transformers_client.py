@@ -24,8 +24,8 @@ import logging
 import threading
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from lightrag.components.model_client.base import resolve_model_path
 from lightrag.components.model_client.chat_utils import to_embedding_input, to_messages
-from lightrag.components.model_client.local_embedder_client import resolve_model_path
 from lightrag.core.model_client import ModelClient
 from lightrag.core.types import EmbedderOutput, Embedding, GeneratorOutput, ModelType
 from lightrag.core.vector_ops import get_top_k_indices_scores
