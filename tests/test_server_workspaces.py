@@ -209,3 +209,12 @@ def test_query_request_has_every_query_param_field():
         QueryRequest(query="q", top_k="10")
     with pytest.raises(ValueError, match="related_chunk_number"):
         QueryRequest(query="q", related_chunk_number=0)
+
+
+def test_the_web_ui_has_a_workspace_switch(app_for):
+    with TestClient(app_for()) as client:
+        page = client.get("/").text
+        assert 'id="workspace"' in page and 'id="use-workspace"' in page
+        script = client.get("/static/app.js").text
+        assert '"LIGHTRAG-WORKSPACE"' in script and "lightrag.workspace" in script
+        assert client.get("/w/team_a/").status_code == 200  # the UI under a workspace prefix

@@ -50,14 +50,14 @@ def voyager_answer(prompt: str) -> str:
     return ANSWER
 
 
-def make_rag(path):
+def make_rag(path, workspace=""):
     return GraphRAG(
         embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
         extractor=EntityExtractor(generator=Generator(
             model_client=ScriptedClient(response_fn=extraction_reply)), max_gleaning=0),
         answer_generator=Generator(model_client=ScriptedClient(response_fn=voyager_answer)),
         chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
-        working_dir=str(path), cosine_threshold=0.05)
+        working_dir=str(path), workspace=workspace, cosine_threshold=0.05)
 
 
 @pytest.fixture
@@ -159,5 +159,57 @@ def test_upload_explore_and_query_in_a_real_browser(browser, tmp_path):
             browser.get(server.url + page)
             wait.until(lambda d: "key" in d.find_element(By.TAG_NAME, "body").text.lower())
             assert "swagger-ui" not in browser.page_source
+    finally:
+        server.stop()
+
+
+def test_workspace_switch_sets_the_header_on_every_call_and_persists(browser, tmp_path):
+    import httpx
+
+    store = tmp_path / "store"
+    app = create_app(make_rag(store), api_keys=[],
+                     workspace_factory=lambda name: make_rag(store, workspace=name))
+    server = BackgroundServer(app).start()
+    wait = WebDriverWait(browser, 20)
+    rows = (By.CSS_SELECTOR, "#doc-table tr[data-status]")
+    try:
+        httpx.post(server.url + "/documents", json={"texts": VOYAGER, "file_paths": "voyager.md",
+                                                     "wait": True}, timeout=30)
+        browser.get(server.url + "/")
+        wait.until(lambda d: len(d.find_elements(*rows)) == 1)
+        box = browser.find_element(By.ID, "workspace")
+        box.send_keys("team_a")
+        browser.find_element(By.ID, "use-workspace").click()
+        wait.until(lambda d: not d.find_elements(*rows))
+        assert browser.execute_script("return localStorage.getItem('lightrag.workspace')") == "team_a"
+
+        browser.find_element(By.CSS_SELECTOR, "details.paste summary").click()
+        browser.find_element(By.ID, "paste-name").send_keys("cassini.md")
+        browser.find_element(By.ID, "paste-text").send_keys(CASSINI)
+        browser.find_element(By.ID, "paste-button").click()
+        wait.until(lambda d: len(d.find_elements(*rows)) == 1)
+        listing = httpx.get(server.url + "/documents", headers={"LIGHTRAG-WORKSPACE": "team_a"}).json()
+        assert [d["file_path"] for d in listing["documents"]] == ["cassini.md"]
+        assert httpx.get(server.url + "/documents").json()["total"] == 1  # the default: voyager only
+
+        browser.refresh()  # the choice survives a reload
+        wait.until(lambda d: d.find_element(By.ID, "workspace").get_attribute("value") == "team_a")
+        wait.until(lambda d: "cassini.md" in d.find_element(By.ID, "doc-table").text)
+        browser.find_element(By.ID, "tab-graph").click()
+        browser.find_element(By.ID, "graph-search").send_keys("Encel")
+        wait.until(ec.presence_of_element_located(
+            (By.CSS_SELECTOR, "#search-results li[data-name='Enceladus']")))
+        options = browser.execute_script(
+            "return [...document.querySelectorAll('#workspace-list option')].map(o => o.value)")
+        assert set(options) == {"default", "team_a"}
+
+        browser.find_element(By.ID, "tab-documents").click()
+        box = browser.find_element(By.ID, "workspace")
+        box.clear()
+        browser.find_element(By.ID, "use-workspace").click()
+        wait.until(lambda d: "voyager.md" in d.find_element(By.ID, "doc-table").text)
+        assert browser.execute_script("return localStorage.getItem('lightrag.workspace')") is None
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
     finally:
         server.stop()

@@ -3,6 +3,9 @@
 "use strict";
 
 const KEY_STORAGE = "lightrag.apiKey";
+const WORKSPACE_STORAGE = "lightrag.workspace";
+const WORKSPACE_HEADER = "LIGHTRAG-WORKSPACE";
+const WORKSPACE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const $ = (sel) => document.querySelector(sel);
 const state = { page: 1, pageSize: 50, totalDocs: 0, cy: null, pollTimer: null, modes: [] };
 
@@ -28,9 +31,14 @@ function banner(message, kind = "error") {
   box.className = `banner ${kind === "info" ? "info" : ""}`;
 }
 
+// every API call carries the key and the workspace chosen at the top right (both kept in
+// this browser's localStorage); no workspace: the server's default one
 function headers(extra = {}) {
   const key = localStorage.getItem(KEY_STORAGE);
-  return key ? { ...extra, "X-API-Key": key } : extra;
+  const workspace = localStorage.getItem(WORKSPACE_STORAGE);
+  const out = key ? { ...extra, "X-API-Key": key } : { ...extra };
+  if (workspace) out[WORKSPACE_HEADER] = workspace;
+  return out;
 }
 
 async function api(path, options = {}) {
@@ -69,7 +77,37 @@ function setupKey() {
     banner("API key saved in this browser.", "info");
     loadInfo();
     loadDocuments();
+    loadWorkspaces();
   });
+}
+
+async function loadWorkspaces() {
+  try {
+    const data = await api("/workspaces");
+    $("#workspace-list").replaceChildren(...data.workspaces.map((w) => el("option", { value: w.name })));
+  } catch (e) { /* an old server or no key yet: the box still takes a name */ }
+}
+
+function setupWorkspace() {
+  $("#workspace").value = localStorage.getItem(WORKSPACE_STORAGE) || "";
+  const use = () => {
+    const name = $("#workspace").value.trim();
+    if (name && name !== "default" && !WORKSPACE_NAME.test(name)) {
+      banner("A workspace name is 1 to 64 letters, digits, _ or -.");
+      return;
+    }
+    if (name && name !== "default") localStorage.setItem(WORKSPACE_STORAGE, name);
+    else localStorage.removeItem(WORKSPACE_STORAGE);
+    banner(`Workspace: ${name && name !== "default" ? name : "default"}.`, "info");
+    state.page = 1;
+    if (state.cy) state.cy.elements().remove();
+    loadInfo();
+    loadDocuments();
+    loadWorkspaces();
+  };
+  $("#use-workspace").addEventListener("click", use);
+  $("#workspace").addEventListener("keydown", (e) => { if (e.key === "Enter") use(); });
+  loadWorkspaces();
 }
 
 // ---------------------------------------------------------------- documents
@@ -380,6 +418,7 @@ function debounce(fn, ms) {
 
 document.addEventListener("DOMContentLoaded", () => {
   setupKey();
+  setupWorkspace();
   for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showPage(tab.dataset.page));
   $("#upload-button").addEventListener("click", uploadFiles);
   $("#paste-button").addEventListener("click", insertText);
