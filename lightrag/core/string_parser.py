@@ -66,6 +66,16 @@ _INT_01 = re.compile(r"\b\d+\b")
 _FLOAT_01 = re.compile(r"\b\d+(\.\d+)?\b")
 
 
+def _first_number(
+    text: str, patterns: tuple[re.Pattern[str], ...], what: str, convert: Callable[[str], Any]
+) -> Any:
+    """``convert`` of the first match of the first pattern that matches; ValueError if none."""
+    match = next((m for m in (p.search(text) for p in patterns) if m is not None), None)
+    if match is None:
+        raise ValueError(f"No {what} found in the text: {tx.excerpt(text)!r}")
+    return convert(match.group())
+
+
 def extract_first_int(text: str) -> int:
     """The first integer in ``text`` (a leading minus sign is kept; ``3.5`` gives 3); where no
     number stands on its own, the first one lightrag 0.1 finds (``"abc3.14"`` gives 14).
@@ -74,10 +84,7 @@ def extract_first_int(text: str) -> int:
         >>> extract_first_int("There are -12 items")
         -12
     """
-    match = _INT.search(text) or _INT_01.search(text)
-    if match is None:
-        raise ValueError(f"No integer found in the text: {tx.excerpt(text)!r}")
-    return int(match.group())
+    return _first_number(text, (_INT, _INT_01), "integer", int)
 
 
 def extract_first_float(text: str) -> float:
@@ -88,10 +95,7 @@ def extract_first_float(text: str) -> float:
         >>> extract_first_float("score = -0.75 (out of 1)")
         -0.75
     """
-    match = _FLOAT.search(text) or _FLOAT_01.search(text)
-    if match is None:
-        raise ValueError(f"No float found in the text: {tx.excerpt(text)!r}")
-    return float(match.group())
+    return _first_number(text, (_FLOAT, _FLOAT_01), "float", float)
 
 
 class Parser(Component):
