@@ -427,8 +427,10 @@ class TracingSession:
             _CURRENT.reset(token)
         except ValueError:  # finished in another context than it began in
             _CURRENT.set(None)
-        span.set_attribute("lightrag.latency_ms", round((time.perf_counter() - started) * 1e3, 3))
-        span.end()
+        try:
+            span.set_attribute("lightrag.latency_ms", round((time.perf_counter() - started) * 1e3, 3))
+        finally:
+            span.end()  # always: it also restores the context the span was started in
 
 
 # ---------------------------------------------------------------------------------- wrapping
