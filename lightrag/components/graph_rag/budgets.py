@@ -11,7 +11,7 @@ A :class:`QueryParam` may leave ``max_total_tokens``, ``max_entity_tokens`` and
   value larger than the window is cut to it: a query never sends a prompt the model cannot read;
 - explicit entity and relation budgets are cut to the total; unset ones stay ``None``: the
   query mode then lets entity and relation lines take a share of the chunk context
-  (:data:`lightrag.components.graph_rag.query_modes.KG_SHARE`) instead of adding to it.
+  (:data:`lightrag.components.graph_rag.context_builder.KG_SHARE`) instead of adding to it.
 
 Example:
     >>> from lightrag.components.graph_rag.schemas import QueryParam
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any, Optional, Tuple
+from typing import Any, Tuple
 
 from lightrag.components.graph_rag.schemas import QueryParam
 
@@ -82,8 +82,3 @@ def resolve_budgets(param: QueryParam, window: int, answer_tokens: int) -> Query
         max_entity_tokens=None if entity is None else min(entity, total),
         max_relation_tokens=None if relation is None else min(relation, total))
 
-
-def resolve_for(param: QueryParam, generator: Optional[Any]) -> QueryParam:
-    """:func:`resolve_budgets` with the window and answer reserve of ``generator``."""
-    window, _ = model_window(generator)
-    return resolve_budgets(param, window, answer_reserve(generator, window))

@@ -36,7 +36,7 @@ CONTEXT_TOKEN_BUFFER = 200
 
 @dataclass
 class GraphStores:
-    """The storages a query reads (a plain bundle; the GraphRAG component owns them).
+    """The storages a query reads: read-only views of the GraphIndex's stores (``GraphIndex.view``).
 
     ``synonym_pairs`` are near-duplicate entity names ``(name_a, name_b, similarity)`` found at
     index time (:func:`lightrag.components.graph_rag.ppr.synonym_pairs`); the ``ppr`` mode

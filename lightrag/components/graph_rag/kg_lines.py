@@ -21,11 +21,9 @@ import threading
 from collections import OrderedDict
 from typing import Any, Dict, List, Sequence
 
-from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP
+from lightrag.components.storage.base import GRAPH_FIELD_SEP, LEGACY_FIELDS
 from lightrag.core.tokenizer import count_tokens, count_tokens_batch  # noqa: F401 (doctest)
 
-# Fields an older version wrote into graph nodes; stripped from anything shown to users.
-LEGACY_FIELDS = ("context_line_tokens", "context_line_crc")
 MAX_REMEMBERED_LINES = 400_000
 
 _counts: OrderedDict[bytes, int] = OrderedDict()

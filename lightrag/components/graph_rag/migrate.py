@@ -24,7 +24,7 @@ from lightrag.components.graph_rag.index import (
     RELATION_META,
     extraction_key,
 )
-from lightrag.components.graph_rag.kg_lines import LEGACY_FIELDS
+from lightrag.components.storage.base import LEGACY_FIELDS
 from lightrag.components.storage.databases import DB_FILE, LEGACY_FILES
 from lightrag.components.storage.json_kv import load_json_store
 from lightrag.components.storage.networkx_graph import NetworkXGraphStorage

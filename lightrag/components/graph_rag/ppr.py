@@ -245,7 +245,7 @@ def personalized_pagerank(graph: PassageGraph, seeds: Mapping[int, float],
     reset_e, reset_p = reset[:n_e], reset[n_e:]
     scores = reset.copy()
     for _ in range(max_iterations):
-        entities, passages = scores[:n_e], scores[n_e:]
+        entities = scores[:n_e]
         lost = damping * float(scores[dangling].sum()) if len(dangling) else 0.0
         restart = 1.0 - damping + lost
         new_passages = damping * (graph.to_passages @ entities) + restart * reset_p

@@ -14,25 +14,26 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from enum import Enum
-from typing import Any, AsyncIterator, Dict, Iterator, List, Literal, Optional, Union
+from typing import Any, AsyncIterator, Dict, Iterator, List, Literal, Optional, Tuple, Union, get_args
 
+from lightrag.components.storage.base import GRAPH_FIELD_SEP  # noqa: F401 (re-exported)
+from lightrag.components.storage.doc_status import (  # noqa: F401 (re-exported)
+    DocProcessingStatus,
+    DocStatus,
+    now_iso,
+)
 from lightrag.core.base_data_class import DataClass
 
-GRAPH_FIELD_SEP = "<SEP>"
 
-QueryMode = Literal["naive", "local", "global", "hybrid", "mix", "ppr", "bypass"]
-QUERY_MODES = ("naive", "local", "global", "hybrid", "mix", "ppr", "bypass")
+#: the name of a query mode (the Component of each is in ``query_modes.MODE_CLASSES``)
+QueryModeName = Literal["naive", "local", "global", "hybrid", "mix", "ppr", "bypass"]
+#: every query mode, in the order they are documented: the one list the CLI, the server and
+#: the query engine use
+QUERY_MODES: Tuple[str, ...] = get_args(QueryModeName)
 
 
 def _d(text: str) -> Dict[str, str]:
     return {"desc": text}
-
-
-def now_iso() -> str:
-    """The current UTC time as an ISO-8601 string."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def compute_mdhash_id(content: str, prefix: str = "") -> str:
@@ -96,33 +97,6 @@ class RelationRecord(DataClass):
     created_at: str = field(default="", metadata=_d("ISO time of creation"))
 
 
-class DocStatus(str, Enum):
-    """Where a document is in the insert pipeline."""
-
-    PENDING = "pending"
-    PROCESSING = "processing"
-    PROCESSED = "processed"
-    FAILED = "failed"
-
-
-@dataclass
-class DocProcessingStatus(DataClass):
-    """The status record of one document (the ``doc_status`` store)."""
-
-    content_summary: str = field(default="", metadata=_d("First 100 characters of the document"))
-    content_length: int = field(default=0, metadata=_d("Length of the document in characters"))
-    file_path: str = field(default="unknown_source", metadata=_d("Source file name"))
-    status: DocStatus = field(default=DocStatus.PENDING, metadata=_d("Pipeline status"))
-    created_at: str = field(default_factory=now_iso, metadata=_d("ISO time of enqueueing"))
-    updated_at: str = field(default_factory=now_iso, metadata=_d("ISO time of the last change"))
-    track_id: Optional[str] = field(default=None, metadata=_d("Id of the insert call"))
-    chunks_count: Optional[int] = field(default=None, metadata=_d("Number of chunks"))
-    chunks_list: List[str] = field(default_factory=list, metadata=_d("Ids of the chunks"))
-    error_msg: Optional[str] = field(default=None, metadata=_d("Why processing failed"))
-    metadata: Dict[str, Any] = field(default_factory=dict, metadata=_d("Timings and counts"))
-    content_hash: str = field(default="", metadata=_d("MD5 of the content, for deduplication"))
-
-
 _INT_RANGES = {  # field -> smallest allowed value (None values mean "derive a default")
     "top_k": 1, "chunk_top_k": 1, "related_chunk_number": 1,
     "max_entity_tokens": 0, "max_relation_tokens": 0, "max_total_tokens": 1,
@@ -154,7 +128,7 @@ class QueryParam(DataClass):
         ValueError: QueryParam.top_k must be at least 1, got 0
     """
 
-    mode: QueryMode = field(default="mix", metadata=_d("naive|local|global|hybrid|mix|ppr|bypass"))
+    mode: QueryModeName = field(default="mix", metadata=_d("naive|local|global|hybrid|mix|ppr|bypass"))
     only_need_context: bool = field(default=False, metadata=_d("Return the context, no answer"))
     only_need_prompt: bool = field(default=False, metadata=_d("Return the prompt, no answer"))
     response_type: str = field(default="Multiple Paragraphs", metadata=_d("Answer format"))

@@ -19,20 +19,18 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Un
 
 import numpy as np
 
+from lightrag.components.storage.doc_status import DocProcessingStatus, DocStatus
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 
 log = logging.getLogger(__name__)
 
+#: joins the values of a list field of a graph node or edge (chunk ids, files, descriptions)
+GRAPH_FIELD_SEP = "<SEP>"
+#: fields an older version wrote into graph nodes; stripped from anything shown to users
+LEGACY_FIELDS = ("context_line_tokens", "context_line_crc")
+
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]*$")
-
-
-def _status_types() -> Tuple[Any, Any]:
-    """``(DocProcessingStatus, DocStatus)``, imported when first needed: the storages must not
-    import the graph_rag package at import time (it imports them)."""
-    from lightrag.components.graph_rag.schemas import DocProcessingStatus, DocStatus
-
-    return DocProcessingStatus, DocStatus
 
 
 def _check_name(label: str, value: Any) -> None:
@@ -356,21 +354,18 @@ class DocStatusStorage(BaseKVStorage):
 
     @staticmethod
     def _to_record(value: Any) -> Dict[str, Any]:
-        status_class, _ = _status_types()
-        record = value.to_dict() if isinstance(value, status_class) else dict(value)
+        record = value.to_dict() if isinstance(value, DocProcessingStatus) else dict(value)
         if isinstance(record.get("status"), Enum):
             record["status"] = record["status"].value
         return record
 
     @staticmethod
     def _as_status(record: Dict[str, Any]) -> Any:
-        status_class, _ = _status_types()
-        names = {f.name for f in fields(status_class)}
-        return status_class.from_dict({k: v for k, v in record.items() if k in names})
+        names = {f.name for f in fields(DocProcessingStatus)}
+        return DocProcessingStatus.from_dict({k: v for k, v in record.items() if k in names})
 
     def get_by_statuses(self, statuses: Sequence[StatusLike]) -> Dict[str, Any]:
-        _, doc_status = _status_types()
-        wanted = {doc_status(s).value for s in statuses}
+        wanted = {DocStatus(s).value for s in statuses}
         return {k: self._as_status(v) for k, v in self.items() if v.get("status") in wanted}
 
     def get_by_status(self, status: StatusLike) -> Dict[str, Any]:
@@ -381,10 +376,9 @@ class DocStatusStorage(BaseKVStorage):
 
     def get_status_counts(self) -> Dict[str, int]:
         """``{status value: count}`` with every :class:`DocStatus` present (zeros included)."""
-        _, doc_status = _status_types()
-        counts = {s.value: 0 for s in doc_status}
+        counts = {s.value: 0 for s in DocStatus}
         for _, record in self.items():
-            status = str(record.get("status", doc_status.PENDING.value))
+            status = str(record.get("status", DocStatus.PENDING.value))
             counts[status] = counts.get(status, 0) + 1
         return counts
 
@@ -400,8 +394,7 @@ class DocStatusStorage(BaseKVStorage):
         """One page (1-based) of ``(doc id, status)``, most recently updated first."""
         if page < 1 or page_size < 1:
             raise ValueError("page and page_size must be positive")
-        _, doc_status = _status_types()
-        wanted = None if status is None else doc_status(status).value
+        wanted = None if status is None else DocStatus(status).value
         rows = [(k, v) for k, v in self.items() if wanted is None or v.get("status") == wanted]
         rows.sort(key=lambda kv: (kv[1].get("updated_at") or "", kv[0]), reverse=True)
         start = (page - 1) * page_size

@@ -2,7 +2,7 @@
 
 Example:
     >>> import tempfile
-    >>> from lightrag.components.graph_rag.schemas import DocProcessingStatus, DocStatus
+    >>> from lightrag.components.storage.doc_status import DocProcessingStatus, DocStatus
     >>> store = JsonDocStatusStorage(working_dir=tempfile.mkdtemp())
     >>> store.upsert({"doc-1": DocProcessingStatus(status=DocStatus.PROCESSED, track_id="t1")})
     >>> store.get_status_counts()["processed"], list(store.get_by_track_id("t1"))
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Union
 
-from lightrag.components.storage.base import DocStatusStorage, _status_types
+from lightrag.components.storage.base import DocStatusStorage
+from lightrag.components.storage.doc_status import DocProcessingStatus
 from lightrag.components.storage.json_kv import JsonKVStorage
 
 
@@ -29,8 +30,7 @@ class JsonDocStatusStorage(JsonKVStorage, DocStatusStorage):
         super().__init__(namespace, workspace, working_dir)
 
     def upsert(self, data: Dict[str, Union[Any, Dict[str, Any]]]) -> None:  # type: ignore[override]
-        status_class, _ = _status_types()
-        bad = next((k for k, v in data.items() if not isinstance(v, (dict, status_class))), None)
+        bad = next((k for k, v in data.items() if not isinstance(v, (dict, DocProcessingStatus))), None)
         if bad is not None:
             raise TypeError(f"status of {bad!r} must be a dict or DocProcessingStatus, "
                             f"got {type(data[bad]).__name__}")

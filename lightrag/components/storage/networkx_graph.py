@@ -25,7 +25,12 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import networkx as nx
 import numpy as np
 
-from lightrag.components.storage.base import BaseGraphStorage, KnowledgeGraph
+from lightrag.components.storage.base import (
+    GRAPH_FIELD_SEP,
+    LEGACY_FIELDS,
+    BaseGraphStorage,
+    KnowledgeGraph,
+)
 from lightrag.utils.file_io import atomic_write_bytes, atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -315,9 +320,6 @@ def _umask() -> int:
 
 def _public(data: Dict[str, Any], as_lists: bool) -> Dict[str, Any]:
     """An item's properties for an export: no bookkeeping fields, ``<SEP>`` lists made readable."""
-    from lightrag.components.graph_rag.kg_lines import LEGACY_FIELDS
-    from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP
-
     public: Dict[str, Any] = {}
     for key, value in data.items():
         if key in LEGACY_FIELDS:

@@ -18,6 +18,7 @@ import json
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from lightrag.components.storage.base import BaseKVStorage, DocStatusStorage, StatusLike
+from lightrag.components.storage.doc_status import DocProcessingStatus, DocStatus
 from lightrag.components.storage.sql_db import SQLDatabase
 
 
@@ -146,7 +147,6 @@ class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
         return {k for k in keys if k not in present}
 
     def upsert(self, data: Dict[str, Union[Any, Dict[str, Any]]]) -> None:  # type: ignore[override]
-        from lightrag.components.graph_rag.schemas import DocProcessingStatus
 
         _check_records(data, (dict, DocProcessingStatus))
         if not data:
@@ -193,7 +193,6 @@ class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
         return {k: self._as_status(json.loads(v)) for k, v in rows}
 
     def get_by_statuses(self, statuses: Sequence[StatusLike]) -> Dict[str, Any]:
-        from lightrag.components.graph_rag.schemas import DocStatus
 
         return self._where("status", [DocStatus(s).value for s in statuses])
 
@@ -201,7 +200,6 @@ class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
         return self._where("track_id", [track_id])
 
     def get_status_counts(self) -> Dict[str, int]:
-        from lightrag.components.graph_rag.schemas import DocStatus
 
         counts = {s.value: 0 for s in DocStatus}
         for status, n in self.db.query(
@@ -217,7 +215,6 @@ class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
 
     def get_docs_paginated(self, page: int = 1, page_size: int = 50,
                            status: Optional[StatusLike] = None) -> List[Tuple[str, Any]]:
-        from lightrag.components.graph_rag.schemas import DocStatus
 
         if page < 1 or page_size < 1:
             raise ValueError("page and page_size must be positive")

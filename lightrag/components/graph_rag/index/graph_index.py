@@ -39,7 +39,7 @@ from lightrag.components.graph_rag.embedding import embed_texts
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 import lightrag.components.graph_rag.index.maintenance as maintenance
 from lightrag.components.graph_rag.index.check import verify_index
-from lightrag.components.graph_rag.index.stores import SEP, IndexStores, open_stores
+from lightrag.components.graph_rag.index.stores import SEP, open_stores
 from lightrag.components.graph_rag.index.vectors import (
     add_synonyms,
     embed_items,
