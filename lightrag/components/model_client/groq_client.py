@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 
+from lightrag.components.model_client.base import SDKClientMixin
 from lightrag.components.model_client.chat_utils import ChatCompletionParser
 from lightrag.components.model_client.sdk_client import ChatSDKMixin
 from lightrag.core.model_client import ModelClient
@@ -30,7 +31,7 @@ __all__ = ["GroqAPIClient"]
 log = logging.getLogger(__name__)
 
 
-class GroqAPIClient(ChatSDKMixin, ModelClient):
+class GroqAPIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
     """Chat completions (``ModelType.LLM``) and embeddings (``ModelType.EMBEDDER``) via ``groq``.
 
     Args:

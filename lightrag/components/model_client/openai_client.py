@@ -23,6 +23,7 @@ import logging
 import os
 from typing import Any, TypeVar
 
+from lightrag.components.model_client.base import SDKClientMixin
 from lightrag.components.model_client.chat_utils import (
     ChatCompletionParser,
     get_all_messages_content,
@@ -53,7 +54,7 @@ log = logging.getLogger(__name__)
 LOCAL_SERVER_API_KEY = "not-needed"
 
 
-class OpenAIClient(ChatSDKMixin, ModelClient):
+class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
     """Chat completions (``ModelType.LLM``) and embeddings (``ModelType.EMBEDDER``) via ``openai``.
 
     Args:

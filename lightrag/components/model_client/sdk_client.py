@@ -2,15 +2,14 @@
 
 OpenAI's and Groq's SDKs expose the same surface (``client.chat.completions.create``,
 ``client.embeddings.create``, the same response and stream shapes), so their clients differ only
-in how the SDK client is created and in request details. Mixed in before :class:`ModelClient`:
-``class OpenAIClient(ChatSDKMixin, ModelClient)``.
+in how the SDK client is created and in request details. Mixed in before the other two bases
+(no mixin subclasses another): ``class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient)``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from lightrag.components.model_client.base import SDKClientMixin
 from lightrag.components.model_client.chat_utils import (
     ChatCompletionParser,
     check_input_type,
@@ -23,11 +22,12 @@ from lightrag.components.model_client.chat_utils import (
 from lightrag.core.types import CompletionUsage, EmbedderOutput, GeneratorOutput, ModelType
 
 
-class ChatSDKMixin(SDKClientMixin):
+class ChatSDKMixin:
     """Chat completions and embeddings requests, and the parsing of their replies."""
 
     model_types = (ModelType.LLM, ModelType.EMBEDDER)
     chat_completion_parser: Any
+    input_type: str
 
     def _init_chat(self, chat_completion_parser: ChatCompletionParser | None, input_type: str) -> None:
         self.chat_completion_parser = chat_completion_parser
