@@ -36,7 +36,7 @@ import random
 import threading
 import time
 import traceback
-from typing import Any, Dict, List, Optional, TextIO, Union
+from typing import Any, Dict, List, Optional, TextIO, Tuple, Union
 
 __all__ = ["BuiltinSpan", "JsonlWriter", "format_time_ns"]
 
@@ -46,20 +46,19 @@ CURRENT_BUILTIN_SPAN: contextvars.ContextVar[Optional[BuiltinSpan]] = contextvar
 )
 
 
-_SECOND_CACHE: List[Any] = [None, ""]  # [epoch second, its "%Y-%m-%dT%H:%M:%S" text]
+_second_text: Tuple[int, str] = (-1, "")  # (epoch second, its "%Y-%m-%dT%H:%M:%S"), read at once
 
 
 def format_time_ns(ns: Optional[int]) -> Optional[str]:
     """``1700000000123456789`` -> ``'2023-11-14T22:13:20.123456Z'`` (UTC, microseconds)."""
+    global _second_text
     if ns is None:
         return None
     seconds, rest = divmod(int(ns), 1_000_000_000)
-    cache = _SECOND_CACHE
-    if cache[0] != seconds:  # formatting is the dearest part of a record: once per second
+    cached_second, text = _second_text
+    if cached_second != seconds:  # formatting is the dearest part of a record: once per second
         text = _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-        cache[:] = [seconds, text]
-    else:
-        text = cache[1]
+        _second_text = (seconds, text)
     return f"{text}.{rest // 1000:06d}Z"
 
 
