@@ -218,3 +218,26 @@ def test_the_web_ui_has_a_workspace_switch(app_for):
         script = client.get("/static/app.js").text
         assert '"LIGHTRAG-WORKSPACE"' in script and "lightrag.workspace" in script
         assert client.get("/w/team_a/").status_code == 200  # the UI under a workspace prefix
+
+
+def test_without_a_factory_workspaces_are_built_from_the_rags_own_config(tmp_path):
+    import graph_fakes  # noqa: F401  (registers the scripted model functions by name)
+    from server_fixtures import SCRIPTED
+
+    from lightrag.utils.config import build
+
+    config = {**SCRIPTED, "component_config": {**SCRIPTED["component_config"],
+                                               "working_dir": str(tmp_path)}}
+    with TestClient(create_app(build(config), api_keys=[])) as client:
+        _insert_into_a(client)
+        assert client.get("/documents", headers=A).json()["total"] == 2
+        assert client.get("/documents").json()["total"] == 0
+    assert (tmp_path / "team_a" / "lightrag.sqlite3").is_file()
+
+
+def test_openapi_documents_the_workspace_header(app_for):
+    with TestClient(app_for()) as client:
+        schema = client.get("/openapi.json").json()
+        params = schema["paths"]["/query"]["post"]["parameters"]
+        assert any(p["name"] == "LIGHTRAG-WORKSPACE" and p["in"] == "header" for p in params)
+        assert "/workspaces" in schema["paths"]

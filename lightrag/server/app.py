@@ -60,7 +60,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Dict, List, Optional
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
@@ -212,9 +212,8 @@ class ServerState:
         return state
 
     async def drain(self, timeout: Optional[float]) -> None:
-        """Drain every workspace (the default one last) and stop the query pool."""
-        await self.workspaces.drain(timeout)
-        await self.default.drain(timeout)
+        """Drain every workspace at once (each within ``timeout``) and stop the query pool."""
+        await asyncio.gather(self.workspaces.drain(timeout), self.default.drain(timeout))
         self.default.query_pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -244,10 +243,14 @@ def key_dependency(keys: KeyRing) -> Callable[..., Any]:
     return require_key
 
 
-async def use_workspace(request: Request) -> AsyncIterator[AppState]:
+async def use_workspace(
+        request: Request,
+        workspace: Optional[str] = Header(None, alias=WORKSPACE_HEADER, include_in_schema=True,
+                                          description="The workspace (none: the default one); "
+                                                      "or prefix the route with /w/{name}")
+) -> AsyncIterator[AppState]:
     """Select the request's workspace (after the key dependency) as ``request.state.workspace``."""
-    state = await _server(request).enter(request.headers.get(WORKSPACE_HEADER),
-                                         getattr(request.state, "api_key", None))
+    state = await _server(request).enter(workspace, getattr(request.state, "api_key", None))
     request.state.workspace = state
     try:
         yield state
