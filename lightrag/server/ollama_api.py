@@ -291,16 +291,19 @@ router = APIRouter(prefix="/api", tags=["ollama"])
 
 @router.get("/version", summary="Ollama: the server version")
 async def version() -> Dict[str, str]:
+    """The Ollama version clients check for."""
     return {"version": OLLAMA_VERSION}
 
 
 @router.get("/tags", summary="Ollama: the models (the graph as lightrag:latest)")
 async def tags() -> Dict[str, Any]:
+    """The one model: the graph of the request's workspace as ``lightrag:latest``."""
     return {"models": [_model_entry()]}
 
 
 @router.get("/ps", summary="Ollama: the loaded models")
 async def ps() -> Dict[str, Any]:
+    """The loaded models (always ``lightrag:latest``)."""
     entry = {**_model_entry(), "expires_at": "2100-01-01T00:00:00Z", "size_vram": 0}
     return {"models": [entry]}
 
@@ -308,6 +311,7 @@ async def ps() -> Dict[str, Any]:
 @router.post("/show", summary="Ollama: details of lightrag:latest",
              openapi_extra=_body_doc(OllamaShowRequest))
 async def show(request: Request) -> Any:
+    """Details of ``lightrag:latest`` (404 for another model name)."""
     body = await _parse(request, OllamaShowRequest)
     if isinstance(body, JSONResponse):
         return body
@@ -327,6 +331,7 @@ async def show(request: Request) -> Any:
 @router.post("/chat", summary="Ollama: answer the last user message from the graph",
              openapi_extra=_body_doc(OllamaChatRequest))
 async def chat(request: Request) -> Any:
+    """Answer the last user message; earlier messages are the conversation history."""
     body = await _parse(request, OllamaChatRequest)
     if isinstance(body, JSONResponse):
         return body
@@ -342,6 +347,7 @@ async def chat(request: Request) -> Any:
 @router.post("/generate", summary="Ollama: answer a prompt from the graph",
              openapi_extra=_body_doc(OllamaGenerateRequest))
 async def generate(request: Request) -> Any:
+    """Answer a prompt (an empty prompt "loads the model": done at once)."""
     body = await _parse(request, OllamaGenerateRequest)
     if isinstance(body, JSONResponse):
         return body
