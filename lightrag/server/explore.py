@@ -96,47 +96,56 @@ def _neighbours(rag: Any, name: str) -> List[Dict[str, Any]]:
     return found
 
 
+router = APIRouter(tags=["explore"])
+
+
+@router.get("/info", summary="Version, query modes and query defaults")
+async def info(request: Request) -> Dict[str, Any]:
+    """The version, the query modes and the workspace's query defaults."""
+    rag = _rag(request)
+    return {"version": lightrag.__version__, "modes": query_modes(),
+            "query_defaults": dict(getattr(rag, "query_defaults", {}) or {})}
+
+
+@router.get("/chunks/{chunk_id:path}", summary="One chunk with its source")
+async def chunk(chunk_id: str, request: Request) -> Dict[str, Any]:
+    """One chunk of the workspace (404 when it has none with this id)."""
+    return _chunk(_rag(request), chunk_id)
+
+
+@router.get("/graph/search", summary="Entity names matching a text", tags=["graph"])
+async def search(request: Request, q: str = Query(..., min_length=1),
+                 limit: int = Query(20, ge=1, le=500)) -> List[str]:
+    """Entity names matching ``q``: exact first, then prefix, then substring."""
+    return rank_labels(list(_rag(request).graph.get_all_labels()), q, limit)
+
+
+@router.get("/graph/entity/{name:path}", summary="An entity, its neighbours and source chunks",
+            tags=["graph"])
+async def entity(name: str, request: Request,
+                 max_chunks: int = Query(10, ge=0, le=200)) -> Dict[str, Any]:
+    """An entity with its descriptions, neighbours and source chunks."""
+    rag = _rag(request)
+    node = rag.graph.get_node(name)
+    if node is None:
+        raise HTTPException(404, f"no entity named {name!r}")
+    chunk_ids = split_field(node.get("source_id"))
+    chunks = []
+    for chunk_id in chunk_ids[:max_chunks]:
+        try:
+            chunks.append(_chunk(rag, chunk_id))
+        except HTTPException:
+            continue  # a source chunk removed with its document
+    props = public_properties(node)
+    for key in ("description", "source_id", "file_path"):
+        props.pop(key, None)
+    return {"name": name, "entity_type": node.get("entity_type", ""),
+            "descriptions": split_field(node.get("description")),
+            "file_paths": split_field(node.get("file_path")),
+            "source_ids": chunk_ids, "properties": props,
+            "neighbours": _neighbours(rag, name), "chunks": chunks}
+
+
 def explore_router() -> APIRouter:
-    """The routes above (mount them with the API-key dependency)."""
-    router = APIRouter(tags=["explore"])
-
-    @router.get("/info", summary="Version, query modes and query defaults")
-    async def info(request: Request) -> Dict[str, Any]:
-        rag = _rag(request)
-        return {"version": lightrag.__version__, "modes": query_modes(),
-                "query_defaults": dict(getattr(rag, "query_defaults", {}) or {})}
-
-    @router.get("/chunks/{chunk_id:path}", summary="One chunk with its source")
-    async def chunk(chunk_id: str, request: Request) -> Dict[str, Any]:
-        return _chunk(_rag(request), chunk_id)
-
-    @router.get("/graph/search", summary="Entity names matching a text", tags=["graph"])
-    async def search(request: Request, q: str = Query(..., min_length=1),
-                     limit: int = Query(20, ge=1, le=500)) -> List[str]:
-        return rank_labels(list(_rag(request).graph.get_all_labels()), q, limit)
-
-    @router.get("/graph/entity/{name:path}", summary="An entity, its neighbours and source chunks",
-                tags=["graph"])
-    async def entity(name: str, request: Request,
-                     max_chunks: int = Query(10, ge=0, le=200)) -> Dict[str, Any]:
-        rag = _rag(request)
-        node = rag.graph.get_node(name)
-        if node is None:
-            raise HTTPException(404, f"no entity named {name!r}")
-        chunk_ids = split_field(node.get("source_id"))
-        chunks = []
-        for chunk_id in chunk_ids[:max_chunks]:
-            try:
-                chunks.append(_chunk(rag, chunk_id))
-            except HTTPException:
-                continue  # a source chunk removed with its document
-        props = public_properties(node)
-        for key in ("description", "source_id", "file_path"):
-            props.pop(key, None)
-        return {"name": name, "entity_type": node.get("entity_type", ""),
-                "descriptions": split_field(node.get("description")),
-                "file_paths": split_field(node.get("file_path")),
-                "source_ids": chunk_ids, "properties": props,
-                "neighbours": _neighbours(rag, name), "chunks": chunks}
-
+    """The routes above (mount them with the key and workspace dependencies)."""
     return router
