@@ -72,6 +72,7 @@ class ModelClient(Component):
             if name not in self.__dict__:
                 object.__setattr__(self, name, None)
         object.__setattr__(self, "_async_client_loop", None)
+        object.__setattr__(self, "_async_client_bound", None)
         if "retry_policy" not in self.__dict__:
             self.retry_policy = RetryPolicy()
 
@@ -81,6 +82,7 @@ class ModelClient(Component):
         state["sync_client"] = None
         state["async_client"] = None
         state["_async_client_loop"] = None
+        state["_async_client_bound"] = None
         return state
 
     def call_timeout(self) -> Optional[float]:
@@ -104,7 +106,7 @@ class ModelClient(Component):
         them; each sync call (``rag.query``, ``rag.insert``) runs its own short-lived loop, so a
         client kept from an earlier loop fails with "Event loop is closed". Each loop therefore
         gets its own client (dropped with the loop); a client assigned to ``async_client`` by hand
-        is adopted by the first loop that uses it.
+        is adopted by the next loop that uses it.
         """
         import asyncio
         import weakref
@@ -116,9 +118,12 @@ class ModelClient(Component):
             object.__setattr__(self, "_async_client_loop", clients)
         client = clients.get(loop)
         if client is None:
-            adopt = self.async_client is not None and not clients
+            # adopt a client assigned by hand, never one bound to an earlier (maybe closed) loop
+            bound = self.__dict__.get("_async_client_bound")
+            adopt = self.async_client is not None and id(self.async_client) != bound
             client = self.async_client if adopt else self.init_async_client()
             clients[loop] = client
+            object.__setattr__(self, "_async_client_bound", id(client))
         self.async_client = client
         return client
 
