@@ -11,7 +11,7 @@ PIP = $(VENV)/bin/pip
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF
 PIP_INSTALL = CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test install-demo install-test lint bench
+.PHONY: demo test test-fast install-demo install-test lint bench
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,18 @@ demo: install-demo
 test: install-test
 	$(VENV)/bin/python -m pytest -q
 
-lint: install-test
+# The quick loop while coding: no real models, PostgreSQL, browser, Ray or process-killing tests
+# (markers in pyproject.toml and tests/conftest.py), on FAST_WORKERS pytest-xdist workers.
+# `make test` runs them all (CI). Installs the test extras only when they are missing.
+FAST_MARKERS = not (slow or postgres or browser or ray or subprocess)
+FAST_WORKERS ?= 2
+test-fast:
+	@$(VENV)/bin/python -c "import pytest, xdist, lightrag" 2>/dev/null || $(MAKE) install-test
+	$(VENV)/bin/python -m pytest -q -n $(FAST_WORKERS) -m "$(FAST_MARKERS)"
+
+# ruff (rules in pyproject.toml: line length 110, complexity 12); .ci/run runs it after the tests
+lint:
+	@test -x $(VENV)/bin/ruff || $(MAKE) install-test
 	$(VENV)/bin/ruff check lightrag tests benchmarks use_cases
 
 bench: install-test

@@ -158,6 +158,7 @@ def chroma_server(tmp_path):
             process.kill()
 
 
+@pytest.mark.subprocess
 def test_http_mode_against_a_real_chroma_server(tmp_path, chroma_server):
     store = make_store(tmp_path / "client", mode="http", host="127.0.0.1", port=chroma_server)
     store.upsert(records())
@@ -175,6 +176,7 @@ def test_unreachable_server_is_a_clear_error(tmp_path):
         make_store(tmp_path, mode="http", host="127.0.0.1", port=_free_port())
 
 
+@pytest.mark.subprocess
 def test_graph_rag_from_yaml_on_a_chroma_server(tmp_path, chroma_server):
     import graph_fakes  # noqa: F401  (registers the fake model functions for the YAML)
 

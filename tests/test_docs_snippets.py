@@ -34,9 +34,10 @@ RUN_LANGUAGES = {"python": "python", "py": "python", "bash": "shell", "sh": "she
 MARKER = re.compile(r"<!--\s*snippet:\s*([\w-]+)\s*(.*?)\s*-->")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 TIMEOUT_S = 600
-#: a snippet that mentions one of these loads real local models (marked slow: tens of seconds)
-REAL_MODELS = ("lightrag index", "lightrag query", "lightrag demo", "graph_rag_default",
-               "LocalLLMClient", "LocalEmbedderClient")
+#: a snippet that mentions one of these loads real local models (marked slow: tens of seconds);
+#: ``lightrag serve`` without --config serves the packaged offline config (spaCy, MiniLM)
+REAL_MODELS = ("lightrag index", "lightrag query", "lightrag demo", "lightrag serve",
+               "graph_rag_default", "LocalLLMClient", "LocalEmbedderClient")
 
 
 @dataclass

@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 from graph_fakes import extraction_reply, the_answer
+from sample_corpus import space_docs
 
 from lightrag.components.graph_rag import (
     Chunker,
@@ -244,14 +245,7 @@ def make_rag(tmp_path, reranker):
     )
 
 
-DOCS = {
-    "voyager.md": "NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter and Saturn. "
-                  "Voyager 1 photographed Titan, the largest moon of Saturn.",
-    "cassini.md": "The Cassini mission of NASA reached Saturn in 2004. The Huygens probe landed on "
-                  "Titan in 2005. Cassini found plumes on Enceladus.",
-    "apollo.md": "Apollo 11 landed on the Moon in 1969. Neil Armstrong and Buzz Aldrin walked on "
-                 "the Moon. Michael Collins stayed in orbit.",
-}
+DOCS = space_docs(3)
 
 
 def test_graph_rag_mix_query_follows_the_servers_scores(tmp_path, monkeypatch):

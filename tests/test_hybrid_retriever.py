@@ -1,6 +1,7 @@
 """HybridRetriever: reciprocal-rank fusion on hand-computed rankings and on real retrievers."""
 
 import pytest
+from sample_corpus import BIGGEST, JUPITER, MARS, PLANETS
 
 from lightrag.components.model_client import ScriptedClient
 from lightrag.components.retriever import (
@@ -12,17 +13,6 @@ from lightrag.components.retriever import (
 from lightrag.core.embedder import Embedder
 from lightrag.core.retriever import Retriever
 from lightrag.core.types import RetrieverOutput
-
-PLANETS = [
-    "Mercury is the smallest planet and the closest to the Sun.",
-    "Venus is the hottest planet, with a thick carbon dioxide atmosphere.",
-    "Earth is the only planet known to support life.",
-    "Mars is called the red planet because of iron oxide dust.",
-    "Jupiter is the biggest planet in the solar system, a gas giant.",
-    "Saturn is famous for its bright rings of ice and rock.",
-]
-BIGGEST = "which planet is the biggest?"
-JUPITER, MARS = 4, 3
 
 
 @pytest.fixture

@@ -1,16 +1,9 @@
-"""PostgresRetriever against a real PostgreSQL server started for the test (Debian postgresql).
-
-Skipped when psycopg or the server binaries are missing. The server runs as the ``postgres``
-user on a Unix socket in a temporary folder (no TCP port), and is stopped afterwards.
+"""PostgresRetriever against a real PostgreSQL server: the session's throwaway one
+(``postgres_server`` in conftest.py, started from Debian's postgresql; skipped where psycopg or the
+server binaries are missing). Each test writes its own table.
 """
 
 from __future__ import annotations
-
-import glob
-import os
-import shutil
-import subprocess
-import tempfile
 
 import pytest
 
@@ -22,34 +15,9 @@ from lightrag.core import Document, Embedder
 psycopg = pytest.importorskip("psycopg")
 
 
-def _bin(name: str) -> str | None:
-    found = shutil.which(name) or sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return found if isinstance(found, str) else (found[-1] if found else None)
-
-
-@pytest.fixture(scope="module")
-def database_url():
-    initdb, pg_ctl = _bin("initdb"), _bin("pg_ctl")
-    if not initdb or not pg_ctl:
-        pytest.skip("PostgreSQL server binaries (Debian postgresql) are not installed")
-    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    root = tempfile.mkdtemp(prefix="lr-pg-")
-    os.chmod(root, 0o777)
-    data, sock = os.path.join(root, "data"), os.path.join(root, "sock")
-    os.makedirs(sock)
-    os.chmod(sock, 0o777)
-    try:
-        subprocess.run(as_postgres + [initdb, "-D", data, "-U", "postgres", "-A", "trust"],
-                       check=True, capture_output=True, timeout=120)
-        subprocess.run(as_postgres + [pg_ctl, "-D", data, "-w", "-l", os.path.join(root, "log"),
-                                      "-o", f"-k {sock} -c listen_addresses=''", "start"],
-                       check=True, capture_output=True, timeout=120)
-    except (subprocess.CalledProcessError, FileNotFoundError, subprocess.TimeoutExpired) as e:
-        shutil.rmtree(root, ignore_errors=True)
-        pytest.skip(f"cannot start a PostgreSQL server: {e}")
-    yield f"postgresql://postgres@/postgres?host={sock}"
-    subprocess.run(as_postgres + [pg_ctl, "-D", data, "-m", "fast", "stop"], capture_output=True)
-    shutil.rmtree(root, ignore_errors=True)
+@pytest.fixture
+def database_url(postgres_server):
+    return postgres_server.dsn
 
 
 PLANETS = ["Jupiter is the biggest planet.", "Mars is the red planet.",

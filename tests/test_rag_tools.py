@@ -4,6 +4,7 @@ import json
 
 import pytest
 from graph_fakes import extraction_reply, the_answer
+from sample_corpus import space_docs
 
 from lightrag.components.agent import ReActAgent, graph_rag_tools, retriever_tool
 from lightrag.components.agent.rag_tools import format_graph_context
@@ -20,12 +21,7 @@ from lightrag.core.retriever import Retriever
 from lightrag.core.tokenizer import count_tokens
 from lightrag.core.types import Document, RetrieverOutput
 
-DOCS = {
-    "voyager.md": "NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter and Saturn. "
-                  "Voyager 1 photographed Titan, the largest moon of Saturn.",
-    "cassini.md": "The Cassini mission of NASA reached Saturn in 2004. The Huygens probe landed on "
-                  "Titan in 2005. Cassini found plumes on Enceladus.",
-}
+DOCS = space_docs(2)
 
 
 def build_rag(path):

@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from sample_corpus import space_docs
 
 # Keep the local test cluster on 127.0.0.1: by default Ray picks the address of the interface
 # that routes outside; this switch (Ray's own, meant for laptops) makes it use the loopback IP.
@@ -29,18 +30,9 @@ from lightrag.components.graph_rag.distributed import (  # noqa: E402
 from lightrag.components.model_client import ScriptedClient  # noqa: E402
 from lightrag.core import Embedder, Generator  # noqa: E402
 
-DOCS = {
-    "voyager.md": "NASA launched Voyager 1 in 1977. Voyager 1 flew past Jupiter and Saturn. "
-                  "Voyager 1 photographed Titan, the largest moon of Saturn.",
-    "cassini.md": "The Cassini mission of NASA reached Saturn in 2004. The Huygens probe landed on "
-                  "Titan in 2005. Cassini found plumes on Enceladus.",
-    "apollo.md": "Apollo 11 landed on the Moon in 1969. Neil Armstrong and Buzz Aldrin walked on "
-                 "the Moon. Michael Collins stayed in orbit.",
-    "galileo.md": "Galileo Galilei observed the moons of Jupiter in 1610. The Galileo probe of NASA "
-                  "orbited Jupiter and studied Io and Europa. Europa may hide an ocean.",
-    "hubble.md": "The Hubble telescope of NASA and ESA was launched in 1990. Hubble photographed "
-                 "Saturn and Jupiter. Edwin Hubble gave the telescope its name.",
-}
+pytestmark = pytest.mark.ray
+
+DOCS = space_docs(5)
 
 
 class SlowAsyncClient(ScriptedClient):

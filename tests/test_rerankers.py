@@ -1,6 +1,8 @@
 """LLM reranker, cross-encoder reranker, RerankerRetriever and LLMRetriever, with scripted models."""
 
 import pytest
+from sample_corpus import BIGGEST, JUPITER, MARS
+from sample_corpus import PLANETS as ALL_PLANETS
 
 from lightrag.components.model_client import ScriptedClient
 from lightrag.components.retriever import (
@@ -17,13 +19,7 @@ from lightrag.core.generator import Generator
 from lightrag.core.model_client import ModelClient
 from lightrag.core.types import Document, ModelType, RetrieverOutput
 
-PLANETS = [
-    "Mercury is the smallest planet and the closest to the Sun.",
-    "Mars is called the red planet because of iron oxide dust.",
-    "Jupiter is the biggest planet in the solar system, a gas giant.",
-    "Saturn is famous for its bright rings of ice and rock.",
-]
-BIGGEST = "which planet is the biggest?"
+PLANETS = [ALL_PLANETS[i] for i in (0, MARS, JUPITER, 5)]  # Mercury, Mars, Jupiter, Saturn
 
 
 def score_by_keyword(prompt: str) -> str:

@@ -5,6 +5,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from sample_corpus import BIGGEST, JUPITER, MARS, PLANETS
 
 from lightrag.components.model_client import ScriptedClient
 from lightrag.components.retriever import (
@@ -18,19 +19,6 @@ from lightrag.components.retriever import dense_retriever as dense_module
 from lightrag.components.retriever import faiss_retriever as faiss_module
 from lightrag.core.embedder import Embedder
 from lightrag.core.types import Document
-
-PLANETS = [
-    "Mercury is the smallest planet and the closest to the Sun.",
-    "Venus is the hottest planet, with a thick carbon dioxide atmosphere.",
-    "Earth is the only planet known to support life.",
-    "Mars is called the red planet because of iron oxide dust.",
-    "Jupiter is the biggest planet in the solar system, a gas giant.",
-    "Saturn is famous for its bright rings of ice and rock.",
-    "Uranus rotates on its side and looks pale blue.",
-    "Neptune is the windiest planet and the farthest from the Sun.",
-]
-BIGGEST = "which planet is the biggest?"
-JUPITER, MARS = 4, 3
 
 
 @pytest.fixture

@@ -77,11 +77,13 @@ def base_store(tmp_path_factory):
     return base
 
 
+@pytest.mark.subprocess
 def test_killed_insert_resumes_to_the_same_store(tmp_path):
     expected = check_kills(tmp_path, None, ("insert", "0", "30"), trials=3, seed=1, max_delay=1.5)
     assert set(expected["status"].values()) == {"processed"} and len(expected["status"]) == 30
 
 
+@pytest.mark.subprocess
 def test_killed_delete_leaves_nothing_of_the_document(tmp_path, base_store):
     targets = [doc_id(1), doc_id(4), doc_id(7)]
     expected = check_kills(tmp_path, base_store, ("delete", *targets), trials=2, seed=2, max_delay=0.6)
@@ -93,12 +95,14 @@ def test_killed_delete_leaves_nothing_of_the_document(tmp_path, base_store):
         assert sentence.rstrip(".") not in text
 
 
+@pytest.mark.subprocess
 def test_killed_merge_is_all_or_nothing(tmp_path, base_store):
     expected = check_kills(tmp_path, base_store, ("merge", "Gas Giants", "Jupiter", "Saturn"),
                            trials=2, seed=3, max_delay=0.4)
     assert "Gas Giants" in expected["nodes"] and "Saturn" not in expected["nodes"]
 
 
+@pytest.mark.subprocess
 def test_two_processes_insert_into_one_store(tmp_path):
     procs = [subprocess.Popen([sys.executable, str(WORKER), str(tmp_path), "insert", first, "15"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -111,6 +115,7 @@ def test_two_processes_insert_into_one_store(tmp_path):
     assert set(state["status"].values()) == {"processed"}
 
 
+@pytest.mark.subprocess
 def test_a_reader_sees_another_process_commits(tmp_path):
     run_to_end(tmp_path, "insert", "0", "4")
     reader = make_rag(str(tmp_path))
