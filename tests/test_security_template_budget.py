@@ -15,7 +15,7 @@ CHILD = r"""
 import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 from lightrag.utils.sandbox import compile_template
-started = time.perf_counter()
+started, cpu_started = time.perf_counter(), time.process_time()
 try:
     compile_template(sys.argv[1]).render()
     outcome = "rendered"
@@ -24,7 +24,7 @@ except Exception as e:
 # VmHWM: this process's peak RSS (ru_maxrss would carry the forking pytest's size across exec)
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM"))
 print(json.dumps({"seconds": time.perf_counter() - started, "outcome": outcome,
-                  "rss_mb": peak / 1024}))
+                  "cpu_seconds": time.process_time() - cpu_started, "rss_mb": peak / 1024}))
 """
 
 PAYLOADS = {
@@ -69,7 +69,9 @@ def run_payload(template: str) -> dict:
 def test_payload_fails_fast_with_a_clear_error_and_bounded_memory(name):
     result = run_payload(PAYLOADS[name])
     assert result["outcome"].startswith("UnsafeTemplateError: template blocked by the sandbox"), result
-    assert result["seconds"] < 2.5, result
+    # CPU time: a render that is not stopped burns it, while a busy machine (other tests, other
+    # jobs) stretches only the wall time, which the sandbox's own 1 s budget already bounds
+    assert result["cpu_seconds"] < 2.5 and result["seconds"] < 15, result
     assert result["rss_mb"] < 600, result
 
 
@@ -80,10 +82,10 @@ def test_ordinary_templates_render_within_the_budget():
               f"{{{{ f({MAX_MACRO_DEPTH - 1}) }}}}")
     depth = MAX_MACRO_DEPTH - 1
     assert compile_template(nested).render() == "(" * depth + ")" * depth
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: not stretched by a busy machine
     big = compile_template("{% for c in chunks %}[{{ loop.index }}] {{ c }}\n{% endfor %}")
     text = big.render(chunks=["word " * 200] * 2000)
-    assert len(text) > 2_000_000 and time.perf_counter() - started < 1
+    assert len(text) > 2_000_000 and time.process_time() - started < 1
     indented = compile_template("{{ text|indent(4) }}").render(text="line\n" * 100000)
     assert indented.count("    line") == 99999
 
