@@ -241,3 +241,33 @@ def test_openapi_documents_the_workspace_header(app_for):
         params = schema["paths"]["/query"]["post"]["parameters"]
         assert any(p["name"] == "LIGHTRAG-WORKSPACE" and p["in"] == "header" for p in params)
         assert "/workspaces" in schema["paths"]
+
+
+def test_a_running_insert_holds_up_only_its_own_workspace(tmp_path):
+    import threading
+
+    from graph_fakes import extraction_reply
+    from server_fixtures import GatedAsyncClient
+
+    gate = threading.Event()  # team_a's extraction waits for it
+
+    def factory(name):
+        if name == "team_a":
+            return make_rag(tmp_path, workspace=name,
+                            extraction_client=GatedAsyncClient(gate, response_fn=extraction_reply))
+        return make_rag(tmp_path, workspace=name)
+
+    with TestClient(create_app(make_rag(tmp_path), api_keys=[], workspace_factory=factory)) as client:
+        assert client.post("/documents", headers=A, json={"texts": "Io orbits Jupiter.",
+                                                          "ids": "io"}).status_code == 202
+        assert client.post("/documents", headers=B, json={"texts": "Mars has Phobos.", "ids": "m",
+                                                          "wait": True}).status_code == 200
+        assert client.delete("/documents/m", headers=B).status_code == 200  # no wait on team_a
+        busy = client.delete("/documents/io", headers=A)
+        assert busy.status_code == 503 and int(busy.headers["Retry-After"]) >= 1
+        gate.set()
+        for _ in range(500):
+            if client.get("/documents/io", headers=A).json()["status"] == "processed":
+                break
+            time.sleep(0.01)
+        assert client.delete("/documents/io", headers=A).status_code == 200
