@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lightrag.cli import _packaged_config, main
+from lightrag.cli import main
+from lightrag.cli.common import packaged_config
 from lightrag.data import load_sample_docs
 from lightrag.utils import build
 
@@ -187,7 +188,7 @@ def test_version_and_print_config_yaml(scripted_config, capsys):
 
 
 def test_closed_pipe_gives_no_traceback():
-    config = _packaged_config("numpy_rag.yaml")
+    config = packaged_config("numpy_rag.yaml")
     proc = subprocess.Popen([sys.executable, "-c", "import sys; from lightrag.cli import main; "
                              "sys.exit(main(sys.argv[1:]))", "print-config", str(config)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -198,7 +199,7 @@ def test_closed_pipe_gives_no_traceback():
 
 
 def test_default_config_builds_and_round_trips(tmp_path):
-    config = yaml.safe_load(_packaged_config("graph_rag_default.yaml").read_text())
+    config = yaml.safe_load(packaged_config("graph_rag_default.yaml").read_text())
     config["component_config"]["working_dir"] = str(tmp_path)
     rag = build(config)
     assert type(rag.extractor).__name__ == "SpacyEntityExtractor"
@@ -207,7 +208,7 @@ def test_default_config_builds_and_round_trips(tmp_path):
 
 @pytest.mark.slow
 def test_default_offline_pipeline_builds_a_real_graph(tmp_path):
-    config = yaml.safe_load(_packaged_config("graph_rag_default.yaml").read_text())
+    config = yaml.safe_load(packaged_config("graph_rag_default.yaml").read_text())
     config["component_config"]["working_dir"] = str(tmp_path)
     rag = build(config)
     docs = load_sample_docs()

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lightrag.cli import _packaged_config, main
+from lightrag.cli import main
+from lightrag.cli.common import packaged_config
 from lightrag.components.model_client import ScriptedClient
 from lightrag.components.rag import SimpleRAG
 from lightrag.components.retriever import BM25Retriever
@@ -45,14 +46,14 @@ def test_sample_corpus_errors():
 
 
 def test_packaged_demo_config_builds_and_round_trips():
-    rag = build(_packaged_config("numpy_rag.yaml"))
+    rag = build(packaged_config("numpy_rag.yaml"))
     assert type(rag).__name__ == "SimpleRAG"
     assert "(model_client): LocalLLMClient(model='smollm2-135m-instruct', n_ctx=2048)" in repr(rag)
     assert repr(build(rag.to_config())) == repr(rag)
 
 
 def test_cli_demo_with_a_scripted_config(tmp_path, capsys):
-    config = yaml.safe_load(_packaged_config("numpy_rag.yaml").read_text())
+    config = yaml.safe_load(packaged_config("numpy_rag.yaml").read_text())
     retriever = {"component_name": "BM25Retriever", "component_config": {"top_k": 2}}
     config["component_config"]["retriever"] = retriever
     config["component_config"]["generator"]["component_config"]["model_client"] = {
@@ -70,7 +71,7 @@ def test_cli_demo_with_a_scripted_config(tmp_path, capsys):
 
 
 def test_cli_print_config_and_errors(tmp_path, capsys):
-    assert main(["print-config", str(_packaged_config("numpy_rag.yaml"))]) == 0
+    assert main(["print-config", str(packaged_config("numpy_rag.yaml"))]) == 0
     assert "component_name: SimpleRAG" in capsys.readouterr().out
     bad = tmp_path / "bad.yaml"
     bad.write_text("component_name: Nope\n")

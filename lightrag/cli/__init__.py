@@ -37,7 +37,7 @@ import yaml
 
 import lightrag
 from lightrag.cli.bench import add_bench_prompts_parser
-from lightrag.cli.common import CliError, graph_config, out, packaged_config
+from lightrag.cli.common import CliError, graph_config, out
 from lightrag.cli.demo import add_demo_parsers
 from lightrag.cli.index import add_index_parser
 from lightrag.cli.query import add_query_parser
@@ -47,8 +47,6 @@ from lightrag.components.graph_rag.schemas import QUERY_MODES
 from lightrag.utils.config import build, load_config
 
 __all__ = ["CliError", "QUERY_MODES", "main", "make_parser"]
-
-_packaged_config = packaged_config  # the name tests and notebooks used before the package
 
 
 def cmd_print_config(args: argparse.Namespace) -> int:
