@@ -67,7 +67,6 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 import lightrag
 from lightrag.components.storage.sql_db import StoreFullError
 from lightrag.server.auth import KeyRing, KeySpec
-from lightrag.server.documents import DELETE_LOCK_WAIT, MAX_PAGE, InsertRequest
 from lightrag.server.documents import router as documents_router
 from lightrag.server.explore import explore_router, public_properties
 from lightrag.server.intake import DEFAULT_MAX_PENDING, IntakeQueue
@@ -79,7 +78,6 @@ from lightrag.server.middleware import (
     api_keys_from_env,
 )
 from lightrag.server.ollama_api import ollama_router
-from lightrag.server.query_api import QueryRequest
 from lightrag.server.query_api import router as query_router
 from lightrag.server.ui import mount_ui
 from lightrag.server.workspaces import (
@@ -92,8 +90,7 @@ from lightrag.server.workspaces import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AppState", "ServerState", "create_app", "InsertRequest", "QueryRequest", "MAX_PAGE",
-           "DELETE_LOCK_WAIT", "QUERY_THREADS"]
+__all__ = ["AppState", "ServerState", "create_app", "QUERY_THREADS"]
 
 DEFAULT_MAX_REQUEST_BYTES = 10 * 1024 * 1024
 QUERY_THREADS = 8  # queries answered at once, each in its own thread with its own event loop
