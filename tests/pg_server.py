@@ -25,8 +25,11 @@ from typing import List, Optional
 
 def bin_dir() -> Optional[Path]:
     """The newest ``/usr/lib/postgresql/<version>/bin`` holding initdb and pg_ctl (or PATH's)."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                   key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0)
+    def version(initdb: str) -> int:
+        name = Path(initdb).parent.parent.name
+        return int(name) if name.isdigit() else 0
+
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=version)
     if found:
         return Path(found[-1]).parent
     initdb = shutil.which("initdb")

@@ -220,8 +220,9 @@ def test_bench_prompts_command(tmp_path, capsys):
         "class BenchCliQA(Component):\n"
         "    def __init__(self, style: str = 'plain'):\n"
         "        super().__init__()\n"
-        "        self.generator = Generator(model_client=ScriptedClient(response_fn=lambda p: 'Rome' if 'x' in p else 'Paris'),\n"
-        "                                   template='{{style}} {{question}}', prompt_kwargs={'style': style})\n"
+        "        client = ScriptedClient(response_fn=lambda p: 'Rome' if 'x' in p else 'Paris')\n"
+        "        self.generator = Generator(model_client=client, template='{{style}} {{question}}',\n"
+        "                                   prompt_kwargs={'style': style})\n"
         "    def call(self, question):\n"
         "        return self.generator(prompt_kwargs={'question': question})\n")
     (tmp_path / "data.jsonl").write_text(
@@ -259,8 +260,8 @@ def test_lightrag_bench_prompts_metric_flag_and_item_columns(tmp_path, capsys):
         "class BenchMetricQA(Component):\n"
         "    def __init__(self):\n"
         "        super().__init__()\n"
-        "        self.generator = Generator(model_client=ScriptedClient(response_fn=lambda p: 'the city of Paris'),\n"
-        "                                   template='{{question}}')\n"
+        "        client = ScriptedClient(response_fn=lambda p: 'the city of Paris')\n"
+        "        self.generator = Generator(model_client=client, template='{{question}}')\n"
         "    def call(self, question):\n"
         "        return self.generator(prompt_kwargs={'question': question})\n")
     items = [{"id": f"m{i}", "question": f"Capital {i}?", "gold": "Paris"} for i in range(3)]

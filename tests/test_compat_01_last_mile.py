@@ -153,10 +153,10 @@ def test_subclassing_a_lazy_import_proxy_raises_type_error():
 
 
 def test_nest_asyncio_is_installed_with_the_package():
-    import tomllib
     from pathlib import Path
 
     import nest_asyncio
+    import tomllib
 
     assert callable(nest_asyncio.apply)
     pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"

@@ -89,7 +89,8 @@ def test_answer_match_acc_types(kind, pred, gold, expected):
 def test_answer_match_unwraps_parameters_and_generator_outputs():
     acc = AnswerMatchAcc(type="exact_match")
     assert acc.compute_single_item(Parameter(data="yes"), Parameter(data="yes", requires_opt=False)) == 1.0
-    assert acc.compute([GeneratorOutput(data="a"), GeneratorOutput(error="boom")], ["a", "b"]).avg_score == 0.5
+    outputs = [GeneratorOutput(data="a"), GeneratorOutput(error="boom")]
+    assert acc.compute(outputs, ["a", "b"]).avg_score == 0.5
     with pytest.raises(ValueError, match="type must be one of"):
         AnswerMatchAcc(type="regex")
 

@@ -21,7 +21,8 @@ def test_counts_are_exact_and_follow_edits():
     node = {"entity_name": "Saturn", "entity_type": "location",
             "description": 'A "ringed" planet.<SEP>Sixth from the Sun.'}
     line = dump_line(entity_line(node))
-    rel = dump_line(relation_line({"src_id": "Saturn", "tgt_id": "Titan", "description": "Titan orbits Saturn."}))
+    rel = dump_line(relation_line({"src_id": "Saturn", "tgt_id": "Titan",
+                                   "description": "Titan orbits Saturn."}))
     assert line_tokens([node, {}], [line, rel]) == [count_tokens(line), count_tokens(rel)]
     assert line_tokens([node], [line]) == [count_tokens(line)]  # remembered: same answer
     edited = dump_line(entity_line({**node, "description": "A gas giant with rings of ice " * 5}))

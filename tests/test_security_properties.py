@@ -103,12 +103,14 @@ class Item(DataClass):
     count: int = field(default=0, metadata={"desc": "count"})
 
 
+PRINTABLE = st.characters(blacklist_categories=("Cs", "Cc"))
 JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
-                         st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=20))  # fmt: skip
+                         st.text(alphabet=PRINTABLE, max_size=20))  # fmt: skip
+JSON_KEYS = st.from_regex(r"[a-z_]{1,8}", fullmatch=True)
 JSON_VALUES = st.recursive(
     JSON_SCALARS,
     lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), inner, max_size=4)),  # fmt: skip
+                            st.dictionaries(JSON_KEYS, inner, max_size=4)),  # fmt: skip
     max_leaves=12,
 )
 OBJECTS = st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), JSON_VALUES, min_size=1, max_size=5)
@@ -169,7 +171,10 @@ def configs_with_a_secret(draw):
     for _ in range(depth):
         wrapper = draw(st.sampled_from(["dict", "list"]))
         noise = {draw(PLAIN_KEYS): draw(JSON_SCALARS)}
-        leaf = {**noise, draw(st.from_regex(r"[a-z]{3,8}", fullmatch=True)): leaf} if wrapper == "dict" else [noise, leaf]
+        if wrapper == "dict":
+            leaf = {**noise, draw(st.from_regex(r"[a-z]{3,8}", fullmatch=True)): leaf}
+        else:
+            leaf = [noise, leaf]
     return (leaf if isinstance(leaf, dict) else {"items": leaf}), value
 
 
@@ -233,8 +238,9 @@ QUERY_VALUES = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
     st.text(max_size=12), st.sampled_from(["local", "mix", "VECTOR", "RELEVANCE", "10", "-5"]),
     st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=3),
-    st.lists(st.dictionaries(st.sampled_from(["role", "content"]), st.one_of(st.text(max_size=5), st.integers()),
-                             max_size=2), max_size=2),  # fmt: skip
+    st.lists(st.dictionaries(st.sampled_from(["role", "content"]),
+                             st.one_of(st.text(max_size=5), st.integers()), max_size=2),
+             max_size=2),  # fmt: skip
 )
 
 

@@ -90,7 +90,8 @@ def test_extract_many_matches_call(extractor):
     assert [r.chunk_id for r in results] == ["a", "b"]
     single = extractor(PARAGRAPH, "a", "seals.txt")
     assert [e.entity_name for e in results[0].entities] == [e.entity_name for e in single.entities]
-    by_mapping = extractor.extract_many({"x": "Paris is in France.", "y": {"content": "Oslo.", "file_path": "n.md"}})
+    by_mapping = extractor.extract_many({"x": "Paris is in France.",
+                                         "y": {"content": "Oslo.", "file_path": "n.md"}})
     assert [r.chunk_id for r in by_mapping] == ["x", "y"] and by_mapping[1].entities[0].file_path == "n.md"
     with pytest.raises(ValueError):
         extractor.extract_many([("only text",)])
