@@ -191,6 +191,8 @@ def test_csv_errors_name_the_record_and_line(tmp_path):
         load_custom_kg(tmp_path)
     with pytest.raises(CustomKGError, match="not valid JSON"):
         load_custom_kg("{not json")
+    with pytest.raises(CustomKGError, match="an object with chunks, entities and relationships, got list"):
+        load_custom_kg("[]")
     with pytest.raises(CustomKGError, match="cannot read"):
         load_custom_kg(tmp_path / "missing.json")
     with pytest.raises(CustomKGError, match="no chunks and no entities"):
@@ -316,7 +318,8 @@ def test_chunk_text_of_another_document_with_other_records_is_refused(tmp_path):
     before = snapshot(rag)
     kg = {"chunks": [{"content": "Velmora lies on the Amber River.", "source_id": "v"}],
           "entities": [{"entity_name": "Velmora", "description": "A city.", "source_id": "v"}]}
-    with pytest.raises(CustomKGError, match="already stored"):
+    with pytest.raises(CustomKGError, match=r"chunks\[0\]: its text is already stored "
+                                            r"\(chunk 'doc-velmora-chunk-000'\)"):
         run_sync(ainsert_custom_kg(rag.index, kg))
     assert snapshot(rag) == before
     same_text_other_doc = run_sync(ainsert_custom_kg(rag.index, {
@@ -330,6 +333,25 @@ def test_doc_id_of_a_normal_document_is_refused(tmp_path):
     rag.insert(["Velmora lies on the Amber River."], ids=["doc-velmora"])
     with pytest.raises(CustomKGError, match="is not a custom knowledge graph import"):
         run_sync(ainsert_custom_kg(rag.index, sample_kg(), doc_id="doc-velmora"))
+    assert rag.index.verify() == []
+
+
+def test_equal_chunk_texts_collapse_and_synthetic_chunks_are_bounded(tmp_path, monkeypatch):
+    import lightrag.components.graph_rag.index.custom_kg as module
+
+    monkeypatch.setattr(module, "SYNTHETIC_CHUNK_CHARS", 120)
+    kg = sample_kg()
+    kg["chunks"].append({"content": kg["chunks"][0]["content"], "source_id": "c1-again",
+                         "file_path": "zorblax.md"})
+    kg["entities"][1]["source_id"] = "c1-again"
+    kg["entities"] += [{"entity_name": f"Guild Member {i}", "description": f"Member number {i}."}
+                       for i in range(6)]
+    rag, result = imported(tmp_path, kg=kg)
+    velmora, zorblax = rag.graph.get_node("Velmora"), rag.graph.get_node("Zorblax Corporation")
+    assert velmora["source_id"] == zorblax["source_id"]  # c1 and c1-again are one chunk
+    synthetic = [c for _, c in rag.index.stores.text_chunks.items() if c["file_path"] == "custom_kg"]
+    assert result.synthetic_chunks == len(synthetic) >= 3
+    assert all(len(c["content"]) < 120 + 80 for c in synthetic)
     assert rag.index.verify() == []
 
 
@@ -355,6 +377,8 @@ def test_create_edit_delete_relation(tmp_path):
     run_sync(index.index_pending())
     raw = rag.query("Where does Quillon Freya live? residence", mode="global").raw_data
     assert any({r["src_id"], r["tgt_id"]} == set(pair) for r in raw["relationships"])
+    for mode in MODES:  # a relation citing no chunk breaks no mode
+        assert rag.query("Quillon Freya Velmora residence", mode=mode).raw_data["chunks"], mode
 
     with index.writing_sync():
         edited = edit_relation(index.stores, "Velmora", "Quillon Freya",

@@ -175,7 +175,7 @@ def load_custom_kg(source: KGSource) -> CustomKG:
         return source
     if isinstance(source, Mapping):
         return _validate(source, {})
-    if isinstance(source, str) and source.lstrip().startswith("{"):
+    if isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
         return _validate(_parse_json(source, "the JSON text"), {})
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -468,22 +468,23 @@ def _records_signature(result: ExtractionResult) -> Tuple[Any, Any]:
                    for r in result.relations))
 
 
-def _check_shared_texts(stores: Any, plan: _Plan) -> None:
+def _check_shared_texts(stores: Any, plan: _Plan, kg: CustomKG) -> None:
     """Extractions are cached by chunk text: a chunk whose text another document already
     stores with *other* entities and relations would change how that document's entities are
     rebuilt, so it is refused."""
-    for result in _with_records(plan):
-        chunk = plan.chunks[result.chunk_id]
-        key = stores.extractions.key(chunk.content)
-        cached = stores.extractions.results.get_by_id(key)
+    results = _with_records(plan)
+    keys = [stores.extractions.key(plan.chunks[e.chunk_id].content) for e in results]
+    for result, key, cached in zip(results, keys, stores.extractions.results.get_by_ids(keys)):
         if cached is None:
             continue
         if _records_signature(ExtractionResult.from_dict(cached)) != _records_signature(result):
+            content = plan.chunks[result.chunk_id].content
+            record = next((f"chunks[{i}]" for i, c in enumerate(kg.chunks) if c.content == content),
+                          f"synthetic chunk {result.chunk_id}")
             users = (stores.extractions.users.get_by_id(key) or {}).get("chunks") or ["?"]
-            raise CustomKGError(
-                "chunks", f"the text of chunk {chunk.chunk_order_index} ({chunk.content[:60]!r}) is "
-                f"already stored (chunk {users[0]!r}) with other entities and relations; change "
-                "the text or delete that document first")
+            raise CustomKGError(record, f"its text is already stored (chunk {users[0]!r}) with "
+                                "other entities and relations; change the text or delete that "
+                                "document first")
 
 
 async def ainsert_custom_kg(index: Any, kg: KGSource, doc_id: Optional[str] = None) -> CustomKGResult:
@@ -528,7 +529,7 @@ async def ainsert_custom_kg(index: Any, kg: KGSource, doc_id: Optional[str] = No
 
             await remove_document_data(stores, index.merger, doc_id, old.get("chunks_list") or [])
             result.replaced = True
-        _check_shared_texts(stores, plan)
+        _check_shared_texts(stores, plan, kg)
         _write(stores, plan, vectors, doc_id)
         stats = await index.merger.acall(plan.extractions, stores.graph)
         queue_vectors(stores, stats.entities, stats.relations)
