@@ -14,7 +14,7 @@ SIGINT/SIGTERM shut down gracefully: open requests finish (up to ``--graceful-ti
 then queued documents get as long again; what is left stays PENDING in the store and resumes at
 the next start. Then the stores are flushed.
 
-This module imports FastAPI and uvicorn only inside :func:`run_serve`, so the ``lightrag``
+This module imports FastAPI and uvicorn only inside :func:`build_server`, so the ``lightrag``
 command works without the ``server`` extra.
 
 Example:
@@ -34,11 +34,11 @@ import sys
 from typing import Any, Callable, Dict, Optional, Sequence
 
 from lightrag.cli.common import graph_config
+from lightrag.server.intake import DEFAULT_MAX_PENDING  # neither imports FastAPI
+from lightrag.server.workspaces import DEFAULT_MAX_WORKSPACES
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-DEFAULT_MAX_PENDING = 1000  # lightrag.server.intake.DEFAULT_MAX_PENDING, without importing it
 DEFAULT_PORT = 9621
-DEFAULT_MAX_WORKSPACES = 32  # lightrag.server.workspaces.DEFAULT_MAX_WORKSPACES
 
 
 def check_bind(host: str, api_keys: Sequence[str]) -> None:
