@@ -166,6 +166,8 @@ def test_load_csv_folder_and_paths(tmp_path):
     (lambda kg: kg.update(relations=[]), "unknown key(s) ['relations']"),
     (lambda kg: kg.update(entities={}), "entities: must be a list, got dict"),
     (lambda kg: kg["entities"][0].update(entity_name="N" * 300), "entities[0]: entity_name has 300"),
+    (lambda kg: kg["entities"][3].update(entity_name="Turbine\x00Guild"),
+     "entities[3]: entity_name 'Turbine\\x00Guild' holds a control character"),
     (lambda kg: kg["entities"][0].update(file_path="other.md"),
      "entities[0]: file_path 'other.md' differs from that of its chunk 'c1'"),
 ])
@@ -333,6 +335,8 @@ def test_doc_id_of_a_normal_document_is_refused(tmp_path):
     rag.insert(["Velmora lies on the Amber River."], ids=["doc-velmora"])
     with pytest.raises(CustomKGError, match="is not a custom knowledge graph import"):
         run_sync(ainsert_custom_kg(rag.index, sample_kg(), doc_id="doc-velmora"))
+    with pytest.raises(CustomKGError, match="doc_id must be a non-empty string"):
+        run_sync(ainsert_custom_kg(rag.index, sample_kg(), doc_id=" "))
     assert rag.index.verify() == []
 
 

@@ -33,6 +33,7 @@ import io
 import json
 import logging
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -278,6 +279,8 @@ class _Record:
 
     def name_field(self, key: str) -> str:
         name = normalize_entity_name(self.text(key, MAX_NAME_CHARS, required=True))
+        if GRAPH_FIELD_SEP in name or any(unicodedata.category(ch) == "Cc" for ch in name):
+            self.fail(f"{key} {name[:80]!r} holds a control character or {GRAPH_FIELD_SEP}")
         return name or self.fail(f"empty {key}")
 
     def sources(self) -> List[str]:
