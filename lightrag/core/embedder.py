@@ -26,6 +26,15 @@ log = logging.getLogger(__name__)
 EmbedderInputType = Union[str, Sequence[str]]
 
 
+def _failed(error: Exception, texts: List[str]) -> EmbedderOutput:
+    """The output of a model call that raised (logged): a timeout says so, others name their type."""
+    if isinstance(error, ModelCallTimeout):
+        log.warning("embedding call: %s", error)
+        return EmbedderOutput(error=str(error), input=texts)
+    log.warning("embedding call failed: %s", error)
+    return EmbedderOutput(error=f"{type(error).__name__}: {error}", input=texts)
+
+
 def _check_input(input: Any) -> List[str]:
     if isinstance(input, str):
         return [input]
@@ -110,12 +119,8 @@ class Embedder(Component):
                 self.model_client.call, self.effective_timeout(),
                 api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER,
             )
-        except ModelCallTimeout as e:
-            log.warning("embedding call: %s", e)
-            return EmbedderOutput(error=str(e), input=texts)
         except Exception as e:
-            log.warning("embedding call failed: %s", e)
-            return EmbedderOutput(error=f"{type(e).__name__}: {e}", input=texts)
+            return _failed(e, texts)
         return self._finish(response, texts)
 
     async def acall(
@@ -128,12 +133,8 @@ class Embedder(Component):
                 self.model_client.acall(api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER),
                 self.effective_timeout(),
             )
-        except ModelCallTimeout as e:
-            log.warning("embedding call: %s", e)
-            return EmbedderOutput(error=str(e), input=texts)
         except Exception as e:
-            log.warning("embedding call failed: %s", e)
-            return EmbedderOutput(error=f"{type(e).__name__}: {e}", input=texts)
+            return _failed(e, texts)
         return self._finish(response, texts)
 
     def _extra_repr(self) -> str:

@@ -87,6 +87,17 @@ def _policy_of(owner: Any) -> RetryPolicy:
     return getattr(owner, "retry_policy", None) or DEFAULT_RETRY_POLICY
 
 
+def _retry_wait(fn: Callable[..., Any], policy: RetryPolicy, attempt: int,
+                error: Exception) -> Optional[float]:
+    """Seconds to wait before retrying ``fn`` after ``error`` (logged), or None to give up:
+    the error is not transient or the retries are spent."""
+    if attempt >= policy.max_retries or not is_transient(error):
+        return None
+    wait = policy.delay(attempt)
+    log.warning("%s failed (%s); retry %d in %.2fs", fn.__qualname__, error, attempt + 1, wait)
+    return wait
+
+
 def with_retries(fn: F) -> F:
     """Decorate a (sync or async) method so transient errors are retried per ``self.retry_policy``."""
     if asyncio.iscoroutinefunction(fn):
@@ -98,12 +109,9 @@ def with_retries(fn: F) -> F:
                 try:
                     return await fn(self, *args, **kwargs)
                 except Exception as e:
-                    if attempt >= policy.max_retries or not is_transient(e):
+                    wait = _retry_wait(fn, policy, attempt, e)
+                    if wait is None:
                         raise
-                    wait = policy.delay(attempt)
-                    log.warning(
-                        "%s failed (%s); retry %d in %.2fs", fn.__qualname__, e, attempt + 1, wait
-                    )
                     await asyncio.sleep(wait)
 
         return async_wrapper  # type: ignore[return-value]
@@ -115,12 +123,9 @@ def with_retries(fn: F) -> F:
             try:
                 return fn(self, *args, **kwargs)
             except Exception as e:
-                if attempt >= policy.max_retries or not is_transient(e):
+                wait = _retry_wait(fn, policy, attempt, e)
+                if wait is None:
                     raise
-                wait = policy.delay(attempt)
-                log.warning(
-                    "%s failed (%s); retry %d in %.2fs", fn.__qualname__, e, attempt + 1, wait
-                )
                 time.sleep(wait)
 
     return wrapper  # type: ignore[return-value]

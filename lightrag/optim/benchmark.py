@@ -41,8 +41,6 @@ Example:
 from __future__ import annotations
 
 import copy
-import csv
-import io
 import json
 import logging
 import time
@@ -56,12 +54,13 @@ from lightrag.core.model_client import ModelClient
 from lightrag.core.prompt_builder import Prompt
 from lightrag.optim.evaluation import (
     Inputs,
+    ItemResult,
     Metric,
     attach_cache,
     evaluate_pipeline,
     generators_of,
 )
-from lightrag.optim.report import ITEM_FIELDS, BenchmarkReport, VariantResult
+from lightrag.optim.report import BenchmarkReport, VariantResult
 from lightrag.optim.stats import (
     DEFAULT_RESAMPLES,
     bootstrap_ci,
@@ -234,23 +233,18 @@ class QABenchmarkReport(BenchmarkReport):
     questions: List[Any] = field(default_factory=list)
     golds: List[Any] = field(default_factory=list)
 
-    def items_csv(self) -> str:
-        columns = list(ITEM_FIELDS)
+    def _item_columns(self) -> List[str]:
+        columns = super()._item_columns()
         at = columns.index("id") + 1 if "id" in columns else len(columns)
         columns[at:at] = ["question", "gold"]
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n",
-                                extrasaction="ignore")
-        writer.writeheader()
-        for v in self.variants:
-            for item in v.items:
-                row = item.to_dict()
-                i = item.index
-                row.update(variant=v.name, id=self._item_id(i),
-                           question=_cell(self.questions[i] if i < len(self.questions) else None),
-                           gold=_cell(self.golds[i] if i < len(self.golds) else None))
-                writer.writerow(row)
-        return buffer.getvalue()
+        return columns
+
+    def _item_row(self, variant: VariantResult, item: ItemResult) -> Dict[str, Any]:
+        row = super()._item_row(variant, item)
+        i = item.index
+        row.update(question=_cell(self.questions[i] if i < len(self.questions) else None),
+                   gold=_cell(self.golds[i] if i < len(self.golds) else None))
+        return row
 
 
 class BenchmarkRunner:

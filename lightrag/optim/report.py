@@ -157,16 +157,23 @@ class BenchmarkReport:
         return buffer.getvalue()
 
     def items_csv(self) -> str:
+        """One CSV row per variant and item (columns: :meth:`_item_columns`)."""
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=ITEM_FIELDS, lineterminator="\n",
+        writer = csv.DictWriter(buffer, fieldnames=self._item_columns(), lineterminator="\n",
                                 extrasaction="ignore")
         writer.writeheader()
         for v in self.variants:
             for item in v.items:
-                row = item.to_dict()
-                row.update(variant=v.name, id=self._item_id(item.index))
-                writer.writerow(row)
+                writer.writerow(self._item_row(v, item))
         return buffer.getvalue()
+
+    def _item_columns(self) -> List[str]:
+        return list(ITEM_FIELDS)
+
+    def _item_row(self, variant: VariantResult, item: ItemResult) -> Dict[str, Any]:
+        row = item.to_dict()
+        row.update(variant=variant.name, id=self._item_id(item.index))
+        return row
 
     def _item_id(self, index: int) -> Any:
         return self.item_ids[index] if index < len(self.item_ids) else index

@@ -15,28 +15,40 @@ import logging
 import os
 import pickle
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, List, Optional, Tuple, Union
+from typing import Any, BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
 
 PathLike = Union[str, Path]
 
 log = logging.getLogger(__name__)
 
 
-def atomic_write_bytes(path: PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically, creating parent folders."""
+@contextmanager
+def atomic_open(path: PathLike) -> Iterator[BinaryIO]:
+    """A binary file whose content replaces ``path`` when the block ends without an error.
+
+    It is a temporary file in the target's folder (created with the parents), flushed, fsynced and
+    renamed over ``path``; on an error it is removed and ``path`` is left as it was.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, creating parent folders."""
+    with atomic_open(path) as f:
+        f.write(data)
 
 
 def atomic_write_text(path: PathLike, text: str) -> None:

@@ -58,7 +58,8 @@ __all__ = [
     "YamlOutputParser",
 ]
 
-JSON_OUTPUT_FORMAT = r"""Your output must be a single JSON object that follows this schema:
+# The schema block, then the examples when there are some: shared by the JSON and YAML formats.
+_SCHEMA_AND_EXAMPLES = r"""
 ```
 {{schema}}
 ```
@@ -68,23 +69,28 @@ Examples:
 {{example}}
 ```
 {% endif %}
-- Reply with the JSON object only, inside triple backticks (```json ... ```), with no text before or after it.
-- Use double quotes for keys and string values. No comments, no trailing commas.
-- The schema describes each field; do not copy "type", "properties" or the descriptions into your output."""
+"""
+_NO_SCHEMA_COPY = (
+    '- The schema describes each field; do not copy "type", "properties" or the descriptions into '
+    "your output."
+)
 
-YAML_OUTPUT_FORMAT = r"""Your output must be a single YAML document that follows this schema:
-```
-{{schema}}
-```
-{% if example %}
-Examples:
-```
-{{example}}
-```
-{% endif %}
-- Reply with the YAML only, inside triple backticks (```yaml ... ```), with no text before or after it.
-- Indent nested items with 2 spaces. Quote strings that contain ": ", " #" or start with a special character.
-- The schema describes each field; do not copy "type", "properties" or the descriptions into your output."""
+JSON_OUTPUT_FORMAT = (
+    "Your output must be a single JSON object that follows this schema:" + _SCHEMA_AND_EXAMPLES
+    + "- Reply with the JSON object only, inside triple backticks (```json ... ```), with no text "
+    "before or after it.\n"
+    "- Use double quotes for keys and string values. No comments, no trailing commas.\n"
+    + _NO_SCHEMA_COPY
+)
+
+YAML_OUTPUT_FORMAT = (
+    "Your output must be a single YAML document that follows this schema:" + _SCHEMA_AND_EXAMPLES
+    + "- Reply with the YAML only, inside triple backticks (```yaml ... ```), with no text before "
+    "or after it.\n"
+    '- Indent nested items with 2 spaces. Quote strings that contain ": ", " #" or start with a '
+    "special character.\n"
+    + _NO_SCHEMA_COPY
+)
 
 LIST_OUTPUT_FORMAT = r"""Your output must be a list written in JSON syntax, such as ["first", "second"].
 - Items may be strings, numbers, booleans, lists or objects, and may be nested.

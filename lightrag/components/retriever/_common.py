@@ -9,15 +9,14 @@ Example:
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 import types
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from lightrag.core.types import Document
+from lightrag.utils.file_io import atomic_open, load_json, save_json
 
 log = logging.getLogger(__name__)
 
@@ -131,18 +130,8 @@ def atomic_save_npz(path: PathLike, **arrays: np.ndarray) -> None:
 
     The arrays are streamed to disk, never buffered whole in memory.
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path) as f:
+        np.savez(f, **arrays)
 
 
 def check_saved_class(meta: Any, cls_name: str, path: PathLike) -> None:
@@ -150,3 +139,30 @@ def check_saved_class(meta: Any, cls_name: str, path: PathLike) -> None:
     found = meta.get("class") if isinstance(meta, dict) else None
     if found != cls_name:
         raise ValueError(f"{path} holds a {found or 'unknown'} index, not a {cls_name} index")
+
+
+def save_vector_index(path: PathLike, vectors: np.ndarray, settings: Dict[str, Any],
+                      documents: Optional[Sequence[Any]]) -> None:
+    """Write ``<path>.npz`` (the vectors), then ``<path>.json``: ``settings`` (the class name
+    first, ``total_documents`` among them) and the documents without their vectors."""
+    npz_path, json_path = index_paths(path)
+    atomic_save_npz(npz_path, vectors=vectors)
+    save_json({**settings, "documents": documents_to_json(documents, keep_vectors=False)}, json_path)
+
+
+def load_vector_index(path: PathLike, cls_name: str) -> Tuple[np.ndarray, Dict[str, Any]]:
+    """``(vectors, settings)`` saved by :func:`save_vector_index` for a ``cls_name``."""
+    npz_path, json_path = index_paths(path)
+    meta = load_json(json_path, missing_ok=False)
+    check_saved_class(meta, cls_name, json_path)
+    with np.load(npz_path) as data:
+        matrix = data["vectors"]
+    if matrix.shape[0] != meta["total_documents"]:
+        raise ValueError(f"{npz_path} does not match {json_path}: re-save the index")
+    return matrix, meta
+
+
+def require_index(name: str, ready: bool) -> None:
+    """Raise the ValueError of a retriever queried before it has an index."""
+    if not ready:
+        raise ValueError(f"{name}: the index is empty; call build_index_from_documents() first")

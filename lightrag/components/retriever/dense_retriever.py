@@ -19,20 +19,18 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from lightrag.components.retriever._common import (
-    atomic_save_npz,
-    check_saved_class,
     class_or_instance_method,
     documents_from_json,
-    documents_to_json,
-    index_paths,
+    load_vector_index,
+    require_index,
     resolve_top_k,
+    save_vector_index,
     top_k_indices,
     top_k_rows,
 )
 from lightrag.core.embedder import Embedder
 from lightrag.core.retriever import Retriever
 from lightrag.core.types import Document, RetrieverOutput
-from lightrag.utils.file_io import load_json, save_json
 
 log = logging.getLogger(__name__)
 
@@ -292,10 +290,7 @@ class NumpyRetriever(Retriever[Any, DenseQuery]):
     ) -> List[RetrieverOutput]:
         """The ``top_k`` most similar documents for each query (a string, a vector, or a list)."""
         k = resolve_top_k(top_k, self.top_k)
-        if self._matrix is None or self.total_documents == 0:
-            raise ValueError(
-                "NumpyRetriever: the index is empty; call build_index_from_documents() first"
-            )
+        require_index("NumpyRetriever", self._matrix is not None and self.total_documents > 0)
         queries, vectors = query_matrix(input, self.embedder, self.dimensions)
         vectors = normalized_matrix(vectors, np.float32, inplace=True)
         indices, scores = dot_top_k(self._matrix, vectors, k)
@@ -305,30 +300,17 @@ class NumpyRetriever(Retriever[Any, DenseQuery]):
         """Write ``<path>.npz`` (the matrix) then ``<path>.json`` (settings, documents), atomically."""
         if self._matrix is None:
             raise ValueError("NumpyRetriever: nothing to save, the index was never built")
-        npz_path, json_path = index_paths(path)
-        atomic_save_npz(npz_path, vectors=self._matrix)
-        meta = {
-            "class": type(self).__name__,
-            "top_k": self.top_k,
-            "dtype": self.dtype,
-            "dimensions": self.dimensions,
-            "total_documents": self.total_documents,
-            "documents": documents_to_json(self.documents, keep_vectors=False),
-        }
-        save_json(meta, json_path)
+        save_vector_index(path, self._matrix, {
+            "class": type(self).__name__, "top_k": self.top_k, "dtype": self.dtype,
+            "dimensions": self.dimensions, "total_documents": self.total_documents,
+        }, self.documents)
 
     @class_or_instance_method
     def load_from_file(
         owner: Any, path: Union[str, Path], embedder: Optional[Embedder] = None
     ) -> NumpyRetriever:
         """Load an index saved by :meth:`save_to_file` (see ``class_or_instance_method``)."""
-        npz_path, json_path = index_paths(path)
-        meta = load_json(json_path, missing_ok=False)
-        check_saved_class(meta, "NumpyRetriever", json_path)
-        with np.load(npz_path) as data:
-            matrix = data["vectors"]
-        if matrix.shape[0] != meta["total_documents"]:
-            raise ValueError(f"{npz_path} does not match {json_path}: re-save the index")
+        matrix, meta = load_vector_index(path, "NumpyRetriever")
         target = owner if isinstance(owner, NumpyRetriever) else owner(dtype=meta["dtype"])
         target.embedder = embedder if embedder is not None else target.embedder
         target.top_k, target.dtype = meta["top_k"], meta["dtype"]

@@ -21,13 +21,12 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from lightrag.components.retriever._common import (
-    atomic_save_npz,
-    check_saved_class,
     class_or_instance_method,
     documents_from_json,
-    documents_to_json,
-    index_paths,
+    load_vector_index,
+    require_index,
     resolve_top_k,
+    save_vector_index,
     top_k_rows,
 )
 from lightrag.components.retriever.dense_retriever import (
@@ -41,7 +40,6 @@ from lightrag.components.retriever.dense_retriever import (
 from lightrag.core.embedder import Embedder
 from lightrag.core.retriever import Retriever
 from lightrag.core.types import RetrieverOutput
-from lightrag.utils.file_io import load_json, save_json
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
 
 log = logging.getLogger(__name__)
@@ -212,10 +210,7 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
     ) -> List[RetrieverOutput]:
         """The ``top_k`` nearest documents for each query (a string, a vector, or a list)."""
         k = resolve_top_k(top_k, self.top_k)
-        if not self.indexed or self.total_documents == 0:
-            raise ValueError(
-                "FAISSRetriever: the index is empty; call build_index_from_documents() first"
-            )
+        require_index("FAISSRetriever", self.indexed and self.total_documents > 0)
         queries, vectors = query_matrix(input, self.embedder, self.dimensions)
         if self.metric != "euclidean":
             vectors = normalized_matrix(vectors, np.float32, inplace=True)
@@ -260,17 +255,10 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
         """Write ``<path>.npz`` (the vectors) then ``<path>.json`` (settings, documents)."""
         if not self.indexed:
             raise ValueError("FAISSRetriever: nothing to save, the index was never built")
-        npz_path, json_path = index_paths(path)
-        atomic_save_npz(npz_path, vectors=self._vectors())
-        meta = {
-            "class": type(self).__name__,
-            "top_k": self.top_k,
-            "dimensions": self.dimensions,
-            "metric": self.metric,
-            "total_documents": self.total_documents,
-            "documents": documents_to_json(self.documents, keep_vectors=False),
-        }
-        save_json(meta, json_path)
+        save_vector_index(path, self._vectors(), {
+            "class": type(self).__name__, "top_k": self.top_k, "dimensions": self.dimensions,
+            "metric": self.metric, "total_documents": self.total_documents,
+        }, self.documents)
 
     @class_or_instance_method
     def load_from_file(
@@ -280,13 +268,8 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
         backend: str = "auto",
     ) -> FAISSRetriever:
         """Load an index saved by :meth:`save_to_file` into a new (class call) or this retriever."""
-        npz_path, json_path = index_paths(path)
-        meta = load_json(json_path, missing_ok=False)
-        check_saved_class(meta, "FAISSRetriever", json_path)
-        with np.load(npz_path) as data:
-            matrix = np.ascontiguousarray(data["vectors"], dtype=np.float32)
-        if matrix.shape[0] != meta["total_documents"]:
-            raise ValueError(f"{npz_path} does not match {json_path}: re-save the index")
+        matrix, meta = load_vector_index(path, "FAISSRetriever")
+        matrix = np.ascontiguousarray(matrix, dtype=np.float32)
         if isinstance(owner, FAISSRetriever):
             target = owner
         else:

@@ -150,6 +150,13 @@ class LLMRetriever(Retriever[str, str]):
             doc_indices=indices, query=query, documents=[self.documents[i] for i in indices]
         )
 
+    def _ready_top_k(self, top_k: Optional[int]) -> int:
+        """The ``top_k`` of a call, once there are documents to pick from."""
+        k = resolve_top_k(top_k, self.top_k)
+        if not self.total_documents:
+            raise ValueError("LLMRetriever: no documents; call build_index_from_documents() first")
+        return k
+
     def _prompt_kwargs(self, query: str, k: int) -> Dict[str, Any]:
         return {"input_str": query, "top_k": k, "documents": self.texts}
 
@@ -161,9 +168,7 @@ class LLMRetriever(Retriever[str, str]):
         **kwargs: Any,
     ) -> List[RetrieverOutput]:
         """One LLM call per query; one :class:`RetrieverOutput` per query."""
-        k = resolve_top_k(top_k, self.top_k)
-        if not self.total_documents:
-            raise ValueError("LLMRetriever: no documents; call build_index_from_documents() first")
+        k = self._ready_top_k(top_k)
         return [
             self._to_output(q, self.generator(self._prompt_kwargs(q, k), model_kwargs), k)
             for q in as_query_list(input)
@@ -177,9 +182,7 @@ class LLMRetriever(Retriever[str, str]):
         **kwargs: Any,
     ) -> List[RetrieverOutput]:
         """Async :meth:`call` (queries one after another)."""
-        k = resolve_top_k(top_k, self.top_k)
-        if not self.total_documents:
-            raise ValueError("LLMRetriever: no documents; call build_index_from_documents() first")
+        k = self._ready_top_k(top_k)
         outputs = []
         for q in as_query_list(input):
             out = await self.generator.acall(self._prompt_kwargs(q, k), model_kwargs)
