@@ -150,7 +150,8 @@ class CustomKGResult(DataClass):
     synthetic_chunks: int = field(default=0, metadata=_d("Chunks made for source-less items"))
     entities: List[str] = field(default_factory=list, metadata=_d("Entities touched"))
     relations: List[Tuple[str, str]] = field(default_factory=list, metadata=_d("Relations touched"))
-    vectors_embedded: int = field(default=0, metadata=_d("Entity/relation vectors embedded"))
+    vectors_embedded: int = field(
+        default=0, metadata=_d("Entity/relation vectors embedded afterwards (all queued ones)"))
 
 
 # ----------------------------------------------------------------------------- reading
@@ -180,7 +181,11 @@ def load_custom_kg(source: KGSource) -> CustomKG:
         return _validate(_parse_json(source, "the JSON text"), {})
     if isinstance(source, (str, Path)):
         path = Path(source)
-        if path.is_dir():
+        try:
+            folder = path.is_dir()
+        except OSError as e:  # e.g. a name too long to be a path
+            raise CustomKGError("", f"cannot read {str(path)[:200]!r}: {e.strerror}") from e
+        if folder:
             files = [path / f"{name}.csv" for name in CSV_FILES if (path / f"{name}.csv").is_file()]
             if not files:
                 raise CustomKGError("", f"{path}: no chunks.csv, entities.csv or relationships.csv")

@@ -21,7 +21,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from lightrag.components.graph_rag.index.stores import IndexStores
 from lightrag.components.graph_rag.index.vectors import pending_key, queue_vectors
@@ -90,7 +90,7 @@ def _forget_in_documents(stores: IndexStores, pair: Tuple[str, str]) -> None:
 
 
 def create_relation(stores: IndexStores, src: str, tgt: str,
-                    fields: Dict[str, Any]) -> Dict[str, Any]:
+                    fields: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Add a relation between two existing entities; returns its stored fields.
 
     Args:
@@ -104,7 +104,7 @@ def create_relation(stores: IndexStores, src: str, tgt: str,
             type.
     """
     pair = _pair(stores, src, tgt)
-    clean = _fields(fields)
+    clean = _fields({} if fields is None else fields)
     if stores.graph.get_edge(*pair) is not None:
         raise ValueError(f"a relation between {pair[0]!r} and {pair[1]!r} exists already: "
                          "use edit_relation")
