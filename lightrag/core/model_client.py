@@ -25,6 +25,7 @@ Example (a client that echoes the prompt, handy in tests):
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Dict, Optional
 
 from lightrag.core.component import Component
@@ -44,6 +45,9 @@ _API_KWARGS_HOOKS = {
     ModelType.EMBEDDER: "_embedder_api_kwargs",
     ModelType.RERANKER: "_reranker_api_kwargs",
 }
+
+
+_ASYNC_CLIENT_LOCK = threading.Lock()
 
 
 class ModelClient(Component):
@@ -112,19 +116,22 @@ class ModelClient(Component):
         import weakref
 
         loop = asyncio.get_running_loop()
-        clients = self.__dict__.get("_async_client_loop")
-        if clients is None:
-            clients = weakref.WeakKeyDictionary()
-            object.__setattr__(self, "_async_client_loop", clients)
-        client = clients.get(loop)
-        if client is None:
-            # adopt a client assigned by hand, never one bound to an earlier (maybe closed) loop
-            bound = self.__dict__.get("_async_client_bound")
-            adopt = self.async_client is not None and id(self.async_client) != bound
-            client = self.async_client if adopt else self.init_async_client()
-            clients[loop] = client
-            object.__setattr__(self, "_async_client_bound", id(client))
-        self.async_client = client
+        with _ASYNC_CLIENT_LOCK:  # query threads each run a loop: one decision at a time
+            clients = self.__dict__.get("_async_client_loop")
+            if clients is None:
+                clients = weakref.WeakKeyDictionary()
+                object.__setattr__(self, "_async_client_loop", clients)
+                object.__setattr__(self, "_async_clients_made", set())
+            client = clients.get(loop)
+            if client is None:
+                # adopt a client assigned by hand, never one made here for another loop
+                made = self.__dict__["_async_clients_made"]
+                current = self.async_client
+                adopt = current is not None and id(current) not in made
+                client = current if adopt else self.init_async_client()
+                clients[loop] = client
+                made.add(id(client))
+            self.async_client = client
         return client
 
     def convert_inputs_to_api_kwargs(

@@ -26,7 +26,7 @@ from lightrag.utils.registry import EntityMapping
 log = logging.getLogger(__name__)
 
 _PRIMITIVES = (str, int, float, bool, type(None))
-_SKIP_ATTRS = {"_components", "_parameters", "_init_args", "_async_client_loop"}
+_SKIP_ATTRS = {"_components", "_parameters", "_init_args", "_async_client_loop", "_async_clients_made"}
 
 
 def _to_jsonable(value: Any) -> Any:

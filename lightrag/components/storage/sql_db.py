@@ -116,6 +116,17 @@ class SQLDatabase:
         with self._mutex:
             return [tuple(r) for r in self._conn.execute(self._sql(sql), tuple(params)).fetchall()]
 
+    def read(self, sql: str, params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
+        """All rows of a ``SELECT`` of *committed* data for readers outside the write transaction
+        (inside it, the transaction's own view). The base class has one connection, so it is
+        :meth:`query`; SQLite reads on a connection of their own, without waiting for a writer."""
+        return self.query(sql, params)
+
+    @property
+    def local_folder(self) -> Optional[Path]:
+        """The folder of an embedded database (None for a server): where file caches may live."""
+        return None
+
     def query_in(self, sql: str, values: Sequence[Any], params: Sequence[Any] = (),
                  chunk: int = 500) -> List[Tuple[Any, ...]]:
         """``sql`` with one ``{in}`` placeholder list, run in slices of ``chunk`` values."""
@@ -331,6 +342,7 @@ class SQLiteDatabase(SQLDatabase):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}")
         self.path = Path(path)
         self.synchronous = synchronous.upper()
+        self._readers = threading.local()  # one read connection per thread (WAL: no waiting)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         super().__init__(lock_timeout)
 
@@ -365,3 +377,17 @@ class SQLiteDatabase(SQLDatabase):
 
     def describe(self) -> str:
         return f"the store {self.path}"
+
+    @property
+    def local_folder(self) -> Optional[Path]:
+        return None if str(self.path) == ":memory:" else self.path.parent
+
+    def read(self, sql: str, params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
+        if self.in_transaction or str(self.path) == ":memory:":
+            return self.query(sql, params)
+        conn = getattr(self._readers, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(str(self.path), timeout=self.lock_timeout,
+                                   isolation_level=None, check_same_thread=False)
+            self._readers.conn = conn
+        return [tuple(r) for r in conn.execute(sql, tuple(params)).fetchall()]

@@ -29,6 +29,7 @@ Example:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import logging
@@ -132,11 +133,13 @@ class CustomKG(DataClass):
 
     def canonical_json(self) -> str:
         """The graph as sorted, compact JSON: the imported document's text."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return json.dumps(dataclasses.asdict(self), ensure_ascii=False, sort_keys=True,
+                          separators=(",", ":"))
 
-    def document_id(self) -> str:
-        """The default document id of an import: ``"kg-"`` + MD5 of :meth:`canonical_json`."""
-        return compute_mdhash_id(self.canonical_json(), prefix="kg-")
+    def document_id(self, text: Optional[str] = None) -> str:
+        """The default document id of an import: ``"kg-"`` + MD5 of :meth:`canonical_json`
+        (given as ``text`` when already made)."""
+        return compute_mdhash_id(self.canonical_json() if text is None else text, prefix="kg-")
 
 
 @dataclass
@@ -511,7 +514,7 @@ async def ainsert_custom_kg(index: Any, kg: KGSource, doc_id: Optional[str] = No
     """
     kg = load_custom_kg(kg)
     text = kg.canonical_json()
-    doc_id = doc_id if doc_id is not None else kg.document_id()
+    doc_id = doc_id if doc_id is not None else kg.document_id(text)
     if not isinstance(doc_id, str) or not doc_id.strip() or len(doc_id) > MAX_NAME_CHARS:
         raise CustomKGError("", f"doc_id must be a non-empty string of at most {MAX_NAME_CHARS} "
                             f"characters, got {doc_id!r}")

@@ -462,6 +462,55 @@ class GraphIndex(Component):
             if not finished:
                 return done
 
+    def bulk_load(self, chunks: Dict[str, Dict[str, Any]], entities: Dict[str, Dict[str, Any]],
+                  relations: Dict[Tuple[str, str], Dict[str, Any]],
+                  chunk_vectors: Optional[np.ndarray] = None,
+                  entity_vectors: Optional[np.ndarray] = None,
+                  relation_vectors: Optional[np.ndarray] = None) -> None:
+        """Write pre-built chunks, entities and relations (and their vectors) in one
+        transaction, without extraction: for benchmarks that build a store of a given shape,
+        and for graphs built elsewhere. Vectors are rows aligned with the dicts' order; an
+        entity or relation given no vectors is queued for :meth:`index_pending`.
+
+        Args:
+            chunks: ``chunk_id -> TextChunkSchema fields`` (``content``, ``full_doc_id``, ...).
+            entities: ``name -> node fields`` (``entity_type``, ``description``,
+                ``source_id``, ``file_path``).
+            relations: ``(src, tgt) -> edge fields`` (``weight``, ``description``,
+                ``keywords``, ``source_id``, ``file_path``); both ends must be in the graph
+                or in ``entities``.
+
+        Raises:
+            ValueError: vectors not matching the items, or a relation with an unknown end.
+        """
+        for what, items, vectors in (("chunk", chunks, chunk_vectors),
+                                     ("entity", entities, entity_vectors),
+                                     ("relation", relations, relation_vectors)):
+            if vectors is not None and len(vectors) != len(items):
+                raise ValueError(f"{len(vectors)} {what} vectors for {len(items)} {what} items")
+        with self.writing_sync():
+            missing = [(s, t) for s, t in relations for n in (s, t)
+                       if n not in entities and not self.graph.has_node(n)]
+            if missing:
+                raise ValueError(f"relation {missing[0]} names an entity that is not in the graph")
+            self.text_chunks.replace(chunks)
+            if chunks and chunk_vectors is not None:
+                self.chunks_vdb.upsert({cid: {"content": c.get("content", ""),
+                                              "full_doc_id": c.get("full_doc_id", ""),
+                                              "file_path": c.get("file_path", ""),
+                                              "chunk_order_index": c.get("chunk_order_index", 0)}
+                                        for cid, c in chunks.items()}, vectors=chunk_vectors)
+            self.graph.upsert_nodes_batch({n: {"entity_id": n, **d} for n, d in entities.items()})
+            self.graph.upsert_edges_batch(dict(relations))
+            named = {n: ({**d, "entity_id": n}, entity_vectors[i])
+                     for i, (n, d) in enumerate(entities.items())} if entity_vectors is not None else {}
+            paired = {(s, t): ({**d, "src_id": s, "tgt_id": t}, relation_vectors[i])
+                      for i, ((s, t), d) in enumerate(relations.items())} \
+                if relation_vectors is not None else {}
+            write_vectors(self.stores, named, paired)
+            queue_vectors(self.stores, [n for n in entities if n not in named],
+                          [k for k in relations if k not in paired])
+
     def synonym_pairs(self) -> List[Tuple[str, str, float]]:
         """Near-duplicate entity names ``(a, b, similarity)`` found at index time (both still in
         the graph), for the ``ppr`` mode's synonym edges; the same list object until the graph

@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 from lightrag.components.graph_rag.schemas import TextChunkSchema, compute_mdhash_id
+from lightrag.components.storage.mapped_vector import MappedVectorStorage
 from lightrag.components.storage.sql_db import SQLDatabase
 from lightrag.components.storage.sql_graph import SQLGraphStorage
 from lightrag.components.storage.sql_kv import SQLDocStatusStorage, SQLKVStorage
@@ -136,7 +137,7 @@ class IndexStores:
     chunks_vdb: Any
     entities_vdb: Any
     relations_vdb: Any
-    entity_names: SQLVectorStorage
+    entity_names: Any
     extractions: ExtractionCache
 
     def kv_stores(self) -> Dict[str, SQLKVStorage]:
@@ -164,7 +165,8 @@ def open_stores(
         db: the database (``open_database(...)``).
         embedder: embeds the queries of the vector stores.
         working_dir / workspace: where the store lives (for messages and file-based vector stores).
-        vector_storage: None keeps vectors in ``db``; a registered class name
+        vector_storage: None keeps vectors in ``db`` (memory-mapped beside an embedded database,
+            loaded into memory from a server's); a registered class name
             (``"ChromaVectorStorage"``) puts them there instead.
         vector_storage_kwargs: more arguments of that class.
         cosine_threshold: minimum similarity of vector hits.
@@ -179,8 +181,12 @@ def open_stores(
     vec_kwargs: Dict[str, Any] = {"embedder": embedder, "cosine_threshold": cosine_threshold,
                                   "embedding_batch_size": embedding_batch_size,
                                   **(vector_storage_kwargs or {}), **where}
-    if vector_storage is None or vector_storage == "SQLVectorStorage":
-        make: Any = SQLVectorStorage
+    local = db.local_folder is not None
+    if vector_storage is None and local or vector_storage == "MappedVectorStorage":
+        make: Any = MappedVectorStorage  # searched in place, opened in constant time
+        vec_kwargs["db"] = db
+    elif vector_storage is None or vector_storage == "SQLVectorStorage":
+        make = SQLVectorStorage  # loaded into memory (PostgreSQL: shared by several machines)
         vec_kwargs["db"] = db
     else:
         make = EntityMapping.get(vector_storage)
@@ -199,8 +205,9 @@ def open_stores(
         chunks_vdb=make(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs),
         entities_vdb=make(namespace="entities", meta_fields=ENTITY_META, **vec_kwargs),
         relations_vdb=make(namespace="relationships", meta_fields=RELATION_META, **vec_kwargs),
-        entity_names=SQLVectorStorage(db, namespace="entity_names", embedder=embedder,
-                                      embedding_batch_size=embedding_batch_size, **where),
+        entity_names=(MappedVectorStorage if local else SQLVectorStorage)(
+            db, namespace="entity_names", embedder=embedder,
+            embedding_batch_size=embedding_batch_size, **where),
         extractions=ExtractionCache(SQLKVStorage(namespace="extractions", **kv),
                                     SQLKVStorage(namespace="extraction_chunks", **kv),
                                     extractor_name),

@@ -1,0 +1,290 @@
+"""How the store grows: open time, memory, query latency and insert rate at 10k, 100k, 1M chunks.
+
+A synthetic corpus with instant fakes (a hashed bag-of-words embedder, a regex extractor), so
+only the store and the query path are measured. Each chunk is a few sentences naming 2-4
+entities drawn Zipf-like from a pool of ``chunks / 2`` names: a few names become hubs cited by
+thousands of chunks, relations link the names of a sentence (about 2 per chunk). A size's store
+is built once through :meth:`GraphIndex.bulk_load` in batches (bounded memory), then probed in
+a **fresh process**:
+
+* ``open_s``: ``GraphRAG(...)`` on the store, then ``first_context_s``: the first ``mix`` query
+  (``only_need_context``) in that process;
+* ``rss_open_mb`` and ``rss_after_queries_mb``: resident memory after open and after 100
+  queries per mode (``/proc/self/status`` VmRSS);
+* ``p50_ms`` / ``p95_ms`` per mode over the queries (context only, no answer model);
+* ``insert_docs_per_s``: ``rag.insert`` of 200 new documents (4 chunks each) into the store,
+  through the real pipeline (chunk, embed, extract, merge, vectors).
+
+Usage::
+
+    python benchmarks/scale.py --sizes 10000 100000 --workdir /tmp/scale
+    python benchmarks/scale.py --sizes 1000000 --workdir /tmp/scale --queries 50
+
+Results are printed as a Markdown table (with the growth ratio of each figure between sizes)
+and appended to ``docs/benchmarks/scale.md`` when ``--write`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Sequence, Tuple
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import _graph_fakes as F  # noqa: E402
+
+DIM = 64
+MODES = ("naive", "local", "global", "hybrid", "mix", "ppr")
+SENTENCE_VERBS = ("met", "wrote to", "worked with", "visited", "argued with", "founded a firm with")
+
+
+# ------------------------------------------------------------------------------ the corpus
+class Corpus:
+    """Deterministic synthetic chunks, batch by batch (the whole corpus is never in memory)."""
+
+    def __init__(self, n_chunks: int, seed: int = 11) -> None:
+        self.n_chunks = n_chunks
+        self.n_names = max(50, n_chunks // 2)
+        self.names = F.make_names(self.n_names, seed)
+        weights = 1.0 / np.arange(1, self.n_names + 1) ** 0.9
+        self.cdf = np.cumsum(weights / weights.sum())
+        self.words = F.make_words(2000, seed + 1)
+        self.seed = seed
+
+    def _names(self, rng: np.random.RandomState, k: int) -> List[str]:
+        picks = np.searchsorted(self.cdf, rng.random_sample(k))
+        return [self.names[min(i, self.n_names - 1)] for i in picks]
+
+    def chunk_text(self, c: int) -> str:
+        rng = np.random.RandomState(self.seed * 1_000_003 + c)
+        sentences = []
+        for _ in range(rng.randint(2, 4)):
+            a, b = self._names(rng, 2)
+            filler = " ".join(self.words[i] for i in rng.randint(0, len(self.words), size=12))
+            verb = SENTENCE_VERBS[rng.randint(len(SENTENCE_VERBS))]
+            sentences.append(f"{a} {verb} {b} about the {filler}.")
+        return " ".join(sentences)
+
+    def batches(self, size: int) -> Iterator[Tuple[int, List[str]]]:
+        for start in range(0, self.n_chunks, size):
+            yield start, [self.chunk_text(c) for c in range(start, min(self.n_chunks, start + size))]
+
+
+# ----------------------------------------------------------------------------- the system
+def make_rag(workdir: str) -> Any:
+    from lightrag.components.graph_rag import GraphRAG, HeuristicKeywordExtractor
+    from lightrag.components.graph_rag.chunking import Chunker
+    from lightrag.components.graph_rag.extractive_answerer import ExtractiveAnswerer
+    from lightrag.core.component import Component
+    from lightrag.core.embedder import Embedder
+    from lightrag.core.types import Embedding, EmbedderOutput
+
+    class HashEmbedder(Component):
+        """Instant embeddings: :func:`_graph_fakes.hashed_bow`."""
+
+        def call(self, input: Any, **kwargs: Any) -> EmbedderOutput:
+            texts = [input] if isinstance(input, str) else list(input)
+            return EmbedderOutput(data=[Embedding(embedding=F.hashed_bow(t, DIM).tolist(), index=i)
+                                        for i, t in enumerate(texts)])
+
+        async def acall(self, input: Any, **kwargs: Any) -> EmbedderOutput:
+            return self.call(input)
+
+    class RegexExtractor(Component):
+        """Instant extraction: :func:`_graph_fakes.extract_records`."""
+
+        async def acall(self, text: str, chunk_id: str, file_path: str) -> Any:
+            from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+            from lightrag.components.graph_rag.schemas import EntityRecord, RelationRecord
+
+            entities, relations = F.extract_records(text)
+            return ExtractionResult(
+                chunk_id=chunk_id,
+                entities=[EntityRecord(entity_name=n, entity_type=t, description=d,
+                                       source_id=chunk_id, file_path=file_path)
+                          for n, t, d in entities],
+                relations=[RelationRecord(src_id=s, tgt_id=t, keywords=k, description=d,
+                                          source_id=chunk_id, file_path=file_path)
+                           for s, t, k, d in relations])
+
+    del Embedder  # the fake needs no model client
+    return GraphRAG(embedder=HashEmbedder(), extractor=RegexExtractor(),
+                    answer_generator=ExtractiveAnswerer(),
+                    keyword_extractor=HeuristicKeywordExtractor(),
+                    chunker=Chunker(chunk_token_size=1200), working_dir=workdir,
+                    cosine_threshold=0.05)
+
+
+def build(n_chunks: int, workdir: str, batch: int = 5000) -> Dict[str, Any]:
+    """Bulk-load a store of ``n_chunks`` synthetic chunks into ``workdir``."""
+    from lightrag.components.graph_rag.schemas import relation_key
+
+    corpus = Corpus(n_chunks)
+    rag = make_rag(workdir)
+    started = time.perf_counter()
+    for start, texts in corpus.batches(batch):
+        chunks, entities, relations = {}, {}, {}
+        for offset, text in enumerate(texts):
+            c = start + offset
+            doc = f"doc-{c // 4:07d}"
+            cid = f"{doc}-chunk-{c % 4}"
+            chunks[cid] = {"tokens": len(text.split()), "content": text, "full_doc_id": doc,
+                           "chunk_order_index": c % 4, "file_path": f"{doc}.txt"}
+            found_e, found_r = F.extract_records(text)
+            for name, kind, desc in found_e:
+                node = entities.setdefault(name, {"entity_type": kind, "description": desc,
+                                                  "source_id": cid, "file_path": f"{doc}.txt"})
+                if node["source_id"] != cid:
+                    node["source_id"] += "<SEP>" + cid
+            for s, t, k, desc in found_r:
+                key = relation_key(s, t)
+                edge = relations.setdefault(key, {"weight": 0.0, "keywords": k,
+                                                  "description": desc, "source_id": cid,
+                                                  "file_path": f"{doc}.txt"})
+                edge["weight"] += 1.0
+        known = rag.index.graph.get_nodes_batch(list(entities))
+        for name, node in entities.items():  # hubs: later batches add their chunks
+            if name in known:
+                node["source_id"] = known[name]["source_id"] + "<SEP>" + node["source_id"]
+        rag.index.bulk_load(
+            chunks, entities, relations,
+            chunk_vectors=F.embed_texts([c["content"] for c in chunks.values()], DIM),
+            entity_vectors=F.embed_texts([f"{n}\n{d['description']}" for n, d in entities.items()], DIM),
+            relation_vectors=F.embed_texts([f"{d['keywords']}\t{s}\n{t}\n{d['description']}"
+                                            for (s, t), d in relations.items()], DIM))
+        print(f"  built {start + len(texts):,}/{n_chunks:,} chunks "
+              f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+    status = rag.status()
+    rag.index.close()
+    return {"build_s": round(time.perf_counter() - started, 1), "chunks": status["chunks"],
+            "entities": status["entities"], "relations": status["relations"]}
+
+
+# --------------------------------------------------------------------------------- probes
+def rss_mb() -> float:
+    text = Path("/proc/self/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+)", text).group(1)) / 1024
+
+
+def probe(workdir: str, n_queries: int, n_insert: int) -> Dict[str, Any]:
+    """Run in a fresh process: open, first context, queries per mode, insert rate."""
+    corpus_size = int(Path(workdir, "n_chunks").read_text())
+    corpus = Corpus(corpus_size)
+    started = time.perf_counter()
+    rag = make_rag(workdir)
+    open_s = time.perf_counter() - started
+    rss_open = rss_mb()
+    rng = np.random.RandomState(5)
+    queries = [f"Who did {corpus.names[i]} meet?" for i in
+               np.searchsorted(corpus.cdf, rng.random_sample(n_queries))]
+    started = time.perf_counter()
+    rag.query(queries[0], mode="mix", only_need_context=True)
+    first_s = time.perf_counter() - started
+    latency: Dict[str, Dict[str, float]] = {}
+    for mode in MODES:
+        times = []
+        for q in queries:
+            t0 = time.perf_counter()
+            rag.query(q, mode=mode, only_need_context=True)
+            times.append((time.perf_counter() - t0) * 1000)
+        latency[mode] = {"p50_ms": round(float(np.percentile(times, 50)), 1),
+                         "p95_ms": round(float(np.percentile(times, 95)), 1)}
+    rss_queries = rss_mb()
+    base = corpus_size
+    docs = [" ".join(corpus.chunk_text(base + 4 * d + k) for k in range(4)) for d in range(n_insert)]
+    started = time.perf_counter()
+    result = rag.insert(docs, ids=[f"new-{base}-{d}" for d in range(n_insert)])
+    insert_s = time.perf_counter() - started
+    if result.failed:
+        raise RuntimeError(f"insert failed: {list(result.failed.items())[:2]}")
+    return {"open_s": round(open_s, 2), "first_context_s": round(first_s, 2),
+            "rss_open_mb": round(rss_open), "rss_after_queries_mb": round(rss_queries),
+            "latency": latency, "insert_docs_per_s": round(n_insert / insert_s, 1)}
+
+
+def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool) -> Dict[str, Any]:
+    workdir = str(Path(root) / f"n{n}")
+    built: Dict[str, Any] = {}
+    if rebuild or not Path(workdir, "n_chunks").exists():
+        import shutil
+
+        shutil.rmtree(workdir, ignore_errors=True)
+        built = build(n, workdir)
+        Path(workdir, "n_chunks").write_text(str(n))
+        Path(workdir, "built.json").write_text(json.dumps(built))
+    else:
+        built = json.loads(Path(workdir, "built.json").read_text())
+    # a copy per probe: the probe inserts, and the next run must start from the same store
+    probe_dir = str(Path(root) / f"n{n}-probe")
+    subprocess.run(["rm", "-rf", probe_dir], check=True)
+    subprocess.run(["cp", "-r", workdir, probe_dir], check=True)
+    out = subprocess.run([sys.executable, __file__, "--probe", probe_dir, "--queries",
+                          str(n_queries), "--insert", str(n_insert)],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"probe of {n} failed:\n{out.stderr[-3000:]}")
+    subprocess.run(["rm", "-rf", probe_dir], check=True)
+    return {"n_chunks": n, **built, **json.loads(out.stdout.strip().splitlines()[-1])}
+
+
+def table(rows: Sequence[Dict[str, Any]]) -> str:
+    head = ["chunks", "entities", "relations", "open s", "first ctx s", "RSS open MB",
+            "RSS +queries MB", "insert docs/s", *(f"{m} p50/p95 ms" for m in MODES)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [f"{r['n_chunks']:,}", f"{r['entities']:,}", f"{r['relations']:,}",
+                 str(r["open_s"]), str(r["first_context_s"]), str(r["rss_open_mb"]),
+                 str(r["rss_after_queries_mb"]), str(r["insert_docs_per_s"]),
+                 *(f"{r['latency'][m]['p50_ms']} / {r['latency'][m]['p95_ms']}" for m in MODES)]
+        lines.append("| " + " | ".join(cells) + " |")
+    if len(rows) > 1:
+        a, b = rows[0], rows[-1]
+        growth = b["n_chunks"] / a["n_chunks"]
+        lines.append("")
+        lines.append(f"From {a['n_chunks']:,} to {b['n_chunks']:,} chunks ({growth:.0f}x): open "
+                     f"{b['open_s'] / max(a['open_s'], 1e-3):.1f}x, RSS after open "
+                     f"{b['rss_open_mb'] / max(a['rss_open_mb'], 1):.1f}x, insert rate "
+                     f"{b['insert_docs_per_s'] / max(a['insert_docs_per_s'], 1e-3):.2f}x, "
+                     + ", ".join(f"{m} p95 {b['latency'][m]['p95_ms'] / max(a['latency'][m]['p95_ms'], 1e-3):.1f}x"
+                                 for m in MODES) + ".")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--workdir", default="/tmp/lightrag-scale")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--insert", type=int, default=200)
+    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--write", action="store_true", help="append to docs/benchmarks/scale.md")
+    parser.add_argument("--probe", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.probe:
+        print(json.dumps(probe(args.probe, args.queries, args.insert)))
+        return
+    rows = []
+    for n in args.sizes:
+        rows.append(run_size(n, args.workdir, args.queries, args.insert, args.rebuild))
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    text = table(rows)
+    print(text)
+    if args.write:
+        target = HERE.parent / "docs" / "benchmarks" / "scale.md"
+        command = "python benchmarks/scale.py " + " ".join(sys.argv[1:])
+        with target.open("a", encoding="utf-8") as f:
+            f.write(f"\n## {time.strftime('%Y-%m-%d')}: `{command}`\n\n{text}\n")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    main()

@@ -1,0 +1,412 @@
+"""``MappedVectorStorage``: vectors searched where they lie, in a memory-mapped file.
+
+Opening costs nothing proportional to the store: no vector and no id is read. The ``vectors``
+table of the :class:`SQLiteDatabase` stays the durable truth (id, float32 bytes, metadata; the
+same rows a PostgreSQL store holds, so ``copy_store`` works unchanged); beside it:
+
+* a file ``vectors-<namespace>-<generation>.f32`` of float32 rows, appended at each commit (and
+  fsynced before it), memory-mapped by every process that searches: processes share the OS
+  page cache instead of each holding a copy;
+* a table ``vector_rows (ns, id, row)`` saying which file row holds each id's current vector.
+
+A search multiplies the mapped rows by the query (in blocks, so memory stays bounded), takes
+the best rows, and reads their ids and metadata by key on a read connection (committed data
+only). Rows of replaced or deleted vectors (and of a crashed writer's uncommitted appends) are
+garbage that no ``vector_rows`` entry points to: they are skipped, and the file is compacted
+into a new generation once garbage outweighs the live rows.
+
+A store written before this class (vectors only in the table) or copied from PostgreSQL gets
+its file built on first open, in one write transaction.
+
+Example:
+    >>> import tempfile, os
+    >>> import numpy as np
+    >>> from lightrag.components.storage.sql_db import SQLiteDatabase
+    >>> db = SQLiteDatabase(os.path.join(tempfile.mkdtemp(), "s.sqlite3"))
+    >>> store = MappedVectorStorage(db, namespace="chunks")
+    >>> store.upsert({"a": {"content": "x"}, "b": {"content": "y"}}, vectors=np.eye(2))
+    >>> [h["id"] for h in MappedVectorStorage(db, namespace="chunks").query(np.array([1.0, 0.1]), 1)]
+    ['a']
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+
+import numpy as np
+
+from lightrag.components.storage.base import BaseVectorStorage
+from lightrag.components.storage.sql_db import SQLiteDatabase
+
+log = logging.getLogger(__name__)
+
+BLOCK_ROWS = 65_536  # rows multiplied at a time (bounded temporary memory)
+MIN_COMPACT_ROWS = 10_000  # never compact files smaller than this many garbage rows
+
+
+class MappedVectorStorage(BaseVectorStorage):
+    """Cosine search over a memory-mapped matrix file; ids and metadata read by key.
+
+    Args:
+        db: the embedded database of the working directory (the file lives beside it).
+        namespace / embedder / cosine_threshold / meta_fields / embedding_batch_size /
+            embedding_dim: as for :class:`~lightrag.components.storage.base.BaseVectorStorage`.
+    """
+
+    _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped")
+
+    def __init__(self, db: SQLiteDatabase, namespace: str, embedder: Any = None,
+                 cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
+                 embedding_batch_size: int = 64, workspace: str = "",
+                 working_dir: str = "./lightrag_storage", embedding_dim: Optional[int] = None) -> None:
+        if db.local_folder is None:
+            raise ValueError("MappedVectorStorage needs an embedded database (SQLite)")
+        super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
+                         workspace, working_dir, embedding_dim)
+        for name, value in (("db", db), ("_map", None), ("_pending", {}), ("_dropped", set())):
+            object.__setattr__(self, name, value)
+        self.version = 0
+        with db.transaction():
+            db.execute(f"CREATE TABLE IF NOT EXISTS vectors (ns TEXT NOT NULL, id TEXT NOT NULL, "
+                       f"vector {db.blob_type} NOT NULL, meta TEXT NOT NULL, PRIMARY KEY (ns, id))")
+            db.execute("CREATE TABLE IF NOT EXISTS vector_rows (ns TEXT NOT NULL, id TEXT NOT NULL, "
+                       "row INTEGER NOT NULL, PRIMARY KEY (ns, id))")
+            db.execute("CREATE INDEX IF NOT EXISTS vector_rows_row ON vector_rows (ns, row)")
+            if self._file_meta() is None and self._has_table_rows():
+                self._rebuild_file()
+        db.on_commit(self._flush, self._forget)
+
+    # ------------------------------------------------------------------- the file
+    @property
+    def _meta_key(self) -> str:
+        return f"vector_file:{self.namespace}"
+
+    def _file_meta(self) -> Optional[Tuple[int, int]]:
+        """``(generation, dim)`` of the current file, or None before the first vector."""
+        rows = self.db.read("SELECT value FROM meta WHERE name = ?", (self._meta_key,))
+        if not rows:
+            return None
+        generation, dim = rows[0][0].split(":")
+        return int(generation), int(dim)
+
+    def _set_file_meta(self, generation: int, dim: int) -> None:
+        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) "
+                        "DO UPDATE SET value = excluded.value",
+                        (self._meta_key, f"{generation}:{dim}"))
+
+    def _path(self, generation: int) -> Path:
+        safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in self.namespace)
+        return self.db.local_folder / f"vectors-{safe}-{generation}.f32"  # type: ignore[operator]
+
+    def _has_table_rows(self) -> bool:
+        return bool(self.db.query("SELECT 1 FROM vectors WHERE ns = ? LIMIT 1", (self.namespace,)))
+
+    def _matrix(self) -> Optional[np.ndarray]:
+        """The mapped rows of the current file (remapped when it grew or was compacted)."""
+        meta = self._file_meta()
+        if meta is None:
+            return None
+        generation, dim = meta
+        path = self._path(generation)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return None
+        rows = size // (4 * dim)
+        cached = self._map
+        if cached is not None and cached[0] == generation and cached[1].shape[0] == rows:
+            return cached[1]
+        matrix = (np.memmap(path, dtype=np.float32, mode="r", shape=(rows, dim)) if rows
+                  else np.zeros((0, dim), dtype=np.float32))
+        object.__setattr__(self, "_map", (generation, matrix))
+        return matrix
+
+    def _append(self, generation: int, vectors: np.ndarray) -> int:
+        """Append rows to the file (fsynced); returns the first new row."""
+        path = self._path(generation)
+        row_bytes = 4 * vectors.shape[1]
+        with open(path, "ab") as f:
+            size = f.tell()
+            if size % row_bytes:  # a crashed append left a partial row: cut it
+                f.truncate(size - size % row_bytes)
+                size -= size % row_bytes
+            f.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        return size // row_bytes
+
+    def _rebuild_file(self) -> None:
+        """Write a new generation holding exactly the live vectors (in a write transaction)."""
+        meta = self._file_meta()
+        generation = (meta[0] + 1) if meta else 1
+        rows = self.db.query("SELECT id, vector FROM vectors WHERE ns = ? ORDER BY id",
+                             (self.namespace,))
+        self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
+        if not rows:
+            return
+        matrix = np.stack([np.frombuffer(bytes(v), dtype=np.float32) for _, v in rows])
+        self._path(generation).unlink(missing_ok=True)
+        first = self._append(generation, matrix)
+        self.db.executemany("INSERT INTO vector_rows (ns, id, row) VALUES (?, ?, ?)",
+                            ((self.namespace, i, first + n) for n, (i, _) in enumerate(rows)))
+        self._set_file_meta(generation, matrix.shape[1])
+        self._set_garbage(0)
+        # the previous generation stays for readers that still map it; the one before goes
+        self._path(generation - 2).unlink(missing_ok=True)
+        log.info("vectors %s: file generation %d with %d rows", self.namespace, generation, len(rows))
+
+    # ------------------------------------------------------------------ writes
+    def upsert(self, data: Dict[str, Dict[str, Any]], vectors: Optional[np.ndarray] = None) -> None:
+        if not data:
+            return
+        keep = {"content", *self.meta_fields}
+        metas = []
+        for key, record in data.items():
+            if not isinstance(key, str) or not isinstance(record, dict):
+                raise TypeError(f"upsert wants {{str id: dict record}}, got {key!r}: "
+                                f"{type(record).__name__}")
+            metas.append(json.dumps({k: v for k, v in record.items() if k in keep},
+                                    ensure_ascii=False))
+        if vectors is None:
+            vectors = self.embed([record.get("content", "") for record in data.values()])
+        vectors = self._normalize(vectors)
+        if len(vectors) != len(data):
+            raise ValueError(f"{len(vectors)} vectors for {len(data)} records")
+        meta = self._file_meta()
+        dim = meta[1] if meta else (self.embedding_dim or vectors.shape[1])
+        if vectors.shape[1] != dim:
+            raise ValueError(
+                f"vector store {self.namespace!r} holds {dim}-d vectors, got {vectors.shape[1]}-d "
+                "ones: the embedding model changed; drop the store (or use another working_dir) "
+                "and re-index")
+        with self.db.transaction():
+            self.db.executemany(
+                "INSERT INTO vectors (ns, id, vector, meta) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (ns, id) DO UPDATE SET vector = excluded.vector, meta = excluded.meta",
+                ((self.namespace, k, v.tobytes(), m) for k, v, m in zip(data, vectors, metas)))
+            for key, vector in zip(data, vectors):
+                self._pending[key] = vector
+                self._dropped.discard(key)
+
+    def delete(self, ids: Iterable[str]) -> None:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return
+        with self.db.transaction():
+            self.db.executemany("DELETE FROM vectors WHERE ns = ? AND id = ?",
+                                ((self.namespace, i) for i in wanted))
+            for key in wanted:
+                self._pending.pop(key, None)
+                self._dropped.add(key)
+
+    def _flush(self) -> None:
+        """Before the commit: append the transaction's vectors and point their ids at them."""
+        pending, dropped = self._pending, self._dropped
+        if not pending and not dropped:
+            return
+        object.__setattr__(self, "_pending", {})
+        object.__setattr__(self, "_dropped", set())
+        replaced = self._present([*pending, *dropped])
+        if dropped:
+            self.db.executemany("DELETE FROM vector_rows WHERE ns = ? AND id = ?",
+                                ((self.namespace, i) for i in dropped))
+        garbage = self._garbage() + replaced
+        self._set_garbage(garbage)
+        if pending:
+            meta = self._file_meta()
+            generation = meta[0] if meta else 1
+            matrix = np.stack(list(pending.values()))
+            first = self._append(generation, matrix)
+            self.db.executemany(
+                "INSERT INTO vector_rows (ns, id, row) VALUES (?, ?, ?) "
+                "ON CONFLICT (ns, id) DO UPDATE SET row = excluded.row",
+                ((self.namespace, k, first + n) for n, k in enumerate(pending)))
+            if meta is None:
+                self._set_file_meta(generation, matrix.shape[1])
+            if garbage > max(MIN_COMPACT_ROWS, (first + len(pending)) // 2):
+                self._rebuild_file()
+        self.version += 1
+
+    def _present(self, ids: Sequence[str]) -> int:
+        """How many of ``ids`` point at a file row now (their rows become garbage)."""
+        count = 0
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            count += int(self.db.query(
+                f"SELECT COUNT(*) FROM vector_rows WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
+                (self.namespace, *part))[0][0])
+        return count
+
+    def _garbage(self) -> int:
+        rows = self.db.query("SELECT value FROM meta WHERE name = ?", (f"vector_garbage:{self.namespace}",))
+        return int(rows[0][0]) if rows else 0
+
+    def _set_garbage(self, value: int) -> None:
+        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) "
+                        "DO UPDATE SET value = excluded.value",
+                        (f"vector_garbage:{self.namespace}", str(value)))
+
+    def _forget(self) -> None:
+        object.__setattr__(self, "_pending", {})
+        object.__setattr__(self, "_dropped", set())
+
+    def index_done_callback(self) -> None:
+        """Nothing to do: every write is in the database (and the file) at commit."""
+
+    def drop(self) -> None:
+        with self.db.transaction():
+            self.db.execute("DELETE FROM vectors WHERE ns = ?", (self.namespace,))
+            self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
+            self.db.execute("DELETE FROM meta WHERE name = ?", (self._meta_key,))
+            self.db.execute("DELETE FROM meta WHERE name = ?", (f"vector_garbage:{self.namespace}",))
+            self._forget()
+
+    # ------------------------------------------------------------------- reads
+    def _unit(self, query: Union[str, np.ndarray]) -> np.ndarray:
+        if isinstance(query, str):
+            return self.embed([query])[0]
+        vector = np.asarray(query, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(vector))
+        return vector / norm if norm else vector
+
+    def _scores(self, matrix: np.ndarray, queries: np.ndarray) -> np.ndarray:
+        """``queries @ matrix.T`` (queries × rows), computed block by block."""
+        out = np.empty((queries.shape[0], matrix.shape[0]), dtype=np.float32)
+        for start in range(0, matrix.shape[0], BLOCK_ROWS):
+            block = np.asarray(matrix[start:start + BLOCK_ROWS])
+            out[:, start:start + block.shape[0]] = queries @ block.T
+        return out
+
+    def _hits(self, scores: np.ndarray, top_k: int) -> List[Dict[str, Any]]:
+        """The best live rows of ``scores`` as hits (garbage rows skipped)."""
+        n = scores.shape[0]
+        want = min(n, 4 * top_k + 32)
+        while True:
+            top = np.argpartition(-scores, want - 1)[:want] if want < n else np.arange(n)
+            top = top[scores[top] >= self.cosine_threshold]
+            top = top[np.argsort(-scores[top], kind="stable")]
+            found = self._records_at([int(r) for r in top])
+            hits = [{"id": found[r][0], "score": float(scores[r]), **found[r][1]}
+                    for r in top.tolist() if r in found]
+            if len(hits) >= top_k or want >= n or len(top) < want:
+                return hits[:top_k]
+            want = min(n, want * 4)
+
+    def _records_at(self, rows: Sequence[int]) -> Dict[int, Tuple[str, Dict[str, Any]]]:
+        found: Dict[int, Tuple[str, Dict[str, Any]]] = {}
+        for start in range(0, len(rows), 500):
+            part = rows[start:start + 500]
+            marks = ",".join("?" * len(part))
+            for row, key, meta in self.db.read(
+                    "SELECT r.row, r.id, v.meta FROM vector_rows r JOIN vectors v "
+                    f"ON v.ns = r.ns AND v.id = r.id WHERE r.ns = ? AND r.row IN ({marks})",
+                    (self.namespace, *part)):
+                found[int(row)] = (key, json.loads(meta))
+        return found
+
+    def query(self, query: Union[str, np.ndarray], top_k: int,
+              ids_filter: Optional[Set[str]] = None) -> List[Dict[str, Any]]:
+        """Top ``top_k`` by cosine, best first, scores >= ``cosine_threshold``; ``ids_filter``
+        restricts the candidates."""
+        if top_k <= 0:
+            return []
+        matrix = self._matrix()
+        if matrix is None or matrix.shape[0] == 0:
+            return []
+        vector = self._unit(query)
+        if vector.shape[0] != matrix.shape[1]:
+            raise self._dim_error(vector.shape[0], matrix.shape[1])
+        if ids_filter is not None:
+            vectors = self.get_vectors_by_ids(list(ids_filter))
+            ranked = sorted(((float(v @ vector), i) for i, v in vectors.items()), reverse=True)
+            picked = [(s, i) for s, i in ranked if s >= self.cosine_threshold][:top_k]
+            records = dict(zip([i for _, i in picked], self.get_by_ids([i for _, i in picked])))
+            return [{**(records[i] or {"id": i}), "score": s} for s, i in picked]
+        return self._hits(self._scores(matrix, vector[None, :])[0], top_k)
+
+    def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
+        """:meth:`query` for each row of ``matrix`` (one pass over the file)."""
+        queries = self._normalize(matrix)
+        mapped = self._matrix()
+        if mapped is None or mapped.shape[0] == 0 or top_k <= 0:
+            return [[] for _ in range(len(queries))]
+        if queries.shape[1] != mapped.shape[1]:
+            raise self._dim_error(queries.shape[1], mapped.shape[1])
+        return [self._hits(row, top_k) for row in self._scores(mapped, queries)]
+
+    def _dim_error(self, got: int, dim: int) -> ValueError:
+        return ValueError(f"vector store {self.namespace!r} holds {dim}-d vectors; the query has "
+                          f"{got} dimensions (the embedding model changed?)")
+
+    def get_by_id(self, id: str) -> Optional[Dict[str, Any]]:
+        return self.get_by_ids([id])[0]
+
+    def get_by_ids(self, ids: Sequence[str]) -> List[Optional[Dict[str, Any]]]:
+        found: Dict[str, Dict[str, Any]] = {}
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            for key, meta in self.db.read(
+                    f"SELECT id, meta FROM vectors WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
+                    (self.namespace, *part)):
+                found[key] = {"id": key, **json.loads(meta)}
+        return [found.get(i) for i in ids]
+
+    def get_vectors_by_ids(self, ids: Sequence[str]) -> Dict[str, np.ndarray]:
+        """Vectors by id, read from the mapped file (one indexed look-up for all ids)."""
+        ids = list(dict.fromkeys(ids))
+        out: Dict[str, np.ndarray] = {}
+        if self.db.in_transaction:  # this transaction's own writes first
+            out = {i: self._pending[i].copy() for i in ids if i in self._pending}
+            ids = [i for i in ids if i not in out and i not in self._dropped]
+        matrix = self._matrix()
+        if matrix is None or not ids:
+            return out
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            for key, row in self.db.read(
+                    f"SELECT id, row FROM vector_rows WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
+                    (self.namespace, *part)):
+                if row < matrix.shape[0]:
+                    out[key] = np.array(matrix[row])
+                else:  # appended by a commit after this mapping: map again
+                    matrix = self._matrix()
+                    out[key] = np.array(matrix[row])  # type: ignore[index]
+        return out
+
+    def keys(self) -> List[str]:
+        return [r[0] for r in self.db.read("SELECT id FROM vectors WHERE ns = ?", (self.namespace,))]
+
+    @property
+    def _ids(self) -> List[str]:
+        """Every stored id (read from the database: for checks and exports, not for queries)."""
+        return self.keys()
+
+    def __len__(self) -> int:
+        return int(self.db.read("SELECT COUNT(*) FROM vectors WHERE ns = ?", (self.namespace,))[0][0])
+
+    def rows(self) -> Tuple[List[str], np.ndarray]:
+        """``(ids, matrix)`` of every live vector (reads them all: for maintenance, not queries)."""
+        rows = self.db.read("SELECT id, row FROM vector_rows WHERE ns = ? ORDER BY row",
+                            (self.namespace,))
+        matrix = self._matrix()
+        ids: List[str] = []
+        parts: List[np.ndarray] = []
+        if rows and matrix is not None:
+            changed = set(self._pending) | self._dropped if self.db.in_transaction else set()
+            rows = [r for r in rows if r[0] not in changed]
+            ids = [r[0] for r in rows]
+            parts.append(np.asarray(matrix[[r[1] for r in rows]]))
+        if self.db.in_transaction and self._pending:  # this transaction's own writes
+            ids += list(self._pending)
+            parts.append(np.stack(list(self._pending.values())))
+        if not ids:
+            return [], np.zeros((0, self.embedding_dim or 0), dtype=np.float32)
+        return ids, np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def _extra_repr(self) -> str:
+        return super()._extra_repr() + f", cosine_threshold={self.cosine_threshold}"
