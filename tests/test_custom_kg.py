@@ -199,6 +199,20 @@ def test_csv_errors_name_the_record_and_line(tmp_path):
         load_custom_kg(tmp_path / "missing.json")
     with pytest.raises(CustomKGError, match="no chunks and no entities"):
         load_custom_kg({})
+    with pytest.raises(CustomKGError, match="cannot read a knowledge graph from a int"):
+        load_custom_kg(42)
+    with pytest.raises(CustomKGError, match="must end with chunks.csv"):
+        load_custom_kg([tmp_path / "kg" / "nodes.csv"])
+
+
+def test_csv_paths_may_carry_a_prefix(tmp_path):
+    write_csv(tmp_path / "kg", sample_kg())
+    paths = []
+    for kind in ("chunks", "entities", "relationships"):
+        target = tmp_path / f"acme_{kind}.csv"
+        target.write_bytes((tmp_path / "kg" / f"{kind}.csv").read_bytes())
+        paths.append(target)
+    assert load_custom_kg(paths) == load_custom_kg(sample_kg())
 
 
 def test_sizes_are_bounded(monkeypatch):
