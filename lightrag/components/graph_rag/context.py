@@ -69,6 +69,34 @@ def _split(value: Any) -> List[str]:
     return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
 
 
+#: chunks of one entity or relation considered by a query: a hub cited by 100k chunks
+#: contributes its most recent ones (and any the vector search found), never all of them
+MAX_CHUNKS_PER_ITEM = 64
+
+
+def item_chunk_ids(item: Dict[str, Any], preferred: Optional[set] = None,
+                   cap: int = MAX_CHUNKS_PER_ITEM) -> List[str]:
+    """The distinct chunk ids an entity or relation cites, at most ``cap``: those in
+    ``preferred`` (e.g. the vector hits) first, then the most recently added. The cost is
+    bounded for hubs (a split of the id list, cached; no per-id work beyond the cap)."""
+    if preferred:
+        ids = _all_chunk_ids(str(item.get("source_id") or ""))
+        first = [c for c in ids if c in preferred][:cap]
+        return list(dict.fromkeys([*first, *_capped_chunk_ids(str(item.get("source_id") or ""), cap)]))[:cap]
+    return list(_capped_chunk_ids(str(item.get("source_id") or ""), cap))
+
+
+@functools.lru_cache(maxsize=512)
+def _all_chunk_ids(source_id: str) -> tuple:
+    return tuple(dict.fromkeys(_split(source_id)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _capped_chunk_ids(source_id: str, cap: int) -> tuple:
+    ids = _all_chunk_ids(source_id)
+    return ids if len(ids) <= cap else tuple(reversed(ids[-cap:]))
+
+
 # ----------------------------------------------------------------------------- search
 def entity_hits(stores: GraphStores, vector: np.ndarray, top_k: int) -> List[Dict[str, Any]]:
     """The ``top_k`` entities matching ``vector``; a 2-D ``vector`` holds one row per keyword,
@@ -250,10 +278,10 @@ def select_lines(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[str, A
 
 # ----------------------------------------------------------------------- chunk picking
 def _chunk_ids_by_item(items: Sequence[Dict[str, Any]], taken: set) -> List[List[str]]:
-    counts = Counter(c for item in items for c in _split(item.get("source_id")))
+    counts = Counter(c for item in items for c in item_chunk_ids(item))
     per_item, seen = [], set(taken)
     for item in items:
-        ids = [c for c in dict.fromkeys(_split(item.get("source_id"))) if c not in seen]
+        ids = [c for c in item_chunk_ids(item) if c not in seen]
         seen.update(ids)
         per_item.append(sorted(ids, key=lambda c: -counts[c]))
     return per_item
@@ -318,8 +346,7 @@ def bridge_entities(stores: GraphStores, entities: Sequence[Dict[str, Any]],
 
 def chunk_support(*item_lists: Sequence[Dict[str, Any]]) -> Counter:
     """How many of the retrieved entities and relations cite each chunk id."""
-    return Counter(c for items in item_lists for item in items
-                   for c in dict.fromkeys(_split(item.get("source_id"))))
+    return Counter(c for items in item_lists for item in items for c in item_chunk_ids(item))
 
 
 def rank_by_relevance(candidates: Sequence[str], support: Counter, similarity: Dict[str, float],
@@ -361,7 +388,7 @@ def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
     known = {c["chunk_id"]: c for c in vector_chunks}
     similarity: Optional[Dict[str, float]] = None
     if query_vector is not None and (by_relevance or param.chunk_pick_method == "VECTOR"):
-        cited = (c for items in sources for item in items for c in _split(item.get("source_id")))
+        cited = (c for items in sources for item in items for c in item_chunk_ids(item))
         ranked_too = list(known) if by_relevance else []  # round-robin keeps the vector order
         similarity = query_similarities(stores.chunks_vdb, list(dict.fromkeys([*ranked_too, *cited])),
                                         query_vector)

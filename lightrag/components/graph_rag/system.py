@@ -348,6 +348,34 @@ class GraphRAG(Component):
         self.flush()
         return merged
 
+    def insert_custom_kg(self, custom_kg: Any, doc_id: Optional[str] = None) -> Any:
+        """Import a knowledge graph built elsewhere (see :meth:`ainsert_custom_kg`)."""
+        return run_sync(self.ainsert_custom_kg(custom_kg, doc_id))
+
+    async def ainsert_custom_kg(self, custom_kg: Any, doc_id: Optional[str] = None) -> Any:
+        """Import ``{"chunks", "entities", "relationships"}`` (HKU LightRAG's format: a dict,
+        JSON text or file, or a folder of CSV files) as one document, without extraction;
+        vectors are embedded before it returns, and ``delete_by_doc_id(result.doc_id)`` removes
+        it (``docs/custom_kg.md``)."""
+        return await self.index.insert_custom_kg(custom_kg, doc_id)
+
+    def create_relation(self, src: str, tgt: str,
+                        fields: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Add a relation between two existing entities (embedded before it returns)."""
+        created = self.index.create_relation(src, tgt, fields)
+        self.flush()
+        return created
+
+    def edit_relation(self, src: str, tgt: str, updates: Dict[str, Any]) -> Dict[str, Any]:
+        """Change a relation's description, keywords, weight or file_path."""
+        edited = self.index.edit_relation(src, tgt, updates)
+        self.flush()
+        return edited
+
+    def delete_relation(self, src: str, tgt: str) -> None:
+        """Remove a relation and its vector; its entities stay."""
+        self.index.delete_relation(src, tgt)
+
     def export(self, path: str, format: Optional[str] = None) -> List[Any]:
         """Write the graph as ``graphml``, ``json`` or ``csv`` (default: from the file
         extension, else GraphML); returns the files written."""

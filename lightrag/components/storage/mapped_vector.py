@@ -4,8 +4,8 @@ Opening costs nothing proportional to the store: no vector and no id is read. Th
 table of the :class:`SQLiteDatabase` stays the durable truth (id, float32 bytes, metadata; the
 same rows a PostgreSQL store holds, so ``copy_store`` works unchanged); beside it:
 
-* a file ``vectors-<namespace>-<generation>.f32`` of float32 rows, appended at each commit (and
-  fsynced before it), memory-mapped by every process that searches: processes share the OS
+* a file ``vectors-<namespace>-<generation>.f32`` of float32 rows, appended at each commit
+  (before it; fsynced too when the database's ``synchronous`` is ``FULL``), memory-mapped by every process that searches: processes share the OS
   page cache instead of each holding a copy;
 * a table ``vector_rows (ns, id, row)`` saying which file row holds each id's current vector.
 
@@ -126,7 +126,7 @@ class MappedVectorStorage(BaseVectorStorage):
         return matrix
 
     def _append(self, generation: int, vectors: np.ndarray) -> int:
-        """Append rows to the file (fsynced); returns the first new row."""
+        """Append rows to the file; returns the first new row."""
         path = self._path(generation)
         row_bytes = 4 * vectors.shape[1]
         with open(path, "ab") as f:
@@ -136,7 +136,8 @@ class MappedVectorStorage(BaseVectorStorage):
                 size -= size % row_bytes
             f.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
             f.flush()
-            os.fsync(f.fileno())
+            if getattr(self.db, "synchronous", "NORMAL") in ("FULL", "EXTRA"):
+                os.fsync(f.fileno())  # as durable as the database's own commits
         return size // row_bytes
 
     def _rebuild_file(self) -> None:

@@ -37,7 +37,9 @@ import numpy as np
 from lightrag.components.graph_rag.context import GraphStores
 from lightrag.components.graph_rag.embedding import embed_texts
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+import lightrag.components.graph_rag.index.custom_kg as custom_kg
 import lightrag.components.graph_rag.index.maintenance as maintenance
+import lightrag.components.graph_rag.index.relation_edits as relation_edits
 from lightrag.components.graph_rag.index.check import verify_index
 from lightrag.components.graph_rag.index.stores import SEP, open_stores
 from lightrag.components.graph_rag.index.vectors import (
@@ -562,6 +564,28 @@ class GraphIndex(Component):
         """Merge ``sources`` into ``target``: descriptions, chunks and relations joined."""
         with self.writing_sync():
             return maintenance.merge_entities(self.stores, sources, target)
+
+    async def insert_custom_kg(self, kg: Any, doc_id: Optional[str] = None) -> custom_kg.CustomKGResult:
+        """Import a knowledge graph built elsewhere as one document, in one transaction, and
+        embed its vectors (:func:`~.custom_kg.ainsert_custom_kg`; ``kg``: a dict, JSON text or
+        file, or CSV files)."""
+        return await custom_kg.ainsert_custom_kg(self, kg, doc_id)
+
+    def create_relation(self, src: str, tgt: str,
+                        fields: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Add a relation between two existing entities (it belongs to no document)."""
+        with self.writing_sync():
+            return relation_edits.create_relation(self.stores, src, tgt, fields)
+
+    def edit_relation(self, src: str, tgt: str, updates: Dict[str, Any]) -> Dict[str, Any]:
+        """Change a relation's description, keywords, weight or file_path (re-embedded)."""
+        with self.writing_sync():
+            return relation_edits.edit_relation(self.stores, src, tgt, updates)
+
+    def delete_relation(self, src: str, tgt: str) -> None:
+        """Remove a relation and its vector; its entities stay."""
+        with self.writing_sync():
+            relation_edits.delete_relation(self.stores, src, tgt)
 
     def queue_vectors(self, entities: Sequence[str] = (), relations: Sequence[Tuple[str, str]] = ()) -> None:
         """Queue entities and relations for (re-)embedding by :meth:`index_pending`."""

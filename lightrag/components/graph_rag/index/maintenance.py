@@ -91,8 +91,8 @@ async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id:
         else:
             _drop_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
             graph.delete_node(name)
-            _drop_vectors(stores, entities=[name])
             result.entities_deleted.append(name)
+    _drop_vectors(stores, entities=result.entities_deleted)  # once: it scans the synonym pairs
 
     rebuild_relations: List[Tuple[str, str]] = []
     for pair in items["relations"]:
