@@ -34,12 +34,14 @@ test: install-test
 
 # The quick loop while coding: no real models, PostgreSQL, browser, Ray or process-killing tests
 # (markers in pyproject.toml and tests/conftest.py), on FAST_WORKERS pytest-xdist workers.
-# `make test` runs them all (CI). Installs the test extras only when they are missing.
+# `make test` runs them all (CI). Installs the test extras only when they are missing. Bytecode
+# caching is switched back on (PYTHONDONTWRITEBYTECODE empty): pytest's rewritten test modules
+# and lightrag's .pyc files (git-ignored __pycache__) then halve the collection of later runs.
 FAST_MARKERS = not (slow or postgres or browser or ray or subprocess)
 FAST_WORKERS ?= 2
 test-fast:
 	@$(VENV)/bin/python -c "import pytest, xdist, lightrag" 2>/dev/null || $(MAKE) install-test
-	$(VENV)/bin/python -m pytest -q -n $(FAST_WORKERS) -m "$(FAST_MARKERS)"
+	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/python -m pytest -q -n $(FAST_WORKERS) -m "$(FAST_MARKERS)"
 
 # ruff (rules in pyproject.toml: line length 110, complexity 12); .ci/run runs it after the tests
 lint:

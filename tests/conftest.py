@@ -17,7 +17,10 @@ in files whose owners have not done it yet; move an entry into its file and drop
 
 from __future__ import annotations
 
-from typing import Dict, Iterator
+import itertools
+import re
+from pathlib import Path
+from typing import Dict, Iterator, Optional, Set
 
 import pytest
 from pg_server import PostgresServer, skip_reason
@@ -44,6 +47,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
         markers |= {FIXTURE_MARKS.get(name) for name in getattr(item, "fixturenames", ())}
         for marker in sorted(m for m in markers if m):
             item.add_marker(getattr(pytest.mark, marker))
+
+
+_MODULE_MARK = re.compile(r"^pytestmark = pytest\.mark\.(\w+)\s*$", re.M)
+_MARK_WORDS = re.compile(r"\b(?!and\b|or\b|not\b)[A-Za-z_]\w*\b")
+
+
+def _always_deselected(expression: str, marks: Set[str]) -> bool:
+    """True when ``-m expression`` deselects every test carrying ``marks``, whatever other
+    markers a test adds (every combination of the expression's other names is tried)."""
+    others = sorted(set(_MARK_WORDS.findall(expression)) - marks)
+    try:
+        from _pytest.mark.expression import Expression  # pytest's own -m parser
+
+        compiled = Expression.compile(expression)
+        for values in itertools.product((False, True), repeat=len(others)):
+            on = marks | {name for name, value in zip(others, values) if value}
+            if compiled.evaluate(lambda name, on=on, **_: name in on):
+                return False
+    except Exception:  # another pytest, or marker arguments: collect as usual
+        return False
+    return True
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> Optional[bool]:
+    """Do not import a test file that ``-m`` deselects whole (its module-level ``pytestmark`` or
+    its ``MARKS`` entry): ``make test-fast`` then skips importing spaCy, Ray, Selenium..."""
+    expression = config.getoption("markexpr", default="")
+    if not expression or not collection_path.name.startswith("test_") \
+            or collection_path.suffix != ".py":
+        return None
+    marks = set(_MODULE_MARK.findall(collection_path.read_text(encoding="utf-8")))
+    marks |= {MARKS[collection_path.name]} if collection_path.name in MARKS else set()
+    if marks and _always_deselected(expression, marks):
+        return True
+    return None
 
 
 @pytest.fixture(scope="session")
