@@ -86,7 +86,7 @@ def make_rag(workdir: str) -> Any:
     from lightrag.components.graph_rag.extractive_answerer import ExtractiveAnswerer
     from lightrag.core.component import Component
     from lightrag.core.embedder import Embedder
-    from lightrag.core.types import Embedding, EmbedderOutput
+    from lightrag.core.types import EmbedderOutput, Embedding
 
     class HashEmbedder(Component):
         """Instant embeddings: :func:`_graph_fakes.hashed_bow`."""
@@ -249,13 +249,16 @@ def table(rows: Sequence[Dict[str, Any]]) -> str:
     if len(rows) > 1:
         a, b = rows[0], rows[-1]
         growth = b["n_chunks"] / a["n_chunks"]
+
+        def p95_ratio(mode: str) -> float:
+            return b["latency"][mode]["p95_ms"] / max(a["latency"][mode]["p95_ms"], 1e-3)
+
         lines.append("")
         lines.append(f"From {a['n_chunks']:,} to {b['n_chunks']:,} chunks ({growth:.0f}x): open "
                      f"{b['open_s'] / max(a['open_s'], 1e-3):.1f}x, RSS after open "
                      f"{b['rss_open_mb'] / max(a['rss_open_mb'], 1):.1f}x, insert rate "
                      f"{b['insert_docs_per_s'] / max(a['insert_docs_per_s'], 1e-3):.2f}x, "
-                     + ", ".join(f"{m} p95 {b['latency'][m]['p95_ms'] / max(a['latency'][m]['p95_ms'], 1e-3):.1f}x"
-                                 for m in MODES) + ".")
+                     + ", ".join(f"{m} p95 {p95_ratio(m):.1f}x" for m in MODES) + ".")
     return "\n".join(lines)
 
 
