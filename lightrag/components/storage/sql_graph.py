@@ -1,9 +1,14 @@
 """``SQLGraphStorage``: the knowledge graph as ``nodes`` and ``edges`` rows of an
-:class:`SQLDatabase`, with a NetworkX copy in memory for traversal and graph algorithms.
+:class:`SQLDatabase`, read by key: nothing is loaded when it opens.
 
-Every write goes to both, inside the caller's transaction; the memory copy follows rollbacks and
-other processes' commits key by key through the database's change log. GraphML, JSON and CSV are
-export formats (:meth:`export`), never the store.
+Reads go to the database (a node, an edge, a node's edges, degrees: indexed look-ups, batched);
+queries read committed rows only (on SQLite, through a read connection that never waits for the
+writer). Writes are buffered for the write transaction that makes them (the writer reads its
+own pending changes) and written as rows just before it commits; a rollback forgets them.
+Other processes' commits need no reload: the next read sees them, and ``version`` (which the
+query caches key on) moves with every commit, ours or theirs. Whole-graph views (the explorer's
+most connected nodes, exports) scan the rows. GraphML, JSON and CSV are export formats
+(:meth:`export`), never the store.
 
 Example:
     >>> import tempfile, os
@@ -19,35 +24,48 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from collections import deque
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import networkx as nx
 
-from lightrag.components.storage.networkx_graph import NetworkXGraphStorage
+from lightrag.components.storage.base import BaseGraphStorage, KnowledgeGraph
+from lightrag.components.storage.networkx_graph import NetworkXGraphStorage, _clean
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
 
 _EDGE_SEP = "\x1f"
+_BATCH = 400  # ids per IN (...) list
+Pair = Tuple[str, str]
 
 
-def _pair(src: str, tgt: str) -> Tuple[str, str]:
+def _pair(src: str, tgt: str) -> Pair:
     return (src, tgt) if src <= tgt else (tgt, src)
 
 
-class SQLGraphStorage(NetworkXGraphStorage):
-    """An undirected property graph stored as rows, traversed in memory.
+def _check_id(node_id: Any) -> None:
+    if not isinstance(node_id, str) or not node_id:
+        raise ValueError(f"node ids must be non-empty strings, got {node_id!r}")
+
+
+class SQLGraphStorage(BaseGraphStorage):
+    """An undirected property graph stored as rows and read by key.
 
     Args:
         db: the database shared by the stores of one working directory.
         namespace: the graph's name (one database can hold several graphs).
+
+    Node and edge properties must be ``str``/``int``/``float``/``bool``; ``upsert_*`` merge
+    them into existing ones; ``upsert_edge`` creates missing endpoints (without properties).
     """
 
-    _to_dict_exclude = (*NetworkXGraphStorage._to_dict_exclude, "db", "_pending_nodes",
-                        "_pending_edges")
+    _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges")
 
     def __init__(self, db: SQLDatabase, namespace: str = "chunk_entity_relation", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
+        super().__init__(namespace, workspace, working_dir)
         object.__setattr__(self, "db", db)
         with db.transaction():
             db.execute("CREATE TABLE IF NOT EXISTS nodes (ns TEXT NOT NULL, id TEXT NOT NULL, "
@@ -55,157 +73,337 @@ class SQLGraphStorage(NetworkXGraphStorage):
             db.execute("CREATE TABLE IF NOT EXISTS edges (ns TEXT NOT NULL, src TEXT NOT NULL, "
                        "tgt TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (ns, src, tgt))")
             db.execute("CREATE INDEX IF NOT EXISTS edges_tgt ON edges (ns, tgt)")
-        self._pending_nodes: Dict[str, None] = {}
-        self._pending_edges: Dict[Tuple[str, str], None] = {}
-        super().__init__(namespace, workspace, working_dir)
-        db.register(self._nodes_log, self._reload_nodes)
-        db.register(self._edges_log, self._reload_edges)
+        self._pending_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
+        self._pending_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
+        self.version = 0
+        db.register(self._log_name, self._changed_elsewhere)
         db.on_commit(self._flush, self._forget)
 
     @property
-    def _nodes_log(self) -> str:
-        return f"nodes:{self.namespace}"
+    def _log_name(self) -> str:
+        return f"graph:{self.namespace}"
 
-    @property
-    def _edges_log(self) -> str:
-        return f"edges:{self.namespace}"
+    def _changed_elsewhere(self, keys: Optional[Set[str]]) -> None:
+        self.version += 1
 
-    # ---------------------------------------------------------------- loading
-    def _load(self) -> None:
+    # ---------------------------------------------------------------- reading
+    def _mine(self) -> bool:
+        """Whether this caller is the writer of the open transaction (sees its pending writes)."""
+        return self.db.in_transaction and bool(self._pending_nodes or self._pending_edges)
+
+    def _read_in(self, sql: str, values: Sequence[Any]) -> List[Tuple[Any, ...]]:
+        rows: List[Tuple[Any, ...]] = []
+        values = list(values)
+        for start in range(0, len(values), _BATCH):
+            part = values[start:start + _BATCH]
+            rows += self.db.read(sql.format(in_=",".join("?" * len(part))), (self.namespace, *part))
+        return rows
+
+    def _stored_nodes(self, ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+        return {n: json.loads(d) for n, d in self._read_in(
+            "SELECT id, data FROM nodes WHERE ns = ? AND id IN ({in_})", list(dict.fromkeys(ids)))}
+
+    def _stored_edges_of(self, ids: Sequence[str]) -> List[Pair]:
+        ids = list(dict.fromkeys(ids))
+        pairs = self._read_in("SELECT src, tgt FROM edges WHERE ns = ? AND src IN ({in_})", ids)
+        pairs += self._read_in("SELECT src, tgt FROM edges WHERE ns = ? AND tgt IN ({in_})", ids)
+        return [(s, t) for s, t in pairs]
+
+    def get_nodes_batch(self, node_ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+        wanted = list(dict.fromkeys(node_ids))
+        mine = self._mine()
+        pending = self._pending_nodes if mine else {}
+        found = self._stored_nodes([n for n in wanted if n not in pending])
+        for n in wanted:
+            if n in pending and pending[n] is not None:
+                found[n] = dict(pending[n])  # type: ignore[arg-type]
+        return {n: found[n] for n in wanted if n in found}
+
+    def get_node(self, node_id: str) -> Optional[Dict[str, Any]]:
+        return self.get_nodes_batch([node_id]).get(node_id)
+
+    def has_node(self, node_id: str) -> bool:
+        return bool(self.has_nodes_batch([node_id]))
+
+    def has_nodes_batch(self, node_ids: Sequence[str]) -> Set[str]:
+        wanted = list(dict.fromkeys(node_ids))
+        pending = self._pending_nodes if self._mine() else {}
+        found = {r[0] for r in self._read_in("SELECT id FROM nodes WHERE ns = ? AND id IN ({in_})",
+                                             [n for n in wanted if n not in pending])}
+        return found | {n for n in wanted if pending.get(n) is not None}
+
+    def get_edges_batch(self, pairs: Sequence[Pair]) -> Dict[Pair, Dict[str, Any]]:
+        keys = {(s, t): _pair(s, t) for s, t in pairs}
+        pending = self._pending_edges if self._mine() else {}
+        stored: Dict[Pair, Dict[str, Any]] = {}
+        todo = list(dict.fromkeys(k for k in keys.values() if k not in pending))
+        by_src: Dict[str, List[str]] = {}
+        for s, t in todo:
+            by_src.setdefault(s, []).append(t)
+        wanted = set(todo)
+        for s, t, d in self._read_in("SELECT src, tgt, data FROM edges WHERE ns = ? AND src IN ({in_})",
+                                     list(by_src)):
+            if (s, t) in wanted:
+                stored[(s, t)] = json.loads(d)
+        out = {}
+        for asked, key in keys.items():
+            data = pending[key] if key in pending else stored.get(key)
+            if data is not None:
+                out[asked] = dict(data)
+        return out
+
+    def get_edge(self, src: str, tgt: str) -> Optional[Dict[str, Any]]:
+        return self.get_edges_batch([(src, tgt)]).get((src, tgt))
+
+    def has_edge(self, src: str, tgt: str) -> bool:
+        return self.get_edge(src, tgt) is not None
+
+    def get_nodes_edges_batch(self, node_ids: Sequence[str]) -> Dict[str, List[Pair]]:
+        wanted = list(dict.fromkeys(node_ids))
+        present = self.has_nodes_batch(wanted)
+        neighbours: Dict[str, Dict[str, None]] = {n: {} for n in wanted}
+        pending = self._pending_edges if self._mine() else {}
+        for s, t in self._stored_edges_of(wanted):
+            if pending.get((s, t), True) is None:
+                continue  # deleted in this transaction
+            for a, b in ((s, t), (t, s)):
+                if a in neighbours:
+                    neighbours[a][b] = None
+        for (s, t), data in pending.items():
+            for a, b in ((s, t), (t, s)):
+                if a in neighbours:
+                    if data is None:
+                        neighbours[a].pop(b, None)
+                    else:
+                        neighbours[a][b] = None
+        return {n: [(n, o) for o in neighbours[n]] if n in present else [] for n in wanted}
+
+    def get_node_edges(self, node_id: str) -> Optional[List[Pair]]:
+        if not self.has_node(node_id):
+            return None
+        return self.get_nodes_edges_batch([node_id])[node_id]
+
+    def node_degrees_batch(self, node_ids: Sequence[str]) -> Dict[str, int]:
+        wanted = list(dict.fromkeys(node_ids))
+        if self._mine() and self._pending_edges:
+            return {n: len(e) for n, e in self.get_nodes_edges_batch(wanted).items()}
+        degrees = dict.fromkeys(wanted, 0)
+        for column in ("src", "tgt"):
+            for node, count in self._read_in(
+                    f"SELECT {column}, COUNT(*) FROM edges WHERE ns = ? AND {column} IN ({{in_}}) "
+                    f"GROUP BY {column}", wanted):
+                degrees[node] += int(count)
+        return degrees
+
+    def node_degree(self, node_id: str) -> int:
+        return self.node_degrees_batch([node_id])[node_id]
+
+    # ----------------------------------------------------------- whole graph
+    def _scan_nodes(self) -> Dict[str, Dict[str, Any]]:
+        nodes = {n: json.loads(d) for n, d in self.db.read(
+            "SELECT id, data FROM nodes WHERE ns = ?", (self.namespace,))}
+        if self._mine():
+            for n, d in self._pending_nodes.items():
+                if d is None:
+                    nodes.pop(n, None)
+                else:
+                    nodes[n] = dict(d)
+        return nodes
+
+    def _scan_edges(self) -> Dict[Pair, Dict[str, Any]]:
+        edges = {(s, t): json.loads(d) for s, t, d in self.db.read(
+            "SELECT src, tgt, data FROM edges WHERE ns = ?", (self.namespace,))}
+        if self._mine():
+            for k, d in self._pending_edges.items():
+                if d is None:
+                    edges.pop(k, None)
+                else:
+                    edges[k] = dict(d)
+        return edges
+
+    def snapshot(self) -> nx.Graph:
+        """The whole graph as a NetworkX graph (reads every row: exports and analyses)."""
         graph = nx.Graph()
-        graph.add_nodes_from((n, json.loads(d)) for n, d in self.db.query(
-            "SELECT id, data FROM nodes WHERE ns = ?", (self.namespace,)))
-        graph.add_edges_from((s, t, json.loads(d)) for s, t, d in self.db.query(
-            "SELECT src, tgt, data FROM edges WHERE ns = ?", (self.namespace,)))
-        self._graph = graph
-        self.version += 1
-        log.debug("graph %s: loaded %d nodes, %d edges", self.namespace,
-                  graph.number_of_nodes(), graph.number_of_edges())
+        graph.add_nodes_from(self._scan_nodes().items())
+        graph.add_edges_from((s, t, d) for (s, t), d in self._scan_edges().items())
+        return graph
 
-    def _reload_nodes(self, keys: Optional[Set[str]]) -> None:
-        if keys is None:
-            self._load()
-            return
-        rows = dict(self.db.query_in("SELECT id, data FROM nodes WHERE ns = ? AND id IN ({in_})",
-                                     sorted(keys), (self.namespace,)))
-        for node in keys:
-            if node in rows:
-                if node in self._graph:
-                    self._graph.nodes[node].clear()
-                self._graph.add_node(node, **json.loads(rows[node]))
-            elif node in self._graph:
-                self._graph.remove_node(node)
-        self.version += 1
+    def get_all_labels(self) -> List[str]:
+        return sorted(self._scan_nodes())
 
-    def _reload_edges(self, keys: Optional[Set[str]]) -> None:
-        if keys is None:
-            self._load()
-            return
-        for key in keys:
-            src, tgt = key.split(_EDGE_SEP, 1)
-            rows = self.db.query("SELECT data FROM edges WHERE ns = ? AND src = ? AND tgt = ?",
-                                 (self.namespace, src, tgt))
-            if rows:
-                if self._graph.has_edge(src, tgt):
-                    self._graph.edges[src, tgt].clear()
-                self._graph.add_edge(src, tgt, **json.loads(rows[0][0]))
-            elif self._graph.has_edge(src, tgt):
-                self._graph.remove_edge(src, tgt)
-        self.version += 1
+    def get_all_nodes(self) -> List[Dict[str, Any]]:
+        return [{**d, "id": n} for n, d in self._scan_nodes().items()]
+
+    def get_all_edges(self) -> List[Dict[str, Any]]:
+        return [{**d, "source": s, "target": t} for (s, t), d in self._scan_edges().items()]
+
+    def node_count(self) -> int:
+        if self._mine():
+            return len(self._scan_nodes())
+        return int(self.db.read("SELECT COUNT(*) FROM nodes WHERE ns = ?", (self.namespace,))[0][0])
+
+    def all_edge_pairs(self) -> List[Pair]:
+        if self._mine():
+            return list(self._scan_edges())
+        return [(s, t) for s, t in self.db.read("SELECT src, tgt FROM edges WHERE ns = ?",
+                                                (self.namespace,))]
+
+    def search_labels(self, query: str, limit: int = 50) -> List[str]:
+        """Labels containing ``query`` (case-insensitive): exact, then prefix, then shorter first."""
+        q = query.strip().lower()
+        if not q:
+            return []
+        escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        found = [r[0] for r in self.db.read(
+            "SELECT id FROM nodes WHERE ns = ? AND LOWER(id) LIKE ? ESCAPE '\\' LIMIT ?",
+            (self.namespace, f"%{escaped}%", max(limit * 20, 1000)))]
+        found = [n for n in found if q in n.lower()]
+        found.sort(key=lambda n: (n.lower() != q, not n.lower().startswith(q), len(n), n))
+        return found[:limit]
+
+    def get_popular_labels(self, limit: int = 300) -> List[str]:
+        """Labels by degree, highest first (ties by name)."""
+        degrees: Dict[str, int] = dict.fromkeys(self._scan_nodes(), 0)
+        for s, t in self._scan_edges():
+            degrees[s] = degrees.get(s, 0) + 1
+            degrees[t] = degrees.get(t, 0) + 1
+        return [n for n, _ in sorted(degrees.items(), key=lambda nd: (-nd[1], nd[0]))[:limit]]
+
+    def get_knowledge_graph(self, node_label: str = "*", max_depth: int = 3,
+                            max_nodes: int = 1000) -> KnowledgeGraph:
+        """A subgraph for display: ``"*"``, the ``max_nodes`` most connected nodes; else a BFS
+        from ``node_label`` up to ``max_depth`` hops (busier neighbours first), cut at
+        ``max_nodes``. Unknown label: empty."""
+        if max_nodes < 1 or max_depth < 0:
+            raise ValueError("max_nodes must be >= 1 and max_depth >= 0")
+        if node_label == "*":
+            chosen = self.get_popular_labels(max_nodes)
+            truncated = self.node_count() > max_nodes
+        elif not self.has_node(node_label):
+            return KnowledgeGraph()
+        else:
+            chosen, truncated = self._bfs(node_label, max_depth, max_nodes)
+        nodes = self.get_nodes_batch(chosen)
+        inside = set(chosen)
+        pairs = {_pair(s, t) for edges in self.get_nodes_edges_batch(chosen).values()
+                 for s, t in edges if s in inside and t in inside}
+        edges = self.get_edges_batch(sorted(pairs))
+        return KnowledgeGraph(
+            nodes=[{"id": n, "labels": [n], "properties": nodes.get(n, {})} for n in chosen],
+            edges=[{"id": f"{s}-{t}", "source": s, "target": t, "properties": d}
+                   for (s, t), d in edges.items()],
+            is_truncated=truncated)
+
+    def _bfs(self, start: str, max_depth: int, max_nodes: int) -> Tuple[List[str], bool]:
+        chosen: List[str] = []
+        seen, queue = {start}, deque([(start, 0)])
+        while queue:
+            if len(chosen) >= max_nodes:
+                return chosen, True
+            node, depth = queue.popleft()
+            chosen.append(node)
+            if depth < max_depth:
+                fresh = [o for _, o in self.get_node_edges(node) or [] if o not in seen]
+                degrees = self.node_degrees_batch(fresh)
+                fresh.sort(key=lambda o: (-degrees.get(o, 0), o))
+                seen.update(fresh)
+                queue.extend((o, depth + 1) for o in fresh)
+        return chosen, False
+
+    def export(self, path: str, format: str = "graphml") -> List[Path]:
+        """Write the graph as ``graphml``, ``json`` or ``csv`` (see
+        :meth:`NetworkXGraphStorage.export`); returns the files written."""
+        view = NetworkXGraphStorage.__new__(NetworkXGraphStorage)
+        object.__setattr__(view, "_graph", self.snapshot())
+        return NetworkXGraphStorage.export(view, path, format)
 
     # ----------------------------------------------------------------- writes
-    # Writes change the NetworkX copy at once and remember the touched keys; the rows are written
-    # in one batch just before the transaction commits (a merge touches the same hub node many
-    # times), and a rollback re-reads the touched keys.
-    def _flush(self) -> None:
-        nodes, edges = self._pending_nodes, self._pending_edges
-        if not nodes and not edges:
-            return
-        self._pending_nodes, self._pending_edges = {}, {}
-        graph = self._graph
-        self.db.executemany(
-            "INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?) "
-            "ON CONFLICT (ns, id) DO UPDATE SET data = excluded.data",
-            ((self.namespace, n, json.dumps(dict(graph.nodes[n]), ensure_ascii=False))
-             for n in nodes if n in graph))
-        self.db.executemany("DELETE FROM nodes WHERE ns = ? AND id = ?",
-                            ((self.namespace, n) for n in nodes if n not in graph))
-        adj = graph.adj
-        live = [p for p in edges if p[0] in adj and p[1] in adj[p[0]]]
-        self.db.executemany(
-            "INSERT INTO edges (ns, src, tgt, data) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (ns, src, tgt) DO UPDATE SET data = excluded.data",
-            ((self.namespace, s, t, json.dumps(dict(adj[s][t]), ensure_ascii=False)) for s, t in live))
-        gone = set(edges) - set(live)
-        self.db.executemany("DELETE FROM edges WHERE ns = ? AND src = ? AND tgt = ?",
-                            ((self.namespace, s, t) for s, t in gone))
-        self.db.log_changes(self._nodes_log, nodes)
-        self.db.log_changes(self._edges_log, (_EDGE_SEP.join(p) for p in edges))
-
-    def _forget(self) -> None:
-        nodes, edges = self._pending_nodes, self._pending_edges
-        self._pending_nodes, self._pending_edges = {}, {}
-        if nodes:
-            self._reload_nodes(set(nodes))
-        if edges:
-            self._reload_edges({_EDGE_SEP.join(p) for p in edges})
-
-    def _touch(self, nodes: Iterable[str] = (), edges: Iterable[Tuple[str, str]] = ()) -> None:
-        self._pending_nodes.update(dict.fromkeys(nodes))
-        self._pending_edges.update(dict.fromkeys(_pair(s, t) for s, t in edges))
+    def upsert_nodes_batch(self, nodes: Dict[str, Dict[str, Any]]) -> None:
+        cleaned = {}
+        for node_id, data in nodes.items():
+            _check_id(node_id)
+            cleaned[node_id] = _clean(data, f"node {node_id!r}")
+        with self.db.transaction():
+            current = self.get_nodes_batch([n for n in cleaned if n not in self._pending_nodes
+                                            or self._pending_nodes[n] is not None])
+            for node_id, data in cleaned.items():
+                self._pending_nodes[node_id] = {**current.get(node_id, {}), **data}
 
     def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None:
+        self.upsert_nodes_batch({node_id: data})
+
+    def upsert_edges_batch(self, edges: Dict[Pair, Dict[str, Any]]) -> None:
+        cleaned: Dict[Pair, Dict[str, Any]] = {}
+        for (src, tgt), data in edges.items():
+            _check_id(src)
+            _check_id(tgt)
+            key = _pair(src, tgt)
+            cleaned[key] = {**cleaned.get(key, {}), **_clean(data, f"edge {src!r}-{tgt!r}")}
         with self.db.transaction():
-            super().upsert_node(node_id, data)
-            self._touch([node_id])
+            ends = list(dict.fromkeys(n for pair in cleaned for n in pair))
+            present = self.has_nodes_batch(ends)
+            for node in ends:
+                if node not in present:
+                    self._pending_nodes[node] = {}
+            current = self.get_edges_batch(list(cleaned))
+            for key, data in cleaned.items():
+                self._pending_edges[key] = {**current.get(key, {}), **data}
 
     def upsert_edge(self, src: str, tgt: str, data: Dict[str, Any]) -> None:
-        with self.db.transaction():
-            super().upsert_edge(src, tgt, data)
-            self._touch((src, tgt), [(src, tgt)])
+        self.upsert_edges_batch({(src, tgt): data})
 
-    def upsert_nodes_batch(self, nodes: Dict[str, Dict[str, Any]]) -> None:
+    def remove_nodes(self, node_ids: Iterable[str]) -> None:
         with self.db.transaction():
-            for node_id, data in nodes.items():
-                NetworkXGraphStorage.upsert_node(self, node_id, data)
-            self._touch(nodes)
-
-    def upsert_edges_batch(self, edges: Dict[Tuple[str, str], Dict[str, Any]]) -> None:
-        with self.db.transaction():
-            for (src, tgt), data in edges.items():
-                NetworkXGraphStorage.upsert_edge(self, src, tgt, data)
-            self._touch({n for pair in edges for n in pair}, edges)
+            present = sorted(self.has_nodes_batch(list(node_ids)))
+            if not present:
+                return
+            for edges in self.get_nodes_edges_batch(present).values():
+                for s, t in edges:
+                    self._pending_edges[_pair(s, t)] = None
+            for node in present:
+                self._pending_nodes[node] = None
 
     def delete_node(self, node_id: str) -> None:
         self.remove_nodes([node_id])
 
-    def remove_nodes(self, node_ids: Iterable[str]) -> None:
+    def remove_edges(self, pairs: Iterable[Pair]) -> None:
         with self.db.transaction():
-            present = [n for n in dict.fromkeys(node_ids) if n in self._graph]
-            if not present:
-                return
-            self._touch(present, [(n, o) for n in present for o in self._graph.adj[n]])
-            super().remove_nodes(present)
+            for key in self.get_edges_batch(list(pairs)):
+                self._pending_edges[_pair(*key)] = None
 
-    def remove_edges(self, pairs: Iterable[Tuple[str, str]]) -> None:
-        with self.db.transaction():
-            present = [(s, t) for s, t in pairs if self._graph.has_edge(s, t)]
-            if not present:
-                return
-            super().remove_edges(present)
-            self._touch(edges=present)
+    def _flush(self) -> None:
+        """Write this transaction's changes as rows (just before it commits)."""
+        nodes, edges = self._pending_nodes, self._pending_edges
+        if not nodes and not edges:
+            return
+        self._pending_nodes, self._pending_edges = {}, {}
+        ns = self.namespace
+        self.db.executemany(
+            "INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?) "
+            "ON CONFLICT (ns, id) DO UPDATE SET data = excluded.data",
+            ((ns, n, json.dumps(d, ensure_ascii=False)) for n, d in nodes.items() if d is not None))
+        self.db.executemany("DELETE FROM nodes WHERE ns = ? AND id = ?",
+                            ((ns, n) for n, d in nodes.items() if d is None))
+        self.db.executemany(
+            "INSERT INTO edges (ns, src, tgt, data) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (ns, src, tgt) DO UPDATE SET data = excluded.data",
+            ((ns, s, t, json.dumps(d, ensure_ascii=False)) for (s, t), d in edges.items()
+             if d is not None))
+        self.db.executemany("DELETE FROM edges WHERE ns = ? AND src = ? AND tgt = ?",
+                            ((ns, s, t) for (s, t), d in edges.items() if d is None))
+        self.db.log_changes(self._log_name, ["*"])
+        self.version += 1
+
+    def _forget(self) -> None:
+        self._pending_nodes, self._pending_edges = {}, {}
 
     def index_done_callback(self) -> None:
-        """Nothing to do: every write is already in the database."""
+        """Nothing to do: every write is in the database at commit."""
 
     def drop(self) -> None:
         with self.db.transaction():
-            self._touch(list(self._graph.nodes), list(self._graph.edges))
-            self._graph = nx.Graph()
+            self._forget()
+            self.db.execute("DELETE FROM nodes WHERE ns = ?", (self.namespace,))
+            self.db.execute("DELETE FROM edges WHERE ns = ?", (self.namespace,))
+            self.db.log_changes(self._log_name, ["*"])
             self.version += 1
-
-    def node_count(self) -> int:
-        return self._graph.number_of_nodes()
-
-    def all_edge_pairs(self) -> List[Tuple[str, str]]:
-        return [_pair(s, t) for s, t in self._graph.edges]
