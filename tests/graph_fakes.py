@@ -1,14 +1,23 @@
-"""A deterministic fake extraction LLM for graph-RAG tests.
+"""A deterministic fake extraction LLM for graph-RAG tests, and a GraphRAG built on the fakes.
 
 Entities are the capitalised names of the chunk (sentence-initial function words excluded);
 relations link names that appear in the same sentence. The answer is in the line format the
-EntityExtractor's prompt asks for, so the real parser and merger run on it.
+EntityExtractor's prompt asks for, so the real parser and merger run on it. :func:`fake_graph_rag`
+puts it together with ScriptedClient's hashed bag-of-words embeddings and a fixed answer.
 """
 
 import re
 
+from lightrag.components.graph_rag import (
+    Chunker,
+    EntityExtractor,
+    GraphRAG,
+    HeuristicKeywordExtractor,
+)
 from lightrag.components.graph_rag.extraction_parser import records_to_lines
 from lightrag.components.graph_rag.schemas import EntityRecord, RelationRecord
+from lightrag.components.model_client import ScriptedClient
+from lightrag.core import Embedder, Generator
 from lightrag.utils.registry import register
 
 NAME = re.compile(r"\b[A-Z][a-zA-Z0-9]+(?:\s+(?:[A-Z][a-zA-Z0-9]+|\d+\b))*")
@@ -52,3 +61,24 @@ def extraction_reply(prompt: str) -> str:
             relations.append(RelationRecord(src_id=a, tgt_id=b, keywords="mentioned together",
                                             description=sentence.strip()))
     return records_to_lines(entities.values(), relations)
+
+
+def fake_graph_rag(working_dir, *, chunk_tokens=40, chunk_overlap=5, embedding_dim=256,
+                   max_gleaning=1, extraction_client=None, embedder_client=None,
+                   answers=the_answer, **kwargs):
+    """A GraphRAG in ``working_dir`` on the fakes: :func:`extraction_reply` (or
+    ``extraction_client``), ScriptedClient embeddings of ``embedding_dim``, the answer
+    ``answers(prompt)``, heuristic keywords, small chunks and a low cosine threshold (0.05).
+    Other keyword arguments go to GraphRAG."""
+    kwargs.setdefault("cosine_threshold", 0.05)
+    extraction = extraction_client or ScriptedClient(response_fn=extraction_reply)
+    return GraphRAG(
+        embedder=Embedder(model_client=embedder_client or ScriptedClient(embedding_dim=embedding_dim)),
+        extractor=EntityExtractor(generator=Generator(model_client=extraction),
+                                  max_gleaning=max_gleaning),
+        answer_generator=Generator(model_client=ScriptedClient(response_fn=answers)),
+        keyword_extractor=HeuristicKeywordExtractor(),
+        chunker=Chunker(chunk_token_size=chunk_tokens, chunk_overlap_token_size=chunk_overlap),
+        working_dir=str(working_dir),
+        **kwargs,
+    )

@@ -13,16 +13,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from graph_fakes import extraction_reply, the_answer  # noqa: E402
+from graph_fakes import fake_graph_rag  # noqa: E402
 
-from lightrag.components.graph_rag import (  # noqa: E402
-    Chunker,
-    EntityExtractor,
-    GraphRAG,
-    HeuristicKeywordExtractor,
-)
-from lightrag.components.model_client import ScriptedClient  # noqa: E402
-from lightrag.core import Embedder, Generator  # noqa: E402
+from lightrag.components.graph_rag import GraphRAG  # noqa: E402
 
 PLANETS = ["Mercury", "Venus", "Earth", "Mars", "Jupiter", "Saturn", "Uranus", "Neptune"]
 AGENCIES = ["NASA", "ESA", "JAXA", "Roscosmos", "ISRO"]
@@ -41,14 +34,8 @@ def doc_id(i: int) -> str:
 
 
 def make_rag(workdir: str, **kwargs) -> GraphRAG:
-    return GraphRAG(
-        embedder=Embedder(model_client=ScriptedClient(embedding_dim=64)),
-        extractor=EntityExtractor(generator=Generator(
-            model_client=ScriptedClient(response_fn=extraction_reply)), max_gleaning=0),
-        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
-        keyword_extractor=HeuristicKeywordExtractor(),
-        chunker=Chunker(chunk_token_size=24, chunk_overlap_token_size=4),
-        working_dir=workdir, cosine_threshold=0.05, **kwargs)
+    return fake_graph_rag(workdir, chunk_tokens=24, chunk_overlap=4, embedding_dim=64,
+                          max_gleaning=0, **kwargs)
 
 
 def operate(rag: GraphRAG, op: str, args: list) -> None:

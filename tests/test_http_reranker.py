@@ -6,21 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Dict, List, Optional
 
 import pytest
-from graph_fakes import extraction_reply, the_answer
-from sample_corpus import space_docs
+from graph_fakes import fake_graph_rag
+from loopback_server import LoopbackServer
+from sample_corpus import JUPITER, MARS, space_docs
+from sample_corpus import PLANETS as ALL_PLANETS
 
-from lightrag.components.graph_rag import (
-    Chunker,
-    EntityExtractor,
-    GraphRAG,
-    HeuristicKeywordExtractor,
-)
-from lightrag.components.model_client import ScriptedClient
 from lightrag.components.retriever import (
     BM25Retriever,
     CohereReranker,
@@ -31,18 +25,12 @@ from lightrag.components.retriever import (
     RerankerRetriever,
     RerankOutput,
 )
-from lightrag.core import Embedder, Generator
 from lightrag.core.types import Document, RetrieverOutput
 from lightrag.utils import build
 from lightrag.utils.config import component_to_config
 
 KEY = "sk-test-0123456789"
-PLANETS = [
-    "Mercury is the smallest planet.",
-    "Jupiter is the biggest planet, a gas giant.",
-    "Mars is the red planet.",
-    "Saturn has bright rings.",
-]
+PLANETS = [ALL_PLANETS[i] for i in (0, JUPITER, MARS, 5)]  # Mercury, Jupiter, Mars, Saturn
 
 
 def keyword_score(query: str, document: str) -> float:
@@ -51,12 +39,14 @@ def keyword_score(query: str, document: str) -> float:
     return round(len(words & set(re.findall(r"\w+", document.lower()))) / max(len(words), 1), 4)
 
 
-class FakeReranker:
+class FakeReranker(LoopbackServer):
     """A Cohere/Jina-shaped ``/rerank`` server; ``with FakeReranker() as server:``.
 
     ``statuses`` is a script of error statuses answered before the real replies (one per request);
     ``key`` (when set) must arrive as ``Authorization: Bearer <key>`` or the reply is 401.
     """
+
+    poll_interval = 0.05
 
     def __init__(self, score: Callable[[str, str], float] = keyword_score,
                  statuses: Optional[List[int]] = None, key: Optional[str] = KEY,
@@ -66,22 +56,7 @@ class FakeReranker:
         self.key = key
         self.result_key = result_key
         self.requests: List[Dict[str, Any]] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> FakeReranker:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def _handler(self) -> type:
         fake = self
@@ -231,18 +206,7 @@ def test_local_rerankers_also_give_scores_in_input_order():
 
 
 def make_rag(tmp_path, reranker):
-    return GraphRAG(
-        embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
-        extractor=EntityExtractor(
-            generator=Generator(model_client=ScriptedClient(response_fn=extraction_reply)),
-            max_gleaning=1),
-        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
-        keyword_extractor=HeuristicKeywordExtractor(),
-        chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
-        working_dir=str(tmp_path),
-        cosine_threshold=0.05,
-        reranker=reranker,
-    )
+    return fake_graph_rag(tmp_path, reranker=reranker)
 
 
 DOCS = space_docs(3)

@@ -6,23 +6,17 @@ import math
 
 import numpy as np
 import pytest
-from graph_fakes import extraction_reply, the_answer
+from graph_fakes import extraction_reply, fake_graph_rag
 
-from lightrag.components.graph_rag import Chunker, EntityExtractor, GraphRAG
 from lightrag.components.graph_rag.extraction_parser import MAX_RECORDS, parse_extraction_output
 from lightrag.components.model_client import ScriptedClient
-from lightrag.core import Embedder, Generator
 from lightrag.utils.secrets import redact_text
 
 
 def make_rag(tmp_path, embedder_client=None, extraction=extraction_reply):
-    return GraphRAG(
-        embedder=Embedder(model_client=embedder_client or ScriptedClient(embedding_dim=32)),
-        extractor=EntityExtractor(generator=Generator(
-            model_client=ScriptedClient(response_fn=extraction)), max_gleaning=0),
-        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
-        chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
-        working_dir=str(tmp_path), cosine_threshold=0.05)
+    return fake_graph_rag(tmp_path, embedding_dim=32, max_gleaning=0,
+                          embedder_client=embedder_client,
+                          extraction_client=ScriptedClient(response_fn=extraction))
 
 
 def test_a_reply_naming_100k_entities_is_cut():

@@ -3,20 +3,14 @@
 import json
 
 import pytest
-from graph_fakes import extraction_reply, the_answer
+from graph_fakes import fake_graph_rag
 from sample_corpus import space_docs
 
 from lightrag.components.agent import ReActAgent, graph_rag_tools, retriever_tool
 from lightrag.components.agent.rag_tools import format_graph_context
-from lightrag.components.graph_rag import (
-    Chunker,
-    EntityExtractor,
-    GraphRAG,
-    HeuristicKeywordExtractor,
-)
 from lightrag.components.model_client import ScriptedClient
 from lightrag.components.retriever import BM25Retriever
-from lightrag.core import Embedder, Generator
+from lightrag.core import Embedder
 from lightrag.core.retriever import Retriever
 from lightrag.core.tokenizer import count_tokens
 from lightrag.core.types import Document, RetrieverOutput
@@ -25,16 +19,7 @@ DOCS = space_docs(2)
 
 
 def build_rag(path):
-    return GraphRAG(
-        embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
-        extractor=EntityExtractor(generator=Generator(
-            model_client=ScriptedClient(response_fn=extraction_reply))),
-        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
-        keyword_extractor=HeuristicKeywordExtractor(),
-        chunker=Chunker(chunk_token_size=60, chunk_overlap_token_size=5),
-        working_dir=str(path),
-        cosine_threshold=0.05,
-    )
+    return fake_graph_rag(path, chunk_tokens=60)
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,10 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 ray = pytest.importorskip("ray")
 
 import graph_fakes  # noqa: E402
-from graph_fakes import extraction_reply, the_answer  # noqa: E402
+from graph_fakes import extraction_reply, fake_graph_rag  # noqa: E402
 from ray import cloudpickle  # noqa: E402
 
-from lightrag.components.graph_rag import Chunker, EntityExtractor, GraphRAG  # noqa: E402
+from lightrag.components.graph_rag import EntityExtractor  # noqa: E402
 from lightrag.components.graph_rag.distributed import (  # noqa: E402
     dumps_components,
     loads_components,
@@ -28,7 +28,7 @@ from lightrag.components.graph_rag.distributed import (  # noqa: E402
     split_llm_limit,
 )
 from lightrag.components.model_client import ScriptedClient  # noqa: E402
-from lightrag.core import Embedder, Generator  # noqa: E402
+from lightrag.core import Generator  # noqa: E402
 
 pytestmark = pytest.mark.ray
 
@@ -69,13 +69,8 @@ def local_ray():
 
 
 def make_rag(path, client=None, **kwargs):
-    return GraphRAG(
-        embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
-        extractor=EntityExtractor(generator=Generator(
-            model_client=client or ScriptedClient(response_fn=extraction_reply)), max_gleaning=1),
-        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
-        chunker=Chunker(chunk_token_size=20, chunk_overlap_token_size=3),  # 2 chunks a document
-        working_dir=str(path), cosine_threshold=0.05, **kwargs)
+    return fake_graph_rag(path, chunk_tokens=20, chunk_overlap=3,  # 2 chunks a document
+                          extraction_client=client, **kwargs)
 
 
 def snapshot(rag):

@@ -2,29 +2,17 @@
 deleted documents (6), a killed delete's queued vectors (10)."""
 
 import numpy as np
-from graph_fakes import extraction_reply, the_answer
+from graph_fakes import fake_graph_rag
 
 from lightrag.components.graph_rag import (
     Chunker,
-    EntityExtractor,
-    GraphRAG,
-    HeuristicKeywordExtractor,
 )
 from lightrag.components.graph_rag.index.vectors import RELATION_IDS_META
 from lightrag.components.graph_rag.merger import legacy_relation_vector_id, relation_vector_id
-from lightrag.components.model_client import ScriptedClient
-from lightrag.core import Embedder, Generator
 
 
 def make_rag(tmp_path, **kwargs):
-    return GraphRAG(
-        embedder=Embedder(model_client=ScriptedClient(embedding_dim=64)),
-        extractor=EntityExtractor(generator=Generator(
-            model_client=ScriptedClient(response_fn=extraction_reply)), max_gleaning=0),
-        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
-        keyword_extractor=HeuristicKeywordExtractor(),
-        chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
-        working_dir=str(tmp_path), cosine_threshold=0.05, **kwargs)
+    return fake_graph_rag(tmp_path, embedding_dim=64, max_gleaning=0, **kwargs)
 
 
 def test_relation_vector_ids_do_not_collide():
