@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import logging
+import mmap
 import os
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
@@ -120,8 +121,11 @@ class MappedVectorStorage(BaseVectorStorage):
         cached = self._map
         if cached is not None and cached[0] == generation and cached[1].shape[0] == rows:
             return cached[1]
-        matrix = (np.memmap(path, dtype=np.float32, mode="r", shape=(rows, dim)) if rows
-                  else np.zeros((0, dim), dtype=np.float32))
+        matrix = np.zeros((0, dim), dtype=np.float32)
+        if rows:
+            with open(path, "rb") as f:  # a plain ndarray over the mapping (np.memmap is slower)
+                mapped = mmap.mmap(f.fileno(), rows * 4 * dim, access=mmap.ACCESS_READ)
+            matrix = np.frombuffer(mapped, dtype=np.float32).reshape(rows, dim)
         object.__setattr__(self, "_map", (generation, matrix))
         return matrix
 
@@ -278,7 +282,7 @@ class MappedVectorStorage(BaseVectorStorage):
         """``queries @ matrix.T`` (queries × rows), computed block by block."""
         out = np.empty((queries.shape[0], matrix.shape[0]), dtype=np.float32)
         for start in range(0, matrix.shape[0], BLOCK_ROWS):
-            block = np.asarray(matrix[start:start + BLOCK_ROWS])
+            block = matrix[start:start + BLOCK_ROWS]
             out[:, start:start + block.shape[0]] = queries @ block.T
         return out
 
@@ -367,16 +371,19 @@ class MappedVectorStorage(BaseVectorStorage):
         matrix = self._matrix()
         if matrix is None or not ids:
             return out
+        found: List[Tuple[str, int]] = []
         for start in range(0, len(ids), 500):
             part = ids[start:start + 500]
-            for key, row in self.db.read(
-                    f"SELECT id, row FROM vector_rows WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
-                    (self.namespace, *part)):
-                if row < matrix.shape[0]:
-                    out[key] = np.array(matrix[row])
-                else:  # appended by a commit after this mapping: map again
-                    matrix = self._matrix()
-                    out[key] = np.array(matrix[row])  # type: ignore[index]
+            found += self.db.read(
+                f"SELECT id, row FROM vector_rows WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
+                (self.namespace, *part))
+        if not found:
+            return out
+        rows = np.fromiter((r for _, r in found), dtype=np.int64, count=len(found))
+        if rows.max() >= matrix.shape[0]:  # appended by a commit after this mapping: map again
+            matrix = self._matrix()
+        picked = matrix[rows]  # type: ignore[index]
+        out.update(zip((k for k, _ in found), picked))
         return out
 
     def keys(self) -> List[str]:

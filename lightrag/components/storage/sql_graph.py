@@ -137,14 +137,17 @@ class SQLGraphStorage(BaseGraphStorage):
         pending = self._pending_edges if self._mine() else {}
         stored: Dict[Pair, Dict[str, Any]] = {}
         todo = list(dict.fromkeys(k for k in keys.values() if k not in pending))
-        by_src: Dict[str, List[str]] = {}
-        for s, t in todo:
-            by_src.setdefault(s, []).append(t)
         wanted = set(todo)
-        for s, t, d in self._read_in("SELECT src, tgt, data FROM edges WHERE ns = ? AND src IN ({in_})",
-                                     list(by_src)):
-            if (s, t) in wanted:
-                stored[(s, t)] = json.loads(d)
+        for start in range(0, len(todo), _BATCH // 2):  # src IN (..) AND tgt IN (..): a superset
+            part = todo[start:start + _BATCH // 2]      # found through the primary key, filtered
+            srcs = list(dict.fromkeys(p[0] for p in part))
+            tgts = list(dict.fromkeys(p[1] for p in part))
+            for s, t, d in self.db.read(
+                    "SELECT src, tgt, data FROM edges WHERE ns = ? AND src IN "
+                    f"({','.join('?' * len(srcs))}) AND tgt IN ({','.join('?' * len(tgts))})",
+                    (self.namespace, *srcs, *tgts)):
+                if (s, t) in wanted:
+                    stored[(s, t)] = json.loads(d)
         out = {}
         for asked, key in keys.items():
             data = pending[key] if key in pending else stored.get(key)
