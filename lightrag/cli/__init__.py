@@ -113,6 +113,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = make_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    from lightrag.tracing import enable_tracing_from_env
+
+    enable_tracing_from_env()  # LIGHTRAG_TRACE_JSONL / LIGHTRAG_TRACE_OTLP_ENDPOINT, if set
     try:
         code = args.func(args)
         sys.stdout.flush()

@@ -385,6 +385,10 @@ class GraphRAG(Component):
         self.index.refresh()
         return self.graph.get_knowledge_graph(node_label, max_depth=max_depth, max_nodes=max_nodes)
 
+    def close(self) -> None:
+        """Close the store's database connections (the object is unusable afterwards)."""
+        self.index.close()
+
     # ------------------------------------------------------------------- status
     def status(self) -> Dict[str, Any]:
         """Counts of documents by status, chunks, entities and relations."""

@@ -294,11 +294,17 @@ class SQLDatabase:
         self.executemany("INSERT INTO changes (store, key) VALUES (?, ?)", ((store, k) for k in keys))
 
     def refresh(self) -> bool:
-        """Apply other processes' committed changes to the in-memory stores; True if any."""
-        with self._mutex:
+        """Apply other processes' committed changes to the in-memory stores; True if any.
+        Skipped (False) while this process has a write transaction open: a reader never waits
+        for the writer."""
+        if not self._mutex.acquire(blocking=False):
+            return False
+        try:
             if self._depth:
                 return False
             return self._apply_changes()
+        finally:
+            self._mutex.release()
 
     def _apply_changes(self) -> bool:
         latest = self._max_seq()
@@ -324,6 +330,10 @@ class SQLDatabase:
     def close(self) -> None:
         with self._mutex:
             self._conn.close()
+        reader = getattr(getattr(self, "_readers", None), "conn", None)
+        if reader is not None:  # this thread's read connection (others close with their threads)
+            reader.close()
+            self._readers.conn = None
 
 
 class SQLiteDatabase(SQLDatabase):
@@ -382,9 +392,14 @@ class SQLiteDatabase(SQLDatabase):
     def local_folder(self) -> Optional[Path]:
         return None if str(self.path) == ":memory:" else self.path.parent
 
+    def query(self, sql: str, params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
+        """All rows of a ``SELECT``: inside this thread's write transaction, its own view;
+        outside it, committed rows on a read connection (never waiting for a writer)."""
+        return self.read(sql, params)
+
     def read(self, sql: str, params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
         if self.in_transaction or str(self.path) == ":memory:":
-            return self.query(sql, params)
+            return SQLDatabase.query(self, sql, params)
         conn = getattr(self._readers, "conn", None)
         if conn is None:
             conn = sqlite3.connect(str(self.path), timeout=self.lock_timeout,
