@@ -69,6 +69,9 @@ def _split(value: Any) -> List[str]:
     return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
 
 
+#: edges of one entity a ``local`` search ranks: a hub's edges to the other hits, then the rest
+#: up to this many (ranking all 100k edges of a hub by their endpoints' degrees costs seconds)
+MAX_EDGES_PER_ENTITY = 100
 #: chunks of one entity or relation considered by a query: a hub cited by 100k chunks
 #: contributes its most recent ones (and any the vector search found), never all of them
 MAX_CHUNKS_PER_ITEM = 64
@@ -125,8 +128,13 @@ def search_entities(stores: GraphStores, vector: np.ndarray, top_k: int,
     ]
     pairs: List[Tuple[str, str]] = []
     seen = set()
+    found = set(names)
     for edges in stores.graph.get_nodes_edges_batch([e["entity_name"] for e in entities]).values():
-        for src, tgt in edges or []:
+        edges = edges or []
+        if len(edges) > MAX_EDGES_PER_ENTITY:  # a hub: edges among the hits first, then a share
+            inner = [e for e in edges if e[1] in found]
+            edges = inner + [e for e in edges if e[1] not in found][:max(0, MAX_EDGES_PER_ENTITY - len(inner))]
+        for src, tgt in edges:
             key = relation_key(src, tgt)
             if key not in seen:
                 seen.add(key)

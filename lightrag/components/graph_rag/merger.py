@@ -82,6 +82,35 @@ class MergeStats(DataClass):
     summaries: int = field(default=0, metadata={"desc": "LLM summary calls"})
 
 
+def unify_case_variants(graph: Any, extractions: Sequence[Any]) -> Dict[str, str]:
+    """Rename, in place, entity names of ``extractions`` that differ from a stored entity (or
+    from an earlier name of the same batch) only in letter case: "Acmecorp" joins "AcmeCorp",
+    the first spelling seen. Returns the renames. A graph without ``find_case_variants`` (the
+    legacy file store) is left as it is."""
+    names = [n for e in extractions for n in [*(x.entity_name for x in e.entities),
+                                              *(x for r in e.relations for x in (r.src_id, r.tgt_id))]]
+    find = getattr(graph, "find_case_variants", None)
+    if not names or find is None:
+        return {}
+    renames = dict(find(names))
+    first: Dict[str, str] = {}
+    for name in dict.fromkeys(names):
+        if name in renames:
+            continue
+        kept = first.setdefault(name.lower(), name)
+        if kept != name:
+            renames[name] = kept
+    if renames:
+        for extraction in extractions:
+            for entity in extraction.entities:
+                entity.entity_name = renames.get(entity.entity_name, entity.entity_name)
+            for relation in extraction.relations:
+                relation.src_id = renames.get(relation.src_id, relation.src_id)
+                relation.tgt_id = renames.get(relation.tgt_id, relation.tgt_id)
+            extraction.relations = [r for r in extraction.relations if r.src_id != r.tgt_id]
+    return renames
+
+
 class GraphMerger(Component):
     """Merge :class:`ExtractionResult` s into graph + entity/relation vector storages.
 

@@ -73,6 +73,7 @@ class SQLGraphStorage(BaseGraphStorage):
             db.execute("CREATE TABLE IF NOT EXISTS edges (ns TEXT NOT NULL, src TEXT NOT NULL, "
                        "tgt TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (ns, src, tgt))")
             db.execute("CREATE INDEX IF NOT EXISTS edges_tgt ON edges (ns, tgt)")
+            db.execute("CREATE INDEX IF NOT EXISTS nodes_folded ON nodes (ns, LOWER(id))")
         self._pending_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
         self._pending_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
         self.version = 0
@@ -121,6 +122,26 @@ class SQLGraphStorage(BaseGraphStorage):
 
     def get_node(self, node_id: str) -> Optional[Dict[str, Any]]:
         return self.get_nodes_batch([node_id]).get(node_id)
+
+    def find_case_variants(self, names: Sequence[str]) -> Dict[str, str]:
+        """``name -> stored node`` for names that are not nodes but differ from one only in
+        letter case ("Acmecorp" for "AcmeCorp"; ASCII case, as the database folds it)."""
+        wanted = list(dict.fromkeys(names))
+        present = self.has_nodes_batch(wanted)
+        missing = [n for n in wanted if n not in present]
+        folded: Dict[str, List[str]] = {}
+        for name in missing:
+            folded.setdefault(name.lower(), []).append(name)
+        found: Dict[str, str] = {}
+        for node, key in self._read_in(
+                "SELECT id, LOWER(id) FROM nodes WHERE ns = ? AND LOWER(id) IN ({in_})", list(folded)):
+            for name in folded.get(key, []):
+                found.setdefault(name, node)
+        if self._mine():
+            for node, data in self._pending_nodes.items():
+                for name in folded.get(node.lower(), []) if data is not None else []:
+                    found.setdefault(name, node)
+        return {n: v for n, v in found.items() if v != n}
 
     def has_node(self, node_id: str) -> bool:
         return bool(self.has_nodes_batch([node_id]))

@@ -53,7 +53,7 @@ from lightrag.components.graph_rag.index.vectors import (
 )
 from lightrag.components.graph_rag.index.view import ReadOnly
 from lightrag.components.graph_rag.insert_result import SUPERSEDED
-from lightrag.components.graph_rag.merger import GraphMerger
+from lightrag.components.graph_rag.merger import GraphMerger, unify_case_variants
 from lightrag.components.graph_rag.schemas import (
     DocProcessingStatus,
     DocStatus,
@@ -402,6 +402,7 @@ class GraphIndex(Component):
                     cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
                           "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
                     vectors=chunk_vectors)
+            unify_case_variants(self.graph, good)  # "Acmecorp" joins a stored "AcmeCorp"
             self.stores.extractions.add(good, chunks)
             stats = await self.merger.acall(good, self.graph)
             queue_vectors(self.stores, stats.entities, stats.relations)
