@@ -121,7 +121,8 @@ def test_connection_errors_name_the_problem_without_secrets(monkeypatch):
 
     port = _free_port()  # nothing listens there
     monkeypatch.setenv("MY_DSN", f"postgresql://u:hunter2@127.0.0.1:{port}/db")
-    with pytest.raises(ConnectionError, match=f"cannot connect to the PostgreSQL store u@127.0.0.1:{port}/db") as down:
+    expected = f"cannot connect to the PostgreSQL store u@127.0.0.1:{port}/db"
+    with pytest.raises(ConnectionError, match=expected) as down:
         PostgresDatabase(dsn_env="MY_DSN", connect_timeout=2)
     assert "hunter2" not in str(down.value)
 

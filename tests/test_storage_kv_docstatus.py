@@ -80,7 +80,8 @@ def test_workspaces_are_isolated_and_names_checked(tmp_path):
 
 
 def test_repr_shows_namespace_and_workspace(tmp_path):
-    assert repr(kv(tmp_path, "full_docs", "alice")) == "JsonKVStorage(namespace='full_docs', workspace='alice')"
+    expected = "JsonKVStorage(namespace='full_docs', workspace='alice')"
+    assert repr(kv(tmp_path, "full_docs", "alice")) == expected
     assert repr(kv(tmp_path, "full_docs")) == "JsonKVStorage(namespace='full_docs')"
     assert isinstance(kv(tmp_path), BaseKVStorage) and isinstance(kv(tmp_path), StorageNameSpace)
 

@@ -95,7 +95,8 @@ def test_doc_status_queries(tmp_path):
     assert store.get_doc_by_content_hash("h1")[0] == "d1"
     assert len(store.get_docs_paginated(page=1, page_size=2)) == 2
     store.index_done_callback()
-    assert JsonDocStatusStorage(namespace="doc_status", working_dir=str(tmp_path)).get_status_counts()["processed"] == 1
+    again = JsonDocStatusStorage(namespace="doc_status", working_dir=str(tmp_path))
+    assert again.get_status_counts()["processed"] == 1
 
 
 # --------------------------------------------------------------------------- vector

@@ -15,13 +15,13 @@ from lightrag.components.graph_rag.extractive_answerer import (
     ExtractiveAnswer,
     ExtractiveAnswerer,
 )
+from lightrag.components.graph_rag.index import DeletionResult, GraphIndex, RecordResult
+from lightrag.components.graph_rag.insert_pipeline import DocumentPreparer, InsertPipeline
 from lightrag.components.graph_rag.keyword_extractor import (
     HeuristicKeywordExtractor,
     KeywordExtractor,
     Keywords,
 )
-from lightrag.components.graph_rag.index import DeletionResult, GraphIndex, RecordResult
-from lightrag.components.graph_rag.insert_pipeline import DocumentPreparer, InsertPipeline
 from lightrag.components.graph_rag.merger import GraphMerger, MergeStats
 from lightrag.components.graph_rag.query_engine import QueryEngine
 from lightrag.components.graph_rag.query_modes import (
@@ -36,10 +36,10 @@ from lightrag.components.graph_rag.query_modes import (
     RetrievedContext,
 )
 from lightrag.components.graph_rag.schemas import (
+    QUERY_MODES,
     DocProcessingStatus,
     DocStatus,
     EntityRecord,
-    QUERY_MODES,
     QueryParam,
     QueryResult,
     RelationRecord,

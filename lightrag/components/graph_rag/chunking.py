@@ -62,5 +62,6 @@ class Chunker(Component):
             )
         return chunks
 
-    async def acall(self, doc_id: str, text: str, file_path: str = "unknown_source") -> Dict[str, TextChunkSchema]:
+    async def acall(self, doc_id: str, text: str,
+                    file_path: str = "unknown_source") -> Dict[str, TextChunkSchema]:
         return self.call(doc_id, text, file_path)

@@ -133,7 +133,8 @@ def search_entities(stores: GraphStores, vector: np.ndarray, top_k: int,
         edges = edges or []
         if len(edges) > MAX_EDGES_PER_ENTITY:  # a hub: edges among the hits first, then a share
             inner = [e for e in edges if e[1] in found]
-            edges = inner + [e for e in edges if e[1] not in found][:max(0, MAX_EDGES_PER_ENTITY - len(inner))]
+            room = max(0, MAX_EDGES_PER_ENTITY - len(inner))
+            edges = inner + [e for e in edges if e[1] not in found][:room]
         for src, tgt in edges:
             key = relation_key(src, tgt)
             if key not in seen:
@@ -180,7 +181,8 @@ def search_chunks(stores: GraphStores, vector: np.ndarray, top_k: int) -> List[D
     ]
 
 
-def round_robin(*lists: Sequence[Dict[str, Any]], key: Callable[[Dict[str, Any]], Any]) -> List[Dict[str, Any]]:
+def round_robin(*lists: Sequence[Dict[str, Any]],
+                key: Callable[[Dict[str, Any]], Any]) -> List[Dict[str, Any]]:
     """Interleave lists (a[0], b[0], a[1], …), keeping the first occurrence of each key."""
     merged, seen = [], set()
     for i in range(max((len(lst) for lst in lists), default=0)):

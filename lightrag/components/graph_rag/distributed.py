@@ -8,16 +8,16 @@ The expensive steps of an insert run on a Ray cluster; the graph is still writte
    retried, see :meth:`GraphRAG.unfinished_document_ids`).
 2. **Ray actors** (a fixed pool of ``num_workers``): per document, chunking, chunk embedding and
    LLM extraction of every chunk: the :class:`~lightrag.components.graph_rag.insert_pipeline.
-   DocumentPreparer` that a single-process insert uses. The pool shares ``max_llm_concurrency`` LLM calls between its
-   actors (an ``asyncio.Semaphore`` in each, the shares adding up to the total), so the provider
-   never sees more concurrent requests than that, however large the cluster. Extractions cached
-   by an earlier, interrupted insert are sent along and not repeated.
+   DocumentPreparer` that a single-process insert uses. The pool shares ``max_llm_concurrency``
+   LLM calls between its actors (an ``asyncio.Semaphore`` in each, the shares adding up to the
+   total), so the provider never sees more concurrent requests than that, however large the
+   cluster. Extractions cached by an earlier, interrupted insert are sent along and not repeated.
 3. **driver**: at most ``max_in_flight`` documents are out at once (backpressure: the next one is
    submitted only when the oldest result has been merged) and results are recorded **in document
    order** by :meth:`InsertPipeline.commit <lightrag.components.graph_rag.insert_pipeline.
    InsertPipeline.commit>` (one transaction per document, the same code as a single-process
-   insert); entity and relation vectors are embedded at the end. Recording in order makes the graph equal to the one a single-process
-   insert builds.
+   insert); entity and relation vectors are embedded at the end. Recording in order makes the
+   graph equal to the one a single-process insert builds.
 
 The pipeline components (chunker, extractor, embedder) travel to the actors pickled with Ray's
 cloudpickle; thread locks inside them are recreated on arrival and an on-disk response cache is

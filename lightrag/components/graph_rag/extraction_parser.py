@@ -352,6 +352,12 @@ def _record(
             problems.append(f"dropped entity row with {len(rest) + 1} fields: {shown!r}")
             return None
         return make_entity(rest[0], rest[1], rest[2], chunk_id, file_path, problems)
+    return _relation(rest, shown, chunk_id, file_path, problems)
+
+
+def _relation(rest: List[str], shown: str, chunk_id: str, file_path: str,
+              problems: Problems) -> Optional[RelationRecord]:
+    """A relation row's fields (label removed) as a record, tolerating the usual variants."""
     if len(rest) < 3:
         problems.append(f"dropped relation row with {len(rest) + 1} fields: {shown!r}")
         return None

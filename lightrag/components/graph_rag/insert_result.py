@@ -95,38 +95,50 @@ def normalize_documents(
     """
     texts = [input] if isinstance(input, str) else list(input)
     for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"document {i} is a {type(text).__name__}, not a str")
-        if not text.strip():
-            raise ValueError(f"document {i} is empty")
-        if "\x00" in text:
-            raise ValueError(f"document {i} contains NUL bytes: is it a binary file?")
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise ValueError(f"document {i} contains a lone surrogate ({text[e.start]!r} at "
-                             f"character {e.start}): not valid Unicode text") from None
-    if ids is None:
-        doc_ids = [compute_mdhash_id(t.strip(), prefix="doc-") for t in texts]
-    else:
-        doc_ids = [ids] if isinstance(ids, str) else list(ids)
-        if len(doc_ids) != len(texts):
-            raise ValueError(f"{len(doc_ids)} ids for {len(texts)} documents")
-        for i, doc_id in enumerate(doc_ids):
-            if not isinstance(doc_id, str) or not doc_id.strip():
-                raise ValueError(f"document id {i} must be a non-empty string, got {doc_id!r}")
-        if len(set(doc_ids)) != len(doc_ids):
-            raise ValueError("document ids must be unique")
-    if file_paths is None:
-        paths = ["unknown_source"] * len(texts)
-    else:
-        paths = [file_paths] if isinstance(file_paths, str) else list(file_paths)
-        if len(paths) != len(texts):
-            raise ValueError(f"{len(paths)} file paths for {len(texts)} documents")
-        for i, path in enumerate(paths):
-            if not isinstance(path, str):
-                raise TypeError(f"file path {i} is a {type(path).__name__}, not a str")
+        _check_text(i, text)
+    doc_ids = _doc_ids(texts, ids)
+    paths = _file_paths(texts, file_paths)
     unique: Dict[str, tuple[str, str]] = {}
     for doc_id, text, path in zip(doc_ids, texts, paths):
         unique.setdefault(doc_id, (text, path))  # identical texts share one id
     return [t for t, _ in unique.values()], list(unique), [p for _, p in unique.values()]
+
+
+def _check_text(i: int, text: Any) -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"document {i} is a {type(text).__name__}, not a str")
+    if not text.strip():
+        raise ValueError(f"document {i} is empty")
+    if "\x00" in text:
+        raise ValueError(f"document {i} contains NUL bytes: is it a binary file?")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"document {i} contains a lone surrogate ({text[e.start]!r} at "
+                         f"character {e.start}): not valid Unicode text") from None
+
+
+def _doc_ids(texts: List[str], ids: Optional[Union[str, Sequence[str]]]) -> List[str]:
+    if ids is None:
+        return [compute_mdhash_id(t.strip(), prefix="doc-") for t in texts]
+    doc_ids = [ids] if isinstance(ids, str) else list(ids)
+    if len(doc_ids) != len(texts):
+        raise ValueError(f"{len(doc_ids)} ids for {len(texts)} documents")
+    for i, doc_id in enumerate(doc_ids):
+        if not isinstance(doc_id, str) or not doc_id.strip():
+            raise ValueError(f"document id {i} must be a non-empty string, got {doc_id!r}")
+    if len(set(doc_ids)) != len(doc_ids):
+        raise ValueError("document ids must be unique")
+    return doc_ids
+
+
+def _file_paths(texts: List[str], file_paths: Optional[Union[str, Sequence[str]]]) -> List[str]:
+    if file_paths is None:
+        return ["unknown_source"] * len(texts)
+    paths = [file_paths] if isinstance(file_paths, str) else list(file_paths)
+    if len(paths) != len(texts):
+        raise ValueError(f"{len(paths)} file paths for {len(texts)} documents")
+    for i, path in enumerate(paths):
+        if not isinstance(path, str):
+            raise TypeError(f"file path {i} is a {type(path).__name__}, not a str")
+    return paths

@@ -9,7 +9,8 @@ the remaining content words high-level.
 
 Example:
     >>> HeuristicKeywordExtractor(use_spacy=False)("How did Marie Curie influence modern radiotherapy?")
-    Keywords(high_level=['influence', 'modern', 'radiotherapy'], low_level=['Marie Curie'], error=None, from_llm=False)
+    Keywords(high_level=['influence', 'modern', 'radiotherapy'], low_level=['Marie Curie'],
+             error=None, from_llm=False)
 """
 
 from __future__ import annotations
@@ -220,7 +221,8 @@ def spacy_keywords(query: str, nlp: Any) -> List[str]:
 
     Example:
         >>> from lightrag.components.graph_rag.spacy_extractor import load_spacy_model  # doctest: +SKIP
-        >>> spacy_keywords("Who founded the company that made the iPod?", load_spacy_model())  # doctest: +SKIP
+        >>> question = "Who founded the company that made the iPod?"
+        >>> spacy_keywords(question, load_spacy_model())  # doctest: +SKIP
         ['iPod', 'company']
     """
     doc = nlp(query)

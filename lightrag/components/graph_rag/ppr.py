@@ -311,7 +311,8 @@ class PprSettings:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.type in ("float", "int") and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if f.type in ("float", "int") and not numeric:
                 raise TypeError(f"PprSettings.{f.name} must be a number, got {value!r}")
             if f.type == "int" and not isinstance(value, int):
                 raise TypeError(f"PprSettings.{f.name} must be an integer, got {value!r}")

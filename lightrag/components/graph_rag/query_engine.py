@@ -4,9 +4,10 @@ Token budgets left unset in the :class:`QueryParam` are derived from the answer 
 context window (:mod:`lightrag.components.graph_rag.budgets`), and the answer prompt without
 context (template, query, history, instructions) is measured *before* retrieval: the
 :class:`~lightrag.components.graph_rag.context_builder.ContextBuilder` gets exactly the room
-left, so a prompt that would overflow the window is never built, let alone sent. An answer is never silently empty: an empty reply comes back as
-``content`` saying so, and a failed model call as a ``content`` naming the error, with
-``raw_data["error"]`` and ``processing_info["answer_failed"]`` set.
+left, so a prompt that would overflow the window is never built, let alone sent. An answer is
+never silently empty: an empty reply comes back as ``content`` saying so, and a failed model
+call as a ``content`` naming the error, with ``raw_data["error"]`` and
+``processing_info["answer_failed"]`` set.
 
 Holds the mode Components, the keyword extractor, the answer Generator, an optional
 reranker, the context builder and the ``ppr``/``mix`` scorer's :class:`PprSettings`. The
@@ -108,7 +109,8 @@ class QueryEngine(Component):
         return fill_generator_prompt(self.answer_generator, self._system_prompt(retrieved, param), query)
 
     # ------------------------------------------------------------------- query
-    async def _vectors(self, needed: tuple, query: str, keywords: Any, stores: GraphStores) -> Dict[str, np.ndarray]:
+    async def _vectors(self, needed: tuple, query: str, keywords: Any,
+                       stores: GraphStores) -> Dict[str, np.ndarray]:
         texts: Dict[str, str] = {}
         if QUERY_VECTOR in needed:
             texts[QUERY_VECTOR] = query
@@ -150,28 +152,45 @@ class QueryEngine(Component):
         window, _ = model_window(self.answer_generator)
         limit = max(1, window - answer_reserve(self.answer_generator, window))
         param = resolve_budgets(param, window, window - limit)
-        keywords = None
-        if LL_VECTOR in mode.vectors_needed or HL_VECTOR in mode.vectors_needed or SEED_VECTORS in mode.vectors_needed:
-            keywords = await self.keyword_extractor.acall(
-                query, hl_keywords=param.hl_keywords or None, ll_keywords=param.ll_keywords or None)
-        needed = mode.vectors_needed
-        by_query = (param.chunk_pick_method == "VECTOR" or param.chunk_merge_method == "RELEVANCE"
-                    or extractive)
-        if by_query and param.mode != "bypass":
-            needed = tuple(dict.fromkeys((*needed, QUERY_VECTOR)))
-        vectors = await self._vectors(needed, query, keywords, stores)
+        keywords = await self._keywords(query, param, mode)
+        vectors = await self._vectors(self._needed(mode, param, extractive), query, keywords, stores)
         if keywords is not None and not param.ll_keywords and keywords.low_level:
             param = dataclasses.replace(param, ll_keywords=list(keywords.low_level))  # the ones used
         budget = ContextBudget(total=min(param.max_total_tokens or limit, limit),
                                reserved=self._reserved_tokens(query, param, extractive, limit))
         candidates = mode.retrieve(stores, vectors, param, budget.room, self.reranker, query)
         retrieved = self.context_builder(candidates, param, budget)
-        prompt_kwargs: Optional[Dict[str, Any]] = None
-        if not param.only_need_context and not extractive:
-            prompt_kwargs = self._prompt_kwargs(query, retrieved, param)
-            retrieved.processing_info["prompt_tokens"] = count_tokens(
-                self.answer_generator.get_prompt(**prompt_kwargs))
-        raw_data = {
+        raw_data = self._raw_data(retrieved, keywords, param)
+        if param.only_need_context:
+            return QueryResult(content=retrieved.context, raw_data=raw_data)
+        if param.mode != "bypass" and not (retrieved.entities or retrieved.relations
+                                           or retrieved.chunks):
+            raw_data["processing_info"]["no_context"] = True
+            return QueryResult(content=NO_CONTEXT_RESPONSE, raw_data=raw_data)
+        if extractive:
+            return await self._quote(query, retrieved, stores, vectors, param, raw_data, started,
+                                     sync_stream)
+        return await self._generate(query, retrieved, param, raw_data, started, sync_stream)
+
+    async def _keywords(self, query: str, param: QueryParam, mode: QueryMode) -> Any:
+        """The query's keywords, when the mode searches with them (else None)."""
+        if not {LL_VECTOR, HL_VECTOR, SEED_VECTORS} & set(mode.vectors_needed):
+            return None
+        return await self.keyword_extractor.acall(
+            query, hl_keywords=param.hl_keywords or None, ll_keywords=param.ll_keywords or None)
+
+    @staticmethod
+    def _needed(mode: QueryMode, param: QueryParam, extractive: bool) -> tuple:
+        """The vectors to embed: the mode's, and the query's where chunks are ranked by it."""
+        by_query = (param.chunk_pick_method == "VECTOR" or param.chunk_merge_method == "RELEVANCE"
+                    or extractive)
+        if by_query and param.mode != "bypass":
+            return tuple(dict.fromkeys((*mode.vectors_needed, QUERY_VECTOR)))
+        return mode.vectors_needed
+
+    @staticmethod
+    def _raw_data(retrieved: RetrievedContext, keywords: Any, param: QueryParam) -> Dict[str, Any]:
+        return {
             "entities": [{k: v for k, v in public_fields(e).items() if k != "score"}
                          for e in retrieved.entities],
             "relationships": [public_fields(r) for r in retrieved.relations],
@@ -181,18 +200,15 @@ class QueryEngine(Component):
                          "low_level": list(keywords.low_level) if keywords else []},
             "processing_info": dict(retrieved.processing_info),
         }
-        if param.only_need_context:
-            return QueryResult(content=retrieved.context, raw_data=raw_data)
-        if param.mode != "bypass" and not (retrieved.entities or retrieved.relations or retrieved.chunks):
-            raw_data["processing_info"]["no_context"] = True
-            return QueryResult(content=NO_CONTEXT_RESPONSE, raw_data=raw_data)
-        if extractive:
-            return await self._quote(query, retrieved, stores, vectors, param, raw_data, started,
-                                     sync_stream)
-        assert prompt_kwargs is not None  # built above unless only_need_context returned
+
+    async def _generate(self, query: str, retrieved: RetrievedContext, param: QueryParam,
+                        raw_data: Dict[str, Any], started: float, sync_stream: bool) -> QueryResult:
+        """The answer of a Generator: the prompt, a stream, or a checked reply."""
+        prompt_kwargs = self._prompt_kwargs(query, retrieved, param)
+        prompt = self.answer_generator.get_prompt(**prompt_kwargs)
+        raw_data["processing_info"]["prompt_tokens"] = count_tokens(prompt)
         if param.only_need_prompt:
-            return QueryResult(content=self.answer_generator.get_prompt(**prompt_kwargs),
-                               raw_data=raw_data)
+            return QueryResult(content=prompt, raw_data=raw_data)
         if param.stream:
             stream: Any = (self.answer_generator.stream(prompt_kwargs) if sync_stream
                            else self.answer_generator.astream(prompt_kwargs))

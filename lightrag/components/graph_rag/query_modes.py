@@ -192,7 +192,8 @@ class HybridMode(QueryMode):
     def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
         low = _low_level(vectors)
         local = search_entities(stores, low, param.top_k) if low is not None else SearchResult()
-        global_ = search_relations(stores, vectors[HL_VECTOR], param.top_k) if HL_VECTOR in vectors else SearchResult()
+        global_ = (search_relations(stores, vectors[HL_VECTOR], param.top_k)
+                   if HL_VECTOR in vectors else SearchResult())
         return merge_searches(local, global_)
 
 

@@ -24,7 +24,6 @@ from lightrag.components.storage.doc_status import (  # noqa: F401 (re-exported)
 )
 from lightrag.core.base_data_class import DataClass
 
-
 #: the name of a query mode (the Component of each is in ``query_modes.MODE_CLASSES``)
 QueryModeName = Literal["naive", "local", "global", "hybrid", "mix", "ppr", "bypass"]
 #: every query mode, in the order they are documented: the one list the CLI, the server and
@@ -170,6 +169,10 @@ class QueryParam(DataClass):
         if not isinstance(self.mode, str) or self.mode not in QUERY_MODES:
             raise ValueError(f"QueryParam.mode: unknown query mode {self.mode!r}; use one of "
                              f"{', '.join(QUERY_MODES)}")
+        self._check_flags_and_numbers()
+        self._check_texts()
+
+    def _check_flags_and_numbers(self) -> None:
         for name in _BOOLS:
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"QueryParam.{name} must be true or false, got {getattr(self, name)!r}")
@@ -184,7 +187,10 @@ class QueryParam(DataClass):
                 raise ValueError(f"QueryParam.{name} must be at least {lowest}, got {value}")
         for name, allowed in _CHOICES.items():
             if getattr(self, name) not in allowed:
-                raise ValueError(f"QueryParam.{name} is {getattr(self, name)!r}; use one of {', '.join(allowed)}")
+                raise ValueError(f"QueryParam.{name} is {getattr(self, name)!r}; "
+                                 f"use one of {', '.join(allowed)}")
+
+    def _check_texts(self) -> None:
         if not isinstance(self.response_type, str):
             raise TypeError(f"QueryParam.response_type must be a string, got {self.response_type!r}")
         if self.user_prompt is not None and not isinstance(self.user_prompt, str):

@@ -338,7 +338,8 @@ class GraphRAG(Component):
     def delete_entity(self, name: str) -> None:
         self.index.delete_entity(name)
 
-    def edit_entity(self, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
+    def edit_entity(self, name: str, updates: Dict[str, Any],
+                    rename_to: Optional[str] = None) -> Dict[str, Any]:
         edited = self.index.edit_entity(name, updates, rename_to)
         self.flush()
         return edited

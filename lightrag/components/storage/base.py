@@ -238,7 +238,8 @@ class KnowledgeGraph(DataClass):
     ``{id, source, target, properties}``."""
 
     nodes: List[Dict[str, Any]] = field(default_factory=list, metadata={"desc": "id, labels, properties"})
-    edges: List[Dict[str, Any]] = field(default_factory=list, metadata={"desc": "id, source, target, properties"})
+    edges: List[Dict[str, Any]] = field(default_factory=list,
+                                        metadata={"desc": "id, source, target, properties"})
     is_truncated: bool = field(default=False, metadata={"desc": "True when max_nodes cut it"})
 
 
@@ -307,7 +308,8 @@ class BaseGraphStorage(StorageNameSpace):
         """Labels by degree, highest first."""
 
     @abstractmethod
-    def get_knowledge_graph(self, node_label: str, max_depth: int = 3, max_nodes: int = 1000) -> KnowledgeGraph:
+    def get_knowledge_graph(self, node_label: str, max_depth: int = 3,
+                            max_nodes: int = 1000) -> KnowledgeGraph:
         """``"*"``: the ``max_nodes`` highest-degree nodes; else a BFS from ``node_label``."""
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:

@@ -5,8 +5,8 @@ table of the :class:`SQLiteDatabase` stays the durable truth (id, float32 bytes,
 same rows a PostgreSQL store holds, so ``copy_store`` works unchanged); beside it:
 
 * a file ``vectors-<namespace>-<generation>.f32`` of float32 rows, appended at each commit
-  (before it; fsynced too when the database's ``synchronous`` is ``FULL``), memory-mapped by every process that searches: processes share the OS
-  page cache instead of each holding a copy;
+  (before it; fsynced too when the database's ``synchronous`` is ``FULL``), memory-mapped by
+  every process that searches: processes share the OS page cache instead of each holding a copy;
 * a table ``vector_rows (ns, id, row)`` saying which file row holds each id's current vector.
 
 A search multiplies the mapped rows by the query (in blocks, so memory stays bounded), takes

@@ -27,9 +27,26 @@ def verify_index(stores: IndexStores) -> List[str]:
     vector belongs to a graph item. ``lightrag check`` runs it (through ``GraphIndex.verify``,
     which applies other processes' commits first).
     """
-    problems: List[str] = []
     statuses = dict(stores.doc_status.items())
     chunks = dict(stores.text_chunks.items())
+    problems = _document_problems(stores, statuses, chunks)
+    pending = set(stores.pending_vectors.keys())
+    nodes = {n["id"]: n for n in stores.graph.get_all_nodes()}
+    edges = {relation_key(e["source"], e["target"]): e for e in stores.graph.get_all_edges()}
+    for kind, found in (("entity", nodes), ("relation", edges)):
+        for key, data in found.items():
+            gone = [c for c in split_field(data.get("source_id")) if c not in chunks]
+            if gone:
+                problems.append(f"{kind} {key}: cites deleted chunks {gone[:3]}")
+    problems += _entity_vector_problems(stores, nodes, pending)
+    problems += _relation_vector_problems(stores, edges, pending)
+    return problems + _leftovers(stores, chunks, nodes, edges, pending)
+
+
+def _document_problems(stores: IndexStores, statuses: Dict[str, Any],
+                       chunks: Dict[str, Any]) -> List[str]:
+    """Documents without text, chunks or graph items; chunks without document or vector."""
+    problems: List[str] = []
     docs_with_text = set(stores.full_docs.keys())
     items = set(stores.doc_graph_items.keys())
     for doc_id, status in statuses.items():
@@ -49,35 +66,38 @@ def verify_index(stores: IndexStores) -> List[str]:
     if vector_ids is not None:
         problems += [f"chunk vector {v}: no such chunk" for v in sorted(vector_ids - set(chunks))]
         problems += [f"chunk {c}: no vector" for c in sorted(set(chunks) - vector_ids)]
-    pending = set(stores.pending_vectors.keys())
-    nodes = {n["id"]: n for n in stores.graph.get_all_nodes()}
-    edges = {relation_key(e["source"], e["target"]): e for e in stores.graph.get_all_edges()}
-    for kind, found in (("entity", nodes), ("relation", edges)):
-        for key, data in found.items():
-            gone = [c for c in split_field(data.get("source_id")) if c not in chunks]
-            if gone:
-                problems.append(f"{kind} {key}: cites deleted chunks {gone[:3]}")
+    return problems
+
+
+def _entity_vector_problems(stores: IndexStores, nodes: Dict[str, Any], pending: set) -> List[str]:
     entity_vectors = _vector_ids(stores.entities_vdb)
-    if entity_vectors is not None:
-        wanted = {entity_vector_id(n): n for n in nodes}
-        problems += [f"entity vector {v}: no such entity" for v in sorted(entity_vectors - set(wanted))]
-        problems += [f"entity {n}: no vector and not queued" for v, n in sorted(wanted.items())
-                     if v not in entity_vectors and pending_key("e", n) not in pending]
+    if entity_vectors is None:
+        return []
+    wanted = {entity_vector_id(n): n for n in nodes}
+    problems = [f"entity vector {v}: no such entity" for v in sorted(entity_vectors - set(wanted))]
+    problems += [f"entity {n}: no vector and not queued" for v, n in sorted(wanted.items())
+                 if v not in entity_vectors and pending_key("e", n) not in pending]
+    return problems
+
+
+def _relation_vector_problems(stores: IndexStores, edges: Dict[Tuple[str, str], Any],
+                              pending: set) -> List[str]:
     relation_vectors = _vector_ids(stores.relations_vdb)
-    if relation_vectors is not None:
-        wanted_r = {relation_vector_id(*k): k for k in edges}
-        if not relation_ids_current(stores):  # written before the ids changed: re-keyed on next write
-            legacy: dict = {}
-            for k in edges:
-                legacy.setdefault(legacy_relation_vector_id(*k), []).append(k)
-            relation_vectors |= {relation_vector_id(*k) for v in relation_vectors & set(legacy)
-                                 for k in legacy[v]}
-            relation_vectors -= set(legacy) - set(wanted_r)
-        problems += [f"relation vector {v}: no such relation"
-                     for v in sorted(relation_vectors - set(wanted_r))]
-        problems += [f"relation {k}: no vector and not queued" for v, k in sorted(wanted_r.items())
-                     if v not in relation_vectors and pending_key("r", *k) not in pending]
-    return problems + _leftovers(stores, chunks, nodes, edges, pending)
+    if relation_vectors is None:
+        return []
+    wanted_r = {relation_vector_id(*k): k for k in edges}
+    if not relation_ids_current(stores):  # written before the ids changed: re-keyed on next write
+        legacy: dict = {}
+        for k in edges:
+            legacy.setdefault(legacy_relation_vector_id(*k), []).append(k)
+        relation_vectors |= {relation_vector_id(*k) for v in relation_vectors & set(legacy)
+                             for k in legacy[v]}
+        relation_vectors -= set(legacy) - set(wanted_r)
+    problems = [f"relation vector {v}: no such relation"
+                for v in sorted(relation_vectors - set(wanted_r))]
+    problems += [f"relation {k}: no vector and not queued" for v, k in sorted(wanted_r.items())
+                 if v not in relation_vectors and pending_key("r", *k) not in pending]
+    return problems
 
 
 def _leftovers(stores: IndexStores, chunks: Dict[str, Any], nodes: Dict[str, Any],

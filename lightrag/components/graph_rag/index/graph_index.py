@@ -34,12 +34,12 @@ from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence,
 
 import numpy as np
 
-from lightrag.components.graph_rag.context import GraphStores
-from lightrag.components.graph_rag.embedding import embed_texts
-from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 import lightrag.components.graph_rag.index.custom_kg as custom_kg
 import lightrag.components.graph_rag.index.maintenance as maintenance
 import lightrag.components.graph_rag.index.relation_edits as relation_edits
+from lightrag.components.graph_rag.context import GraphStores
+from lightrag.components.graph_rag.embedding import embed_texts
+from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 from lightrag.components.graph_rag.index.check import verify_index
 from lightrag.components.graph_rag.index.stores import SEP, open_stores
 from lightrag.components.graph_rag.index.vectors import (
@@ -556,7 +556,8 @@ class GraphIndex(Component):
         with self.writing_sync():
             maintenance.delete_entity(self.stores, name)
 
-    def edit_entity(self, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
+    def edit_entity(self, name: str, updates: Dict[str, Any],
+                    rename_to: Optional[str] = None) -> Dict[str, Any]:
         """Change an entity's fields and optionally rename it (relations follow)."""
         with self.writing_sync():
             return maintenance.edit_entity(self.stores, name, updates, rename_to)

@@ -144,7 +144,8 @@ def delete_entity(stores: IndexStores, name: str) -> None:
     stores.graph.delete_node(name)
 
 
-def edit_entity(stores: IndexStores, name: str, updates: Dict[str, Any], rename_to: Optional[str] = None) -> Dict[str, Any]:
+def edit_entity(stores: IndexStores, name: str, updates: Dict[str, Any],
+                rename_to: Optional[str] = None) -> Dict[str, Any]:
     """Change an entity's fields (``description``, ``entity_type``, …) and optionally rename it;
     relations follow a renamed entity and vectors are re-embedded."""
     node = stores.graph.get_node(name)

@@ -12,13 +12,13 @@ from typing import Any, Awaitable, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from lightrag.components.graph_rag.index.stores import SEP, IndexStores
 from lightrag.components.graph_rag.merger import (
     entity_vector_id,
     legacy_relation_vector_id,
     relation_vector_id,
     split_field,
 )
-from lightrag.components.graph_rag.index.stores import SEP, IndexStores
 from lightrag.components.graph_rag.schemas import relation_key
 
 EMBED_TEXT_CHARS = 2000
@@ -70,7 +70,8 @@ def pending_items(stores: IndexStores, keys: Sequence[str]) -> Dict[str, Tuple[s
 
 
 async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str, Any], str]],
-                      embed: Callable[[Sequence[str]], Awaitable[np.ndarray]]) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+                      embed: Callable[[Sequence[str]], Awaitable[np.ndarray]],
+                      ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
     """Vectors of queued items, and of the entity names not indexed yet.
 
     Vectors are composed from cached parts (unit vectors, summed, normalised), so each

@@ -11,10 +11,10 @@ Example:
     >>> docs = ReadOnly(SQLKVStorage(SQLiteDatabase(":memory:"), namespace="full_docs"))
     >>> docs.get_by_id("doc-1") is None
     True
-    >>> docs.upsert({"doc-1": {}})
+    >>> docs.upsert({"doc-1": {}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    PermissionError: full_docs is read-only here: GraphIndex is its only writer (use GraphRAG.insert, delete_by_doc_id, edit_entity, ... or GraphIndex's methods)
+    PermissionError: full_docs is read-only here: GraphIndex is its only writer ...
 """
 
 from __future__ import annotations
