@@ -323,11 +323,16 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def _is_component(value: Any) -> bool:
+    """Whether ``value`` is a Component (by its protocol: this module is what
+    ``Component.to_config`` calls, so it does not import the class back)."""
+    return callable(getattr(type(value), "to_config", None)) and hasattr(value, "named_children")
+
+
 def _dump_value(value: Any, path: str) -> Any:
-    from lightrag.core.component import Component
     from lightrag.core.parameter import Parameter
 
-    if isinstance(value, Component):
+    if _is_component(value):
         return component_to_config(value, path)
     if isinstance(value, Parameter):
         return _dump_value(value.data, path)
