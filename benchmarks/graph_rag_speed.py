@@ -59,7 +59,6 @@ from lightrag.components.graph_rag import (  # noqa: E402
     GraphRAG,
     HeuristicKeywordExtractor,
 )
-from lightrag.components.graph_rag.merger import entity_vector_id, relation_vector_id  # noqa: E402
 from lightrag.components.graph_rag.prompts import SUMMARIZE_DESCRIPTIONS_PROMPT  # noqa: E402
 from lightrag.components.model_client import ScriptedClient  # noqa: E402
 from lightrag.core import Embedder, Generator  # noqa: E402
@@ -125,49 +124,26 @@ def ours_insert(docs: List[str], ids: List[str], paths: List[str], dim: int, wor
             "docs": len(result.processed), **FAKE_TIME}
 
 
-def context_counts(context: str) -> Dict[str, int]:
-    """Entities, relations and chunks in a context text (both systems use the same format)."""
-    return {"entities": context.count('{"entity": '), "relations": context.count('{"entity1": '),
-            "chunks": context.count('{"reference_id": '), "chars": len(context)}
-
-
 def ours_build_store(store: F.SyntheticStore, workdir: str) -> GraphRAG:
-    """Write the synthetic store through our stores' APIs, in one transaction of the index."""
+    """Write the synthetic store through the index's bulk loader (one transaction)."""
     rag = make_our_rag(workdir, store.dim)
     n_chunks = len(store.chunks)
-    with rag.index.writing_sync():
-        rag.text_chunks.upsert({
-            store.chunk_ids[c]: {"tokens": store.chunk_tokens[c], "content": store.chunks[c],
-                                 "full_doc_id": store.chunk_docs[c],
-                                 "chunk_order_index": store.chunk_order[c],
-                                 "file_path": store.chunk_paths[c]} for c in range(n_chunks)})
-        rag.chunks_vdb.upsert({
-            store.chunk_ids[c]: {"content": store.chunks[c], "full_doc_id": store.chunk_docs[c],
-                                 "file_path": store.chunk_paths[c],
-                                 "chunk_order_index": store.chunk_order[c]} for c in range(n_chunks)},
-            vectors=store.vectors("chunks"))
-        now = "2025-01-01T00:00:00+00:00"
-        rag.graph.upsert_nodes_batch({name: {
-            "entity_id": name, "entity_type": "concept", "description": store.entity_desc[e],
-            "source_id": store.entity_sources[e], "file_path": store.entity_paths[e],
-            "created_at": now} for e, name in enumerate(store.names)})
-        rag.graph.upsert_edges_batch({(store.names[x], store.names[y]): {
+    now = "2025-01-01T00:00:00+00:00"
+    rag.index.bulk_load(
+        chunks={store.chunk_ids[c]: {"tokens": store.chunk_tokens[c], "content": store.chunks[c],
+                                     "full_doc_id": store.chunk_docs[c],
+                                     "chunk_order_index": store.chunk_order[c],
+                                     "file_path": store.chunk_paths[c]} for c in range(n_chunks)},
+        entities={name: {"entity_type": "concept", "description": store.entity_desc[e],
+                         "source_id": store.entity_sources[e], "file_path": store.entity_paths[e],
+                         "created_at": now} for e, name in enumerate(store.names)},
+        relations={(store.names[x], store.names[y]): {
             "weight": store.relation_weights[r], "description": store.relation_desc[r],
             "keywords": store.relation_keywords[r], "source_id": store.relation_sources[r],
             "file_path": store.relation_paths[r], "created_at": now}
-            for r, (x, y) in enumerate(store.relations)})
-        rag.entities_vdb.upsert({
-            entity_vector_id(name): {"content": store.entity_content(e), "entity_name": name,
-                                     "entity_type": "concept", "source_id": store.entity_sources[e],
-                                     "file_path": store.entity_paths[e]}
-            for e, name in enumerate(store.names)}, vectors=store.vectors("entities"))
-        rag.relations_vdb.upsert({
-            relation_vector_id(store.names[x], store.names[y]): {
-                "content": store.relation_content(r), "src_id": store.names[x],
-                "tgt_id": store.names[y], "keywords": store.relation_keywords[r],
-                "weight": store.relation_weights[r], "source_id": store.relation_sources[r],
-                "file_path": store.relation_paths[r]}
-            for r, (x, y) in enumerate(store.relations)}, vectors=store.vectors("relations"))
+            for r, (x, y) in enumerate(store.relations)},
+        chunk_vectors=store.vectors("chunks"), entity_vectors=store.vectors("entities"),
+        relation_vectors=store.vectors("relations"))
     return rag
 
 
@@ -186,7 +162,10 @@ async def ours_round(rag: GraphRAG, queries: List[Dict[str, Any]], mode: str,
         result = await rag.aquery(q["query"], **kwargs(q))
         times.append((time.perf_counter() - started) * 1000)
         cpu.append((time.process_time() - cpu_started) * 1000)
-        counts.append(context_counts(result.content or ""))
+        raw = result.raw_data or {}
+        counts.append({"entities": len(raw.get("entities", [])),
+                       "relations": len(raw.get("relationships", [])),
+                       "chunks": len(raw.get("chunks", [])), "chars": len(result.content or "")})
     return {"times": times, "cpu": cpu, "counts": counts}
 
 
