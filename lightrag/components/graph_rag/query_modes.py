@@ -237,6 +237,12 @@ class _PprRanking:
         return graph, node_scores, passages
 
 
+def _use_ppr(mode: QueryMode, settings: Optional[PprSettings]) -> None:
+    """Give a mode its PPR scorer (``ppr`` ranks with it, ``mix`` re-ranks with it)."""
+    mode.settings = settings or PprSettings()
+    mode._ranking = _PprRanking(mode.settings)
+
+
 def _split_ids(value: Any) -> List[str]:
     return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
 
@@ -277,8 +283,7 @@ class PprMode(QueryMode):
 
     def __init__(self, settings: Optional[PprSettings] = None) -> None:
         super().__init__()
-        self.settings = settings or PprSettings()
-        self._ranking = _PprRanking(self.settings)
+        _use_ppr(self, settings)
 
     _to_dict_exclude = ("_ranking",)
 
@@ -320,8 +325,7 @@ class MixMode(HybridMode):
 
     def __init__(self, settings: Optional[PprSettings] = None) -> None:
         super().__init__()
-        self.settings = settings or PprSettings()
-        self._ranking = _PprRanking(self.settings)
+        _use_ppr(self, settings)
 
     _to_dict_exclude = ("_ranking",)
 

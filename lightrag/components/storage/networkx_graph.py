@@ -20,7 +20,7 @@ import logging
 import os
 from collections import deque
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import networkx as nx
 import numpy as np
@@ -58,6 +58,34 @@ def _clean(data: Dict[str, Any], what: str) -> Dict[str, Any]:
                             "only str, int, float and bool (join lists with GRAPH_FIELD_SEP)")
         clean[key] = value
     return clean
+
+
+def rank_labels(found: List[str], query: str, limit: int) -> List[str]:
+    """Labels containing ``query`` (lower case), best first: exact, then prefix, then shorter."""
+    found = [n for n in found if query in n.lower()]
+    found.sort(key=lambda n: (n.lower() != query, not n.lower().startswith(query), len(n), n))
+    return found[:limit]
+
+
+def busy_first_bfs(start: str, max_depth: int, max_nodes: int,
+                   neighbours: Callable[[str], List[str]],
+                   degrees: Callable[[List[str]], Dict[str, int]]) -> Tuple[List[str], bool]:
+    """Nodes reached from ``start`` within ``max_depth`` hops, busier neighbours first, at most
+    ``max_nodes``; and whether the walk was cut short."""
+    chosen: List[str] = []
+    seen, queue = {start}, deque([(start, 0)])
+    while queue:
+        if len(chosen) >= max_nodes:
+            return chosen, True
+        node, depth = queue.popleft()
+        chosen.append(node)
+        if depth < max_depth:
+            fresh = [o for o in neighbours(node) if o not in seen]
+            degree = degrees(fresh)
+            fresh.sort(key=lambda o: (-degree.get(o, 0), o))
+            seen.update(fresh)
+            queue.extend((o, depth + 1) for o in fresh)
+    return chosen, False
 
 
 def _graphml_bytes(graph: nx.Graph) -> bytes:
@@ -171,11 +199,7 @@ class NetworkXGraphStorage(BaseGraphStorage):
     def search_labels(self, query: str, limit: int = 50) -> List[str]:
         """Labels containing ``query`` (case-insensitive): exact, then prefix, then shorter first."""
         q = query.strip().lower()
-        if not q:
-            return []
-        found = [n for n in self._graph.nodes if q in n.lower()]
-        found.sort(key=lambda n: (n.lower() != q, not n.lower().startswith(q), len(n), n))
-        return found[:limit]
+        return rank_labels([n for n in self._graph.nodes if q in n.lower()], q, limit) if q else []
 
     def get_popular_labels(self, limit: int = 300) -> List[str]:
         """Labels by degree, highest first (ties by name)."""
@@ -208,19 +232,8 @@ class NetworkXGraphStorage(BaseGraphStorage):
 
     def _bfs(self, start: str, max_depth: int, max_nodes: int) -> Tuple[List[str], bool]:
         adj = self._graph.adj
-        chosen: List[str] = []
-        seen, queue = {start}, deque([(start, 0)])
-        while queue:
-            if len(chosen) >= max_nodes:
-                return chosen, True
-            node, depth = queue.popleft()
-            chosen.append(node)
-            if depth < max_depth:
-                fresh = [o for o in adj[node] if o not in seen]
-                fresh.sort(key=lambda o: (-len(adj[o]), o))
-                seen.update(fresh)
-                queue.extend((o, depth + 1) for o in fresh)
-        return chosen, False
+        return busy_first_bfs(start, max_depth, max_nodes, lambda n: list(adj[n]),
+                              lambda ns: {o: len(adj[o]) for o in ns})
 
     # ----------------------------------------------------------------- writes
     def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None:

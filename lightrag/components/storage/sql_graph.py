@@ -24,14 +24,18 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import deque
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import networkx as nx
 
 from lightrag.components.storage.base import BaseGraphStorage, KnowledgeGraph
-from lightrag.components.storage.networkx_graph import NetworkXGraphStorage, _clean
+from lightrag.components.storage.networkx_graph import (
+    NetworkXGraphStorage,
+    _clean,
+    busy_first_bfs,
+    rank_labels,
+)
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -281,9 +285,7 @@ class SQLGraphStorage(BaseGraphStorage):
         found = [r[0] for r in self.db.read(
             "SELECT id FROM nodes WHERE ns = ? AND LOWER(id) LIKE ? ESCAPE '\\' LIMIT ?",
             (self.namespace, f"%{escaped}%", max(limit * 20, 1000)))]
-        found = [n for n in found if q in n.lower()]
-        found.sort(key=lambda n: (n.lower() != q, not n.lower().startswith(q), len(n), n))
-        return found[:limit]
+        return rank_labels(found, q, limit)
 
     def get_popular_labels(self, limit: int = 300) -> List[str]:
         """Labels by degree, highest first (ties by name)."""
@@ -319,20 +321,9 @@ class SQLGraphStorage(BaseGraphStorage):
             is_truncated=truncated)
 
     def _bfs(self, start: str, max_depth: int, max_nodes: int) -> Tuple[List[str], bool]:
-        chosen: List[str] = []
-        seen, queue = {start}, deque([(start, 0)])
-        while queue:
-            if len(chosen) >= max_nodes:
-                return chosen, True
-            node, depth = queue.popleft()
-            chosen.append(node)
-            if depth < max_depth:
-                fresh = [o for _, o in self.get_node_edges(node) or [] if o not in seen]
-                degrees = self.node_degrees_batch(fresh)
-                fresh.sort(key=lambda o: (-degrees.get(o, 0), o))
-                seen.update(fresh)
-                queue.extend((o, depth + 1) for o in fresh)
-        return chosen, False
+        return busy_first_bfs(start, max_depth, max_nodes,
+                              lambda n: [o for _, o in self.get_node_edges(n) or []],
+                              self.node_degrees_batch)
 
     def export(self, path: str, format: str = "graphml") -> List[Path]:
         """Write the graph as ``graphml``, ``json`` or ``csv`` (see
