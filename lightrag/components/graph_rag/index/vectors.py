@@ -134,21 +134,28 @@ def write_vectors(stores: IndexStores, entities: Dict[str, Tuple[Dict[str, Any],
 
 def add_synonyms(stores: IndexStores, names: Sequence[str], vectors: np.ndarray,
                  threshold: float) -> None:
-    """Index the names of new entities and record their near-duplicates (synonym pairs):
-    each new name against every known one, by the similarity of the names alone (the
-    descriptions of entities of one sentence are alike, their names are not)."""
-    from lightrag.components.graph_rag.ppr import synonym_pairs
+    """Index the names of new entities and record their near-duplicates (synonym pairs): each
+    new name against the stored names (a top-k search of the name vectors: the cost does not
+    grow with a list of every name) and against the other new names, by the similarity of the
+    names alone (the descriptions of entities of one sentence are alike, their names are not)."""
+    from lightrag.components.graph_rag.ppr import SYNONYM_TOP_K, synonym_pairs
 
     present = [i for i, n in enumerate(names) if stores.graph.has_node(n)]
     if not present:
         return
-    stores.entity_names.upsert({names[i]: {"content": names[i]} for i in present},
-                             vectors=vectors[present])
-    known, matrix = stores.entity_names.rows()
-    position = {name: row for row, name in enumerate(known)}
-    pairs = synonym_pairs(known, matrix, [position[names[i]] for i in present],
-                          threshold=threshold)
-    stores.synonyms.replace({SEP.join((a, b)): {"score": score} for a, b, score in pairs})
+    new_names = [names[i] for i in present]
+    new_vectors = np.asarray(vectors[present], dtype=np.float32)
+    found: Dict[Tuple[str, str], float] = {}
+    for name, hits in zip(new_names, stores.entity_names.query_batch(new_vectors,
+                                                                     top_k=SYNONYM_TOP_K + 1)):
+        for hit in hits:
+            if hit["id"] != name and hit["score"] >= threshold:
+                a, b = sorted((name, hit["id"]))
+                found[(a, b)] = max(found.get((a, b), 0.0), round(float(hit["score"]), 4))
+    for a, b, score in synonym_pairs(new_names, new_vectors, threshold=threshold):
+        found[(a, b)] = max(found.get((a, b), 0.0), score)
+    stores.entity_names.upsert({n: {"content": n} for n in new_names}, vectors=new_vectors)
+    stores.synonyms.replace({SEP.join(pair): {"score": score} for pair, score in found.items()})
 
 
 def relation_ids_current(stores: IndexStores) -> bool:
