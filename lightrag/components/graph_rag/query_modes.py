@@ -212,9 +212,11 @@ class _PprRanking:
         key = (id(stores.graph), version, id(stores.synonym_pairs), len(stores.synonym_pairs))
         if self._graph is None or version is None or key != self._key:
             started = time.perf_counter()
-            nodes = stores.graph.get_all_nodes()
+            sources = getattr(stores.graph, "node_sources", None)
+            pairs = (sources() if sources is not None else
+                     [(n["id"], n.get("source_id")) for n in stores.graph.get_all_nodes()])
             self._graph = PassageGraph.build(
-                ((n["id"], _split_ids(n.get("source_id"))) for n in nodes),
+                ((node, _split_ids(source)) for node, source in pairs),
                 stores.synonym_pairs, synonym_weight=self.settings.synonym_weight,
                 idf_power=self.settings.idf_power)
             self._key = key

@@ -150,6 +150,10 @@ class PostgresDatabase(SQLDatabase):
     blob_type = "BYTEA"
     serial_key = "BIGSERIAL PRIMARY KEY"
 
+    @staticmethod
+    def json_text(column: str, key: str) -> str:
+        return f"(({column})::jsonb ->> '{key}')"
+
     def __init__(self, dsn: Optional[str] = None, dsn_env: str = DEFAULT_DSN_ENV,
                  workspace: str = "", schema: Optional[str] = None,
                  lock_timeout: float = DEFAULT_LOCK_TIMEOUT, connect_timeout: float = 10.0,

@@ -72,6 +72,12 @@ class SQLDatabase:
     blob_type = "BLOB"
     serial_key = "INTEGER PRIMARY KEY AUTOINCREMENT"
 
+    @staticmethod
+    def json_text(column: str, key: str) -> str:
+        """SQL for the text of ``key`` in the JSON object held by ``column`` (a name of this
+        package's schema and a fixed key, never user input)."""
+        return f"json_extract({column}, '$.{key}')"
+
     def __init__(self, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
         self.lock_timeout = float(lock_timeout)
         self._mutex = threading.RLock()  # one statement (or one transaction) at a time

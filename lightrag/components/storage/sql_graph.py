@@ -256,6 +256,15 @@ class SQLGraphStorage(BaseGraphStorage):
         graph.add_edges_from((s, t, d) for (s, t), d in self._scan_edges().items())
         return graph
 
+    def node_sources(self) -> List[Tuple[str, str]]:
+        """``(node, source_id)`` of every node, read in the database without parsing the other
+        properties (the entity-passage graph of the ``ppr`` mode needs only these)."""
+        if self._mine():
+            return [(n, str(d.get("source_id") or "")) for n, d in self._scan_nodes().items()]
+        field = self.db.json_text("data", "source_id")
+        return [(n, s or "") for n, s in self.db.read(
+            f"SELECT id, {field} FROM nodes WHERE ns = ?", (self.namespace,))]
+
     def get_all_labels(self) -> List[str]:
         return sorted(self._scan_nodes())
 
