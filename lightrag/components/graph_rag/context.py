@@ -77,16 +77,41 @@ MAX_EDGES_PER_ENTITY = 100
 MAX_CHUNKS_PER_ITEM = 64
 
 
-def item_chunk_ids(item: Dict[str, Any], preferred: Optional[set] = None,
+def item_chunk_ids(item: Dict[str, Any], chosen: Optional[Dict[str, tuple]] = None,
                    cap: int = MAX_CHUNKS_PER_ITEM) -> List[str]:
-    """The distinct chunk ids an entity or relation cites, at most ``cap``: those in
-    ``preferred`` (e.g. the vector hits) first, then the most recently added. The cost is
+    """The distinct chunk ids an entity or relation cites, at most ``cap``: a hub's ``chosen``
+    ones (by :func:`hub_chunk_choice`) when given, else its most recently added. The cost is
     bounded for hubs (a split of the id list, cached; no per-id work beyond the cap)."""
-    if preferred:
-        ids = _all_chunk_ids(str(item.get("source_id") or ""))
-        first = [c for c in ids if c in preferred][:cap]
-        return list(dict.fromkeys([*first, *_capped_chunk_ids(str(item.get("source_id") or ""), cap)]))[:cap]
-    return list(_capped_chunk_ids(str(item.get("source_id") or ""), cap))
+    source = str(item.get("source_id") or "")
+    if chosen and source in chosen:
+        return list(chosen[source])
+    return list(_capped_chunk_ids(source, cap))
+
+
+#: chunks of a hub compared with the query to choose its ``MAX_CHUNKS_PER_ITEM`` (its most
+#: recent ones beyond this are not looked at: the cost stays bounded however large the hub)
+HUB_SCAN_CHUNKS = 2048
+
+
+def hub_chunk_choice(chunks_vdb: Any, items: Sequence[Dict[str, Any]],
+                     query_vector: Optional[np.ndarray]) -> Dict[str, tuple]:
+    """For each hub among ``items`` (citing more than ``MAX_CHUNKS_PER_ITEM`` chunks): the
+    ``MAX_CHUNKS_PER_ITEM`` of its latest ``HUB_SCAN_CHUNKS`` chunks most similar to the query,
+    keyed by its ``source_id`` text. One vector look-up for all hubs."""
+    if query_vector is None:
+        return {}
+    hubs = {}
+    for item in items:
+        source = str(item.get("source_id") or "")
+        ids = _all_chunk_ids(source)
+        if len(ids) > MAX_CHUNKS_PER_ITEM and source not in hubs:
+            hubs[source] = ids[-HUB_SCAN_CHUNKS:]
+    if not hubs:
+        return {}
+    similarity = query_similarities(chunks_vdb, list(dict.fromkeys(c for ids in hubs.values()
+                                                                   for c in ids)), query_vector)
+    return {source: tuple(sorted(ids, key=lambda c: -similarity.get(c, -2.0))[:MAX_CHUNKS_PER_ITEM])
+            for source, ids in hubs.items()}
 
 
 @functools.lru_cache(maxsize=512)
@@ -287,11 +312,12 @@ def select_lines(items: Sequence[Dict[str, Any]], to_line: Callable[[Dict[str, A
 
 
 # ----------------------------------------------------------------------- chunk picking
-def _chunk_ids_by_item(items: Sequence[Dict[str, Any]], taken: set) -> List[List[str]]:
-    counts = Counter(c for item in items for c in item_chunk_ids(item))
+def _chunk_ids_by_item(items: Sequence[Dict[str, Any]], taken: set,
+                       chosen: Optional[Dict[str, tuple]] = None) -> List[List[str]]:
+    counts = Counter(c for item in items for c in item_chunk_ids(item, chosen))
     per_item, seen = [], set(taken)
     for item in items:
-        ids = [c for c in item_chunk_ids(item) if c not in seen]
+        ids = [c for c in item_chunk_ids(item, chosen) if c not in seen]
         seen.update(ids)
         per_item.append(sorted(ids, key=lambda c: -counts[c]))
     return per_item
@@ -354,9 +380,11 @@ def bridge_entities(stores: GraphStores, entities: Sequence[Dict[str, Any]],
     return [{**nodes[n], "entity_name": n} for n in names if n in nodes]
 
 
-def chunk_support(*item_lists: Sequence[Dict[str, Any]]) -> Counter:
+def chunk_support(*item_lists: Sequence[Dict[str, Any]],
+                  chosen: Optional[Dict[str, tuple]] = None) -> Counter:
     """How many of the retrieved entities and relations cite each chunk id."""
-    return Counter(c for items in item_lists for item in items for c in item_chunk_ids(item))
+    return Counter(c for items in item_lists for item in items
+                   for c in item_chunk_ids(item, chosen))
 
 
 def rank_by_relevance(candidates: Sequence[str], support: Counter, similarity: Dict[str, float],
@@ -394,18 +422,21 @@ def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
     support: Counter = Counter()
     if by_relevance:
         sources.append(bridge_entities(stores, entities, relations))
-        support = chunk_support(*sources)
+    chosen = hub_chunk_choice(stores.chunks_vdb, [i for items in sources for i in items],
+                              query_vector)
+    if by_relevance:
+        support = chunk_support(*sources, chosen=chosen)
     known = {c["chunk_id"]: c for c in vector_chunks}
     similarity: Optional[Dict[str, float]] = None
     if query_vector is not None and (by_relevance or param.chunk_pick_method == "VECTOR"):
-        cited = (c for items in sources for item in items for c in item_chunk_ids(item))
+        cited = (c for items in sources for item in items for c in item_chunk_ids(item, chosen))
         ranked_too = list(known) if by_relevance else []  # round-robin keeps the vector order
         similarity = query_similarities(stores.chunks_vdb, list(dict.fromkeys([*ranked_too, *cited])),
                                         query_vector)
     taken: set = set()
     picked: List[List[str]] = []
     for items in sources:
-        per_item = _chunk_ids_by_item(items, taken)
+        per_item = _chunk_ids_by_item(items, taken, chosen)
         if param.chunk_pick_method == "VECTOR":
             ids = pick_by_vector(per_item, param.related_chunk_number, similarity)
         else:
