@@ -66,6 +66,24 @@ def split_field(value: Any) -> List[str]:
     return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
 
 
+def _cites(joined: str, chunk_id: str) -> bool:
+    """Whether the ``GRAPH_FIELD_SEP``-joined ids hold ``chunk_id`` (a substring search: no
+    split of a hub's 100k ids at every merge)."""
+    if not joined or not chunk_id:
+        return False
+    return f"{GRAPH_FIELD_SEP}{chunk_id}{GRAPH_FIELD_SEP}" in f"{GRAPH_FIELD_SEP}{joined}{GRAPH_FIELD_SEP}"
+
+
+def _count_ids(joined: str) -> int:
+    return joined.count(GRAPH_FIELD_SEP) + 1 if joined else 0
+
+
+def _append_unique(joined: str, new: Iterable[str]) -> str:
+    """``joined`` with the ``new`` ids it does not hold appended (their order kept)."""
+    added = [n for n in dict.fromkeys(new) if n and not _cites(joined, n)]
+    return GRAPH_FIELD_SEP.join([joined, *added] if joined else added)
+
+
 def _join_unique(existing: Iterable[str], new: Iterable[str], cap: Optional[int] = None) -> str:
     merged = list(dict.fromkeys([*existing, *new]))
     if cap is not None and len(merged) > cap:
@@ -109,6 +127,33 @@ def unify_case_variants(graph: Any, extractions: Sequence[Any]) -> Dict[str, str
                 relation.tgt_id = renames.get(relation.tgt_id, relation.tgt_id)
             extraction.relations = [r for r in extraction.relations if r.src_id != r.tgt_id]
     return renames
+
+
+class _Prefetched:
+    """``graph`` with the nodes and edges a merge will read fetched in two batched reads; each
+    prefetched item serves its first read only (the merge then writes it)."""
+
+    def __init__(self, graph: Any, names: List[str], pairs: List[Tuple[str, str]]) -> None:
+        self._graph = graph
+        self._nodes = graph.get_nodes_batch(names) if names else {}
+        self._node_keys = set(names)
+        self._edges = graph.get_edges_batch(pairs) if pairs else {}
+        self._edge_keys = set(pairs)
+
+    def get_node(self, name: str) -> Optional[Dict[str, Any]]:
+        if name in self._node_keys:
+            self._node_keys.discard(name)
+            return self._nodes.get(name)
+        return self._graph.get_node(name)
+
+    def get_edge(self, src: str, tgt: str) -> Optional[Dict[str, Any]]:
+        if (src, tgt) in self._edge_keys:
+            self._edge_keys.discard((src, tgt))
+            return self._edges.get((src, tgt))
+        return self._graph.get_edge(src, tgt)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._graph, name)
 
 
 class GraphMerger(Component):
@@ -211,13 +256,12 @@ class GraphMerger(Component):
         self, name: str, records: List[EntityRecord], graph: Any, stats: MergeStats
     ) -> Optional[Dict[str, Any]]:
         existing = graph.get_node(name) or {}
-        known_chunks = set(split_field(existing.get("source_id")))
-        fresh = [r for r in records if r.source_id not in known_chunks]
+        old_sources = str(existing.get("source_id") or "")
+        fresh = [r for r in records if not _cites(old_sources, r.source_id)]
         if not fresh and existing:
             return None
-        old_sources = split_field(existing.get("source_id"))
-        types = Counter({existing["entity_type"]: max(1, len(old_sources))} if existing.get(
-            "entity_type") else {})
+        types = Counter({existing["entity_type"]: max(1, _count_ids(old_sources))}
+                        if existing.get("entity_type") else {})
         types.update(r.entity_type for r in fresh if r.entity_type)
         entity_type = types.most_common(1)[0][0] if types else "unknown"
         fragments = self._fragments(existing, fresh)
@@ -229,7 +273,7 @@ class GraphMerger(Component):
             "entity_id": name,
             "entity_type": entity_type,
             "description": description,
-            "source_id": _join_unique(old_sources, (r.source_id for r in fresh)),
+            "source_id": _append_unique(old_sources, (r.source_id for r in fresh)),
             "file_path": _join_unique(split_field(existing.get("file_path")),
                                       (r.file_path for r in fresh), self.max_file_paths),
             "created_at": existing.get("created_at") or now_iso(),
@@ -294,6 +338,7 @@ class GraphMerger(Component):
                 by_relation.setdefault(key, []).append(relation)
         stats = MergeStats()
         semaphore = asyncio.Semaphore(self.max_concurrency)
+        graph = _Prefetched(graph, list(by_entity), list(by_relation))
 
         async def bounded(coro: Any) -> Any:
             async with semaphore:
