@@ -90,7 +90,7 @@ def item_chunk_ids(item: Dict[str, Any], chosen: Optional[Dict[str, tuple]] = No
 
 #: chunks of a hub compared with the query to choose its ``MAX_CHUNKS_PER_ITEM`` (its most
 #: recent ones beyond this are not looked at: the cost stays bounded however large the hub)
-HUB_SCAN_CHUNKS = 2048
+HUB_SCAN_CHUNKS = 512
 
 
 def hub_chunk_choice(chunks_vdb: Any, items: Sequence[Dict[str, Any]],
