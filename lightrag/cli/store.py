@@ -1,10 +1,13 @@
-"""The store's commands: ``docs``, ``status``, ``delete``, ``export``, ``check``, ``migrate``.
+"""The store's commands: ``docs``, ``status``, ``delete``, ``export``, ``check``, ``migrate``,
+``import-kg``.
 
 ``docs``/``status``/``delete``/``export`` stop with a hint to run ``lightrag index`` when the
 store does not exist or holds no document. ``migrate`` converts a working directory of
 lightrag 0.2's file stores into the SQLite store
 (:func:`~lightrag.components.graph_rag.migrate.migrate_legacy_store`); ``check`` opens a store
 and lists any broken invariant (``GraphIndex.verify``), exiting 1 when there is one.
+``import-kg`` imports a knowledge graph built elsewhere (a JSON file or a folder of CSV files,
+HKU LightRAG's ``custom_kg`` format: ``docs/custom_kg.md``) as one document.
 
 Example:
     >>> export_format("graph.graphml", None), export_format("g.out", "csv")
@@ -163,6 +166,20 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_kg(args: argparse.Namespace) -> int:
+    """Import a knowledge graph (JSON file or CSV folder) as one document of the store."""
+    if not Path(args.source).exists():
+        raise FileNotFoundError(f"no such file or folder: {args.source}")
+    rag = load_rag(args)
+    result = rag.insert_custom_kg(args.source, doc_id=args.id)
+    if result.status == "skipped":
+        out(f"{result.doc_id}: imported before with the same content; nothing to do")
+        return 0
+    out(f"imported {result.doc_id}: {result.chunks} chunks, {len(result.entities)} entities, "
+        f"{len(result.relations)} relations{' (replaced the earlier version)' if result.replaced else ''}")
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """Check the store's consistency (exit status 1 on a problem)."""
     working_dir = Path(args.working_dir or DEFAULT_WORKING_DIR)
@@ -180,7 +197,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def add_store_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Register ``docs``, ``status``, ``delete``, ``export``, ``check`` and ``migrate``."""
+    """Register ``docs``, ``status``, ``delete``, ``export``, ``check``, ``migrate`` and
+    ``import-kg``."""
     docs = sub.add_parser("docs", parents=[common],
                           help="list documents: ids, file paths, status, counts, errors")
     docs.add_argument("--status", choices=["pending", "processing", "processed", "failed"])
@@ -205,3 +223,9 @@ def add_store_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     check = sub.add_parser("check", parents=[common],
                            help="check the store's consistency (exit status 1 on a problem)")
     check.set_defaults(func=cmd_check)
+    kg = sub.add_parser("import-kg", parents=[common],
+                        help="import a knowledge graph (JSON file or CSV folder) as one document")
+    kg.add_argument("source", help="a JSON file ({chunks, entities, relationships}) or a folder "
+                                   "of chunks.csv / entities.csv / relationships.csv")
+    kg.add_argument("--id", default=None, help="the document id (default: kg- + hash of the graph)")
+    kg.set_defaults(func=cmd_import_kg)
