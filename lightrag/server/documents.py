@@ -8,6 +8,8 @@
                              ``status``)
 ``GET /documents/{doc_id}``  one document's status
 ``POST /documents/retry``    process the FAILED documents again (in the background)
+``POST /documents/custom_kg`` import a knowledge graph ``{"custom_kg": {chunks, entities,
+                             relationships}, "doc_id"?}`` as one document (400 names a bad record)
 ``DELETE /documents/{id}``   delete a document (its exclusive entities go, shared ones rebuilt)
 ===========================  =====================================================================
 
@@ -124,6 +126,28 @@ async def retry_documents(request: Request) -> Dict[str, Any]:
     if failed:
         state.intake.kick()
     return {"status": "accepted" if failed else "nothing to retry", "failed": failed}
+
+
+class CustomKGRequest(BaseModel):
+    """A knowledge graph to import (HKU LightRAG's ``custom_kg`` format)."""
+
+    model_config = ConfigDict(extra="forbid")
+    custom_kg: Dict[str, Any] = Field(..., description="{chunks, entities, relationships}")
+    doc_id: Optional[str] = Field(None, description="The document id (default: kg- + hash)")
+
+
+@router.post("/documents/custom_kg", summary="Import a knowledge graph as one document")
+async def import_custom_kg(body: CustomKGRequest, request: Request) -> Dict[str, Any]:
+    """Import entities, relations and their source chunks built elsewhere: validated (400 names
+    the bad record, nothing written), merged with the graph in one transaction, embedded;
+    ``DELETE /documents/{doc_id}`` removes it."""
+    state = _state(request)
+    if not state.accepting:
+        raise _shutting_down()
+    try:
+        return (await state.rag.ainsert_custom_kg(body.custom_kg, body.doc_id)).to_dict()
+    except (TypeError, ValueError) as e:
+        raise HTTPException(400, str(e)) from None
 
 
 @router.get("/documents", summary="Status counts and a page of documents")
