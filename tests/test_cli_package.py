@@ -14,7 +14,7 @@ from lightrag.cli import main, make_parser
 
 PACKAGE = Path(lightrag.__file__).parent
 COMMANDS = {"demo", "demo-rag", "index", "query", "docs", "status", "delete", "export",
-            "print-config", "version", "serve", "bench-prompts", "migrate", "check"}
+            "print-config", "version", "serve", "bench-prompts", "migrate", "check", "import-kg"}
 
 
 def test_python_dash_m_runs_the_command():
@@ -27,7 +27,7 @@ def test_every_command_is_registered():
     parser = make_parser()
     commands = next(a for a in parser._actions if a.dest == "command").choices
     assert set(commands) == COMMANDS
-    for name in COMMANDS - {"index", "query", "delete", "export", "bench-prompts"}:
+    for name in COMMANDS - {"index", "query", "delete", "export", "bench-prompts", "import-kg"}:
         assert callable(parser.parse_args([name]).func)
     assert main(["version"]) == 0
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_graph_rag_system import make_rag
 
-from lightrag.components.graph_rag.migrate import migrate_legacy_store
+from lightrag.components.graph_rag.index.migrate import migrate_legacy_store
 from lightrag.components.storage import (
     JsonDocStatusStorage,
     JsonKVStorage,

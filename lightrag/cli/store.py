@@ -4,8 +4,8 @@
 ``docs``/``status``/``delete``/``export`` stop with a hint to run ``lightrag index`` when the
 store does not exist or holds no document. ``migrate`` converts a working directory of
 lightrag 0.2's file stores into the SQLite store
-(:func:`~lightrag.components.graph_rag.migrate.migrate_legacy_store`); ``check`` opens a store
-and lists any broken invariant (``GraphIndex.verify``), exiting 1 when there is one.
+(:func:`~lightrag.components.graph_rag.index.migrate.migrate_legacy_store`); ``check`` opens a
+store and lists any broken invariant (``GraphIndex.verify``), exiting 1 when there is one.
 ``import-kg`` imports a knowledge graph built elsewhere (a JSON file or a folder of CSV files,
 HKU LightRAG's ``custom_kg`` format: ``docs/custom_kg.md``) as one document.
 
@@ -157,7 +157,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     """Convert an old JSON/GraphML working directory to the SQLite store."""
-    from lightrag.components.graph_rag.migrate import migrate_legacy_store
+    from lightrag.components.graph_rag.index.migrate import migrate_legacy_store
 
     counts = migrate_legacy_store(args.working_dir or DEFAULT_WORKING_DIR, args.workspace or "",
                                   extractor_name=args.extractor or "")

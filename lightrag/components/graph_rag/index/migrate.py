@@ -18,7 +18,7 @@ from typing import Any, Dict
 
 import numpy as np
 
-from lightrag.components.graph_rag.index import (
+from lightrag.components.graph_rag.index.stores import (
     CHUNK_META,
     ENTITY_META,
     RELATION_META,
