@@ -471,9 +471,12 @@ class GraphIndex(Component):
                   entity_vectors: Optional[np.ndarray] = None,
                   relation_vectors: Optional[np.ndarray] = None) -> None:
         """Write pre-built chunks, entities and relations (and their vectors) in one
-        transaction, without extraction: for benchmarks that build a store of a given shape,
-        and for graphs built elsewhere. Vectors are rows aligned with the dicts' order; an
-        entity or relation given no vectors is queued for :meth:`index_pending`.
+        transaction, without extraction: for benchmarks that build a store of a given shape.
+        Vectors are rows aligned with the dicts' order; an entity or relation given no vectors
+        is queued for :meth:`index_pending`. The chunks' documents are not registered (no text,
+        status or extraction cache: :meth:`verify` lists the chunks as orphans and a delete
+        cannot rebuild what they support); a graph that must stay maintainable is imported with
+        :meth:`insert_custom_kg` instead.
 
         Args:
             chunks: ``chunk_id -> TextChunkSchema fields`` (``content``, ``full_doc_id``, ...).
