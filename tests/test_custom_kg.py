@@ -216,7 +216,7 @@ def test_csv_paths_may_carry_a_prefix(tmp_path):
 
 
 def test_sizes_are_bounded(monkeypatch):
-    import lightrag.components.graph_rag.index.custom_kg as module
+    import lightrag.components.graph_rag.index.custom_kg_format as module
 
     monkeypatch.setattr(module, "MAX_RECORDS", 2)
     with pytest.raises(CustomKGError, match=r"entities: 4 records; at most 2"):
