@@ -34,7 +34,9 @@ from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence,
 
 import numpy as np
 
+import lightrag.components.graph_rag.index.bulk as bulk
 import lightrag.components.graph_rag.index.custom_kg as custom_kg
+import lightrag.components.graph_rag.index.intake as intake
 import lightrag.components.graph_rag.index.maintenance as maintenance
 import lightrag.components.graph_rag.index.relation_edits as relation_edits
 from lightrag.components.graph_rag.context import GraphStores
@@ -55,7 +57,6 @@ from lightrag.components.graph_rag.index.view import ReadOnly
 from lightrag.components.graph_rag.insert_result import SUPERSEDED
 from lightrag.components.graph_rag.merger import GraphMerger, unify_case_variants
 from lightrag.components.graph_rag.schemas import (
-    DocProcessingStatus,
     DocStatus,
     TextChunkSchema,
     compute_mdhash_id,
@@ -216,8 +217,7 @@ class GraphIndex(Component):
         """Hold the writer lock and one transaction (commit on success, roll back on error)."""
         await self._writer.acquire()
         try:
-            with self.db.transaction():
-                self._upgrade_store()
+            with self._transaction():
                 yield
         finally:
             self._writer.release()
@@ -227,11 +227,16 @@ class GraphIndex(Component):
         """:meth:`writing` for synchronous callers."""
         self._writer.acquire_sync()
         try:
-            with self.db.transaction():
-                self._upgrade_store()
+            with self._transaction():
                 yield
         finally:
             self._writer.release()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        with self.db.transaction():
+            self._upgrade_store()
+            yield
 
     def _upgrade_store(self) -> None:
         """Bring a store written by an older version up to date, in the first write transaction
@@ -253,45 +258,13 @@ class GraphIndex(Component):
         is replaced (its old data is deleted by the next insert before the new text is indexed).
         """
         with self.writing_sync():
-            return self._enqueue(texts, doc_ids, paths, track_id)
+            return intake.enqueue(self.stores, texts, doc_ids, paths, track_id)
 
     async def aenqueue(self, texts: Sequence[str], doc_ids: Sequence[str], paths: Sequence[str],
                        track_id: str) -> Tuple[List[str], List[str]]:
         """:meth:`enqueue` for coroutines: waits for the writer lock without blocking the loop."""
         async with self.writing():
-            return self._enqueue(texts, doc_ids, paths, track_id)
-
-    def _enqueue(self, texts: Sequence[str], doc_ids: Sequence[str], paths: Sequence[str],
-                 track_id: str) -> Tuple[List[str], List[str]]:
-        queued: List[str] = []
-        skipped: List[str] = []
-        existing = dict(zip(doc_ids, self.doc_status.get_by_ids(list(doc_ids))))
-        docs, statuses = {}, {}
-        for doc_id, text, path in zip(doc_ids, texts, paths):
-            old = existing.get(doc_id)
-            content_hash = compute_mdhash_id(text)
-            if old and old.get("status") == DocStatus.PROCESSED.value:
-                if old.get("content_hash") == content_hash:
-                    skipped.append(doc_id)
-                    continue
-            docs[doc_id] = {"content": text, "file_path": path}
-            record = DocProcessingStatus(
-                content_summary=text[:100], content_length=len(text), file_path=path,
-                status=DocStatus.PENDING, track_id=track_id, content_hash=content_hash).to_dict()
-            if old:
-                record["created_at"] = old.get("created_at", record["created_at"])
-                stale = list(dict.fromkeys([*((old.get("metadata") or {}).get("replaces_chunks") or []),
-                                            *(old.get("chunks_list") or [])]))
-                if stale and (old.get("content_hash") != content_hash
-                              or (old.get("metadata") or {}).get("replaces_chunks")):
-                    record["metadata"] = {"replaces_chunks": stale}
-                else:
-                    record["chunks_list"] = old.get("chunks_list") or []
-            statuses[doc_id] = record
-            queued.append(doc_id)
-        self.full_docs.replace(docs)
-        self.doc_status.replace(statuses)
-        return queued, skipped
+            return intake.enqueue(self.stores, texts, doc_ids, paths, track_id)
 
     def read_documents(self, doc_ids: Sequence[str]) -> List[Optional[Dict[str, Any]]]:
         """The stored ``{"content", "file_path"}`` of each document (None where missing)."""
@@ -489,33 +462,11 @@ class GraphIndex(Component):
         Raises:
             ValueError: vectors not matching the items, or a relation with an unknown end.
         """
-        for what, items, vectors in (("chunk", chunks, chunk_vectors),
-                                     ("entity", entities, entity_vectors),
-                                     ("relation", relations, relation_vectors)):
-            if vectors is not None and len(vectors) != len(items):
-                raise ValueError(f"{len(vectors)} {what} vectors for {len(items)} {what} items")
+        bulk.check_shapes(chunks, entities, relations, chunk_vectors, entity_vectors,
+                          relation_vectors)
         with self.writing_sync():
-            missing = [(s, t) for s, t in relations for n in (s, t)
-                       if n not in entities and not self.graph.has_node(n)]
-            if missing:
-                raise ValueError(f"relation {missing[0]} names an entity that is not in the graph")
-            self.text_chunks.replace(chunks)
-            if chunks and chunk_vectors is not None:
-                self.chunks_vdb.upsert({cid: {"content": c.get("content", ""),
-                                              "full_doc_id": c.get("full_doc_id", ""),
-                                              "file_path": c.get("file_path", ""),
-                                              "chunk_order_index": c.get("chunk_order_index", 0)}
-                                        for cid, c in chunks.items()}, vectors=chunk_vectors)
-            self.graph.upsert_nodes_batch({n: {"entity_id": n, **d} for n, d in entities.items()})
-            self.graph.upsert_edges_batch(dict(relations))
-            named = {n: ({**d, "entity_id": n}, entity_vectors[i])
-                     for i, (n, d) in enumerate(entities.items())} if entity_vectors is not None else {}
-            paired = {(s, t): ({**d, "src_id": s, "tgt_id": t}, relation_vectors[i])
-                      for i, ((s, t), d) in enumerate(relations.items())} \
-                if relation_vectors is not None else {}
-            write_vectors(self.stores, named, paired)
-            queue_vectors(self.stores, [n for n in entities if n not in named],
-                          [k for k in relations if k not in paired])
+            bulk.bulk_load(self.stores, chunks, entities, relations, chunk_vectors,
+                           entity_vectors, relation_vectors)
 
     def synonym_pairs(self) -> List[Tuple[str, str, float]]:
         """Near-duplicate entity names ``(a, b, similarity)`` found at index time (both still in
