@@ -27,6 +27,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from lightrag.components.graph_rag.chunk_choice import (  # noqa: F401 (query_similarities re-exported)
+    hub_chunk_choice,
+    item_chunk_ids,
+    query_similarities,
+)
 from lightrag.components.graph_rag.kg_lines import dump_line, line_tokens
 from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QueryParam, relation_key
 from lightrag.core.tokenizer import count_tokens
@@ -65,66 +70,9 @@ class SearchResult:
     dense_chunks: Optional[List[Dict[str, Any]]] = None
 
 
-def _split(value: Any) -> List[str]:
-    return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
-
-
 #: edges of one entity a ``local`` search ranks: a hub's edges to the other hits, then the rest
 #: up to this many (ranking all 100k edges of a hub by their endpoints' degrees costs seconds)
 MAX_EDGES_PER_ENTITY = 100
-#: chunks of one entity or relation considered by a query: a hub cited by 100k chunks
-#: contributes its most recent ones (and any the vector search found), never all of them
-MAX_CHUNKS_PER_ITEM = 64
-
-
-def item_chunk_ids(item: Dict[str, Any], chosen: Optional[Dict[str, tuple]] = None,
-                   cap: int = MAX_CHUNKS_PER_ITEM) -> List[str]:
-    """The distinct chunk ids an entity or relation cites, at most ``cap``: a hub's ``chosen``
-    ones (by :func:`hub_chunk_choice`) when given, else its most recently added. The cost is
-    bounded for hubs (a split of the id list, cached; no per-id work beyond the cap)."""
-    source = str(item.get("source_id") or "")
-    if chosen and source in chosen:
-        return list(chosen[source])
-    return list(_capped_chunk_ids(source, cap))
-
-
-#: chunks of a hub compared with the query to choose its ``MAX_CHUNKS_PER_ITEM`` (its most
-#: recent ones beyond this are not looked at: the cost stays bounded however large the hub)
-HUB_SCAN_CHUNKS = 512
-
-
-def hub_chunk_choice(chunks_vdb: Any, items: Sequence[Dict[str, Any]],
-                     query_vector: Optional[np.ndarray]) -> Dict[str, tuple]:
-    """For each hub among ``items`` (citing more than ``MAX_CHUNKS_PER_ITEM`` chunks): the
-    ``MAX_CHUNKS_PER_ITEM`` of its latest ``HUB_SCAN_CHUNKS`` chunks most similar to the query,
-    keyed by its ``source_id`` text. One vector look-up for all hubs."""
-    if query_vector is None:
-        return {}
-    hubs = {}
-    for item in items:
-        source = str(item.get("source_id") or "")
-        ids = _all_chunk_ids(source)
-        if len(ids) > MAX_CHUNKS_PER_ITEM and source not in hubs:
-            hubs[source] = ids[-HUB_SCAN_CHUNKS:]
-    if not hubs:
-        return {}
-    similarity = query_similarities(chunks_vdb, list(dict.fromkeys(c for ids in hubs.values()
-                                                                   for c in ids)), query_vector)
-    return {source: tuple(sorted(ids, key=lambda c: -similarity.get(c, -2.0))[:MAX_CHUNKS_PER_ITEM])
-            for source, ids in hubs.items()}
-
-
-@functools.lru_cache(maxsize=512)
-def _all_chunk_ids(source_id: str) -> tuple:
-    return tuple(dict.fromkeys(_split(source_id)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _capped_chunk_ids(source_id: str, cap: int) -> tuple:
-    ids = _all_chunk_ids(source_id)
-    return ids if len(ids) <= cap else tuple(reversed(ids[-cap:]))
-
-
 # ----------------------------------------------------------------------------- search
 def entity_hits(stores: GraphStores, vector: np.ndarray, top_k: int) -> List[Dict[str, Any]]:
     """The ``top_k`` entities matching ``vector``; a 2-D ``vector`` holds one row per keyword,
@@ -341,17 +289,6 @@ def pick_by_weight(per_item: List[List[str]], max_related: int) -> List[str]:
         if not progressed:
             break
     return [c for chosen in picked for c in chosen]
-
-
-def query_similarities(chunks_vdb: Any, ids: Sequence[str], query_vector: np.ndarray) -> Dict[str, float]:
-    """Cosine of each stored chunk in ``ids`` to the query: one vector fetch, one product."""
-    vectors = chunks_vdb.get_vectors_by_ids(list(ids))
-    found = [c for c in ids if c in vectors]
-    if not found:
-        return {}
-    norm = float(np.linalg.norm(query_vector)) or 1.0
-    unit_query = np.asarray(query_vector, dtype=np.float32) / norm
-    return dict(zip(found, (np.stack([vectors[c] for c in found]) @ unit_query).tolist()))
 
 
 def pick_by_vector(per_item: List[List[str]], max_related: int,
