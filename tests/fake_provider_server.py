@@ -15,11 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Dict, List
 
 import numpy as np
+from loopback_server import LoopbackServer
 
 DIM = 64
 
@@ -45,28 +45,13 @@ def _prompt_of(body: Dict[str, Any]) -> str:
     return "\n".join(str(body.get(k) or "") for k in ("system", "prompt"))
 
 
-class FakeProvider:
+class FakeProvider(LoopbackServer):
     """Start with ``with FakeProvider(reply) as server:``; ``server.url`` is its base URL."""
 
     def __init__(self, reply: Callable[[str], str] = lambda prompt: "Paris.") -> None:
         self.reply = reply
         self.requests: List[str] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> FakeProvider:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def _handler(self) -> type:
         return type("Handler", (_Handler,), {"provider": self})
