@@ -4,10 +4,11 @@ command group registers from its own module, and the server never imports the CL
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
+
+from import_graph import imported_modules
 
 import lightrag
 from lightrag.cli import main, make_parser
@@ -32,21 +33,13 @@ def test_every_command_is_registered():
     assert main(["version"]) == 0
 
 
-def _imports(path: Path) -> set:
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-    return found
 
 
 def test_the_server_never_imports_the_cli():
     for path in (PACKAGE / "server").rglob("*.py"):
-        assert not {m for m in _imports(path) if m.startswith("lightrag.cli")}, path
+        assert not {m for m in imported_modules(path) if m.startswith("lightrag.cli")}, path
     assert not (PACKAGE / "cli.py").exists() and not list(PACKAGE.glob("cli_*.py"))
 
 
 def test_bench_cli_holds_no_command_line_code():
-    assert "argparse" not in _imports(PACKAGE / "optim" / "bench_cli.py")
+    assert "argparse" not in imported_modules(PACKAGE / "optim" / "bench_cli.py")

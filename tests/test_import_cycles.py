@@ -1,37 +1,8 @@
 """The package has no import cycles (issue 23): every import statement of every module in
 ``lightrag/`` counts, lazy ones inside functions and ``TYPE_CHECKING`` ones included."""
 
-import ast
-from pathlib import Path
-
 import networkx as nx
-
-ROOT = Path(__file__).resolve().parent.parent / "lightrag"
-
-
-def module_name(path: Path, root: Path = ROOT) -> str:
-    name = ".".join(path.relative_to(root.parent).with_suffix("").parts)
-    return name[: -len(".__init__")] if name.endswith(".__init__") else name
-
-
-def import_graph(root: Path = ROOT) -> nx.DiGraph:
-    modules = {module_name(p, root): p for p in root.rglob("*.py")}
-    graph = nx.DiGraph()
-    for name, path in modules.items():
-        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(parts + ([base] if base else []))
-                targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
-            else:
-                continue
-            graph.add_edges_from((name, t) for t in targets if t in modules and t != name)
-    return graph
+from import_graph import import_graph
 
 
 def test_the_package_has_no_import_cycles():

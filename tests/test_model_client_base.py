@@ -3,7 +3,6 @@ the import structure (no import cycle through the clients, core never importing 
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import pathlib
 import subprocess
@@ -12,6 +11,7 @@ from types import SimpleNamespace as NS
 from typing import Any, Dict
 
 import pytest
+from import_graph import imported_modules
 
 import lightrag
 from lightrag.components.model_client import (
@@ -194,21 +194,13 @@ def test_stream_output_async() -> None:
 
 
 # -------------------------------------------------------------------- import structure
-def _imports(path: pathlib.Path) -> set:
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-    return names
 
 
 def test_core_never_imports_the_components() -> None:
     for name in ("types.py", "model_client.py", "__init__.py", "generator.py", "string_parser.py"):
-        imported = _imports(ROOT / "core" / name)
+        imported = imported_modules(ROOT / "core" / name)
         assert not any(m.startswith("lightrag.components") for m in imported), name
-    assert "lightrag.core" not in _imports(ROOT / "core" / "string_parser.py")
+    assert "lightrag.core" not in imported_modules(ROOT / "core" / "string_parser.py")
 
 
 def test_clients_do_not_import_each_other() -> None:
@@ -216,12 +208,12 @@ def test_clients_do_not_import_each_other() -> None:
     shared = {"lightrag.components.model_client.base", "lightrag.components.model_client.chat_utils",
               "lightrag.components.model_client.sdk_client"}
     for path in package.glob("*_client.py"):
-        ours = {m for m in _imports(path) if m.startswith("lightrag.components.model_client")}
+        ours = {m for m in imported_modules(path) if m.startswith("lightrag.components.model_client")}
         assert ours <= shared, (path.name, ours - shared)
 
 
 def test_optimizer_does_not_import_the_trainer() -> None:
-    assert "lightrag.optim.trainer" not in _imports(ROOT / "optim" / "optimizer.py")
+    assert "lightrag.optim.trainer" not in imported_modules(ROOT / "optim" / "optimizer.py")
 
 
 def test_model_client_type_from_01_paths_in_a_fresh_interpreter() -> None:
