@@ -102,12 +102,9 @@ def search_entities(stores: GraphStores, vector: np.ndarray, top_k: int,
     pairs: List[Tuple[str, str]] = []
     seen = set()
     found = set(names)
-    for edges in stores.graph.get_nodes_edges_batch([e["entity_name"] for e in entities]).values():
-        edges = edges or []
-        if len(edges) > MAX_EDGES_PER_ENTITY:  # a hub: edges among the hits first, then a share
-            inner = [e for e in edges if e[1] in found]
-            room = max(0, MAX_EDGES_PER_ENTITY - len(inner))
-            edges = inner + [e for e in edges if e[1] not in found][:room]
+    bounded = stores.graph.get_nodes_edges_bounded([e["entity_name"] for e in entities],
+                                                   MAX_EDGES_PER_ENTITY, prefer=list(found))
+    for edges in bounded.values():  # a hub: its edges among the hits first, then a share
         for src, tgt in edges:
             key = relation_key(src, tgt)
             if key not in seen:

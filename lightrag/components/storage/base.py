@@ -335,6 +335,22 @@ class BaseGraphStorage(StorageNameSpace):
     def get_nodes_edges_batch(self, node_ids: Sequence[str]) -> Dict[str, List[Tuple[str, str]]]:
         return {n: self.get_node_edges(n) or [] for n in node_ids}
 
+    def get_nodes_edges_bounded(self, node_ids: Sequence[str], limit: int,
+                                prefer: Sequence[str] = ()) -> Dict[str, List[Tuple[str, str]]]:
+        """At most ``limit`` edges per node: those to ``prefer`` nodes first, then others.
+
+        A hub's 100k edges are never all read: a store that reads by key overrides this to
+        look the preferred pairs up by key and take the rest with a ``LIMIT``."""
+        wanted = set(prefer)
+        bounded = {}
+        for node, edges in self.get_nodes_edges_batch(node_ids).items():
+            if len(edges) <= limit:
+                bounded[node] = edges
+                continue
+            inner = [e for e in edges if e[1] in wanted]
+            bounded[node] = (inner + [e for e in edges if e[1] not in wanted])[:max(limit, len(inner))]
+        return bounded
+
     def upsert_nodes_batch(self, nodes: Dict[str, Dict[str, Any]]) -> None:
         for node_id, data in nodes.items():
             self.upsert_node(node_id, data)

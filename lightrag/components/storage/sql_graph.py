@@ -96,12 +96,15 @@ class SQLGraphStorage(BaseGraphStorage):
         """Whether this caller is the writer of the open transaction (sees its pending writes)."""
         return self.db.in_transaction and bool(self._pending_nodes or self._pending_edges)
 
-    def _read_in(self, sql: str, values: Sequence[Any]) -> List[Tuple[Any, ...]]:
+    def _read_in(self, sql: str, values: Sequence[Any], *leading: Any) -> List[Tuple[Any, ...]]:
+        """Rows of ``sql`` whose ``{in_}`` list takes ``values`` in batches; the parameters
+        before it are the namespace and ``leading``."""
         rows: List[Tuple[Any, ...]] = []
         values = list(values)
         for start in range(0, len(values), _BATCH):
             part = values[start:start + _BATCH]
-            rows += self.db.read(sql.format(in_=",".join("?" * len(part))), (self.namespace, *part))
+            rows += self.db.read(sql.format(in_=",".join("?" * len(part))),
+                                 (self.namespace, *leading, *part))
         return rows
 
     def _stored_nodes(self, ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
@@ -205,6 +208,34 @@ class SQLGraphStorage(BaseGraphStorage):
                     else:
                         neighbours[a][b] = None
         return {n: [(n, o) for o in neighbours[n]] if n in present else [] for n in wanted}
+
+    def get_nodes_edges_bounded(self, node_ids: Sequence[str], limit: int,
+                                prefer: Sequence[str] = ()) -> Dict[str, List[Pair]]:
+        wanted = list(dict.fromkeys(node_ids))
+        if self._mine():
+            return super().get_nodes_edges_bounded(wanted, limit, prefer)
+        degrees = self.node_degrees_batch(wanted)
+        small = [n for n in wanted if degrees[n] <= limit]
+        bounded = super().get_nodes_edges_bounded(small, limit, prefer) if small else {}
+        others = list(dict.fromkeys(prefer))
+        for hub in (n for n in wanted if degrees[n] > limit):
+            edges = [(hub, t) for (t,) in self._read_in(
+                "SELECT tgt FROM edges WHERE ns = ? AND src = ? AND tgt IN ({in_})", others, hub)]
+            edges += [(hub, s) for (s,) in self._read_in(
+                "SELECT src FROM edges WHERE ns = ? AND tgt = ? AND src IN ({in_})", others, hub)]
+            edges = list(dict.fromkeys(edges))
+            room = limit - len(edges)
+            for column, other in (("src", "tgt"), ("tgt", "src")):
+                if room <= 0:
+                    break
+                rows = self.db.read(f"SELECT {other} FROM edges WHERE ns = ? AND {column} = ? LIMIT ?",
+                                    (self.namespace, hub, room + len(edges)))
+                for (o,) in rows:
+                    if room > 0 and (hub, o) not in edges:
+                        edges.append((hub, o))
+                        room -= 1
+            bounded[hub] = edges
+        return {n: bounded.get(n, []) for n in wanted}
 
     def get_node_edges(self, node_id: str) -> Optional[List[Pair]]:
         if not self.has_node(node_id):
