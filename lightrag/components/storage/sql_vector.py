@@ -1,4 +1,10 @@
-"""``SQLVectorStorage``: vectors kept as rows of an :class:`SQLDatabase` and searched in memory.
+"""``SQLVectorStorage``: vectors kept as rows of an :class:`SQLDatabase` and searched in memory,
+or in the server where it is PostgreSQL with pgvector.
+
+On a :class:`~lightrag.components.storage.postgres_db.PostgresDatabase` whose server has pgvector
+(and ``pgvector`` not False), ``SQLVectorStorage(db, ...)`` builds a
+:class:`~lightrag.components.storage.pg_vector.PgVectorStorage` instead: same rows, same methods,
+searched in the server, nothing loaded per process. Everywhere else it is the class below.
 
 The rows (``id``, float32 vector bytes, JSON metadata) are the durable copy; the search runs on
 the :class:`NumpyVectorStorage` matrix, loaded once at open and then changed row by row: by this
@@ -25,6 +31,7 @@ from typing import Any, Dict, Iterable, Optional, Sequence, Set
 import numpy as np
 
 from lightrag.components.storage.numpy_vector import NumpyVectorStorage
+from lightrag.components.storage.pg_vector import PgVectorStorage, side_table_dim
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -40,6 +47,14 @@ class SQLVectorStorage(NumpyVectorStorage):
     """
 
     _to_dict_exclude = (*NumpyVectorStorage._to_dict_exclude, "db")
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """A :class:`PgVectorStorage` on a PostgreSQL server with pgvector (see the module)."""
+        db = args[0] if args else kwargs.get("db")
+        find = getattr(db, "vector_extension", None)
+        if cls is SQLVectorStorage and find is not None and find() is not None:
+            return PgVectorStorage(*args, **kwargs)
+        return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, db: SQLDatabase, namespace: str, embedder: Any = None,
                  cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
@@ -85,12 +100,23 @@ class SQLVectorStorage(NumpyVectorStorage):
         self._set_rows(rows)
 
     # ----------------------------------------------------------------- writes
+    def _refuse_pgvector_store(self) -> None:
+        """A store searched by pgvector elsewhere must not be written here (its side table
+        would fall behind): raise, naming the fix."""
+        if getattr(self.db, "vector_extension", None) is not None and \
+                side_table_dim(self.db, self.namespace) is not None:
+            raise ValueError(
+                f"vector store {self.namespace!r} of {self.db.describe()} is searched by pgvector; "
+                "this process keeps vectors in memory (pgvector=False) and cannot write it: open "
+                "it without pgvector=False to write, or only read here")
+
     def upsert(self, data: Dict[str, Dict[str, Any]], vectors: Optional[np.ndarray] = None) -> None:
         if not data:
             return
         if vectors is None:
             vectors = self.embed([record.get("content", "") for record in data.values()])
         with self.db.transaction():
+            self._refuse_pgvector_store()
             super().upsert(data, vectors=vectors)
             rows = [self._rows[k] for k in data]
             self.db.executemany(
@@ -106,6 +132,7 @@ class SQLVectorStorage(NumpyVectorStorage):
             ids = [i for i in wanted if i in self._rows]
             if not ids:
                 return
+            self._refuse_pgvector_store()
             super().delete(ids)
             self.db.executemany("DELETE FROM vectors WHERE ns = ? AND id = ?",
                                 ((self.namespace, i) for i in ids))
@@ -116,6 +143,7 @@ class SQLVectorStorage(NumpyVectorStorage):
 
     def drop(self) -> None:
         with self.db.transaction():
+            self._refuse_pgvector_store()
             self.db.log_changes(self._log_name, list(self._ids))
             self.db.execute("DELETE FROM vectors WHERE ns = ?", (self.namespace,))
             self._set_rows([], replace_all=True)
