@@ -15,6 +15,14 @@ only). Rows of replaced or deleted vectors (and of a crashed writer's uncommitte
 garbage that no ``vector_rows`` entry points to: they are skipped, and the file is compacted
 into a new generation once garbage outweighs the live rows.
 
+Above ``ann_min_rows`` live rows the search is approximate: the writer builds an inverted-file
+index (:mod:`~lightrag.components.storage.vector_ivf`, k-means by faiss) as a new generation
+whose rows are grouped by list, appends the list of each new row at every commit, and retrains
+once the rows appended since outnumber the indexed ones (and at every compaction). A search then
+scores ``ann_nprobe`` lists instead of every row, widening when garbage rows cost it hits. Without
+faiss, or while the index file of the generation is missing or corrupt (logged; the writer
+rebuilds it at its next commit), the search stays exact.
+
 A store written before this class (vectors only in the table) or copied from PostgreSQL gets
 its file built on first open, in one write transaction.
 
@@ -40,13 +48,18 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Un
 
 import numpy as np
 
+from lightrag.components.storage import vector_ivf
 from lightrag.components.storage.base import BaseVectorStorage
 from lightrag.components.storage.sql_db import SQLiteDatabase
+from lightrag.components.storage.vector_ivf import IndexFileError, IVFIndex, TailLists
 
 log = logging.getLogger(__name__)
 
 BLOCK_ROWS = 65_536  # rows multiplied at a time (bounded temporary memory)
 MIN_COMPACT_ROWS = 10_000  # never compact files smaller than this many garbage rows
+DEFAULT_ANN_MIN_ROWS = 50_000  # live rows above which the search is approximate (see benchmarks)
+DEFAULT_ANN_NPROBE = 24  # lists scored per query (recall@10 >= 0.95 in docs/benchmarks)
+ANN_TAIL_RATIO = 1.0  # retrain when rows appended since the build exceed this times the indexed
 
 
 class MappedVectorStorage(BaseVectorStorage):
@@ -56,20 +69,33 @@ class MappedVectorStorage(BaseVectorStorage):
         db: the embedded database of the working directory (the file lives beside it).
         namespace / embedder / cosine_threshold / meta_fields / embedding_batch_size /
             embedding_dim: as for :class:`~lightrag.components.storage.base.BaseVectorStorage`.
+        ann_min_rows: live rows from which the writer builds an approximate index (None: always
+            exact search).
+        ann_nprobe: inverted lists scored per query of an indexed store (more: better recall,
+            slower).
     """
 
-    _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped")
+    _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped", "_ivf")
 
     def __init__(self, db: SQLiteDatabase, namespace: str, embedder: Any = None,
                  cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
                  embedding_batch_size: int = 64, workspace: str = "",
-                 working_dir: str = "./lightrag_storage", embedding_dim: Optional[int] = None) -> None:
+                 working_dir: str = "./lightrag_storage", embedding_dim: Optional[int] = None,
+                 ann_min_rows: Optional[int] = DEFAULT_ANN_MIN_ROWS,
+                 ann_nprobe: int = DEFAULT_ANN_NPROBE) -> None:
         if db.local_folder is None:
             raise ValueError("MappedVectorStorage needs an embedded database (SQLite)")
+        if ann_min_rows is not None and ann_min_rows < 1:
+            raise ValueError(f"ann_min_rows must be a positive row count or None, got {ann_min_rows}")
+        if ann_nprobe < 1:
+            raise ValueError(f"ann_nprobe must be at least 1, got {ann_nprobe}")
         super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
                          workspace, working_dir, embedding_dim)
-        for name, value in (("db", db), ("_map", None), ("_pending", {}), ("_dropped", set())):
+        for name, value in (("db", db), ("_map", None), ("_pending", {}), ("_dropped", set()),
+                            ("_ivf", None)):
             object.__setattr__(self, name, value)
+        self.ann_min_rows = ann_min_rows
+        self.ann_nprobe = ann_nprobe
         self.version = 0
         with db.transaction():
             db.execute(f"CREATE TABLE IF NOT EXISTS vectors (ns TEXT NOT NULL, id TEXT NOT NULL, "
@@ -99,9 +125,15 @@ class MappedVectorStorage(BaseVectorStorage):
                         "DO UPDATE SET value = excluded.value",
                         (self._meta_key, f"{generation}:{dim}"))
 
-    def _path(self, generation: int) -> Path:
+    def _path(self, generation: int, suffix: str = "f32") -> Path:
+        """The matrix file of a generation, or (``suffix`` ivf / lst) its index files."""
         safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in self.namespace)
-        return self.db.local_folder / f"vectors-{safe}-{generation}.f32"  # type: ignore[operator]
+        return self.db.local_folder / f"vectors-{safe}-{generation}.{suffix}"  # type: ignore[operator]
+
+    @property
+    def _durable(self) -> bool:
+        """Whether file writes are fsynced (as durable as the database's own commits)."""
+        return getattr(self.db, "synchronous", "NORMAL") in ("FULL", "EXTRA")
 
     def _has_table_rows(self) -> bool:
         return bool(self.db.query("SELECT 1 FROM vectors WHERE ns = ? LIMIT 1", (self.namespace,)))
@@ -140,29 +172,137 @@ class MappedVectorStorage(BaseVectorStorage):
                 size -= size % row_bytes
             f.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
             f.flush()
-            if getattr(self.db, "synchronous", "NORMAL") in ("FULL", "EXTRA"):
-                os.fsync(f.fileno())  # as durable as the database's own commits
+            if self._durable:
+                os.fsync(f.fileno())
         return size // row_bytes
 
     def _rebuild_file(self) -> None:
-        """Write a new generation holding exactly the live vectors (in a write transaction)."""
+        """Write a new generation holding exactly the live vectors (in a write transaction),
+        grouped by inverted list when the store is big enough for an index."""
         meta = self._file_meta()
         generation = (meta[0] + 1) if meta else 1
-        rows = self.db.query("SELECT id, vector FROM vectors WHERE ns = ? ORDER BY id",
-                             (self.namespace,))
+        ids, matrix, rows = self._live_vectors()
         self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
-        if not rows:
+        self.db.execute("DELETE FROM meta WHERE name = ?", (self._ann_key,))
+        if not ids:
             return
-        matrix = np.stack([np.frombuffer(bytes(v), dtype=np.float32) for _, v in rows])
-        self._path(generation).unlink(missing_ok=True)
-        first = self._append(generation, matrix)
+        for suffix in ("f32", "ivf", "lst"):
+            self._path(generation, suffix).unlink(missing_ok=True)
+        index = None
+        if self._index_wanted(len(ids)):
+            order, index = IVFIndex.build(matrix, rows, vector_ivf.lists_for(len(ids)))
+            rows, ids = rows[order], [ids[i] for i in order.tolist()]
+        for start in range(0, len(ids), BLOCK_ROWS):
+            self._append(generation, matrix[rows[start:start + BLOCK_ROWS]])
         self.db.executemany("INSERT INTO vector_rows (ns, id, row) VALUES (?, ?, ?)",
-                            ((self.namespace, i, first + n) for n, (i, _) in enumerate(rows)))
+                            ((self.namespace, i, n) for n, i in enumerate(ids)))
         self._set_file_meta(generation, matrix.shape[1])
         self._set_garbage(0)
+        if index is not None:
+            index.write(self._path(generation, "ivf"), durable=self._durable)
+            self._set_meta(self._ann_key, f"{generation}:{index.lists}:{index.indexed_rows}")
         # the previous generation stays for readers that still map it; the one before goes
-        self._path(generation - 2).unlink(missing_ok=True)
-        log.info("vectors %s: file generation %d with %d rows", self.namespace, generation, len(rows))
+        for suffix in ("f32", "ivf", "lst"):
+            self._path(generation - 2, suffix).unlink(missing_ok=True)
+        log.info("vectors %s: file generation %d with %d rows%s", self.namespace, generation, len(ids),
+                 f" in {index.lists} inverted lists" if index is not None else "")
+
+    def _live_vectors(self) -> Tuple[List[str], np.ndarray, np.ndarray]:
+        """``(ids, matrix, rows)``: row ``rows[i]`` of ``matrix`` is the vector of ``ids[i]``
+        (the mapped file when there is one, else the ``vectors`` table read whole)."""
+        matrix = self._matrix() if self._file_meta() is not None else None
+        if matrix is not None:
+            found = self.db.read("SELECT id, row FROM vector_rows WHERE ns = ? ORDER BY row",
+                                 (self.namespace,))
+            rows = np.fromiter((r for _, r in found), dtype=np.int64, count=len(found))
+            if found and rows.max() < matrix.shape[0]:
+                return [i for i, _ in found], matrix, rows
+        stored = self.db.query("SELECT id, vector FROM vectors WHERE ns = ? ORDER BY id", (self.namespace,))
+        if not stored:
+            return [], np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64)
+        matrix = np.stack([np.frombuffer(bytes(v), dtype=np.float32) for _, v in stored])
+        return [i for i, _ in stored], matrix, np.arange(len(stored), dtype=np.int64)
+
+    # --------------------------------------------------------- the ANN index
+    @property
+    def _ann_key(self) -> str:
+        return f"vector_ann:{self.namespace}"
+
+    def _ann_meta(self) -> Optional[Tuple[int, int, int]]:
+        """``(generation, lists, indexed_rows)`` of the index, or None (exact search)."""
+        rows = self.db.read("SELECT value FROM meta WHERE name = ?", (self._ann_key,))
+        return vector_ivf.read_meta(rows[0][0] if rows else None)
+
+    def _set_meta(self, name: str, value: str) -> None:
+        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) "
+                        "DO UPDATE SET value = excluded.value", (name, value))
+
+    def _index_wanted(self, live: int) -> bool:
+        """Whether a store of ``live`` rows should be indexed (and can: faiss installed)."""
+        if self.ann_min_rows is None or live < self.ann_min_rows:
+            return False
+        if not vector_ivf.faiss_available():
+            log.warning("vectors %s: %d rows searched exactly: install faiss (the 'faiss' extra) "
+                        "for the approximate index", self.namespace, live)
+            return False
+        return True
+
+    def _index(self, generation: int, dim: int) -> Optional[Tuple[IVFIndex, TailLists]]:
+        """The index of ``generation`` and its tail lists (mapped), or None: search exactly."""
+        ann = self._ann_meta()
+        if self.ann_min_rows is None or ann is None or ann[0] != generation:
+            return None
+        path = self._path(generation, "ivf")
+        try:
+            stat = path.stat()
+            version: Optional[Tuple[int, int, int]] = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        except FileNotFoundError:
+            version = None
+        key = (generation, dim, ann, version)
+        cached = self._ivf
+        if cached is not None and cached[0] == key:
+            found = cached[1]
+        else:
+            try:
+                found = (IVFIndex.read(path, dim, ann[1], ann[2]),
+                         TailLists(self._path(generation, "lst"), ann[2], ann[1]))
+            except IndexFileError as e:
+                log.warning("vectors %s: %s; searching exactly until the writer rebuilds it",
+                            self.namespace, e)
+                found = None
+            object.__setattr__(self, "_ivf", (key, found))
+        if found is not None:
+            found[1].refresh()
+        return found
+
+    def _index_new_rows(self, generation: int, first: int, vectors: np.ndarray) -> None:
+        """Append the lists of rows ``first ..`` to the tail file of an indexed generation."""
+        meta = self._ann_meta()
+        if meta is None or meta[0] != generation or self.ann_min_rows is None:
+            return
+        found = self._index(generation, vectors.shape[1])
+        if found is not None:
+            index = found[0]
+            vector_ivf.append_lists(self._path(generation, "lst"), first - index.indexed_rows,
+                                    vector_ivf.assign(index.centroids, vectors), durable=self._durable)
+
+    def _reindex_due(self, generation: int, rows: int, live: int) -> bool:
+        """Whether the index of a file of ``rows`` rows (``live`` of them live) must be (re)built:
+        none yet above the size, missing or corrupt, or outgrown by the rows appended since."""
+        if not self._index_wanted(live):
+            return False
+        meta = self._file_meta()
+        found = self._index(generation, meta[1]) if meta else None
+        if found is None:
+            return True
+        return rows - found[0].indexed_rows > ANN_TAIL_RATIO * found[0].indexed_rows
+
+    def reindex(self) -> None:
+        """Rebuild the vector file now as a new generation (indexed if above ``ann_min_rows``),
+        in a write transaction of its own (or the caller's)."""
+        with self.db.transaction():
+            self._rebuild_file()
+            self.version += 1
 
     # ------------------------------------------------------------------ writes
     def upsert(self, data: Dict[str, Dict[str, Any]], vectors: Optional[np.ndarray] = None) -> None:
@@ -226,13 +366,16 @@ class MappedVectorStorage(BaseVectorStorage):
             generation = meta[0] if meta else 1
             matrix = np.stack(list(pending.values()))
             first = self._append(generation, matrix)
+            self._index_new_rows(generation, first, matrix)
             self.db.executemany(
                 "INSERT INTO vector_rows (ns, id, row) VALUES (?, ?, ?) "
                 "ON CONFLICT (ns, id) DO UPDATE SET row = excluded.row",
                 ((self.namespace, k, first + n) for n, k in enumerate(pending)))
             if meta is None:
                 self._set_file_meta(generation, matrix.shape[1])
-            if garbage > max(MIN_COMPACT_ROWS, (first + len(pending)) // 2):
+            rows = first + len(pending)
+            if (garbage > max(MIN_COMPACT_ROWS, rows // 2)
+                    or self._reindex_due(generation, rows, rows - garbage)):
                 self._rebuild_file()
         self.version += 1
 
@@ -268,6 +411,7 @@ class MappedVectorStorage(BaseVectorStorage):
             self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
             self.db.execute("DELETE FROM meta WHERE name = ?", (self._meta_key,))
             self.db.execute("DELETE FROM meta WHERE name = ?", (f"vector_garbage:{self.namespace}",))
+            self.db.execute("DELETE FROM meta WHERE name = ?", (self._ann_key,))
             self._forget()
 
     # ------------------------------------------------------------------- reads
@@ -286,20 +430,47 @@ class MappedVectorStorage(BaseVectorStorage):
             out[:, start:start + block.shape[0]] = queries @ block.T
         return out
 
-    def _hits(self, scores: np.ndarray, top_k: int) -> List[Dict[str, Any]]:
-        """The best live rows of ``scores`` as hits (garbage rows skipped)."""
+    def _hits(self, scores: np.ndarray, top_k: int,
+              rows: Optional[np.ndarray] = None) -> List[Dict[str, Any]]:
+        """The best live rows as hits (garbage rows skipped): ``scores[i]`` is the score of file
+        row ``rows[i]`` (of row ``i`` when ``rows`` is None)."""
         n = scores.shape[0]
+        if n == 0:
+            return []
         want = min(n, 4 * top_k + 32)
         while True:
             top = np.argpartition(-scores, want - 1)[:want] if want < n else np.arange(n)
             top = top[scores[top] >= self.cosine_threshold]
             top = top[np.argsort(-scores[top], kind="stable")]
-            found = self._records_at([int(r) for r in top])
-            hits = [{"id": found[r][0], "score": float(scores[r]), **found[r][1]}
-                    for r in top.tolist() if r in found]
+            at = (top if rows is None else rows[top]).tolist()
+            found = self._records_at(at)
+            hits = [{"id": found[r][0], "score": float(scores[t]), **found[r][1]}
+                    for t, r in zip(top.tolist(), at) if r in found]
             if len(hits) >= top_k or want >= n or len(top) < want:
                 return hits[:top_k]
             want = min(n, want * 4)
+
+    def _search(self, matrix: np.ndarray, queries: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
+        """Hits of each row of ``queries``: by the index of the mapped generation if it has one,
+        else exactly."""
+        found = self._index(self._map[0], matrix.shape[1]) if self._map is not None else None
+        if found is None:
+            return [self._hits(row, top_k) for row in self._scores(matrix, queries)]
+        return [self._ann_hits(matrix, found, query, top_k) for query in queries]
+
+    def _ann_hits(self, matrix: np.ndarray, found: Tuple[IVFIndex, TailLists], query: np.ndarray,
+                  top_k: int) -> List[Dict[str, Any]]:
+        """Hits among the rows of the best lists; more lists while garbage rows cost hits (or
+        the lists hold fewer than ``top_k`` rows), up to every list (an exact search)."""
+        index, tail = found
+        nprobe = min(self.ann_nprobe, index.lists)
+        while True:
+            rows, scores = index.candidates(matrix, tail, query, index.probe(query[None, :], nprobe)[0])
+            hits = self._hits(scores, top_k, rows)
+            lost = int(np.count_nonzero(scores >= self.cosine_threshold)) > len(hits)
+            if len(hits) >= top_k or nprobe >= index.lists or not (lost or len(scores) < top_k):
+                return hits
+            nprobe = min(index.lists, nprobe * 4)
 
     def _records_at(self, rows: Sequence[int]) -> Dict[int, Tuple[str, Dict[str, Any]]]:
         found: Dict[int, Tuple[str, Dict[str, Any]]] = {}
@@ -331,7 +502,7 @@ class MappedVectorStorage(BaseVectorStorage):
             picked = [(s, i) for s, i in ranked if s >= self.cosine_threshold][:top_k]
             records = dict(zip([i for _, i in picked], self.get_by_ids([i for _, i in picked])))
             return [{**(records[i] or {"id": i}), "score": s} for s, i in picked]
-        return self._hits(self._scores(matrix, vector[None, :])[0], top_k)
+        return self._search(matrix, vector[None, :], top_k)[0]
 
     def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
         """:meth:`query` for each row of ``matrix`` (one pass over the file)."""
@@ -341,7 +512,7 @@ class MappedVectorStorage(BaseVectorStorage):
             return [[] for _ in range(len(queries))]
         if queries.shape[1] != mapped.shape[1]:
             raise self._dim_error(queries.shape[1], mapped.shape[1])
-        return [self._hits(row, top_k) for row in self._scores(mapped, queries)]
+        return self._search(mapped, queries, top_k)
 
     def _dim_error(self, got: int, dim: int) -> ValueError:
         return ValueError(f"vector store {self.namespace!r} holds {dim}-d vectors; the query has "

@@ -1,0 +1,274 @@
+"""An inverted-file (IVF) index over a vector file whose rows are grouped by list.
+
+The approximate search of :class:`~lightrag.components.storage.mapped_vector.MappedVectorStorage`
+above a size. It holds no copy of the vectors: when the index is built, the rows of the vector
+file are written grouped by their nearest centroid, so each inverted list is a contiguous slice of
+the memory-mapped matrix and is searched where it lies. Beside the matrix file of a generation:
+
+* ``<stem>.ivf``: the centroids and the first row of each list (written once, atomically); read
+  on the first search of a generation, and small (``lists × dim`` floats, about ``sqrt(rows)``
+  lists);
+* ``<stem>.lst``: the list of each row appended after the build (int32, one per row, appended at
+  each commit like the matrix file and memory-mapped by every reader).
+
+A search scores the centroids, takes the ``nprobe`` best lists, multiplies their slices (and the
+tail rows assigned to them) by the query, and returns candidate rows with their scores; the
+caller filters garbage rows and widens ``nprobe`` when it lost hits. The k-means that trains the
+centroids is faiss's (imported when an index is built); searching needs only NumPy.
+
+Example:
+    >>> rng = np.random.default_rng(0)
+    >>> vectors = rng.normal(size=(2000, 16)).astype(np.float32)
+    >>> vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    >>> order, index = IVFIndex.build(vectors, np.arange(2000), lists=8)
+    >>> grouped = vectors[order]  # list l is grouped[index.offsets[l]:index.offsets[l + 1]]
+    >>> index.lists, index.indexed_rows, sorted(order.tolist()) == list(range(2000))
+    (8, 2000, True)
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import mmap
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Tuple
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"LRIVF001"
+HEADER_INTS = 3  # dim, lists, indexed rows
+TRAIN_POINTS_PER_LIST = 64  # k-means sample: at most this many rows per centroid
+TRAIN_ITERATIONS = 12
+ASSIGN_BLOCK = 32_768  # rows assigned to their lists at a time (bounded temporary memory)
+NO_LIST = -1  # the list of a tail row written by a crashed writer (searched exactly)
+
+
+class IndexFileError(ValueError):
+    """An index file is missing, truncated or does not match the vector file it describes."""
+
+
+@functools.cache
+def faiss_available() -> bool:
+    """Whether faiss (the ``faiss`` extra) can be imported to train an index."""
+    try:
+        import faiss  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def lists_for(rows: int) -> int:
+    """How many inverted lists an index of ``rows`` rows gets (about ``sqrt(rows)``, at least 1)."""
+    return max(1, int(round(math.sqrt(rows))))
+
+
+def assign(centroids: np.ndarray, vectors: np.ndarray, rows: Optional[np.ndarray] = None) -> np.ndarray:
+    """The list (index of the most similar centroid) of each row of ``vectors`` (of rows
+    ``rows`` of it when given), as int32."""
+    count = vectors.shape[0] if rows is None else rows.shape[0]
+    out = np.empty(count, dtype=np.int32)
+    for start in range(0, count, ASSIGN_BLOCK):
+        end = min(count, start + ASSIGN_BLOCK)
+        block = np.asarray(vectors[start:end] if rows is None else vectors[rows[start:end]], dtype=np.float32)
+        out[start:end] = np.argmax(block @ centroids.T, axis=1)
+    return out
+
+
+def train(sample: np.ndarray, lists: int, seed: int = 1234) -> np.ndarray:
+    """``lists`` unit centroids of ``sample`` (spherical k-means by faiss).
+
+    Raises:
+        ImportError: faiss is not installed.
+    """
+    import faiss
+
+    lists = min(lists, sample.shape[0])
+    kmeans = faiss.Kmeans(sample.shape[1], lists, niter=TRAIN_ITERATIONS, spherical=True, seed=seed,
+                          max_points_per_centroid=TRAIN_POINTS_PER_LIST, verbose=False)
+    kmeans.train(np.ascontiguousarray(sample, dtype=np.float32))
+    return np.ascontiguousarray(kmeans.centroids, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class IVFIndex:
+    """Centroids and list offsets of one generation: list ``l`` is rows ``offsets[l]`` to
+    ``offsets[l + 1]`` of the matrix; rows from ``offsets[-1]`` on are the tail."""
+
+    centroids: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def lists(self) -> int:
+        return int(self.centroids.shape[0])
+
+    @property
+    def indexed_rows(self) -> int:
+        return int(self.offsets[-1])
+
+    @classmethod
+    def build(cls, matrix: np.ndarray, rows: np.ndarray, lists: int,
+              seed: int = 1234) -> Tuple[np.ndarray, IVFIndex]:
+        """Train on a sample of rows ``rows`` of ``matrix`` and group those rows by list.
+
+        Returns:
+            ``(order, index)``: row ``rows[order[i]]`` of ``matrix`` is row ``i`` of the new file.
+
+        Raises:
+            ImportError: faiss is not installed.
+        """
+        wanted = min(rows.shape[0], max(lists, 1) * TRAIN_POINTS_PER_LIST)
+        picked = np.sort(np.random.default_rng(seed).choice(rows.shape[0], size=wanted, replace=False))
+        centroids = train(np.asarray(matrix[rows[picked]]), lists, seed)
+        assigned = assign(centroids, matrix, rows)
+        order = np.argsort(assigned, kind="stable")
+        counts = np.bincount(assigned, minlength=centroids.shape[0])
+        offsets = np.zeros(centroids.shape[0] + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return order, cls(centroids, offsets)
+
+    # ------------------------------------------------------------------ files
+    def write(self, path: Path, durable: bool = False) -> None:
+        """Write atomically (a temporary file renamed over ``path``)."""
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            f.write(MAGIC)
+            f.write(np.array([self.centroids.shape[1], self.lists, self.indexed_rows],
+                             dtype=np.int64).tobytes())
+            f.write(np.ascontiguousarray(self.centroids, dtype=np.float32).tobytes())
+            f.write(self.offsets.astype(np.int64).tobytes())
+            f.flush()
+            if durable:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+
+    @classmethod
+    def read(cls, path: Path, dim: int, lists: int, indexed_rows: int) -> IVFIndex:
+        """Read the index file of a generation whose metadata says ``dim``, ``lists`` and
+        ``indexed_rows``.
+
+        Raises:
+            IndexFileError: the file is missing, truncated, or describes another index.
+        """
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise IndexFileError(f"index file {path} cannot be read: {e}") from e
+        head = len(MAGIC) + 8 * HEADER_INTS
+        if len(data) < head or data[:len(MAGIC)] != MAGIC:
+            raise IndexFileError(f"index file {path} is not an IVF index file (bad header)")
+        got = tuple(int(v) for v in np.frombuffer(data, dtype=np.int64, count=HEADER_INTS, offset=len(MAGIC)))
+        if got != (dim, lists, indexed_rows):
+            raise IndexFileError(f"index file {path} describes dim/lists/rows {got}, the store "
+                                 f"says {(dim, lists, indexed_rows)}")
+        if len(data) != head + 4 * lists * dim + 8 * (lists + 1):
+            raise IndexFileError(f"index file {path} is truncated ({len(data)} bytes)")
+        centroids = np.frombuffer(data, dtype=np.float32, count=lists * dim, offset=head)
+        offsets = np.frombuffer(data, dtype=np.int64, count=lists + 1, offset=head + 4 * lists * dim)
+        if offsets[0] != 0 or offsets[-1] != indexed_rows or np.any(np.diff(offsets) < 0):
+            raise IndexFileError(f"index file {path} has inconsistent list offsets")
+        return cls(centroids.reshape(lists, dim), offsets)
+
+    # ----------------------------------------------------------------- search
+    def probe(self, queries: np.ndarray, nprobe: int) -> np.ndarray:
+        """The ``nprobe`` lists whose centroids score best, for each query (queries × nprobe)."""
+        scores = queries @ self.centroids.T
+        if nprobe >= self.lists:
+            return np.tile(np.arange(self.lists), (queries.shape[0], 1))
+        return np.argpartition(-scores, nprobe - 1, axis=1)[:, :nprobe]
+
+    def candidates(self, matrix: np.ndarray, tail: TailLists, query: np.ndarray,
+                   lists: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Rows of ``lists`` (their slices and their tail rows; tail rows of no list too) with
+        their scores against ``query``: ``(rows, scores)``."""
+        rows, scores = [], []
+        for part in lists.tolist():
+            start, end = int(self.offsets[part]), int(self.offsets[part + 1])
+            if end > start:
+                rows.append(np.arange(start, end, dtype=np.int64))
+                scores.append(matrix[start:end] @ query)
+        extra = tail.rows_in(lists, matrix.shape[0])
+        if extra.size:
+            rows.append(extra)
+            scores.append(matrix[extra] @ query)
+        if not rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        return np.concatenate(rows), np.concatenate(scores)
+
+
+class TailLists:
+    """The lists of the rows appended after an index was built, mapped from the ``.lst`` file.
+
+    Entry ``i`` is the list of row ``indexed_rows + i``. Rows of the matrix beyond the entries
+    (appended by a writer that crashed before writing their entry) and entries of no valid list
+    are candidates of every search.
+    """
+
+    def __init__(self, path: Path, indexed_rows: int, lists: int) -> None:
+        self.indexed_rows = indexed_rows
+        self.key: Tuple[int, int] = (0, 0)
+        self.entries = np.zeros(0, dtype=np.int32)
+        self._path, self._lists = path, lists
+        self._stray = np.zeros(0, dtype=np.int64)
+
+    def refresh(self) -> None:
+        """Map the file again if it changed (grew, or was replaced) since it was last mapped."""
+        try:
+            stat = self._path.stat()
+        except FileNotFoundError:
+            stat = None
+        key = (stat.st_ino, stat.st_size // 4) if stat else (0, 0)
+        if key == self.key:
+            return
+        entries = np.zeros(0, dtype=np.int32)
+        if key[1]:
+            with open(self._path, "rb") as f:
+                mapped = mmap.mmap(f.fileno(), key[1] * 4, access=mmap.ACCESS_READ)
+            entries = np.frombuffer(mapped, dtype=np.int32)
+        self.key, self.entries = key, entries
+        self._stray = np.flatnonzero((entries < 0) | (entries >= self._lists)).astype(np.int64)
+
+    def rows_in(self, lists: np.ndarray, rows: int) -> np.ndarray:
+        """Tail rows (below ``rows``, the mapped matrix's size) in ``lists``, or in no list."""
+        entries = self.entries[:max(0, rows - self.indexed_rows)]
+        hit = np.flatnonzero(np.isin(entries, lists))
+        stray = self._stray[self._stray < entries.shape[0]]
+        unlisted = np.arange(self.indexed_rows + entries.shape[0], rows, dtype=np.int64)
+        return np.concatenate([hit + self.indexed_rows, stray + self.indexed_rows, unlisted])
+
+    def __len__(self) -> int:
+        return int(self.entries.shape[0])
+
+
+def append_lists(path: Path, position: int, lists: np.ndarray, durable: bool = False) -> None:
+    """Write the lists of tail rows ``position ..`` into the ``.lst`` file at that position
+    (padding with :data:`NO_LIST` after a crashed writer's rows; bytes already there are garbage
+    rows' entries and are overwritten, never truncated under a reader's mapping)."""
+    with open(path, "ab"):
+        pass
+    with open(path, "r+b") as f:
+        size = f.seek(0, os.SEEK_END) // 4
+        if size < position:
+            f.write(np.full(position - size, NO_LIST, dtype=np.int32).tobytes())
+        f.seek(4 * position)
+        f.write(np.ascontiguousarray(lists, dtype=np.int32).tobytes())
+        f.flush()
+        if durable:
+            os.fsync(f.fileno())
+
+
+def read_meta(value: Optional[str]) -> Optional[Tuple[int, int, int]]:
+    """``(generation, lists, indexed_rows)`` from the store's ``vector_ann`` meta value."""
+    if not value:
+        return None
+    try:
+        generation, lists, rows = (int(v) for v in value.split(":"))
+    except ValueError:
+        log.warning("vector index meta %r is unreadable: searching exactly", value)
+        return None
+    return generation, lists, rows

@@ -1,0 +1,214 @@
+"""MappedVectorStorage above ``ann_min_rows``: the inverted-file index (vector_ivf), its recall
+against exact search, its upkeep per commit, readers in other connections, and its fallbacks."""
+
+import logging
+
+import numpy as np
+import pytest
+
+from lightrag.components.storage import vector_ivf
+from lightrag.components.storage.mapped_vector import MappedVectorStorage
+from lightrag.components.storage.sql_db import SQLiteDatabase
+from lightrag.components.storage.vector_ivf import IndexFileError, IVFIndex, TailLists
+
+DIM = 16
+CENTERS = np.random.default_rng(7).normal(size=(60, DIM)).astype(np.float32)
+
+
+def clustered(n, seed):
+    rng = np.random.default_rng(seed)
+    points = CENTERS[rng.integers(0, len(CENTERS), n)] + 0.5 * rng.normal(size=(n, DIM))
+    return points.astype(np.float32)
+
+
+def open_store(tmp_path, **kwargs):
+    db = SQLiteDatabase(tmp_path / "store.sqlite3")
+    options = {"ann_min_rows": 2000, "ann_nprobe": 6, "cosine_threshold": -1.0, **kwargs}
+    return MappedVectorStorage(db, namespace="chunks", meta_fields=["file_path"], **options)
+
+
+def fill(store, vectors, start=0, batch=1000):
+    for first in range(0, len(vectors), batch):
+        part = vectors[first:first + batch]
+        store.upsert({f"k{start + first + i}": {"content": f"c{start + first + i}", "file_path": "f.md"}
+                      for i in range(len(part))}, vectors=part)
+
+
+def ids(hits):
+    return [h["id"] for h in hits]
+
+
+def files(tmp_path, suffix):
+    return sorted(p.name for p in tmp_path.glob(f"vectors-chunks-*.{suffix}"))
+
+
+@pytest.fixture
+def indexed(tmp_path):
+    store = open_store(tmp_path)
+    fill(store, clustered(3000, seed=1))
+    return store
+
+
+def test_below_the_size_no_index_and_exact_search(tmp_path):
+    store = open_store(tmp_path)
+    vectors = clustered(1500, seed=1)
+    fill(store, vectors)
+    assert files(tmp_path, "ivf") == [] and store._ann_meta() is None
+    assert ids(store.query(vectors[10], 1)) == ["k10"]
+
+
+def test_index_recall_against_exact_and_same_hit_shape(tmp_path, indexed):
+    assert files(tmp_path, "ivf") == ["vectors-chunks-2.ivf"]
+    exact = open_store(tmp_path, ann_min_rows=None)
+    queries = clustered(40, seed=99)
+    recall = np.mean([len(set(ids(indexed.query(q, 10))) & set(ids(exact.query(q, 10)))) / 10
+                      for q in queries])
+    assert recall >= 0.9
+    hit, reference = indexed.query(queries[0], 1)[0], exact.query(queries[0], 1)[0]
+    assert hit.keys() == reference.keys() == {"id", "score", "content", "file_path"}
+    batch = indexed.query_batch(queries[:3], 5)
+    assert [len(b) for b in batch] == [5, 5, 5]
+    assert [b[0]["id"] for b in batch] == [indexed.query(q, 1)[0]["id"] for q in queries[:3]]
+    scores = [h["score"] for h in batch[0]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_every_stored_vector_finds_itself(indexed):
+    vectors = clustered(3000, seed=1)
+    for row in range(0, 3000, 97):
+        assert indexed.query(vectors[row], 1)[0]["id"] == f"k{row}"
+
+
+def test_rows_added_after_the_build_are_found_by_another_connection(tmp_path, indexed):
+    reader = open_store(tmp_path)
+    assert ids(reader.query(clustered(1, seed=5)[0], 1))  # maps generation 2 and its index
+    new = clustered(200, seed=2)
+    fill(indexed, new, start=3000, batch=50)
+    assert files(tmp_path, "ivf") == ["vectors-chunks-2.ivf"]  # the tail, not a rebuild
+    assert (tmp_path / "vectors-chunks-2.lst").stat().st_size == 4 * (1000 + 200)  # a list per row
+    for row in (0, 77, 199):
+        assert reader.query(new[row], 1)[0]["id"] == f"k{3000 + row}"
+    assert indexed.query(new[5], 1)[0]["id"] == "k3005"
+
+
+def test_retrained_when_the_tail_outgrows_the_indexed_rows(tmp_path, indexed):
+    assert indexed._ann_meta() == (2, vector_ivf.lists_for(2000), 2000)  # built at 2000 rows
+    fill(indexed, clustered(3100, seed=3), start=3000)
+    # at 5000 rows the 3000 appended since outnumber the 2000 indexed: a new generation
+    assert indexed._ann_meta() == (3, vector_ivf.lists_for(5000), 5000)
+    assert "vectors-chunks-3.ivf" in files(tmp_path, "ivf")
+    assert indexed.query(clustered(3100, seed=3)[3000], 1)[0]["id"] == "k6000"
+
+
+def test_deleted_and_replaced_rows_are_never_hits_and_top_k_is_filled(tmp_path, indexed):
+    vectors = clustered(3000, seed=1)
+    target = vectors[0]
+    exact = open_store(tmp_path, ann_min_rows=None)
+    nearest = ids(exact.query(target, 60))
+    indexed.delete(nearest[:40])
+    indexed.upsert({nearest[40]: {"content": "moved"}}, vectors=-target[None, :])
+    hits = indexed.query(target, 10)
+    assert len(hits) == 10 and not set(ids(hits)) & set(nearest[:41])
+    assert ids(hits) == ids(exact.query(target, 10))
+    assert indexed.get_by_id(nearest[40])["content"] == "moved"
+    assert indexed.query(-target, 1)[0]["id"] == nearest[40]
+
+
+def test_rolled_back_rows_are_not_found(tmp_path, indexed):
+    ghost = np.full((1, DIM), 3.0, dtype=np.float32)
+    with pytest.raises(RuntimeError):
+        with indexed.db.transaction():
+            indexed.upsert({"ghost": {"content": "g"}}, vectors=ghost)
+            raise RuntimeError("crash before commit")
+    assert indexed.query(ghost[0], 1)[0]["id"] != "ghost"
+    indexed.upsert({"real": {"content": "r"}}, vectors=ghost)
+    assert ids(indexed.query(ghost[0], 2))[0] == "real"
+    assert "ghost" not in ids(indexed.query(ghost[0], 5))
+
+
+@pytest.mark.parametrize("damage", ["truncate", "delete", "garbage"])
+def test_a_damaged_index_falls_back_to_exact_and_is_rebuilt(tmp_path, indexed, caplog, damage):
+    path = tmp_path / "vectors-chunks-2.ivf"
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[:100])
+    elif damage == "delete":
+        path.unlink()
+    else:
+        path.write_bytes(b"not an index at all" * 10)
+    reader = open_store(tmp_path)
+    vectors = clustered(3000, seed=1)
+    with caplog.at_level(logging.WARNING):
+        assert reader.query(vectors[42], 1)[0]["id"] == "k42"
+    assert "searching exactly" in caplog.text
+    exact = open_store(tmp_path, ann_min_rows=None)
+    assert ids(reader.query(vectors[7], 10)) == ids(exact.query(vectors[7], 10))
+    indexed.upsert({"new": {"content": "n"}}, vectors=vectors[:1] * -1)  # the writer rebuilds
+    assert indexed._ann_meta()[0] == 3 and "vectors-chunks-3.ivf" in files(tmp_path, "ivf")
+    assert reader.query(vectors[42], 1)[0]["id"] == "k42"
+    assert reader._ivf[1] is not None  # searched by the rebuilt index
+
+
+def test_without_faiss_the_search_stays_exact(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(vector_ivf, "faiss_available", lambda: False)
+    store = open_store(tmp_path)
+    with caplog.at_level(logging.WARNING):
+        fill(store, clustered(2500, seed=1))
+    assert files(tmp_path, "ivf") == [] and "install faiss" in caplog.text
+    assert store.query(clustered(2500, seed=1)[9], 1)[0]["id"] == "k9"
+
+
+def test_reindex_and_drop(tmp_path):
+    store = open_store(tmp_path, ann_min_rows=500)
+    vectors = clustered(400, seed=4)
+    fill(store, vectors)
+    assert store._ann_meta() is None
+    store.ann_min_rows = 300
+    store.reindex()
+    assert store._ann_meta() == (2, vector_ivf.lists_for(400), 400)
+    assert store.query(vectors[123], 1)[0]["id"] == "k123"
+    store.drop()
+    assert store._ann_meta() is None and store.query(vectors[0], 1) == []
+    store.upsert({"a": {"content": "x"}}, vectors=vectors[:1])
+    assert ids(store.query(vectors[0], 3)) == ["a"]  # generation 2's old index is not used
+
+
+def test_bad_options_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="ann_min_rows"):
+        open_store(tmp_path, ann_min_rows=0)
+    with pytest.raises(ValueError, match="ann_nprobe"):
+        open_store(tmp_path, ann_nprobe=0)
+
+
+def test_index_file_round_trip_and_mismatches(tmp_path):
+    vectors = clustered(500, seed=6)
+    order, index = IVFIndex.build(vectors, np.arange(500), lists=10)
+    assert sorted(order.tolist()) == list(range(500)) and index.indexed_rows == 500
+    grouped = vectors[order]
+    for part in range(index.lists):  # each list is the rows nearest its centroid
+        rows = grouped[index.offsets[part]:index.offsets[part + 1]]
+        assert (np.argmax(rows @ index.centroids.T, axis=1) == part).all()
+    path = tmp_path / "x.ivf"
+    index.write(path)
+    again = IVFIndex.read(path, DIM, 10, 500)
+    np.testing.assert_array_equal(again.centroids, index.centroids)
+    with pytest.raises(IndexFileError, match="describes"):
+        IVFIndex.read(path, DIM, 10, 499)
+    path.write_bytes(path.read_bytes()[:-8])
+    with pytest.raises(IndexFileError, match="truncated"):
+        IVFIndex.read(path, DIM, 10, 500)
+    with pytest.raises(IndexFileError, match="cannot be read"):
+        IVFIndex.read(tmp_path / "missing.ivf", DIM, 10, 500)
+
+
+def test_tail_lists_after_a_crashed_writer(tmp_path):
+    path = tmp_path / "t.lst"
+    vector_ivf.append_lists(path, 0, np.array([1, 2]))
+    vector_ivf.append_lists(path, 4, np.array([3]))  # rows 2 and 3: a crashed writer's, unlisted
+    tail = TailLists(path, indexed_rows=100, lists=5)
+    tail.refresh()
+    assert tail.entries.tolist() == [1, 2, -1, -1, 3]
+    assert sorted(tail.rows_in(np.array([2]), rows=107).tolist()) == [101, 102, 103, 105, 106]
+    assert sorted(tail.rows_in(np.array([3]), rows=103).tolist()) == [102]  # beyond the mapped rows
+    vector_ivf.append_lists(path, 2, np.array([4]))  # overwrites a garbage entry in place
+    tail.refresh()
+    assert tail.entries.tolist() == [1, 2, 4, -1, 3]
