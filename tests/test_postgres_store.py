@@ -438,3 +438,17 @@ def test_copy_a_sqlite_store_into_postgres_and_back(tmp_path, workspace):
     copy_store(shared.index.db, SQLiteDatabase(tmp_path / "back" / "lightrag.sqlite3"))
     back = make_rag(tmp_path / "back", "", storage="sqlite")
     assert store_state(back) == store_state(shared) and back.graph.has_node("Pioneer 10")
+
+
+@needs_server
+def test_vectors_in_memory_without_pgvector_and_pgvector_true_refused(tmp_path, workspace):
+    """This module's server is Debian's: without its pgvector package the vector stores load
+    into memory (today's behaviour); ``pgvector=True`` names what is missing."""
+    from lightrag.components.storage.sql_vector import SQLVectorStorage
+
+    db = open_db(workspace)
+    if db.vector_extension() is not None:
+        pytest.skip("this server has pgvector (tests/test_pgvector_store.py covers it)")
+    assert type(SQLVectorStorage(db, namespace="chunks")) is SQLVectorStorage
+    with pytest.raises(ValueError, match="pgvector=True but the server has no pgvector extension"):
+        make_rag(tmp_path, workspace, storage_kwargs={"dsn_env": DSN_ENV, "pgvector": True})
