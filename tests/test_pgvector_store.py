@@ -242,3 +242,20 @@ def test_two_processes_see_each_others_committed_inserts(pgv, tmp_path, workspac
     answer = parent.query("Huygens probe Titan", mode="local")
     assert "cassini.md" in [c["file_path"] for c in answer.raw_data["chunks"]]
     assert parent.index.verify() == []
+
+
+def test_search_settings_survive_a_lost_connection_and_transactions(workspace):
+    db = open_db(workspace)
+    store = SQLVectorStorage(db, namespace="chunks", cosine_threshold=-1.0, ef_search=50)
+    vectors = np.random.default_rng(5).normal(size=(500, 12))
+    store.upsert(records(500), vectors=vectors)
+    assert len(store.query(vectors[0], 200)) == 200  # ef_search raised to 400 for this top-k
+    open_db(workspace).query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                             "WHERE application_name = 'lightrag' AND pid <> pg_backend_pid()")
+    assert len(store.query(vectors[0], 200)) == 200  # set again on the new connection
+    with pytest.raises(RuntimeError):
+        with db.transaction():
+            assert len(store.query(vectors[1], 300)) == 300  # inside: for the transaction only
+            raise RuntimeError("rolled back")
+    assert len(store.query(vectors[1], 300)) == 300
+    assert db.query("SHOW hnsw.ef_search") == [("600",)]

@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 
 MAX_INDEXED_DIM = 2000  # pgvector's HNSW limit for the vector type
 MAX_EF_SEARCH = 1000  # pgvector's hnsw.ef_search limit
+DEFAULT_EF_SEARCH = 100  # pgvector's own default is 40
 COPY_BATCH = 2000  # rows per read and write when the side table is built
 
 
@@ -119,6 +120,8 @@ class PgVectorStorage(BaseVectorStorage):
             embedding_dim: as for :class:`~lightrag.components.storage.base.BaseVectorStorage`.
         index: ``"hnsw"`` (default: approximate, fast at any size; exact where pgvector is
             older than 0.5.0 or the dimension is over 2,000) or ``"exact"`` (every row scanned).
+        ef_search: HNSW's candidate list per query (``hnsw.ef_search``; at least ``2 * top_k``,
+            at most 1,000): higher finds more of the true nearest neighbours, more slowly.
     """
 
     _to_dict_exclude = ("db", "embedder", "version", "_ext", "_table", "_hnsw", "_dim")
@@ -127,9 +130,11 @@ class PgVectorStorage(BaseVectorStorage):
                  cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
                  embedding_batch_size: int = 64, workspace: str = "",
                  working_dir: str = "./lightrag_storage", embedding_dim: Optional[int] = None,
-                 index: str = "hnsw") -> None:
+                 index: str = "hnsw", ef_search: int = DEFAULT_EF_SEARCH) -> None:
         if index not in ("hnsw", "exact"):
             raise ValueError(f"index must be 'hnsw' or 'exact', got {index!r}")
+        if not 1 <= ef_search <= MAX_EF_SEARCH:
+            raise ValueError(f"ef_search must be 1 to {MAX_EF_SEARCH}, got {ef_search!r}")
         schema = db.vector_extension() if hasattr(db, "vector_extension") else None
         if schema is None:
             raise ValueError(f"PgVectorStorage needs a PostgreSQL server with pgvector; "
@@ -138,6 +143,7 @@ class PgVectorStorage(BaseVectorStorage):
                          workspace, working_dir, embedding_dim)
         object.__setattr__(self, "db", db)
         self.index = index
+        self.ef_search = ef_search
         self.version = 0
         self._ext = schema
         self._table = side_table(namespace)
@@ -313,7 +319,7 @@ class PgVectorStorage(BaseVectorStorage):
         params = (PgVector(vector), PgVector(vector), top_k, self.namespace)
         if not self._hnsw:
             return self.db.query(sql, params)
-        ef = min(MAX_EF_SEARCH, max(40, 2 * top_k))
+        ef = min(MAX_EF_SEARCH, max(self.ef_search, 2 * top_k))
         return self.db.query_with_settings({"hnsw.ef_search": str(ef)}, sql, params)
 
     def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:

@@ -174,6 +174,8 @@ class PostgresDatabase(SQLDatabase):
                              f"got {pgvector!r}")
         self.pgvector = pgvector
         self._vector: Optional[Tuple[Optional[str], str]] = None
+        self._settings_conn: Any = None  # the connection that _session_settings were set on
+        self._session_settings: Dict[str, str] = {}
         self.dsn_env = dsn_env
         self._dsn = self._resolve_dsn(dsn, dsn_env)
         self.workspace = workspace
@@ -339,26 +341,26 @@ class PostgresDatabase(SQLDatabase):
 
     def query_with_settings(self, settings: Dict[str, str], sql: str,
                             params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
-        """:meth:`query` with server settings (``hnsw.ef_search``...) for this statement only:
-        ``set_config(..., is_local => true)`` in the current transaction, or in a read-only one
-        of its own (no writer lock)."""
-        def run() -> List[Tuple[Any, ...]]:
-            for name, value in settings.items():
-                self._conn.execute("SELECT set_config(%s, %s, true)", (name, str(value)))
-            return [tuple(r) for r in self._conn.execute(self._sql(sql), tuple(params)).fetchall()]
-
+        """:meth:`query` under server settings (``hnsw.ef_search``...). Outside a transaction
+        they are set for the session, once per connection and value (no extra round trip on
+        the next query); inside one, for that transaction only (a rollback would undo a session
+        setting unseen)."""
         with self._mutex:
             if self._depth:
-                return run()
-            self._outside_transaction(lambda: self._conn.execute("BEGIN READ ONLY"))
-            try:
-                rows = run()
-            except BaseException:
-                if not self._conn.broken:
-                    self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
-            return rows
+                for name, value in settings.items():
+                    self._conn.execute("SELECT set_config(%s, %s, true)", (name, str(value)))
+                return self.query(sql, params)
+
+            def run() -> List[Tuple[Any, ...]]:
+                if self._settings_conn is not self._conn:  # a new connection has none of them
+                    self._settings_conn, self._session_settings = self._conn, {}
+                for name, value in settings.items():
+                    if self._session_settings.get(name) != str(value):
+                        self._conn.execute("SELECT set_config(%s, %s, false)", (name, str(value)))
+                        self._session_settings[name] = str(value)
+                return [tuple(r) for r in self._conn.execute(self._sql(sql), tuple(params)).fetchall()]
+
+            return self._outside_transaction(run)
 
     # --------------------------------------------------------------- pgvector
     def vector_extension(self) -> Optional[str]:

@@ -44,6 +44,8 @@ class SQLVectorStorage(NumpyVectorStorage):
         db: the database shared by the stores of one working directory.
         namespace / embedder / cosine_threshold / meta_fields / embedding_batch_size /
             embedding_dim: as for :class:`NumpyVectorStorage`.
+        index / ef_search: how pgvector searches (see :class:`PgVectorStorage`); unused here,
+            accepted so that one configuration opens either.
     """
 
     _to_dict_exclude = (*NumpyVectorStorage._to_dict_exclude, "db")
@@ -59,7 +61,8 @@ class SQLVectorStorage(NumpyVectorStorage):
     def __init__(self, db: SQLDatabase, namespace: str, embedder: Any = None,
                  cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
                  embedding_batch_size: int = 64, workspace: str = "",
-                 working_dir: str = "./lightrag_storage", embedding_dim: Optional[int] = None) -> None:
+                 working_dir: str = "./lightrag_storage", embedding_dim: Optional[int] = None,
+                 index: str = "hnsw", ef_search: int = 100) -> None:
         object.__setattr__(self, "db", db)
         db.execute(f"CREATE TABLE IF NOT EXISTS vectors (ns TEXT NOT NULL, id TEXT NOT NULL, "
                    f"vector {db.blob_type} NOT NULL, meta TEXT NOT NULL, PRIMARY KEY (ns, id))")
