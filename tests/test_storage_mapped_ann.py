@@ -212,3 +212,23 @@ def test_tail_lists_after_a_crashed_writer(tmp_path):
     vector_ivf.append_lists(path, 2, np.array([4]))  # overwrites a garbage entry in place
     tail.refresh()
     assert tail.entries.tolist() == [1, 2, 4, -1, 3]
+
+
+def test_a_search_racing_a_compaction_returns_the_right_ids(tmp_path, monkeypatch):
+    writer = open_store(tmp_path, ann_min_rows=None)
+    vectors = clustered(600, seed=8)
+    fill(writer, vectors, batch=200)
+    writer.delete([f"k{i}" for i in range(0, 300)])  # the rows after them move down at compaction
+    reader = open_store(tmp_path, ann_min_rows=None)
+    assert reader.query(vectors[450], 1)[0]["id"] == "k450"
+    real = reader._records_at
+    compacted = []
+
+    def compaction_meanwhile(rows):
+        if not compacted:
+            compacted.append(writer.reindex())  # commits generation 2 between scoring and look-up
+        return real(rows)
+
+    monkeypatch.setattr(reader, "_records_at", compaction_meanwhile)
+    assert [h["id"] for h in reader.query(vectors[450], 3)][0] == "k450"
+    assert compacted and writer._file_meta()[0] == 2

@@ -190,8 +190,12 @@ class MappedVectorStorage(BaseVectorStorage):
             self._path(generation, suffix).unlink(missing_ok=True)
         index = None
         if self._index_wanted(len(ids)):
-            order, index = IVFIndex.build(matrix, rows, vector_ivf.lists_for(len(ids)))
-            rows, ids = rows[order], [ids[i] for i in order.tolist()]
+            try:
+                order, index = IVFIndex.build(matrix, rows, vector_ivf.lists_for(len(ids)))
+            except Exception:  # the commit must not fail for its index: search exactly instead
+                log.exception("vectors %s: building the index failed; searching exactly", self.namespace)
+            else:
+                rows, ids = rows[order], [ids[i] for i in order.tolist()]
         for start in range(0, len(ids), BLOCK_ROWS):
             self._append(generation, matrix[rows[start:start + BLOCK_ROWS]])
         self.db.executemany("INSERT INTO vector_rows (ns, id, row) VALUES (?, ?, ?)",
@@ -249,8 +253,8 @@ class MappedVectorStorage(BaseVectorStorage):
 
     def _index(self, generation: int, dim: int) -> Optional[Tuple[IVFIndex, TailLists]]:
         """The index of ``generation`` and its tail lists (mapped), or None: search exactly."""
-        ann = self._ann_meta()
-        if self.ann_min_rows is None or ann is None or ann[0] != generation:
+        ann = self._ann_meta() if self.ann_min_rows is not None else None
+        if ann is None or ann[0] != generation:
             return None
         path = self._path(generation, "ivf")
         try:
@@ -452,11 +456,23 @@ class MappedVectorStorage(BaseVectorStorage):
 
     def _search(self, matrix: np.ndarray, queries: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
         """Hits of each row of ``queries``: by the index of the mapped generation if it has one,
-        else exactly."""
-        found = self._index(self._map[0], matrix.shape[1]) if self._map is not None else None
-        if found is None:
-            return [self._hits(row, top_k) for row in self._scores(matrix, queries)]
-        return [self._ann_hits(matrix, found, query, top_k) for query in queries]
+        else exactly. When a compaction committed a new generation meanwhile (its rows are
+        numbered anew), the search is run again on it."""
+        for _ in range(3):
+            generation = self._map[0] if self._map is not None else 0
+            found = self._index(generation, matrix.shape[1])
+            if found is None:
+                hits = [self._hits(row, top_k) for row in self._scores(matrix, queries)]
+            else:
+                hits = [self._ann_hits(matrix, found, query, top_k) for query in queries]
+            meta = self._file_meta()
+            if meta is None or meta[0] == generation or self.db.in_transaction:
+                break
+            remapped = self._matrix()
+            if remapped is None:
+                return [[] for _ in range(len(queries))]
+            matrix = remapped
+        return hits
 
     def _ann_hits(self, matrix: np.ndarray, found: Tuple[IVFIndex, TailLists], query: np.ndarray,
                   top_k: int) -> List[Dict[str, Any]]:

@@ -3,7 +3,9 @@
 The approximate search of :class:`~lightrag.components.storage.mapped_vector.MappedVectorStorage`
 above a size. It holds no copy of the vectors: when the index is built, the rows of the vector
 file are written grouped by their nearest centroid, so each inverted list is a contiguous slice of
-the memory-mapped matrix and is searched where it lies. Beside the matrix file of a generation:
+the memory-mapped matrix and is searched where it lies (single-threaded ``einsum``: these
+products are small, and BLAS threads cost more than they save on a busy machine). Beside the
+matrix file of a generation:
 
 * ``<stem>.ivf``: the centroids and the first row of each list (written once, atomically); read
   on the first search of a generation, and small (``lists × dim`` floats, about ``sqrt(rows)``
@@ -177,7 +179,7 @@ class IVFIndex:
     # ----------------------------------------------------------------- search
     def probe(self, queries: np.ndarray, nprobe: int) -> np.ndarray:
         """The ``nprobe`` lists whose centroids score best, for each query (queries × nprobe)."""
-        scores = queries @ self.centroids.T
+        scores = np.einsum("qd,ld->ql", queries, self.centroids)  # small: no BLAS threads
         if nprobe >= self.lists:
             return np.tile(np.arange(self.lists), (queries.shape[0], 1))
         return np.argpartition(-scores, nprobe - 1, axis=1)[:, :nprobe]
@@ -191,11 +193,11 @@ class IVFIndex:
             start, end = int(self.offsets[part]), int(self.offsets[part + 1])
             if end > start:
                 rows.append(np.arange(start, end, dtype=np.int64))
-                scores.append(matrix[start:end] @ query)
+                scores.append(np.einsum("rd,d->r", matrix[start:end], query))
         extra = tail.rows_in(lists, matrix.shape[0])
         if extra.size:
             rows.append(extra)
-            scores.append(matrix[extra] @ query)
+            scores.append(np.einsum("rd,d->r", matrix[extra], query))
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         return np.concatenate(rows), np.concatenate(scores)
@@ -211,10 +213,14 @@ class TailLists:
 
     def __init__(self, path: Path, indexed_rows: int, lists: int) -> None:
         self.indexed_rows = indexed_rows
-        self.key: Tuple[int, int] = (0, 0)
-        self.entries = np.zeros(0, dtype=np.int32)
         self._path, self._lists = path, lists
-        self._stray = np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int32)
+        # (file identity and entry count, entries, entries of no valid list): replaced whole
+        self._state: Tuple[Tuple[int, int], np.ndarray, np.ndarray] = ((0, 0), empty, empty)
+
+    @property
+    def entries(self) -> np.ndarray:
+        return self._state[1]
 
     def refresh(self) -> None:
         """Map the file again if it changed (grew, or was replaced) since it was last mapped."""
@@ -223,21 +229,22 @@ class TailLists:
         except FileNotFoundError:
             stat = None
         key = (stat.st_ino, stat.st_size // 4) if stat else (0, 0)
-        if key == self.key:
+        if key == self._state[0]:
             return
         entries = np.zeros(0, dtype=np.int32)
         if key[1]:
             with open(self._path, "rb") as f:
                 mapped = mmap.mmap(f.fileno(), key[1] * 4, access=mmap.ACCESS_READ)
             entries = np.frombuffer(mapped, dtype=np.int32)
-        self.key, self.entries = key, entries
-        self._stray = np.flatnonzero((entries < 0) | (entries >= self._lists)).astype(np.int64)
+        stray = np.flatnonzero((entries < 0) | (entries >= self._lists))
+        self._state = (key, entries, stray)
 
     def rows_in(self, lists: np.ndarray, rows: int) -> np.ndarray:
         """Tail rows (below ``rows``, the mapped matrix's size) in ``lists``, or in no list."""
-        entries = self.entries[:max(0, rows - self.indexed_rows)]
+        _, entries, stray = self._state
+        entries = entries[:max(0, rows - self.indexed_rows)]
         hit = np.flatnonzero(np.isin(entries, lists))
-        stray = self._stray[self._stray < entries.shape[0]]
+        stray = stray[stray < entries.shape[0]]
         unlisted = np.arange(self.indexed_rows + entries.shape[0], rows, dtype=np.int64)
         return np.concatenate([hit + self.indexed_rows, stray + self.indexed_rows, unlisted])
 
