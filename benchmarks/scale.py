@@ -151,10 +151,6 @@ def build(n_chunks: int, workdir: str, batch: int = 5000) -> Dict[str, Any]:
                                                   "description": desc, "source_id": cid,
                                                   "file_path": f"{doc}.txt"})
                 edge["weight"] += 1.0
-        known = rag.index.graph.get_nodes_batch(list(entities))
-        for name, node in entities.items():  # hubs: later batches add their chunks
-            if name in known:
-                node["source_id"] = known[name]["source_id"] + "<SEP>" + node["source_id"]
         rag.index.bulk_load(
             chunks, entities, relations,
             chunk_vectors=F.embed_texts([c["content"] for c in chunks.values()], DIM),

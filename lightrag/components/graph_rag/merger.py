@@ -3,12 +3,14 @@
 Rules (see ``docs/graph_rag.md``):
 
 * entities merge by normalised name (``normalize_entity_name``); the type is the most frequent one
-  seen; description fragments are de-duplicated and joined with ``<SEP>``; source chunk ids and
-  file paths are joined (file paths capped at ``max_file_paths``);
+  seen; description fragments are de-duplicated and joined with ``<SEP>``; an entity's source
+  chunks are added through the graph (``add_node_sources``: an SQL graph keeps them as rows and
+  the ``source_id`` property holds the most recent 512, so merging into a hub costs the same as
+  into a leaf); file paths are joined (capped at ``max_file_paths``);
 * relations are undirected (sorted pair); weights are summed; keywords are the sorted union; an
   endpoint missing from the graph is created with type ``unknown``;
-* merging is idempotent per chunk: a record from a chunk already listed in ``source_id`` is
-  skipped, so an interrupted insert can simply be run again;
+* merging is idempotent per chunk: a record from a chunk the item already cites is skipped,
+  so an interrupted insert can simply be run again;
 * when an item accumulates ``force_llm_summary_on_merge`` fragments or more than
   ``summary_max_tokens`` tokens, the optional ``summarizer`` Generator condenses them
   (map-reduce in groups of at most ``summary_context_size`` tokens); without a summarizer the
@@ -66,22 +68,8 @@ def split_field(value: Any) -> List[str]:
     return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
 
 
-def _cites(joined: str, chunk_id: str) -> bool:
-    """Whether the ``GRAPH_FIELD_SEP``-joined ids hold ``chunk_id`` (a substring search: no
-    split of a hub's 100k ids at every merge)."""
-    if not joined or not chunk_id:
-        return False
-    return f"{GRAPH_FIELD_SEP}{chunk_id}{GRAPH_FIELD_SEP}" in f"{GRAPH_FIELD_SEP}{joined}{GRAPH_FIELD_SEP}"
-
-
 def _count_ids(joined: str) -> int:
     return joined.count(GRAPH_FIELD_SEP) + 1 if joined else 0
-
-
-def _append_unique(joined: str, new: Iterable[str]) -> str:
-    """``joined`` with the ``new`` ids it does not hold appended (their order kept)."""
-    added = [n for n in dict.fromkeys(new) if n and not _cites(joined, n)]
-    return GRAPH_FIELD_SEP.join([joined, *added] if joined else added)
 
 
 def _join_unique(existing: Iterable[str], new: Iterable[str], cap: Optional[int] = None) -> str:
@@ -256,12 +244,12 @@ class GraphMerger(Component):
         self, name: str, records: List[EntityRecord], graph: Any, stats: MergeStats
     ) -> Optional[Dict[str, Any]]:
         existing = graph.get_node(name) or {}
-        old_sources = str(existing.get("source_id") or "")
-        fresh = [r for r in records if not _cites(old_sources, r.source_id)]
+        known = graph.node_cites(name, [r.source_id for r in records]) if existing else set()
+        fresh = [r for r in records if r.source_id not in known]
         if not fresh and existing:
             return None
-        types = Counter({existing["entity_type"]: max(1, _count_ids(old_sources))}
-                        if existing.get("entity_type") else {})
+        cited = int(existing.get("source_count") or _count_ids(str(existing.get("source_id") or "")))
+        types = Counter({existing["entity_type"]: max(1, cited)} if existing.get("entity_type") else {})
         types.update(r.entity_type for r in fresh if r.entity_type)
         entity_type = types.most_common(1)[0][0] if types else "unknown"
         fragments = self._fragments(existing, fresh)
@@ -273,14 +261,14 @@ class GraphMerger(Component):
             "entity_id": name,
             "entity_type": entity_type,
             "description": description,
-            "source_id": _append_unique(old_sources, (r.source_id for r in fresh)),
             "file_path": _join_unique(split_field(existing.get("file_path")),
                                       (r.file_path for r in fresh), self.max_file_paths),
             "created_at": existing.get("created_at") or now_iso(),
         }
         graph.upsert_node(name, node)
+        graph.add_node_sources(name, [r.source_id for r in fresh])  # by key: a hub's size costs nothing
         stats.entities.append(name)
-        return node
+        return graph.get_node(name)
 
     # --------------------------------------------------------------- relations
     async def _merge_relation(

@@ -335,6 +335,30 @@ class BaseGraphStorage(StorageNameSpace):
     def get_nodes_edges_batch(self, node_ids: Sequence[str]) -> Dict[str, List[Tuple[str, str]]]:
         return {n: self.get_node_edges(n) or [] for n in node_ids}
 
+    # -------------------------------------------------- which chunks cite a node
+    def _field_ids(self, node_id: str) -> List[str]:
+        node = self.get_node(node_id) or {}
+        return list(dict.fromkeys(v for v in str(node.get("source_id") or "").split(GRAPH_FIELD_SEP) if v))
+
+    def node_cites(self, node_id: str, chunk_ids: Sequence[str]) -> Set[str]:
+        """Which of ``chunk_ids`` the node already cites (its ``source_id`` here; a store that
+        keeps the citations as rows looks them up by key)."""
+        known = set(self._field_ids(node_id))
+        return {c for c in chunk_ids if c in known}
+
+    def add_node_sources(self, node_id: str, chunk_ids: Sequence[str]) -> List[str]:
+        """Add chunk ids to an existing node's sources; returns those that were new."""
+        old = self._field_ids(node_id)
+        known = set(old)
+        new = [c for c in dict.fromkeys(chunk_ids) if c and c not in known]
+        if new:
+            self.upsert_node(node_id, {"source_id": GRAPH_FIELD_SEP.join(old + new)})
+        return new
+
+    def node_source_ids(self, node_ids: Sequence[str]) -> Dict[str, List[str]]:
+        """Every chunk id citing each node (``source_id`` may hold only the most recent)."""
+        return {n: self._field_ids(n) for n in node_ids}
+
     def get_nodes_edges_bounded(self, node_ids: Sequence[str], limit: int,
                                 prefer: Sequence[str] = ()) -> Dict[str, List[Tuple[str, str]]]:
         """At most ``limit`` edges per node: those to ``prefer`` nodes first, then others.

@@ -36,6 +36,7 @@ from lightrag.components.storage.networkx_graph import (
     busy_first_bfs,
     rank_labels,
 )
+from lightrag.components.storage.node_sources import NodeChunks, recent_ids, split_ids
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ class SQLGraphStorage(BaseGraphStorage):
     them into existing ones; ``upsert_edge`` creates missing endpoints (without properties).
     """
 
-    _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges")
+    _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges", "_sources")
 
     def __init__(self, db: SQLDatabase, namespace: str = "chunk_entity_relation", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
@@ -78,6 +79,7 @@ class SQLGraphStorage(BaseGraphStorage):
                        "tgt TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (ns, src, tgt))")
             db.execute("CREATE INDEX IF NOT EXISTS edges_tgt ON edges (ns, tgt)")
             db.execute("CREATE INDEX IF NOT EXISTS nodes_folded ON nodes (ns, LOWER(id))")
+        object.__setattr__(self, "_sources", NodeChunks(db, namespace))
         self._pending_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
         self._pending_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
         self.version = 0
@@ -374,11 +376,19 @@ class SQLGraphStorage(BaseGraphStorage):
 
     # ----------------------------------------------------------------- writes
     def upsert_nodes_batch(self, nodes: Dict[str, Dict[str, Any]]) -> None:
+        """Merge properties into the nodes; a ``source_id`` given replaces the node's sources
+        (the rows), of which the property keeps the most recent
+        :data:`~lightrag.components.storage.node_sources.SOURCE_ID_CAP`."""
         cleaned = {}
         for node_id, data in nodes.items():
             _check_id(node_id)
             cleaned[node_id] = _clean(data, f"node {node_id!r}")
         with self.db.transaction():
+            for node_id, data in cleaned.items():
+                if "source_id" in data:
+                    ids = split_ids(data["source_id"])
+                    self._sources.replace(node_id, ids)
+                    data.update(source_id=recent_ids(ids), source_count=len(ids))
             current = self.get_nodes_batch([n for n in cleaned if n not in self._pending_nodes
                                             or self._pending_nodes[n] is not None])
             for node_id, data in cleaned.items():
@@ -386,6 +396,28 @@ class SQLGraphStorage(BaseGraphStorage):
 
     def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None:
         self.upsert_nodes_batch({node_id: data})
+
+    def node_cites(self, node_id: str, chunk_ids: Sequence[str]) -> Set[str]:
+        return self._sources.cited(node_id, chunk_ids)
+
+    def add_node_sources(self, node_id: str, chunk_ids: Sequence[str]) -> List[str]:
+        """Insert the new (node, chunk) rows and append them to the node's recent ``source_id``:
+        work independent of how many chunks already cite the node."""
+        with self.db.transaction():
+            known = self._sources.cited(node_id, chunk_ids)
+            new = [c for c in dict.fromkeys(chunk_ids) if c and c not in known]
+            if not new:
+                return []
+            self._sources.add(node_id, new)
+            current = self.get_node(node_id) or {}
+            old = split_ids(current.get("source_id"))
+            count = int(current.get("source_count") or len(old))
+            self._pending_nodes[node_id] = {**current, "source_id": recent_ids(old + new),
+                                            "source_count": count + len(new)}
+            return new
+
+    def node_source_ids(self, node_ids: Sequence[str]) -> Dict[str, List[str]]:
+        return self._sources.of(node_ids)
 
     def upsert_edges_batch(self, edges: Dict[Pair, Dict[str, Any]]) -> None:
         cleaned: Dict[Pair, Dict[str, Any]] = {}
@@ -417,6 +449,7 @@ class SQLGraphStorage(BaseGraphStorage):
                     self._pending_edges[_pair(s, t)] = None
             for node in present:
                 self._pending_nodes[node] = None
+            self._sources.remove_nodes(present)
 
     def delete_node(self, node_id: str) -> None:
         self.remove_nodes([node_id])
@@ -460,5 +493,6 @@ class SQLGraphStorage(BaseGraphStorage):
             self._forget()
             self.db.execute("DELETE FROM nodes WHERE ns = ?", (self.namespace,))
             self.db.execute("DELETE FROM edges WHERE ns = ?", (self.namespace,))
+            self._sources.drop()
             self.db.log_changes(self._log_name, ["*"])
             self.version += 1

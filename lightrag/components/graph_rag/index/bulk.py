@@ -10,6 +10,7 @@ import numpy as np
 
 from lightrag.components.graph_rag.index.stores import IndexStores
 from lightrag.components.graph_rag.index.vectors import queue_vectors, write_vectors
+from lightrag.components.graph_rag.merger import split_field
 
 
 def check_shapes(chunks: Dict[str, Any], entities: Dict[str, Any], relations: Dict[Any, Any],
@@ -41,7 +42,10 @@ def bulk_load(stores: IndexStores, chunks: Dict[str, Dict[str, Any]],
                                         "file_path": c.get("file_path", ""),
                                         "chunk_order_index": c.get("chunk_order_index", 0)}
                                   for cid, c in chunks.items()}, vectors=chunk_vectors)
-    stores.graph.upsert_nodes_batch({n: {"entity_id": n, **d} for n, d in entities.items()})
+    stores.graph.upsert_nodes_batch({n: {"entity_id": n, **{k: v for k, v in d.items() if k != "source_id"}}
+                                     for n, d in entities.items()})
+    for name, data in entities.items():  # added to what cites it already: batches extend a hub
+        stores.graph.add_node_sources(name, split_field(data.get("source_id")))
     stores.graph.upsert_edges_batch(dict(relations))
     named = ({n: ({**d, "entity_id": n}, entity_vectors[i])
               for i, (n, d) in enumerate(entities.items())} if entity_vectors is not None else {})

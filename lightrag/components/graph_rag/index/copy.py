@@ -17,7 +17,7 @@ Example:
     (['doc-1'], [])
     >>> target = SQLiteDatabase(os.path.join(folder, "b.sqlite3"))
     >>> copy_store(source, target)
-    {'kv': 1, 'doc_status': 1, 'nodes': 0, 'edges': 0, 'vectors': 0}
+    {'kv': 1, 'doc_status': 1, 'nodes': 0, 'edges': 0, 'node_chunks': 0, 'vectors': 0}
 """
 
 from __future__ import annotations

@@ -454,7 +454,8 @@ class GraphIndex(Component):
         Args:
             chunks: ``chunk_id -> TextChunkSchema fields`` (``content``, ``full_doc_id``, ...).
             entities: ``name -> node fields`` (``entity_type``, ``description``,
-                ``source_id``, ``file_path``).
+                ``source_id``, ``file_path``); the ``source_id`` chunk ids are added to those
+                already citing the entity (so batch after batch extends a hub).
             relations: ``(src, tgt) -> edge fields`` (``weight``, ``description``,
                 ``keywords``, ``source_id``, ``file_path``); both ends must be in the graph
                 or in ``entities``.

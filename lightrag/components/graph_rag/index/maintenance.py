@@ -82,11 +82,12 @@ async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id:
     graph = stores.graph
 
     rebuild_entities: List[str] = []
+    sources = graph.node_source_ids([n for n in items["entities"]])  # every citation, not the recent ones
     for name in items["entities"]:
         node = graph.get_node(name)
         if node is None:
             continue
-        if any(c not in doc_chunks for c in split_field(node.get("source_id"))):
+        if any(c not in doc_chunks for c in sources.get(name, [])):
             rebuild_entities.append(name)
         else:
             _drop_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
@@ -109,8 +110,7 @@ async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id:
 
     chunk_sources = set()
     for name in rebuild_entities:
-        chunk_sources.update(c for c in split_field(graph.get_node(name).get("source_id"))
-                             if c not in doc_chunks)
+        chunk_sources.update(c for c in sources[name] if c not in doc_chunks)
         graph.upsert_node(name, {"entity_type": "", "description": "", "source_id": "", "file_path": ""})
     for src, tgt in rebuild_relations:
         chunk_sources.update(c for c in split_field(graph.get_edge(src, tgt).get("source_id"))
@@ -163,7 +163,8 @@ def edit_entity(stores: IndexStores, name: str, updates: Dict[str, Any],
         raise ValueError(f"cannot rename {name!r} to an empty name")
     if new_name != name and stores.graph.has_node(new_name):
         raise ValueError(f"an entity named {new_name!r} exists already: use merge_entities")
-    node = {**node, **updates, "entity_id": new_name}
+    cited = GRAPH_FIELD_SEP.join(stores.graph.node_source_ids([name])[name])  # all, not the recent
+    node = {**node, **updates, "entity_id": new_name, "source_id": cited}
     if new_name != name:
         _move_node(stores, name, new_name, node)
     else:
@@ -209,14 +210,16 @@ def merge_entities(stores: IndexStores, sources: Sequence[str], target: str) -> 
     target = normalize_entity_name(target)
     if not target:
         raise ValueError("the target entity name is empty")
+    cited = graph.node_source_ids([target, *sources])  # all citations (source_id: the recent ones)
     base = graph.get_node(target) or {"entity_id": target, "entity_type": "unknown",
-                                      "description": "", "source_id": "", "file_path": ""}
+                                      "description": "", "file_path": ""}
+    base = {**base, "source_id": GRAPH_FIELD_SEP.join(cited.get(target, []))}
     for name in sources:
         if name == target:
             continue
         node = graph.get_node(name)
         base = {**base, "description": _join(base.get("description"), node.get("description")),
-                "source_id": _join(base.get("source_id"), node.get("source_id")),
+                "source_id": _join(base.get("source_id"), GRAPH_FIELD_SEP.join(cited.get(name, []))),
                 "file_path": _join(base.get("file_path"), node.get("file_path")),
                 "entity_type": base.get("entity_type") if base.get("entity_type") not in ("", "unknown")
                 else node.get("entity_type", "unknown")}

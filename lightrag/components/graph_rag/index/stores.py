@@ -38,6 +38,7 @@ STORE_TABLES: Dict[str, Tuple[str, ...]] = {
     "doc_status": ("ns", "id"),
     "nodes": ("ns", "id"),
     "edges": ("ns", "src", "tgt"),
+    "node_chunks": ("ns", "node", "chunk"),
     "vectors": ("ns", "id"),
 }
 

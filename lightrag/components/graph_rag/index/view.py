@@ -27,7 +27,7 @@ import numpy as np
 WRITE_METHODS = frozenset({
     "upsert", "aupsert", "replace", "delete", "drop", "index_done_callback", "upsert_node",
     "upsert_edge", "upsert_nodes_batch", "upsert_edges_batch", "delete_node", "remove_nodes",
-    "remove_edges", "clear", "rows_for_write",
+    "remove_edges", "add_node_sources", "clear", "rows_for_write",
 })
 
 

@@ -1,0 +1,115 @@
+"""Which chunks cite each node of an SQL graph: ``node_chunks`` rows, one per (node, chunk).
+
+A hub entity is cited by 100k chunks. Kept as one joined ``source_id`` property, every merge
+into it would read, extend and rewrite that whole value (megabytes), so inserting grows slower
+as the store grows. Here the full relation is rows keyed by ``(ns, node, chunk)``: a merge looks
+its new chunk ids up by key and inserts the new ones, whatever the hub's size. The node's own
+``source_id`` property keeps the most recent :data:`SOURCE_ID_CAP` ids (what a query considers
+of a hub) and ``source_count`` the number of all of them.
+
+A store written before this table gets its rows built once, from the nodes' ``source_id``
+values, when it is first opened (logged).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Dict, Iterable, List, Optional, Sequence, Set
+
+from lightrag.components.storage.base import GRAPH_FIELD_SEP
+from lightrag.components.storage.sql_db import SQLDatabase
+
+log = logging.getLogger(__name__)
+
+#: chunk ids a node's ``source_id`` property keeps (its most recent); the rest are rows only
+SOURCE_ID_CAP = 512
+_BATCH = 400
+
+
+def split_ids(value: object) -> List[str]:
+    """The ids of a ``GRAPH_FIELD_SEP``-joined value, duplicates removed, order kept."""
+    return list(dict.fromkeys(v for v in str(value or "").split(GRAPH_FIELD_SEP) if v))
+
+
+def recent_ids(ids: Sequence[str], cap: Optional[int] = None) -> str:
+    """The joined value of the last ``cap`` (default :data:`SOURCE_ID_CAP`) of ``ids``."""
+    return GRAPH_FIELD_SEP.join(list(ids)[-(cap or SOURCE_ID_CAP):])
+
+
+class NodeChunks:
+    """The ``node_chunks`` rows of one graph namespace, made by :class:`SQLGraphStorage` after
+    its ``nodes`` table (written inside the graph's transaction).
+
+    Example:
+        >>> from lightrag.components.storage.sql_db import SQLiteDatabase
+        >>> from lightrag.components.storage.sql_graph import SQLGraphStorage
+        >>> graph = SQLGraphStorage(SQLiteDatabase(":memory:"))
+        >>> graph.upsert_node("Saturn", {"source_id": "c1<SEP>c2"})
+        >>> graph.add_node_sources("Saturn", ["c2", "c3"])
+        ['c3']
+        >>> graph.get_node("Saturn")["source_count"], sorted(graph.node_cites("Saturn", ["c1", "c9"]))
+        (3, ['c1'])
+    """
+
+    def __init__(self, db: SQLDatabase, namespace: str) -> None:
+        self.db = db
+        self.namespace = namespace
+        with db.transaction():
+            db.execute("CREATE TABLE IF NOT EXISTS node_chunks (ns TEXT NOT NULL, node TEXT NOT NULL, "
+                       "chunk TEXT NOT NULL, PRIMARY KEY (ns, node, chunk))")
+            if not db.query("SELECT value FROM meta WHERE name = ?", (self._built_key,)):
+                self._build_from_nodes()
+
+    @property
+    def _built_key(self) -> str:
+        return f"node_chunks:{self.namespace}"
+
+    def _build_from_nodes(self) -> None:
+        """Rows for a store written before this table (inside the opening transaction)."""
+        field = self.db.json_text("data", "source_id")
+        rows = self.db.query(f"SELECT id, {field} FROM nodes WHERE ns = ?", (self.namespace,))
+        if rows:
+            log.info("building the node-chunk rows of %d nodes (once, for a store written "
+                     "before them)", len(rows))
+        for node, joined in rows:
+            self.add(node, split_ids(joined))
+        self.db.execute("INSERT INTO meta (name, value) VALUES (?, '1') "
+                        "ON CONFLICT (name) DO NOTHING", (self._built_key,))
+
+    def _in(self, sql: str, values: Sequence[str], *leading: object) -> List[tuple]:
+        rows: List[tuple] = []
+        for start in range(0, len(values), _BATCH):
+            part = list(values[start:start + _BATCH])
+            rows += self.db.read(sql.format(in_=",".join("?" * len(part))),
+                                 (self.namespace, *leading, *part))
+        return rows
+
+    def cited(self, node: str, chunk_ids: Sequence[str]) -> Set[str]:
+        """Which of ``chunk_ids`` already cite ``node`` (looked up by key)."""
+        wanted = list(dict.fromkeys(c for c in chunk_ids if c))
+        return {c for (c,) in self._in(
+            "SELECT chunk FROM node_chunks WHERE ns = ? AND node = ? AND chunk IN ({in_})", wanted, node)}
+
+    def add(self, node: str, chunk_ids: Iterable[str]) -> None:
+        self.db.executemany("INSERT INTO node_chunks (ns, node, chunk) VALUES (?, ?, ?) "
+                            "ON CONFLICT (ns, node, chunk) DO NOTHING",
+                            [(self.namespace, node, c) for c in dict.fromkeys(chunk_ids) if c])
+
+    def replace(self, node: str, chunk_ids: Sequence[str]) -> None:
+        self.remove_nodes([node])
+        self.add(node, chunk_ids)
+
+    def remove_nodes(self, nodes: Sequence[str]) -> None:
+        self.db.executemany("DELETE FROM node_chunks WHERE ns = ? AND node = ?",
+                            [(self.namespace, n) for n in nodes])
+
+    def of(self, nodes: Sequence[str]) -> Dict[str, List[str]]:
+        """Every chunk id citing each of ``nodes`` (sorted)."""
+        found: Dict[str, List[str]] = {n: [] for n in dict.fromkeys(nodes)}
+        for node, chunk in self._in("SELECT node, chunk FROM node_chunks WHERE ns = ? AND node IN ({in_}) "
+                                    "ORDER BY node, chunk", list(found)):
+            found[node].append(chunk)
+        return found
+
+    def drop(self) -> None:
+        self.db.execute("DELETE FROM node_chunks WHERE ns = ?", (self.namespace,))

@@ -1,0 +1,92 @@
+"""Which chunks cite an entity: all of them kept as rows, the most recent in ``source_id``.
+
+A hub's merges must not rewrite its whole citation list, and nothing may be lost when the
+property holds only the recent ids: re-merges stay idempotent, deletes rebuild instead of
+dropping an entity other chunks still cite, edits and renames keep every citation.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from graph_fakes import fake_graph_rag
+
+from lightrag.components.storage import node_sources
+from lightrag.components.storage.sql_db import SQLiteDatabase
+from lightrag.components.storage.sql_graph import SQLGraphStorage
+
+SEP = "<SEP>"
+
+
+@pytest.fixture
+def small_cap(monkeypatch):
+    monkeypatch.setattr(node_sources, "SOURCE_ID_CAP", 5)
+
+
+def test_the_property_keeps_the_recent_ids_and_the_rows_keep_all(tmp_path, small_cap):
+    graph = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "g.sqlite")))
+    graph.upsert_node("Hub", {"entity_type": "person", "source_id": SEP.join(f"c{i}" for i in range(3))})
+    for i in range(3, 12):
+        assert graph.add_node_sources("Hub", [f"c{i}", "c0"]) == [f"c{i}"]
+    node = graph.get_node("Hub")
+    assert node["source_id"].split(SEP) == [f"c{i}" for i in range(7, 12)]
+    assert node["source_count"] == 12
+    assert sorted(graph.node_source_ids(["Hub"])["Hub"]) == sorted(f"c{i}" for i in range(12))
+    assert graph.node_cites("Hub", ["c0", "c99"]) == {"c0"}
+    reopened = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "g.sqlite")))
+    assert len(reopened.node_source_ids(["Hub"])["Hub"]) == 12
+
+
+def test_a_store_written_before_the_rows_gets_them_when_opened(tmp_path):
+    db = SQLiteDatabase(str(tmp_path / "old.sqlite"))
+    SQLGraphStorage(db)
+    with db.transaction():  # as an older version wrote it: the joined list only
+        db.execute("DELETE FROM node_chunks")
+        db.execute("DELETE FROM meta WHERE name LIKE 'node_chunks:%'")
+        db.execute("INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?)",
+                   ("chunk_entity_relation", "Old", json.dumps({"source_id": "a<SEP>b<SEP>c"})))
+    graph = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "old.sqlite")))
+    assert graph.node_cites("Old", ["a", "c", "z"]) == {"a", "c"}
+    assert graph.add_node_sources("Old", ["b", "d"]) == ["d"]
+
+
+def _insert_hub_documents(rag, n):
+    docs = [f"Zorblat met Person{i} in Town{i}. Person{i} wrote a letter." for i in range(n)]
+    result = rag.insert(docs, ids=[f"doc-{i}" for i in range(n)])
+    assert not result.failed
+
+
+def test_merging_into_a_hub_keeps_every_citation_and_stays_bounded(tmp_path, small_cap):
+    rag = fake_graph_rag(str(tmp_path))
+    _insert_hub_documents(rag, 12)
+    node = rag.graph.get_node("Zorblat")
+    assert node["source_count"] == 12
+    assert len(node["source_id"].split(SEP)) == 5
+    assert len(rag.graph.node_source_ids(["Zorblat"])["Zorblat"]) == 12
+    # the same documents again change nothing (idempotent per chunk, old chunks included)
+    again = rag.insert([f"Zorblat met Person{i} in Town{i}. Person{i} wrote a letter." for i in range(12)],
+                       ids=[f"doc-{i}" for i in range(12)])
+    assert not again.failed
+    assert rag.graph.get_node("Zorblat")["source_count"] == 12
+
+
+def test_deleting_an_old_document_rebuilds_the_hub_instead_of_dropping_it(tmp_path, small_cap):
+    rag = fake_graph_rag(str(tmp_path))
+    _insert_hub_documents(rag, 12)
+    rag.delete_by_doc_id("doc-0")  # its chunk is no longer among the hub's recent ids
+    assert rag.graph.has_node("Zorblat")
+    assert not rag.graph.has_node("Person0")
+    cited = rag.graph.node_source_ids(["Zorblat"])["Zorblat"]
+    assert len(cited) == 11
+    assert rag.graph.get_node("Zorblat")["source_count"] == 11
+
+
+def test_editing_and_renaming_a_hub_keep_all_its_citations(tmp_path, small_cap):
+    rag = fake_graph_rag(str(tmp_path))
+    _insert_hub_documents(rag, 12)
+    rag.edit_entity("Zorblat", {"description": "A traveller."})
+    assert len(rag.graph.node_source_ids(["Zorblat"])["Zorblat"]) == 12
+    rag.edit_entity("Zorblat", {}, rename_to="Zorblat the Great")
+    assert len(rag.graph.node_source_ids(["Zorblat the Great"])["Zorblat the Great"]) == 12
+    assert rag.graph.node_source_ids(["Zorblat"])["Zorblat"] == []
