@@ -73,10 +73,12 @@ def test_index_recall_against_exact_and_same_hit_shape(tmp_path, indexed):
     assert scores == sorted(scores, reverse=True)
 
 
-def test_every_stored_vector_finds_itself(indexed):
+def test_every_stored_vector_finds_itself(tmp_path, indexed):
     vectors = clustered(3000, seed=1)
+    default = open_store(tmp_path, ann_nprobe=None)  # a fifth of the lists
     for row in range(0, 3000, 97):
         assert indexed.query(vectors[row], 1)[0]["id"] == f"k{row}"
+        assert default.query(vectors[row], 1)[0]["id"] == f"k{row}"
 
 
 def test_rows_added_after_the_build_are_found_by_another_connection(tmp_path, indexed):

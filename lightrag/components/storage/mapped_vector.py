@@ -19,9 +19,9 @@ Above ``ann_min_rows`` live rows the search is approximate: the writer builds an
 index (:mod:`~lightrag.components.storage.vector_ivf`, k-means by faiss) as a new generation
 whose rows are grouped by list, appends the list of each new row at every commit, and retrains
 once the rows appended since outnumber the indexed ones (and at every compaction). A search then
-scores ``ann_nprobe`` lists instead of every row, widening when garbage rows cost it hits. Without
-faiss, or while the index file of the generation is missing or corrupt (logged; the writer
-rebuilds it at its next commit), the search stays exact.
+scores ``ann_nprobe`` lists (a fifth of them by default) instead of every row, widening when
+garbage rows cost it hits. Without faiss, or while the index file of the generation is missing or
+corrupt (logged; the writer rebuilds it at its next commit), the search stays exact.
 
 A store written before this class (vectors only in the table) or copied from PostgreSQL gets
 its file built on first open, in one write transaction.
@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import mmap
 import os
 from pathlib import Path
@@ -58,7 +59,7 @@ log = logging.getLogger(__name__)
 BLOCK_ROWS = 65_536  # rows multiplied at a time (bounded temporary memory)
 MIN_COMPACT_ROWS = 10_000  # never compact files smaller than this many garbage rows
 DEFAULT_ANN_MIN_ROWS = 50_000  # live rows above which the search is approximate (see benchmarks)
-DEFAULT_ANN_NPROBE = 24  # lists scored per query (recall@10 >= 0.95 in docs/benchmarks)
+DEFAULT_PROBE_SHARE = 0.2  # share of the lists scored per query (recall@10 in docs/benchmarks)
 ANN_TAIL_RATIO = 1.0  # retrain when rows appended since the build exceed this times the indexed
 
 
@@ -72,7 +73,7 @@ class MappedVectorStorage(BaseVectorStorage):
         ann_min_rows: live rows from which the writer builds an approximate index (None: always
             exact search).
         ann_nprobe: inverted lists scored per query of an indexed store (more: better recall,
-            slower).
+            slower); None: a fifth of the lists (:data:`DEFAULT_PROBE_SHARE`).
     """
 
     _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped", "_ivf")
@@ -82,12 +83,12 @@ class MappedVectorStorage(BaseVectorStorage):
                  embedding_batch_size: int = 64, workspace: str = "",
                  working_dir: str = "./lightrag_storage", embedding_dim: Optional[int] = None,
                  ann_min_rows: Optional[int] = DEFAULT_ANN_MIN_ROWS,
-                 ann_nprobe: int = DEFAULT_ANN_NPROBE) -> None:
+                 ann_nprobe: Optional[int] = None) -> None:
         if db.local_folder is None:
             raise ValueError("MappedVectorStorage needs an embedded database (SQLite)")
         if ann_min_rows is not None and ann_min_rows < 1:
             raise ValueError(f"ann_min_rows must be a positive row count or None, got {ann_min_rows}")
-        if ann_nprobe < 1:
+        if ann_nprobe is not None and ann_nprobe < 1:
             raise ValueError(f"ann_nprobe must be at least 1, got {ann_nprobe}")
         super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
                          workspace, working_dir, embedding_dim)
@@ -479,7 +480,7 @@ class MappedVectorStorage(BaseVectorStorage):
         """Hits among the rows of the best lists; more lists while garbage rows cost hits (or
         the lists hold fewer than ``top_k`` rows), up to every list (an exact search)."""
         index, tail = found
-        nprobe = min(self.ann_nprobe, index.lists)
+        nprobe = min(self.ann_nprobe or math.ceil(DEFAULT_PROBE_SHARE * index.lists), index.lists)
         while True:
             rows, scores = index.candidates(matrix, tail, query, index.probe(query[None, :], nprobe)[0])
             hits = self._hits(scores, top_k, rows)
