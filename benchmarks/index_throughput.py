@@ -1,0 +1,179 @@
+"""Real-model indexing throughput per MiniLM backend (torch, onnx, onnx-int8) on MuSiQue-100.
+
+Three measurements, each a subcommand:
+
+- ``embed``: texts/s of ``LocalEmbedderClient.encode`` for each backend on the first N passages
+  (``"title\\ntext"``) at several sizes, the backends run alternately in one process (the torch
+  backend is the baseline: ratios are against it), with the cosine of each backend's vectors to
+  torch's (min and mean over the passages).
+- ``index``: passages/s of ``GraphRAG.insert`` of the first N passages (what ``lightrag index``
+  runs: chunk, embed chunks, spaCy extraction, merge, entity and relation vectors) with the real
+  packaged models, one fresh working directory per backend and size, backends alternated.
+- ``quality``: MuSiQue-100 passage Recall@2/@5 per query mode for one backend, the store built by
+  ``benchmarks/graph_rag_quality.py``'s own ``build_store`` and scored by its ``evaluate`` (the
+  same numbers as that script, which always uses the torch backend), the build time included.
+  Results are written as JSON (``--json``) to compare backends.
+
+The machine's cores may be shared: every timing is best of ``--repeat`` runs, and ratios are
+taken within one process.
+
+Usage::
+
+    .venv/bin/python benchmarks/index_throughput.py embed --sizes 200 600 1890
+    .venv/bin/python benchmarks/index_throughput.py index --sizes 200 600 1890
+    .venv/bin/python benchmarks/index_throughput.py quality --backend onnx-int8 --json /tmp/q.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import graph_rag_quality as grq  # noqa: E402
+
+from lightrag.components.model_client import LocalEmbedderClient  # noqa: E402
+from lightrag.components.model_client.local_embedder_client import BACKENDS  # noqa: E402
+from lightrag.core import Embedder  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "musique-100"
+
+
+def passages(data: Path) -> List[str]:
+    """The corpus as the quality benchmark indexes it: ``"title\\ntext"`` per passage."""
+    corpus, _, _ = grq.load_data(data)
+    return [f"{d['title']}\n{d['text']}" for d in corpus]
+
+
+def bench_embed(texts: List[str], sizes: List[int], backends: List[str], repeat: int) -> Dict[str, Any]:
+    clients = {b: LocalEmbedderClient(backend=b) for b in backends}
+    for client in clients.values():
+        client.encode(texts[:8])  # load (and export) outside the timings
+    results: Dict[str, Any] = {}
+    for size in sizes:
+        batch = texts[:size]
+        best = {b: float("inf") for b in backends}
+        vectors: Dict[str, np.ndarray] = {}
+        for _ in range(repeat):
+            for backend, client in clients.items():
+                started = time.perf_counter()
+                vectors[backend] = client.encode(batch)
+                best[backend] = min(best[backend], time.perf_counter() - started)
+        row = {}
+        for backend in backends:
+            cosine = (vectors[backend] * vectors[backends[0]]).sum(axis=1)
+            row[backend] = {"seconds": best[backend], "texts_per_s": size / best[backend],
+                            "speedup": best[backends[0]] / best[backend],
+                            "cos_min": float(cosine.min()), "cos_mean": float(cosine.mean())}
+        results[str(size)] = row
+        print(f"[embed] {size} texts: " + ", ".join(
+            f"{b} {r['texts_per_s']:.1f}/s (x{r['speedup']:.2f}, cos min {r['cos_min']:.4f} "
+            f"mean {r['cos_mean']:.4f})" for b, r in row.items()), flush=True)
+    return results
+
+
+def index_once(texts: List[str], backend: str, workdir: Path) -> Dict[str, Any]:
+    """One ``GraphRAG.insert`` of ``texts`` into a fresh folder: seconds and counts."""
+    from lightrag.components.graph_rag import GraphRAG, HeuristicKeywordExtractor, SpacyEntityExtractor
+
+    shutil.rmtree(workdir, ignore_errors=True)
+    rag = GraphRAG(embedder=Embedder(model_client=LocalEmbedderClient(backend=backend)),
+                   extractor=SpacyEntityExtractor(), keyword_extractor=HeuristicKeywordExtractor(),
+                   working_dir=str(workdir))
+    ids = [grq.passage_id(i) for i in range(len(texts))]
+    started = time.perf_counter()
+    result = rag.insert(texts, ids=ids, file_paths=[t.split("\n", 1)[0] for t in texts])
+    seconds = time.perf_counter() - started
+    status = rag.status()
+    shutil.rmtree(workdir, ignore_errors=True)
+    return {"seconds": seconds, "passages_per_s": len(texts) / seconds, "failed": len(result.failed),
+            "entities": status["entities"], "relations": status["relations"]}
+
+
+def bench_index(texts: List[str], sizes: List[int], backends: List[str], repeat: int) -> Dict[str, Any]:
+    results: Dict[str, Any] = {}
+    index_once(texts[:20], backends[0], Path(tempfile.mkdtemp()) / "warm")  # load spaCy + models
+    for backend in backends[1:]:
+        LocalEmbedderClient(backend=backend).encode(texts[:8])
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            runs: Dict[str, Dict[str, Any]] = {}
+            for _ in range(repeat):
+                for backend in backends:
+                    run = index_once(texts[:size], backend, Path(tmp) / f"{backend}-{size}")
+                    if backend not in runs or run["seconds"] < runs[backend]["seconds"]:
+                        runs[backend] = run
+            for backend in backends:
+                runs[backend]["speedup"] = runs[backends[0]]["seconds"] / runs[backend]["seconds"]
+            results[str(size)] = runs
+            print(f"[index] {size} passages: " + ", ".join(
+                f"{b} {r['seconds']:.1f} s = {r['passages_per_s']:.2f}/s (x{r['speedup']:.2f}; "
+                f"{r['entities']} entities, {r['relations']} relations)" for b, r in runs.items()),
+                flush=True)
+    return results
+
+
+def bench_quality(data: Path, backend: str, workdir: Path) -> Dict[str, Any]:
+    corpus, questions, gold = grq.load_data(data)
+    answers = grq.load_answers(data)
+    embedder = Embedder(model_client=LocalEmbedderClient(backend=backend))
+    from lightrag.components.graph_rag import SpacyEntityExtractor
+
+    rag, info = grq.build_store("spacy", SpacyEntityExtractor(), embedder, corpus, workdir / backend, False)
+    stores, info["synonyms"] = grq.stores_with_synonyms(rag, Path(rag.working_dir))
+    rows = grq.variants(grq.MODES, grq.MERGES[:1])
+    table = asyncio.run(grq.evaluate(rag.engine, rag.query_defaults, stores, questions, gold, rows,
+                                     answers[: len(questions)]))
+    for label, row in table.items():
+        print(f"[quality {backend}] {label}: " + ", ".join(
+            f"{k} {v:.1f}" for k, v in row.items() if k.startswith("R@")), flush=True)
+    return {"backend": backend, "info": info, "table": table, "questions": len(questions)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("what", choices=["embed", "index", "quality"])
+    parser.add_argument("--data", default=str(DEFAULT_DATA))
+    parser.add_argument("--sizes", nargs="+", type=int, default=[200, 600, 1890])
+    parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS),
+                        help="the first is the baseline of the ratios")
+    parser.add_argument("--backend", choices=BACKENDS, default="onnx-int8", help="quality: the backend")
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--workdir", default="/tmp/index_throughput", help="quality: store cache")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--json", default="", help="write the results here")
+    args = parser.parse_args()
+    logging.getLogger("lightrag").setLevel(logging.WARNING)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    data = Path(args.data)
+    if args.what == "quality":
+        results = bench_quality(data, args.backend, Path(args.workdir))
+    else:
+        texts = passages(data)
+        sizes = [min(s, len(texts)) for s in args.sizes]
+        bench = bench_embed if args.what == "embed" else bench_index
+        results = bench(texts, sizes, args.backends, args.repeat)
+    results = {"command": " ".join(sys.argv), "cpus": os.cpu_count(), "results": results}
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
