@@ -136,6 +136,10 @@ def test_nothing_is_held_in_memory_and_other_commits_are_searched_at_once(worksp
     assert db.refresh() is True and reader.version > before  # caches keyed by version rebuild
     writer.delete(["a"])
     assert reader.query(np.array([1.0, 0.0]), 3) == []
+    writer.drop()  # a new embedding model: the store is dropped and refilled with 3-d vectors
+    writer.upsert({"b": {"content": "b"}}, vectors=np.array([[0.0, 0.0, 1.0]]))
+    db.refresh()
+    assert [h["id"] for h in reader.query(np.array([0.0, 0.1, 1.0]), 3)] == ["b"]
 
 
 def test_pgvector_true_or_false(workspace, monkeypatch):

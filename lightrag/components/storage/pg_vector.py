@@ -219,10 +219,9 @@ class PgVectorStorage(BaseVectorStorage):
 
     def _changed(self, keys: Optional[Set[str]]) -> None:
         """Another process changed vectors: nothing to reload, but caches keyed by
-        ``version`` must be rebuilt; a new side table may have appeared."""
+        ``version`` must be rebuilt, and the side table may have been created or dropped."""
         self.version += 1
-        if self._dim is None:
-            self._dim = side_table_dim(self.db, self.namespace)
+        self._dim = side_table_dim(self.db, self.namespace)
 
     # -------------------------------------------------------------------- writes
     def upsert(self, data: Dict[str, Dict[str, Any]], vectors: Optional[np.ndarray] = None) -> None:
