@@ -205,7 +205,8 @@ def llm_extractor() -> Tuple[Optional[EntityExtractor], str]:
 
 
 def build_store(kind: str, extractor: Any, embedder: Embedder, corpus: List[Dict[str, str]],
-                workdir: Path, rebuild: bool) -> Tuple[GraphRAG, Dict[str, Any]]:
+                workdir: Path, rebuild: bool, ppr_settings: Optional[Dict[str, Any]] = None
+                ) -> Tuple[GraphRAG, Dict[str, Any]]:
     folder = workdir / f"{kind}_minilm_{corpus_fingerprint(corpus)}"
     marker = folder / BUILD_MARKER
     if rebuild or (folder.exists() and not marker.exists()):
@@ -216,7 +217,8 @@ def build_store(kind: str, extractor: Any, embedder: Embedder, corpus: List[Dict
     rag = GraphRAG(
         embedder=embedder, extractor=extractor,
         answer_generator=Generator(model_client=ScriptedClient(responses=["unused"], cycle=True)),
-        keyword_extractor=HeuristicKeywordExtractor(), working_dir=str(folder), **extra)
+        keyword_extractor=HeuristicKeywordExtractor(), working_dir=str(folder),
+        ppr_settings=ppr_settings, **extra)
     if marker.exists():
         info = json.loads(marker.read_text())
         info["cached"] = True
@@ -480,6 +482,8 @@ def main() -> None:
     parser.add_argument("--answer-modes", nargs="+", choices=MODES, default=["naive", "mix", "ppr"])
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--ppr", default="", help='PprSettings fields as JSON, e.g. '
+                        '\'{"whole_graph_max_citations": 0}\' (the neighbourhood walk)')
     args = parser.parse_args()
     logging.getLogger("lightrag").setLevel(logging.WARNING)
 
@@ -507,7 +511,8 @@ def main() -> None:
             engine, defaults, stores, info = light_engine(corpus, Path(args.workdir))
             label += " — light store (chunk and entity-name vectors, no relation vectors)"
         else:
-            rag, info = build_store(kind, extractor, embedder, corpus, Path(args.workdir), args.rebuild)
+            rag, info = build_store(kind, extractor, embedder, corpus, Path(args.workdir), args.rebuild,
+                                    json.loads(args.ppr) if args.ppr else None)
             stores, info["synonyms"] = stores_with_synonyms(rag, Path(rag.working_dir))
             engine, defaults = rag.engine, rag.query_defaults
         rows = variants(args.modes, args.merges)

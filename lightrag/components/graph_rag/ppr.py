@@ -291,6 +291,9 @@ class PprSettings:
         fusion: ``"rrf"``: reciprocal rank fusion, ``1 / (rrf_k + cosine rank) + ppr_weight /
             (rrf_k + PPR rank)``; or ``"score"``: cosine + weighted normalised PPR score.
         rrf_k: the rank offset of ``"rrf"`` (small: the first ranks of each order count most).
+        whole_graph_max_citations: up to this many (entity, chunk) citations the walk runs on
+            the whole graph (built once per store version); above, on the query's
+            neighbourhood (:mod:`~lightrag.components.graph_rag.ppr_local`).
     """
 
     damping: float = DAMPING
@@ -307,6 +310,7 @@ class PprSettings:
     query_seeds: bool = False
     fusion: str = "rrf"
     rrf_k: int = 5
+    whole_graph_max_citations: int = 300_000
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -342,19 +346,29 @@ class PprSettings:
         return cls(**values)
 
 
+def seed_hits(entities_vdb: object, seed_vectors: Optional[np.ndarray],
+              settings: PprSettings) -> List[List[Dict[str, Any]]]:
+    """Each seed vector's ``seed_top_k`` entity matches (one batched vector search)."""
+    if seed_vectors is None or len(seed_vectors) == 0:
+        return []
+    return entities_vdb.query_batch(np.atleast_2d(seed_vectors), top_k=settings.seed_top_k)  # type: ignore[attr-defined]
+
+
 def seed_entities(entities_vdb: object, graph: PassageGraph, seed_vectors: Optional[np.ndarray],
-                  settings: PprSettings, names: Sequence[str] = ()) -> Dict[int, float]:
+                  settings: PprSettings, names: Sequence[str] = (),
+                  hits: Optional[List[List[Dict[str, Any]]]] = None) -> Dict[int, float]:
     """Entity node -> restart weight: 1 for an entity named exactly like one of ``names`` (the
     query's keywords; case-insensitive), else the best cosine of each seed vector's
-    ``seed_top_k`` entity matches (one batched vector search); times the entity's specificity."""
+    ``seed_top_k`` entity matches (:func:`seed_hits`, unless given); times the entity's
+    specificity."""
     if graph.n_entities == 0:
         return {}
     best: Dict[int, float] = {}
     for name in names:
         for node in graph.lookup(name):
             best[node] = 1.0
-    hits = ([] if seed_vectors is None or len(seed_vectors) == 0 else
-            entities_vdb.query_batch(np.atleast_2d(seed_vectors), top_k=settings.seed_top_k))  # type: ignore[attr-defined]
+    if hits is None:
+        hits = seed_hits(entities_vdb, seed_vectors, settings)
     for row in hits:
         for hit in row:
             node = graph.entity_index.get(hit.get("entity_name", ""))

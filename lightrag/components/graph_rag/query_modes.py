@@ -53,7 +53,9 @@ from lightrag.components.graph_rag.ppr import (
     fuse,
     rank_passages,
     seed_entities,
+    seed_hits,
 )
+from lightrag.components.graph_rag.ppr_local import citation_counts, neighbourhood, too_large_for_whole_graph
 from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QUERY_MODES, QueryParam
 from lightrag.core.component import Component
 
@@ -204,6 +206,8 @@ class _PprRanking:
         self.settings = settings
         self._graph: Optional[PassageGraph] = None
         self._key: Any = None
+        self._size_key: Any = None
+        self._large = False
 
     def graph(self, stores: GraphStores) -> PassageGraph:
         """The entity–passage graph of ``stores``, rebuilt when the graph store's ``version``
@@ -225,15 +229,43 @@ class _PprRanking:
                      (time.perf_counter() - started) * 1000)
         return self._graph
 
+    def _too_large(self, stores: GraphStores) -> bool:
+        """Whether the store is past ``whole_graph_max_citations`` (checked once per store
+        version: a bounded count)."""
+        key = (id(stores.graph), getattr(stores.graph, "version", None))
+        if self._size_key != key:
+            self._size_key = key
+            self._large = too_large_for_whole_graph(stores.graph, self.settings.whole_graph_max_citations)
+        return self._large
+
+    def _local_graph(self, stores: GraphStores, names: List[str], hits: List[List[Dict[str, Any]]],
+                     dense: Dict[str, float]) -> PassageGraph:
+        """The seeds' neighbourhood (:mod:`~.ppr_local`), passages counted over the whole store."""
+        matched = [h["entity_name"] for row in hits for h in row
+                   if h.get("entity_name") and h["score"] >= self.settings.seed_threshold]
+        variants = stores.graph.find_case_variants(names) if names else {}
+        present = stores.graph.has_nodes_batch(names) if names else set()
+        seeds = [*matched, *(n for n in names if n in present), *variants.values()]
+        graph = PassageGraph.build(neighbourhood(stores.graph, seeds, list(dense)),
+                                   synonym_weight=self.settings.synonym_weight,
+                                   idf_power=self.settings.idf_power)
+        counts = citation_counts(stores.graph, graph.entity_names)
+        graph.chunk_counts = np.asarray([counts.get(n, 1) for n in graph.entity_names], dtype=np.float32)
+        return graph
+
     def scores(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam,
                dense: Dict[str, float]) -> Tuple[PassageGraph, np.ndarray, Dict[str, float]]:
-        graph = self.graph(stores)
         rows = [v for v in (vectors.get(QUERY_VECTOR),) if v is not None and self.settings.query_seeds]
         seeds_matrix = vectors.get(SEED_VECTORS)
         if seeds_matrix is not None and len(seeds_matrix):
             rows.extend(np.atleast_2d(seeds_matrix))
-        seeds = seed_entities(stores.entities_vdb, graph, np.stack(rows) if rows else None,
-                              self.settings, names=param.ll_keywords)
+        hits = seed_hits(stores.entities_vdb, np.stack(rows) if rows else None, self.settings)
+        if self._too_large(stores):
+            graph = self._local_graph(stores, list(param.ll_keywords or []), hits, dense)
+        else:
+            graph = self.graph(stores)
+        seeds = seed_entities(stores.entities_vdb, graph, None, self.settings,
+                              names=param.ll_keywords, hits=hits)
         node_scores, passages = rank_passages(graph, seeds, dense, self.settings,
                                               limit=2 * param.chunk_top_k)
         return graph, node_scores, passages

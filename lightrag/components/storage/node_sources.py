@@ -57,6 +57,7 @@ class NodeChunks:
         with db.transaction():
             db.execute("CREATE TABLE IF NOT EXISTS node_chunks (ns TEXT NOT NULL, node TEXT NOT NULL, "
                        "chunk TEXT NOT NULL, PRIMARY KEY (ns, node, chunk))")
+            db.execute("CREATE INDEX IF NOT EXISTS node_chunks_chunk ON node_chunks (ns, chunk)")
             if not db.query("SELECT value FROM meta WHERE name = ?", (self._built_key,)):
                 self._build_from_nodes()
 
@@ -110,6 +111,19 @@ class NodeChunks:
                                     "ORDER BY node, chunk", list(found)):
             found[node].append(chunk)
         return found
+
+    def nodes_of(self, chunks: Sequence[str]) -> Dict[str, List[str]]:
+        """The nodes each of ``chunks`` cites (by key, through the ``(ns, chunk)`` index)."""
+        found: Dict[str, List[str]] = {c: [] for c in dict.fromkeys(chunks)}
+        for chunk, node in self._in("SELECT chunk, node FROM node_chunks WHERE ns = ? AND chunk IN ({in_})",
+                                    list(found)):
+            found[chunk].append(node)
+        return found
+
+    def count(self, at_most: int) -> int:
+        """The number of rows, counted up to ``at_most`` (a bounded scan)."""
+        return int(self.db.read("SELECT COUNT(*) FROM (SELECT 1 FROM node_chunks WHERE ns = ? LIMIT ?) AS t",
+                                (self.namespace, at_most))[0][0])
 
     def drop(self) -> None:
         self.db.execute("DELETE FROM node_chunks WHERE ns = ?", (self.namespace,))

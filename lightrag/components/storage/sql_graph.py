@@ -419,6 +419,14 @@ class SQLGraphStorage(BaseGraphStorage):
     def node_source_ids(self, node_ids: Sequence[str]) -> Dict[str, List[str]]:
         return self._sources.of(node_ids)
 
+    def chunk_entities(self, chunk_ids: Sequence[str]) -> Dict[str, List[str]]:
+        """The entities each chunk is cited by (committed rows; by key)."""
+        return self._sources.nodes_of(chunk_ids)
+
+    def count_citations(self, at_most: int) -> int:
+        """(entity, chunk) citations in the graph, counted up to ``at_most``."""
+        return self._sources.count(at_most)
+
     def upsert_edges_batch(self, edges: Dict[Pair, Dict[str, Any]]) -> None:
         cleaned: Dict[Pair, Dict[str, Any]] = {}
         for (src, tgt), data in edges.items():

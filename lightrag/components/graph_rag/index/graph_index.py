@@ -67,6 +67,7 @@ from lightrag.components.storage.databases import open_database
 from lightrag.components.storage.sql_db import SQLDatabase
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
+from lightrag.utils.lazy_list import LazyList
 from lightrag.utils.secrets import redact_text
 from lightrag.utils.writer_lock import WriterLock
 
@@ -469,19 +470,22 @@ class GraphIndex(Component):
             bulk.bulk_load(self.stores, chunks, entities, relations, chunk_vectors,
                            entity_vectors, relation_vectors)
 
-    def synonym_pairs(self) -> List[Tuple[str, str, float]]:
+    def synonym_pairs(self) -> Sequence[Tuple[str, str, float]]:
         """Near-duplicate entity names ``(a, b, similarity)`` found at index time (both still in
         the graph), for the ``ppr`` mode's synonym edges; the same list object until the graph
         or the names change (queries cache structures built from it)."""
         key = (self.entity_names.version, self.graph.version)
         if self._synonym_cache is None or self._synonym_cache[0] != key:
-            pairs = []
-            for pair, value in self.stores.synonyms.items():
-                a, b = pair.split(SEP, 1)
-                if self.graph.has_node(a) and self.graph.has_node(b):
-                    pairs.append((a, b, float(value.get("score", 0.0))))
-            self._synonym_cache = (key, pairs)
+            self._synonym_cache = (key, LazyList(self._read_synonym_pairs))
         return self._synonym_cache[1]
+
+    def _read_synonym_pairs(self) -> List[Tuple[str, str, float]]:
+        pairs = []
+        for pair, value in self.stores.synonyms.items():
+            a, b = pair.split(SEP, 1)
+            if self.graph.has_node(a) and self.graph.has_node(b):
+                pairs.append((a, b, float(value.get("score", 0.0))))
+        return pairs
 
     # ------------------------------------------------------------ maintenance
     async def delete_document(self, doc_id: str) -> maintenance.DeletionResult:
