@@ -67,3 +67,15 @@ def test_an_embedding_call_that_hangs_returns_a_timeout_error():
     assert _time.perf_counter() - started < 1.5
     assert out.error == "model call timed out after 0.1 s" and out.input == ["text"]
     assert Embedder(model_client=ScriptedClient())("text").error is None
+
+
+def test_local_embedder_backend_from_config_and_bad_backend():
+    """The backend is a config setting (no model is loaded to build the client)."""
+    from lightrag.utils.config import new_component
+
+    client = new_component({"component_name": "LocalEmbedderClient",
+                            "component_config": {"model": "all-MiniLM-L6-v2", "backend": "onnx-int8"}})
+    assert client.backend == "onnx-int8" and client.sync_client is None
+    assert "backend='onnx-int8'" in repr(client)
+    with pytest.raises(ValueError, match="unknown embedder backend 'onnx8'"):
+        new_component({"component_name": "LocalEmbedderClient", "component_config": {"backend": "onnx8"}})
