@@ -72,11 +72,12 @@ def _print_stream(result: Any, asked: float, progress: bool) -> int:
 def _query(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rag = open_store(args)
+    rag.warm_up()
     mode = args.mode or rag.query_defaults.get("mode", "mix")
     quoting = _quotes(rag)
     progress = not args.json
     if progress:
-        stage(f"store opened in {time.perf_counter() - started:.1f} s; retrieving ({mode}) "
+        stage(f"store opened, models loaded in {time.perf_counter() - started:.1f} s; retrieving ({mode}) "
               "... (Ctrl-C cancels)")
     asked = time.perf_counter()
     result = rag.query(args.question, **_overrides(args, quoting))

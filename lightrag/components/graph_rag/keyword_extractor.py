@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -35,6 +36,7 @@ from lightrag.core.text_extract import excerpt, extract_json_str, parse_json_str
 from lightrag.core.types import GeneratorOutput
 
 log = logging.getLogger(__name__)
+_SPACY_LOADING = threading.Lock()
 
 SHORT_QUERY_CHARS = 50
 
@@ -280,9 +282,17 @@ class HeuristicKeywordExtractor(Component):
 
     _to_dict_exclude = ("_nlp", "_spacy_failed")
 
+    def warm_up(self) -> None:
+        """Load the spaCy pipeline now (the first query then finds it loaded)."""
+        self._pipeline()
+
     def _pipeline(self) -> Any:
         if self.use_spacy is False or self._spacy_failed:
             return None
+        with _SPACY_LOADING:  # a warm-up thread and a query may ask at once
+            return self._load_pipeline()
+
+    def _load_pipeline(self) -> Any:
         if self._nlp is None:
             from lightrag.components.graph_rag.spacy_extractor import load_spacy_model
 
