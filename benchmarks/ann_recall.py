@@ -9,7 +9,8 @@ API (``upsert`` in commits of 20,000 rows, exact search while loading), then:
 * build: ``reindex()`` at that size (k-means on a sample, rows grouped by list, a new generation);
 * latency and recall: 200 queries not in the store, top-10 through ``query``, exact (a store
   object with ``ann_min_rows=None`` on the same database: the baseline, same process) and ANN
-  probing 5 % to 30 % of the lists; recall@10 = share of the exact top-10 ids the ANN top-10 holds;
+  probing 5 % to 30 % of the lists, and the default; recall@10 = share of the exact top-10 ids
+  the ANN top-10 holds;
 * fresh process: a new interpreter opens the store and runs one query (ANN, then exact); the
   time of the open and of that first query, and the resident memory after each, are reported.
 
@@ -44,6 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from lightrag.components.storage import vector_ivf  # noqa: E402
 from lightrag.components.storage.mapped_vector import MappedVectorStorage  # noqa: E402
 from lightrag.components.storage.sql_db import SQLiteDatabase  # noqa: E402
 
@@ -168,9 +170,9 @@ def measure(kind: str, n: int, workdir: Path) -> Dict[str, Any]:
     cosines = np.sort(top, axis=1)[:, ::-1][:, :TOP_K]
     ann_rows = []
     lists = store._ann_meta()[1]
-    for share in PROBE_SHARES:
-        nprobe = max(1, math.ceil(share * lists))
-        store.ann_nprobe = nprobe
+    for share in (*PROBE_SHARES, None):  # None: the store's default
+        nprobe = max(1, math.ceil(share * lists)) if share else vector_ivf.default_nprobe(lists)
+        store.ann_nprobe = nprobe if share else None
         found, p50, p95 = timed_queries(store, queries)
         recall = np.mean([len(set(a) & set(b)) / TOP_K for a, b in zip(found, truth)])
         ann_rows.append({"nprobe": nprobe, "share": share, "recall": recall, "p50_ms": p50, "p95_ms": p95,
@@ -195,7 +197,8 @@ def table(results: Sequence[Dict[str, Any]]) -> List[str]:
              "| exact/ANN p50 |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         for a in r["ann"]:
-            lines.append(f"| {r['n']:,} | {r['kind']} | {r['lists']} | {a['nprobe']} | {a['recall']:.3f} "
+            nprobe = f"{a['nprobe']}" + ("" if a["share"] else " (default)")
+            lines.append(f"| {r['n']:,} | {r['kind']} | {r['lists']} | {nprobe} | {a['recall']:.3f} "
                          f"| {a['p50_ms']:.2f} / {a['p95_ms']:.2f} | {r['exact_p50_ms']:.1f} / "
                          f"{r['exact_p95_ms']:.1f} | {a['speedup_p50']:.1f}x |")
     lines += ["", "| vectors | data | top-1 / top-10 cosine | build (s) | commit of 1,000 rows exact / ANN "

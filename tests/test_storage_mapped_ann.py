@@ -75,7 +75,7 @@ def test_index_recall_against_exact_and_same_hit_shape(tmp_path, indexed):
 
 def test_every_stored_vector_finds_itself(tmp_path, indexed):
     vectors = clustered(3000, seed=1)
-    default = open_store(tmp_path, ann_nprobe=None)  # a fifth of the lists
+    default = open_store(tmp_path, ann_nprobe=None)  # vector_ivf.default_nprobe
     for row in range(0, 3000, 97):
         assert indexed.query(vectors[row], 1)[0]["id"] == f"k{row}"
         assert default.query(vectors[row], 1)[0]["id"] == f"k{row}"

@@ -19,7 +19,7 @@ Above ``ann_min_rows`` live rows the search is approximate: the writer builds an
 index (:mod:`~lightrag.components.storage.vector_ivf`, k-means by faiss) as a new generation
 whose rows are grouped by list, appends the list of each new row at every commit, and retrains
 once the rows appended since outnumber the indexed ones (and at every compaction). A search then
-scores ``ann_nprobe`` lists (a fifth of them by default) instead of every row, widening when
+scores ``ann_nprobe`` lists (by default 128 or 15 % of them) instead of every row, widening when
 garbage rows cost it hits. Without faiss, or while the index file of the generation is missing or
 corrupt (logged; the writer rebuilds it at its next commit), the search stays exact.
 
@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import mmap
 import os
 from pathlib import Path
@@ -58,8 +57,7 @@ log = logging.getLogger(__name__)
 
 BLOCK_ROWS = 65_536  # rows multiplied at a time (bounded temporary memory)
 MIN_COMPACT_ROWS = 10_000  # never compact files smaller than this many garbage rows
-DEFAULT_ANN_MIN_ROWS = 50_000  # live rows above which the search is approximate (see benchmarks)
-DEFAULT_PROBE_SHARE = 0.2  # share of the lists scored per query (recall@10 in docs/benchmarks)
+DEFAULT_ANN_MIN_ROWS = 100_000  # live rows from which the search is approximate (see benchmarks)
 ANN_TAIL_RATIO = 1.0  # retrain when rows appended since the build exceed this times the indexed
 
 
@@ -73,7 +71,7 @@ class MappedVectorStorage(BaseVectorStorage):
         ann_min_rows: live rows from which the writer builds an approximate index (None: always
             exact search).
         ann_nprobe: inverted lists scored per query of an indexed store (more: better recall,
-            slower); None: a fifth of the lists (:data:`DEFAULT_PROBE_SHARE`).
+            slower); None: :func:`~lightrag.components.storage.vector_ivf.default_nprobe`.
     """
 
     _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped", "_ivf")
@@ -480,7 +478,7 @@ class MappedVectorStorage(BaseVectorStorage):
         """Hits among the rows of the best lists; more lists while garbage rows cost hits (or
         the lists hold fewer than ``top_k`` rows), up to every list (an exact search)."""
         index, tail = found
-        nprobe = min(self.ann_nprobe or math.ceil(DEFAULT_PROBE_SHARE * index.lists), index.lists)
+        nprobe = min(self.ann_nprobe or vector_ivf.default_nprobe(index.lists), index.lists)
         while True:
             rows, scores = index.candidates(matrix, tail, query, index.probe(query[None, :], nprobe)[0])
             hits = self._hits(scores, top_k, rows)

@@ -49,6 +49,8 @@ TRAIN_POINTS_PER_LIST = 64  # k-means sample: at most this many rows per centroi
 TRAIN_ITERATIONS = 12
 ASSIGN_BLOCK = 32_768  # rows assigned to their lists at a time (bounded temporary memory)
 NO_LIST = -1  # the list of a tail row written by a crashed writer (searched exactly)
+MIN_NPROBE = 128  # lists scored per query at least (docs/benchmarks/vector_search.md) ...
+PROBE_SHARE = 0.15  # ... or this share of them, when more
 
 
 class IndexFileError(ValueError):
@@ -68,6 +70,12 @@ def faiss_available() -> bool:
 def lists_for(rows: int) -> int:
     """How many inverted lists an index of ``rows`` rows gets (about ``sqrt(rows)``, at least 1)."""
     return max(1, int(round(math.sqrt(rows))))
+
+
+def default_nprobe(lists: int) -> int:
+    """Lists scored per query by default: 128, or 15 % of them when more (recall@10 >= 0.95 from
+    100k to 1M structured 384-d vectors in ``benchmarks/ann_recall.py``), at most all."""
+    return min(lists, max(MIN_NPROBE, math.ceil(PROBE_SHARE * lists)))
 
 
 def assign(centroids: np.ndarray, vectors: np.ndarray, rows: Optional[np.ndarray] = None) -> np.ndarray:
