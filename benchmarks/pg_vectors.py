@@ -9,8 +9,8 @@ the ``vectors`` table of a workspace. Then, each in a process of its own:
 * **memory** (``pgvector=False``: today's behaviour without the extension): open the chunk
   store, i.e. load the rows; run ``--queries`` top-10 queries;
 * **migrate** (once): the first open with pgvector builds the side table and its HNSW index;
-* **pgvector**: open the store again and run the same queries (recall@10 against the exact
-  answers of the memory run).
+* **pgvector**: open the store again and run the same queries at each ``--ef-search``
+  (recall@10 against the exact answers of the memory run).
 
 Open time is the store's constructor; memory is the process's RSS after the open minus before
 it (``/proc/self/status``); latency is per query, p50 and p95 (one BLAS thread in every child:
@@ -21,7 +21,7 @@ build; or the one of ``--dsn-env``.
 
 Usage::
 
-    .venv/bin/python benchmarks/pg_vectors.py --sizes 10000,50000,200000
+    .venv/bin/python benchmarks/pg_vectors.py --sizes 10000,50000,200000 --ef-search 100,200,400
 """
 
 from __future__ import annotations
@@ -99,22 +99,28 @@ def child(args: argparse.Namespace) -> Dict[str, Any]:
     store = SQLVectorStorage(db, namespace=NAMESPACE, meta_fields=META, cosine_threshold=-1.0)
     opened = time.perf_counter() - started
     after = rss_mb()
-    latencies, ids = [], []
-    for q in queries:
-        t = time.perf_counter()
-        hits = store.query(q, top_k=10)
-        latencies.append(time.perf_counter() - t)
-        ids.append([h["id"] for h in hits])
-    latencies.sort()
+    runs = {}
+    for ef in ([0] if args.mode == "memory" else [int(e) for e in args.ef_search.split(",")]):
+        if ef:
+            store.ef_search = ef
+        latencies, ids = [], []
+        for q in queries:
+            t = time.perf_counter()
+            hits = store.query(q, top_k=10)
+            latencies.append(time.perf_counter() - t)
+            ids.append([h["id"] for h in hits])
+        latencies.sort()
+        runs[ef] = {"p50_ms": 1000 * statistics.median(latencies),
+                    "p95_ms": 1000 * latencies[int(0.95 * (len(latencies) - 1))], "ids": ids}
     return {"store": type(store).__name__, "open_s": opened, "rss_mb": after - before,
-            "p50_ms": 1000 * statistics.median(latencies),
-            "p95_ms": 1000 * latencies[int(0.95 * (len(latencies) - 1))], "ids": ids}
+            "rss_after_queries_mb": rss_mb() - before, "runs": runs}
 
 
 def run_child(mode: str, workspace: str, args: argparse.Namespace) -> Dict[str, Any]:
     env = {"OPENBLAS_NUM_THREADS": "1", **os.environ}  # one BLAS thread: the cores are shared
     out = subprocess.run([sys.executable, __file__, "--child", mode, "--workspace", workspace,
-                          "--dim", str(args.dim), "--queries", str(args.queries)],
+                          "--dim", str(args.dim), "--queries", str(args.queries),
+                          "--ef-search", args.ef_search],
                          capture_output=True, text=True, check=False, env=env)
     if out.returncode != 0:
         raise RuntimeError(f"{mode} child failed: {out.stderr[-2000:]}")
@@ -134,22 +140,27 @@ def measure(size: int, args: argparse.Namespace) -> Dict[str, Any]:
     migrate_s = time.perf_counter() - started
     served = run_child("pgvector", workspace, args)
     assert memory["store"] == "SQLVectorStorage" and served["store"] == "PgVectorStorage", (memory, served)
+    exact = memory["runs"]["0"]["ids"]
+    for run in served["runs"].values():
+        run["recall@10"] = recall(run.pop("ids"), exact)
+    memory["runs"]["0"].pop("ids")
     return {"size": size, "fill_s": filled, "migrate_s": migrate_s, "migrate_open_s": migrate["open_s"],
-            "memory": {k: v for k, v in memory.items() if k != "ids"},
-            "pgvector": {k: v for k, v in served.items() if k != "ids"},
-            "recall@10": recall(served["ids"], memory["ids"])}
+            "memory": memory, "pgvector": served}
 
 
 def report(rows: List[Dict[str, Any]]) -> None:
-    print(f"{'vectors':>8} | {'open s mem/pgv (ratio)':>24} | {'RSS MB mem/pgv':>15} | "
-          f"{'p50 ms mem/pgv (ratio)':>24} | {'p95 ms mem/pgv':>15} | {'recall@10':>9} | migrate s")
+    print("| vectors | store | open s | open ratio | RSS MB after open | ef_search | p50 ms | p50 ratio "
+          "| p95 ms | recall@10 | one-time migration s |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         m, p = r["memory"], r["pgvector"]
-        open_ratio = p["open_s"] / m["open_s"]
-        print(f"{r['size']:>8} | {m['open_s']:8.3f} / {p['open_s']:6.3f} ({open_ratio:5.3f}) | "
-              f"{m['rss_mb']:6.1f} / {p['rss_mb']:5.1f} | "
-              f"{m['p50_ms']:8.2f} / {p['p50_ms']:6.2f} ({p['p50_ms'] / m['p50_ms']:5.2f}) | "
-              f"{m['p95_ms']:6.2f} / {p['p95_ms']:5.2f} | {r['recall@10']:9.3f} | {r['migrate_s']:.1f}")
+        base = m["runs"]["0"]
+        print(f"| {r['size']:,} | memory | {m['open_s']:.3f} | 1 | {m['rss_mb']:.1f} | exact | "
+              f"{base['p50_ms']:.2f} | 1 | {base['p95_ms']:.2f} | 1 | |")
+        for ef, run in p["runs"].items():
+            print(f"| {r['size']:,} | pgvector | {p['open_s']:.3f} | {p['open_s'] / m['open_s']:.4f} | "
+                  f"{p['rss_mb']:.1f} | {ef} | {run['p50_ms']:.2f} | {run['p50_ms'] / base['p50_ms']:.2f} | "
+                  f"{run['p95_ms']:.2f} | {run['recall@10']:.3f} | {r['migrate_s']:.0f} |")
 
 
 def main() -> None:
@@ -157,6 +168,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,50000,200000")
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--ef-search", default="100,200,400", help="pgvector's ef_search values to run")
     parser.add_argument("--dsn-env", default="", help="use this server (its DSN in the variable)")
     parser.add_argument("--json", default="", help="also write the numbers here")
     parser.add_argument("--child", default="", help=argparse.SUPPRESS)

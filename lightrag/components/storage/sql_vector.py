@@ -31,7 +31,7 @@ from typing import Any, Dict, Iterable, Optional, Sequence, Set
 import numpy as np
 
 from lightrag.components.storage.numpy_vector import NumpyVectorStorage
-from lightrag.components.storage.pg_vector import PgVectorStorage, side_table_dim
+from lightrag.components.storage.pg_vector import DEFAULT_EF_SEARCH, PgVectorStorage, side_table_dim
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ class SQLVectorStorage(NumpyVectorStorage):
                  cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
                  embedding_batch_size: int = 64, workspace: str = "",
                  working_dir: str = "./lightrag_storage", embedding_dim: Optional[int] = None,
-                 index: str = "hnsw", ef_search: int = 100) -> None:
+                 index: str = "hnsw", ef_search: int = DEFAULT_EF_SEARCH) -> None:
         object.__setattr__(self, "db", db)
         db.execute(f"CREATE TABLE IF NOT EXISTS vectors (ns TEXT NOT NULL, id TEXT NOT NULL, "
                    f"vector {db.blob_type} NOT NULL, meta TEXT NOT NULL, PRIMARY KEY (ns, id))")
