@@ -84,6 +84,9 @@ def skip_reason(folder: Optional[Path] = None) -> Optional[str]:
             pwd.getpwnam("postgres")
         except KeyError:
             return "running as root without a 'postgres' OS user to run initdb as"
+        initdb = str(folder / "initdb")
+        if subprocess.run(["runuser", "-u", "postgres", "--", "test", "-x", initdb]).returncode:
+            return f"the 'postgres' OS user cannot run {initdb} (a folder above it is closed to it)"
     try:
         import psycopg  # noqa: F401
     except ImportError:
