@@ -225,6 +225,30 @@ def write_section(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+NOTES = """\
+How to read it. *recall@10*: share of the exact top-10 ids that the ANN top-10 holds (200
+queries not in the store). *p50 / p95*: one `query(vector, 10)` at a time through the public
+API (hit ids and metadata read from SQLite included); *exact/ANN p50*: the exact store object's
+p50 over the ANN one's, both in the same process on the same files. *build*: `reindex()`, the
+k-means, the rows rewritten grouped by list and `vector_rows` renumbered (what the commit that
+crosses `ann_min_rows`, or doubles the indexed rows, pays). *commit of 1,000 rows*: median of
+five `upsert` commits before the index exists and five after (each new row's list appended).
+*fresh*: a new interpreter; *open* is the constructor (the import of `lightrag`, about 1.1-1.5 s
+here, is not in it), *first query* maps the file (and reads the index); RSS counts the pages
+of the mapped file that the query touched (shared page cache, warm: the store was just
+written). *uniform*: normalised Gaussian noise, the worst case of any index."""
+
+
+def render(results: Sequence[Dict[str, Any]], command: str, load: float) -> str:
+    """The markdown section of ``results``."""
+    return "\n".join([
+        "## Approximate search above a size (`MappedVectorStorage`, inverted-file index)", "",
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores shared with other "
+        f"work (load average {load:.1f} at start), Python {platform.python_version()}, NumPy "
+        f"{np.__version__}. Timings vary from run to run on this shared machine.", "",
+        "```", command.rstrip(), "```", "", *table(results), "", NOTES])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
@@ -233,24 +257,28 @@ def main() -> None:
                         help="also measure uniform vectors at sizes up to this (0: never)")
     parser.add_argument("--workdir", default=None, help="where the temporary stores are written")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="markdown file ('-': print only)")
+    parser.add_argument("--render", default=None, metavar="LOG",
+                        help="only write the section from the JSON lines a run printed to LOG")
     args = parser.parse_args()
     command = "$ .venv/bin/python benchmarks/ann_recall.py " + " ".join(sys.argv[1:])
     load = os.getloadavg()[0]
-    workdir = Path(args.workdir or tempfile.gettempdir())
-    results = []
-    for n in args.sizes:
-        kinds = list(args.kinds) + (["uniform"] if n <= args.uniform_up_to and "uniform" not in args.kinds
-                                    else [])
-        for kind in kinds:
-            result = measure(kind, n, workdir)
-            print(json.dumps(result), flush=True)
-            results.append(result)
-    text = "\n".join([
-        "## Approximate search above a size (`MappedVectorStorage`, inverted-file index)", "",
-        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores shared with other "
-        f"work (load average {load:.1f} at start), Python {platform.python_version()}, NumPy "
-        f"{np.__version__}. Timings vary from run to run on this shared machine.", "",
-        "```", command.rstrip(), "```", "", *table(results)])
+    if args.render:
+        lines = [json.loads(line) for line in Path(args.render).read_text().splitlines()
+                 if line.startswith("{")]
+        results = [r for r in lines if "kind" in r]
+        command = next((r["command"] for r in lines if "command" in r), command)
+        load = next((r["load"] for r in lines if "load" in r), load)
+    else:
+        print(json.dumps({"command": command, "load": load}), flush=True)
+        results = []
+        workdir = Path(args.workdir or tempfile.gettempdir())
+        for n in args.sizes:
+            extra = ["uniform"] if n <= args.uniform_up_to and "uniform" not in args.kinds else []
+            for kind in [*args.kinds, *extra]:
+                result = measure(kind, n, workdir)
+                print(json.dumps(result), flush=True)
+                results.append(result)
+    text = render(results, command, load)
     print(text)
     if args.out != "-":
         write_section(Path(args.out), text)

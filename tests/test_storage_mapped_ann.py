@@ -155,7 +155,7 @@ def test_without_faiss_the_search_stays_exact(tmp_path, monkeypatch, caplog):
     store = open_store(tmp_path)
     with caplog.at_level(logging.WARNING):
         fill(store, clustered(2500, seed=1))
-    assert files(tmp_path, "ivf") == [] and "install faiss" in caplog.text
+    assert files(tmp_path, "ivf") == [] and caplog.text.count("install faiss") == 1  # not per commit
     assert store.query(clustered(2500, seed=1)[9], 1)[0]["id"] == "k9"
 
 

@@ -74,7 +74,8 @@ class MappedVectorStorage(BaseVectorStorage):
             slower); None: :func:`~lightrag.components.storage.vector_ivf.default_nprobe`.
     """
 
-    _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped", "_ivf")
+    _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped", "_ivf",
+                        "_faiss_warned")
 
     def __init__(self, db: SQLiteDatabase, namespace: str, embedder: Any = None,
                  cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
@@ -91,7 +92,7 @@ class MappedVectorStorage(BaseVectorStorage):
         super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
                          workspace, working_dir, embedding_dim)
         for name, value in (("db", db), ("_map", None), ("_pending", {}), ("_dropped", set()),
-                            ("_ivf", None)):
+                            ("_ivf", None), ("_faiss_warned", False)):
             object.__setattr__(self, name, value)
         self.ann_min_rows = ann_min_rows
         self.ann_nprobe = ann_nprobe
@@ -245,8 +246,10 @@ class MappedVectorStorage(BaseVectorStorage):
         if self.ann_min_rows is None or live < self.ann_min_rows:
             return False
         if not vector_ivf.faiss_available():
-            log.warning("vectors %s: %d rows searched exactly: install faiss (the 'faiss' extra) "
-                        "for the approximate index", self.namespace, live)
+            if not self._faiss_warned:
+                log.warning("vectors %s: %d rows searched exactly: install faiss (the 'faiss' "
+                            "extra) for the approximate index", self.namespace, live)
+                object.__setattr__(self, "_faiss_warned", True)
             return False
         return True
 
