@@ -76,7 +76,6 @@ def local_model_dir(model: str) -> str:
 def load_onnx_encoder(model: str, quantize: bool, threads: Optional[int] = None) -> Any:
     """Load (exporting on first use) the ONNX Runtime encoder of ``model`` once per process."""
     safe_import("onnxruntime", ONNX_HINT)
-    safe_import("onnx", ONNX_HINT)
     from lightrag.components.model_client.onnx_embedder import OnnxSentenceEncoder
 
     return OnnxSentenceEncoder(local_model_dir(model), quantize=quantize, threads=threads)

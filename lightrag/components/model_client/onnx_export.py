@@ -85,6 +85,11 @@ def exported_model(model_dir: str | os.PathLike[str], quantize: bool = False,
     wanted = target / (INT8_FILE if quantize else FP32_FILE)
     if wanted.is_file():
         return wanted
+    try:
+        import onnx  # noqa: F401 - the exporter and the quantiser need it; running does not
+    except ImportError as e:
+        raise ImportError(f"exporting {source} to ONNX needs the `onnx` package: "
+                          "pip install -e '.[local,onnx]'") from e
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
