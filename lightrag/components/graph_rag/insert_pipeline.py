@@ -29,7 +29,12 @@ import numpy as np
 from lightrag.components.graph_rag.embedding import embed_texts
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 from lightrag.components.graph_rag.index import GraphIndex, RecordResult
-from lightrag.components.graph_rag.insert_result import InsertProgress, InsertResult, ProgressCallback
+from lightrag.components.graph_rag.insert_result import (
+    SUPERSEDED,
+    InsertProgress,
+    InsertResult,
+    ProgressCallback,
+)
 from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema, compute_mdhash_id
 from lightrag.components.graph_rag.usage import usage_since, usage_snapshot
 
@@ -177,13 +182,19 @@ class InsertPipeline:
         batch_size: documents prepared together (each still committed on its own).
         vector_flush_size: entity/relation vectors are embedded when this many are queued, and
             at the end.
+        part_chunks: a document of more chunks is embedded, extracted and committed this many
+            chunks at a time (one transaction each), so a huge document needs memory for one
+            part, not for all of it.
         progress_state: ``doc_id -> {"stage", "chunks_total", "chunks_done"}`` kept up to date
             while a document is processed (the server shows it).
     """
 
     def __init__(self, preparer: DocumentPreparer, index: GraphIndex, llm_max_async: int = 4,
-                 batch_size: int = 32, vector_flush_size: int = 20_000,
+                 batch_size: int = 32, vector_flush_size: int = 20_000, part_chunks: int = 256,
                  progress_state: Optional[Dict[str, Dict[str, Any]]] = None) -> None:
+        if part_chunks < 1:
+            raise ValueError(f"part_chunks must be at least 1, got {part_chunks}")
+        self.part_chunks = part_chunks
         self.preparer = preparer
         self.index = index
         self.llm_max_async = llm_max_async
@@ -203,15 +214,17 @@ class InsertPipeline:
                 docs = await self.read(doc_ids[start:start + self.batch_size], result)
                 chunked = self.preparer.chunk(docs)
                 await self.mark_processing(chunked)
+                large = [d for d in chunked if d.error is None and len(d.chunks) > self.part_chunks]
+                small = [d for d in chunked if all(d is not x for x in large)]
                 prepared = await self.preparer.complete(
-                    chunked, llm_limit, self.index.cached_extraction, self._chunk_done)
-                for doc in prepared:
-                    recorded = await self.commit(doc, result)
+                    small, llm_limit, self.index.cached_extraction, self._chunk_done)
+                for doc in prepared + large:
+                    recorded = (await self.commit_in_parts(doc, result, llm_limit)
+                                if any(doc is x for x in large) else await self.commit(doc, result))
                     tracker.advance(recorded, time.perf_counter() - started)
                     if progress is not None:
                         progress(InsertProgress(**tracker.to_dict()))
-                if self.index.pending_vector_count() >= self.vector_flush_size:
-                    await self.index.index_pending()
+                await self._flush_vectors()
             await self.index.index_pending()
         finally:
             for doc_id in doc_ids:
@@ -221,6 +234,37 @@ class InsertPipeline:
         log.info("insert %s: %d processed, %d failed, %d skipped", result.track_id,
                  len(result.processed), len(result.failed), len(result.skipped))
         return result
+
+    async def _flush_vectors(self) -> None:
+        if self.index.pending_vector_count() >= self.vector_flush_size:
+            await self.index.index_pending()
+
+    async def commit_in_parts(self, doc: PreparedDocument, result: InsertResult,
+                              llm_limit: asyncio.Semaphore) -> RecordResult:
+        """Embed, extract and record a large document ``part_chunks`` chunks at a time."""
+        ids = list(doc.chunks)
+        touched: Dict[str, None] = {}
+        related: Dict[Tuple[str, str], None] = {}
+        recorded = RecordResult(doc_id=doc.doc_id)
+        for part, start in enumerate(range(0, len(ids), self.part_chunks)):
+            piece = PreparedDocument(doc.doc_id, doc.content_hash,
+                                     {c: doc.chunks[c] for c in ids[start:start + self.part_chunks]})
+            await self.preparer.complete([piece], llm_limit, self.index.cached_extraction,
+                                         self._chunk_done)
+            final = start + self.part_chunks >= len(ids)
+            if piece.error is not None:
+                return await self.commit(piece, result)
+            recorded = await self.index.record(doc.doc_id, piece.chunks, piece.vectors, piece.extractions,
+                                               doc.content_hash, part=part, final=final, all_chunks=ids)
+            touched.update(dict.fromkeys(recorded.entities))
+            related.update(dict.fromkeys(recorded.relations))
+            if recorded.status == SUPERSEDED:
+                break
+            await self._flush_vectors()
+        recorded.chunks, recorded.entities, recorded.relations = len(ids), list(touched), list(related)
+        self.progress_state.pop(doc.doc_id, None)
+        result.add(recorded)
+        return recorded
 
     async def read(self, doc_ids: Sequence[str], result: InsertResult) -> List[SourceDocument]:
         """The stored texts of ``doc_ids``; a missing one is failed at once."""

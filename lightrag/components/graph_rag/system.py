@@ -218,7 +218,7 @@ class GraphRAG(Component):
         preparer = DocumentPreparer(self.chunker, self.extractor, self.embedder,
                                     self.embedding_batch_size)
         return InsertPipeline(preparer, self.index, self.llm_max_async, self.insert_batch_size,
-                              self.vector_flush_size, self.insert_progress)
+                              self.vector_flush_size, progress_state=self.insert_progress)
 
     async def aprocess_pending(self, progress: Optional[ProgressCallback] = None) -> InsertResult:
         """Process every PENDING, PROCESSING or FAILED document (e.g. after a restart)."""

@@ -345,8 +345,16 @@ class GraphIndex(Component):
 
     async def record(self, doc_id: str, chunks: Dict[str, TextChunkSchema],
                      chunk_vectors: Optional[np.ndarray], extractions: Sequence[Any],
-                     content_hash: Optional[str] = None) -> RecordResult:
+                     content_hash: Optional[str] = None, *, part: int = 0, final: bool = True,
+                     all_chunks: Optional[Sequence[str]] = None) -> RecordResult:
         """Write one document and its final status in one transaction.
+
+        A large document is written in parts (``part`` 0, 1, ...), one transaction each:
+        ``final=False`` writes a part and leaves the document PROCESSING (remembering its
+        failed chunks for the next part); the last part
+        (``final=True``, ``all_chunks``: every part's chunk ids) sets the status. A crash
+        between parts leaves a store that opens, with the document PROCESSING: inserting it
+        again finishes it (merging is idempotent per chunk).
 
         Nothing is written, and the result's status is ``superseded``, when the document was
         deleted while it was being processed, or (given ``content_hash``) re-sent with another
@@ -367,6 +375,7 @@ class GraphIndex(Component):
                 log.info("%s changed or was deleted while it was processed: not recorded", doc_id)
                 return RecordResult(doc_id=doc_id, status=SUPERSEDED)
             status = self.doc_status.get_by_id(doc_id) or {}
+            earlier = ((status.get("metadata") or {}).get("failed_chunks") or []) if part else []
             replaced = (status.get("metadata") or {}).get("replaces_chunks")
             if replaced:
                 await self._delete_document_data(doc_id, replaced)
@@ -388,18 +397,26 @@ class GraphIndex(Component):
             }
             self.stores.doc_graph_items.replace({doc_id: items})
             result.entities, result.relations = stats.entities, stats.relations
-            if failed:
+            failed_ids = [*earlier, *failed]
+            if not final:
+                result.status = DocStatus.PROCESSING.value
+                self._set_status(doc_id, status=DocStatus.PROCESSING,
+                                 metadata={"failed_chunks": failed_ids})
+                return result
+            chunks_list = list(all_chunks) if all_chunks is not None else list(chunks)
+            if failed_ids:
                 result.status = DocStatus.FAILED.value
                 result.error = redact_text(
-                    f"{len(failed)} of {len(chunks)} chunks failed extraction: " + "; ".join(
-                        f"{cid}: {err}" for cid, err in list(failed.items())[:3]))
+                    f"{len(failed_ids)} of {len(chunks_list)} chunks failed extraction: " + "; ".join(
+                        [f"{cid}: {err}" for cid, err in list(failed.items())[:3]]
+                        or [f"{cid}: see an earlier part" for cid in earlier[:3]]))
                 self._set_status(doc_id, status=DocStatus.FAILED, error_msg=result.error,
-                                 chunks_count=len(chunks), chunks_list=list(chunks),
-                                 metadata={"failed_chunks": list(failed)})
+                                 chunks_count=len(chunks_list), chunks_list=chunks_list,
+                                 metadata={"failed_chunks": failed_ids})
             else:
                 result.status = DocStatus.PROCESSED.value
                 self._set_status(doc_id, status=DocStatus.PROCESSED, error_msg=None,
-                                 chunks_count=len(chunks), chunks_list=list(chunks),
+                                 chunks_count=len(chunks_list), chunks_list=chunks_list,
                                  metadata={"entities": len(items["entities"]),
                                            "relations": len(items["relations"])})
         return result
