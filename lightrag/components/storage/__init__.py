@@ -35,6 +35,7 @@ from lightrag.components.storage.json_doc_status import JsonDocStatusStorage
 from lightrag.components.storage.json_kv import JsonKVStorage
 from lightrag.components.storage.networkx_graph import NetworkXGraphStorage
 from lightrag.components.storage.numpy_vector import NumpyVectorStorage
+from lightrag.components.storage.pg_vector import PgVectorStorage
 from lightrag.components.storage.sql_db import (
     SQLDatabase,
     SQLiteDatabase,
@@ -59,6 +60,7 @@ __all__ = [
     "KnowledgeGraph",
     "NetworkXGraphStorage",
     "NumpyVectorStorage",
+    "PgVectorStorage",
     "SQLDatabase",
     "SQLDocStatusStorage",
     "SQLGraphStorage",

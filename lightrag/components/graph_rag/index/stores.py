@@ -166,8 +166,9 @@ def open_stores(
         db: the database (``open_database(...)``).
         embedder: embeds the queries of the vector stores.
         working_dir / workspace: where the store lives (for messages and file-based vector stores).
-        vector_storage: None keeps vectors in ``db`` (memory-mapped beside an embedded database,
-            loaded into memory from a server's); a registered class name
+        vector_storage: None keeps vectors in ``db`` (memory-mapped beside an embedded database;
+            on PostgreSQL searched in the server with pgvector, else loaded into memory); a
+            registered class name
             (``"ChromaVectorStorage"``) puts them there instead.
         vector_storage_kwargs: more arguments of that class.
         cosine_threshold: minimum similarity of vector hits.
@@ -187,7 +188,7 @@ def open_stores(
         make: Any = MappedVectorStorage  # searched in place, opened in constant time
         vec_kwargs["db"] = db
     elif vector_storage is None or vector_storage == "SQLVectorStorage":
-        make = SQLVectorStorage  # loaded into memory (PostgreSQL: shared by several machines)
+        make = SQLVectorStorage  # PostgreSQL: a PgVectorStorage where the server has pgvector
         vec_kwargs["db"] = db
     else:
         make = EntityMapping.get(vector_storage)
