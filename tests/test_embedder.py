@@ -79,3 +79,14 @@ def test_local_embedder_backend_from_config_and_bad_backend():
     assert "backend='onnx-int8'" in repr(client)
     with pytest.raises(ValueError, match="unknown embedder backend 'onnx8'"):
         new_component({"component_name": "LocalEmbedderClient", "component_config": {"backend": "onnx8"}})
+
+
+def test_onnx_backend_without_onnxruntime_warns_and_runs_torch(monkeypatch, caplog):
+    from lightrag.components.model_client import local_embedder_client as module
+
+    monkeypatch.setattr(module.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(module, "load_sentence_transformer", lambda model, device: ("torch", model))
+    client = module.LocalEmbedderClient(backend="onnx-int8")
+    with caplog.at_level("WARNING", logger=module.__name__):
+        assert client.init_sync_client() == ("torch", "all-MiniLM-L6-v2")
+    assert "needs onnxruntime" in caplog.text and "pip install" in caplog.text

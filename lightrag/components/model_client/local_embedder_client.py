@@ -9,8 +9,9 @@ per process.
 ``backend`` picks what runs the model: ``"torch"`` (sentence-transformers, the default),
 ``"onnx"`` (the same model exported once to ONNX and run by ONNX Runtime: the same vectors,
 cosine > 0.9999) or ``"onnx-int8"`` (its dynamic int8 quantisation: the fastest, vectors within a
-mean cosine of about 0.994). See :mod:`~lightrag.components.model_client.onnx_embedder` and
-``docs/benchmarks/index_throughput.md`` for speed and MuSiQue-100 recall per backend.
+mean cosine of about 0.994); without ``onnxruntime`` installed they warn and run torch. See
+:mod:`~lightrag.components.model_client.onnx_embedder` and ``docs/benchmarks/index_throughput.md``
+for speed and MuSiQue-100 recall per backend.
 
 Example:
     >>> from lightrag.core import Embedder
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib.util
 import logging
 import os
 from typing import Any, Dict, Optional
@@ -31,6 +33,7 @@ import numpy as np
 
 from lightrag.components.model_client.base import resolve_model_path
 from lightrag.components.model_client.chat_utils import to_embedding_input
+from lightrag.components.model_client.onnx_embedder import OnnxSentenceEncoder
 from lightrag.core.model_client import ModelClient
 from lightrag.core.types import EmbedderOutput, Embedding, ModelType
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
@@ -120,16 +123,22 @@ class LocalEmbedderClient(ModelClient):
     _to_dict_exclude = ("sync_client", "async_client")
 
     def init_sync_client(self) -> Any:
-        if self.backend == "torch":
-            return load_sentence_transformer(self.model, self.device)
-        return load_onnx_encoder(self.model, self.backend == "onnx-int8", self.threads)
+        if self.backend != "torch" and importlib.util.find_spec("onnxruntime") is None:
+            log.warning("embedder backend %r needs onnxruntime, which is not installed; running "
+                        "%s with torch instead. %s", self.backend, self.model, ONNX_HINT)
+        elif self.backend != "torch":
+            return load_onnx_encoder(self.model, self.backend == "onnx-int8", self.threads)
+        return load_sentence_transformer(self.model, self.device)
+
+    def _runs_onnx(self) -> bool:
+        if self.sync_client is None:
+            self.sync_client = self.init_sync_client()
+        return isinstance(self.sync_client, OnnxSentenceEncoder)
 
     @property
     def dimensions(self) -> int:
         """Size of the vectors this model returns."""
-        if self.sync_client is None:
-            self.sync_client = self.init_sync_client()
-        if self.backend != "torch":
+        if self._runs_onnx():
             return int(self.sync_client.dimension)
         getter = (
             getattr(self.sync_client, "get_embedding_dimension", None)
@@ -143,9 +152,7 @@ class LocalEmbedderClient(ModelClient):
 
     def encode(self, texts: list[str], batch_size: Optional[int] = None) -> np.ndarray:
         """Embed ``texts`` into a float32 matrix, one row per text."""
-        if self.sync_client is None:
-            self.sync_client = self.init_sync_client()
-        if self.backend != "torch":
+        if self._runs_onnx():
             return self.sync_client.encode(texts, batch_size=batch_size or self.batch_size,
                                            normalize=self.normalize)
         return self.sync_client.encode(
