@@ -9,16 +9,24 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
 
 1. the context chunks are split into sentences (:mod:`~lightrag.components.graph_rag.sentences`),
    each remembered with its chunk's heading ("It was launched in 1977" under "Voyager 1");
+   only the ``max_embedded`` best by their words get a vector (the question words and phrases
+   they hold, their chunk's rank: :mod:`~lightrag.components.graph_rag.sentence_prefilter`), so
+   the cost stays flat however long the context (vectors are also cached across queries);
 2. each sentence is scored: cosine to the question (the embedder of the store), the question's
    words it covers (weighted by how rare they are in the context), a bonus when it holds the
    kind of answer asked for and the question does not (a year for "When", a name for "Who":
    :mod:`~lightrag.components.graph_rag.question_types`), a bonus when it mentions an entity the
    graph retrieved, a small prior for the chunks retrieval ranked first, and a penalty when it
    only repeats the question;
-3. multi-hop: the best sentence brings names the question lacks (the bridge: "X was written by
+3. the first quote is the best sentence when it names every subject the question names and the
+   question asks for no name, date or number ("What did the Voyager missions find on Titan?");
+   otherwise, among the best few, the one whose follower makes the best pair;
+4. multi-hop: the best sentence brings names the question lacks (the bridge: "X was written by
    **Y**"); the next sentence is the best one that mentions a bridge name and covers the words
    of the question left uncovered ("**Y** was born in 1950"). Up to ``max_sentences`` hops;
-4. yes/no and "A or B" questions get a best-effort verdict (a comparison of the years the
+5. the answer opens with the first quote (after the sentence that says who its "it" is), the
+   other quotes grouped by source in the source's order;
+6. yes/no and "A or B" questions get a best-effort verdict (a comparison of the years the
    context gives each option, a sentence that states the question's claim), or say plainly that
    the context does not decide, followed by the evidence.
 
@@ -42,6 +50,16 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tup
 
 import numpy as np
 
+from lightrag.components.graph_rag.answer_words import (
+    STOPWORDS,
+    content_words,
+    coverage,
+    idf,
+    phrase_share,
+    phrases,
+    stem,
+    stems,
+)
 from lightrag.components.graph_rag.question_types import (
     choice_options,
     has_candidate,
@@ -50,20 +68,17 @@ from lightrag.components.graph_rag.question_types import (
     words,
     years_in,
 )
+from lightrag.components.graph_rag.sentence_prefilter import Lexical, keep_best
 from lightrag.components.graph_rag.sentences import Sentence, split_sentences
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
+
+__all__ = ["AnswerSentence", "ExtractiveAnswer", "ExtractiveAnswerer", "content_words", "stems"]
 
 log = logging.getLogger(__name__)
 
 EmbedFn = Callable[[List[str]], Awaitable[Any]]
 
-STOPWORDS = frozenset(
-    "a an the of in on at to for from by with about as into over after before between under "
-    "and or but nor so yet is are was were be been being am do does did has have had having "
-    "what which who whom whose when where why how that this these those it its he she they "
-    "them his her their there here than then also not no yes any all some many much more most "
-    "can could will would should shall may might must one ones s".split())
 NEGATIONS = frozenset({"not", "never", "no", "none", "neither", "nor", "n't", "cannot"})
 EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before|sooner|predate)", re.I)
 LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|after|newer|recent|more recently)", re.I)
@@ -105,13 +120,11 @@ class _Candidate:
     words: set
     heading_words: set
     position: int = 0
+    phrases: set = field(default_factory=set)
+    lexical: float = 0.0  # share of the question's words it covers (idf-weighted)
+    phrase: float = 0.0  # share of the question's phrases it holds
     score: float = 0.0
     typed: bool = False  # holds the kind of answer the question asks for
-
-
-def content_words(text: str) -> set:
-    """Words of ``text`` that carry meaning (stopwords and one-letter words dropped)."""
-    return {w for w in words(text) if w not in STOPWORDS and len(w) > 1}
 
 
 _NOT_BRIDGES = frozenset(
@@ -122,22 +135,6 @@ _NOT_BRIDGES = frozenset(
 def bridge_words(name: str) -> set:
     """The words of a name that can carry a hop (months, weekdays and stopwords cannot)."""
     return {w for w in words(name) if w not in _NOT_BRIDGES and w not in STOPWORDS and len(w) > 1}
-
-
-def stems(text: str) -> set:
-    """The stemmed content words of ``text``."""
-    return {_stem(w) for w in content_words(text)}
-
-
-def _stem(word: str) -> str:
-    """A light suffix stripper ("married" and "marry", "published" and "publishes" meet)."""
-    if len(word) <= 4:
-        return word
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    return word[:-1] + "y" if word.endswith("i") else word
 
 
 class ExtractiveAnswerer(Component):
@@ -154,6 +151,11 @@ class ExtractiveAnswerer(Component):
         left_weight: weight of a later hop's share of the question words still uncovered.
         first_hop_pool: best sentences tried as the first hop, each with its best follower.
         lead_bonus: added to the first sentence of a chunk (it says what the passage is about).
+        max_embedded: most sentences embedded per answer, the best by their words
+            (:mod:`~lightrag.components.graph_rag.sentence_prefilter`); ``None`` embeds them all.
+        phrase_weight: weight, in the prefilter, of the share of the question's phrases a
+            sentence holds ("lightrag check").
+        prefilter_rank_prior: subtracted per rank of the chunk from the prefilter's score.
 
     Used by the packaged offline config as the ``answer_generator`` of ``GraphRAG``; it reads
     the store's embedder for sentence vectors, so it needs no model of its own.
@@ -165,10 +167,14 @@ class ExtractiveAnswerer(Component):
                  type_bonus: float = 0.12, entity_bonus: float = 0.04,
                  bridge_bonus: float = 0.3, rank_prior: float = 0.01,
                  residual_weight: float = 0.5, left_weight: float = 0.3,
-                 first_hop_pool: int = 5, lead_bonus: float = 0.1) -> None:
+                 first_hop_pool: int = 5, lead_bonus: float = 0.1,
+                 max_embedded: Optional[int] = 48, phrase_weight: float = 0.2,
+                 prefilter_rank_prior: float = 0.005) -> None:
         super().__init__()
         if not isinstance(max_sentences, int) or max_sentences < 1:
             raise ValueError(f"max_sentences must be a positive integer, got {max_sentences!r}")
+        if max_embedded is not None and (not isinstance(max_embedded, int) or max_embedded < 1):
+            raise ValueError(f"max_embedded must be a positive integer or None, got {max_embedded!r}")
         self.max_sentences = max_sentences
         self.follow_ratio = follow_ratio
         self.type_bonus = type_bonus
@@ -179,6 +185,9 @@ class ExtractiveAnswerer(Component):
         self.left_weight = left_weight
         self.first_hop_pool = first_hop_pool
         self.lead_bonus = lead_bonus
+        self.max_embedded = max_embedded
+        self.phrase_weight = phrase_weight
+        self.prefilter_rank_prior = prefilter_rank_prior
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
     # ------------------------------------------------------------------ vectors
@@ -211,38 +220,41 @@ class ExtractiveAnswerer(Component):
                 found.append(_Candidate(
                     sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
                     reference_id=str(chunk.get("reference_id", "")), position=position,
-                    words=stems(sentence.text), heading_words=stems(sentence.heading)))
+                    words=stems(sentence.text), heading_words=stems(sentence.heading),
+                    phrases=phrases(sentence.text)))
         return found
 
     @staticmethod
     def _idf(candidates: List[_Candidate]) -> Dict[str, float]:
-        df: Dict[str, int] = {}
-        for c in candidates:
-            for w in c.words | c.heading_words:
-                df[w] = df.get(w, 0) + 1
-        n = len(candidates)
-        return {w: math.log((n + 1) / (d + 0.5)) for w, d in df.items()}
+        return idf(c.words | c.heading_words for c in candidates)
 
     @staticmethod
-    def _coverage(candidate: _Candidate, targets: set, idf: Dict[str, float]) -> float:
+    def _coverage(candidate: _Candidate, targets: set, weights: Dict[str, float]) -> float:
         """Share of the target words (idf-weighted) the sentence covers; its heading counts half."""
-        if not targets:
-            return 0.0
-        heading = candidate.heading_words
-        total = sum(idf.get(w, 1.0) for w in targets)
-        got = sum(idf.get(w, 1.0) * (1.0 if w in candidate.words else 0.5 if w in heading else 0.0)
-                  for w in targets)
-        return got / total if total else 0.0
+        return coverage(candidate.words, candidate.heading_words, targets, weights)
+
+    def _lexical(self, candidates: List[_Candidate], query: str, weights: Dict[str, float]) -> None:
+        """Each sentence's match by words alone: the question words it covers and its phrases."""
+        q_words, q_phrases = stems(query), phrases(query)
+        for c in candidates:
+            c.lexical = self._coverage(c, q_words, weights)
+            c.phrase = phrase_share(c.phrases, q_phrases)
+
+    def _prefilter(self, candidates: List[_Candidate]) -> List[_Candidate]:
+        """The sentences worth a vector: the ``max_embedded`` best by their words."""
+        items = [Lexical(c.lexical + self.phrase_weight * c.phrase
+                         + (self.lead_bonus if c.position == 0 else 0.0), c.chunk_index, c.position)
+                 for c in candidates]
+        return [candidates[i] for i in keep_best(items, self.max_embedded, self.prefilter_rank_prior)]
 
     def _base_scores(self, candidates: List[_Candidate], cosines: Optional[np.ndarray],
-                     query: str, kind: str, entity_names: List[str], idf: Dict[str, float]) -> None:
+                     query: str, kind: str, entity_names: List[str]) -> None:
         q_words = stems(query)
         q_all = words(query)
         lowered_entities = [n.lower() for n in entity_names if len(n) > 2]
         for i, c in enumerate(candidates):
             cosine = float(cosines[i]) if cosines is not None else 0.0
-            lexical = self._coverage(c, q_words, idf)
-            score = (0.5 * cosine + 0.5 * lexical) if cosines is not None else lexical
+            score = (0.5 * cosine + 0.5 * c.lexical) if cosines is not None else c.lexical
             c.typed = kind in TYPED_KINDS and has_candidate(c.sentence.text, kind, q_all)
             if c.typed:
                 score += self.type_bonus
@@ -256,7 +268,7 @@ class ExtractiveAnswerer(Component):
             c.score = score - self.rank_prior * c.chunk_index
 
     async def _chain(self, candidates: List[_Candidate], vectors: Optional[np.ndarray], query: str,
-                     kind: str, idf: Dict[str, float], embed: Optional[EmbedFn]) -> List[_Candidate]:
+                     kind: str, weights: Dict[str, float], embed: Optional[EmbedFn]) -> List[_Candidate]:
         """The best sentence, then each next hop through the names the previous one brought.
 
         A next hop is scored against what the question still asks: the question without the
@@ -267,7 +279,8 @@ class ExtractiveAnswerer(Component):
             return []
         q_words = stems(query)
         q_all = words(query)
-        best = self._first_hop(candidates, q_words, q_all, kind, idf)
+        q_names = {stem(w) for n in names_in(query) for w in bridge_words(n)}
+        best = self._first_hop(candidates, q_words, q_all, kind, weights, q_names)
         chain = [best]
         covered = set(best.words)
         while len(chain) < self.max_sentences:
@@ -281,7 +294,7 @@ class ExtractiveAnswerer(Component):
                 links[id(c)] > 0 or (left and c.words & left))]
             if not pool:
                 break
-            residual = [w for w in re.findall(r"\w+", query) if _stem(w.lower()) in left
+            residual = [w for w in re.findall(r"\w+", query) if stem(w.lower()) in left
                         or w.lower() in STOPWORDS]
             residual_cos = None
             if vectors is not None and embed is not None:
@@ -291,7 +304,7 @@ class ExtractiveAnswerer(Component):
             typed_already = any(x.typed for x in chain)
             best_next, best_score = None, -math.inf
             for j, (_, c) in enumerate(pool):
-                score = self._follow_score(c, links[id(c)], left, idf, typed_already)
+                score = self._follow_score(c, links[id(c)], left, weights, typed_already)
                 if residual_cos is not None:
                     score += self.residual_weight * float(residual_cos[j])
                 if score > best_score:
@@ -303,12 +316,13 @@ class ExtractiveAnswerer(Component):
         return chain
 
     def _first_hop(self, candidates: List[_Candidate], q_words: set, q_all: set, kind: str,
-                   idf: Dict[str, float]) -> _Candidate:
+                   weights: Dict[str, float], q_names: set) -> _Candidate:
         """The sentence to start from: among the ``FIRST_HOP_POOL`` best, the one whose best
         linked follower makes the best pair (a first hop that leads on to the answer beats one
         that only resembles the whole question)."""
         ranked = sorted(candidates, key=lambda c: -c.score)
-        if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2:
+        if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2 \
+                or self._names_all(ranked[0], q_names, kind):
             return ranked[0]
         best, best_pair = ranked[0], -math.inf
         pool = [c for c in ranked[: self.first_hop_pool] if c.score >= FIRST_HOP_MARGIN * ranked[0].score]
@@ -319,18 +333,25 @@ class ExtractiveAnswerer(Component):
             for c in candidates:
                 link = self._link(c, bridges, tokens, first) if c is not first else 0.0
                 if link > 0:
-                    follow = max(follow, self._follow_score(c, link, left, idf, first.typed))
+                    follow = max(follow, self._follow_score(c, link, left, weights, first.typed))
             if first.score + follow > best_pair:
                 best, best_pair = first, first.score + follow
         return best
 
-    def _follow_score(self, c: _Candidate, link: float, left: set, idf: Dict[str, float],
+    @staticmethod
+    def _names_all(c: _Candidate, q_names: set, kind: str) -> bool:
+        """Whether a sentence (with its heading) names every subject of a question that asks
+        for no name, date or number ("What did X find on Y?"): it answers alone, no hop
+        through another name needs to lead to it."""
+        return kind not in TYPED_KINDS and bool(q_names) and q_names <= c.words | c.heading_words
+
+    def _follow_score(self, c: _Candidate, link: float, left: set, weights: Dict[str, float],
                       typed_already: bool) -> float:
         """How well ``c`` continues a chain: its own score, how strongly it links to the
         previous quote, the uncovered question words it covers, and the answer kind asked for
         when no quote holds one yet."""
         score = c.score + self.bridge_bonus * link
-        score += self.left_weight * self._coverage(c, left, idf) if left else 0.0
+        score += self.left_weight * self._coverage(c, left, weights) if left else 0.0
         return score + (self.type_bonus if c.typed and not typed_already else 0.0)
 
     @staticmethod
@@ -386,14 +407,14 @@ class ExtractiveAnswerer(Component):
             return a if earliest[a] < earliest[b] else b
         return None
 
-    def _yes_no(self, query: str, chain: List[_Candidate], idf: Dict[str, float]) -> Optional[str]:
+    def _yes_no(self, query: str, chain: List[_Candidate], weights: Dict[str, float]) -> Optional[str]:
         """"Yes" when the quoted sentences together state every word of the question's claim
         without a negation; otherwise undecided (absence of evidence is not a "no")."""
         claim = stems(query)
         said = set().union(*(c.words | c.heading_words for c in chain))
         negated = any(words(c.sentence.text) & NEGATIONS for c in chain)
-        weight = sum(idf.get(w, 1.0) for w in claim)
-        share = sum(idf.get(w, 1.0) for w in claim & said) / weight if weight else 0.0
+        weight = sum(weights.get(w, 1.0) for w in claim)
+        share = sum(weights.get(w, 1.0) for w in claim & said) / weight if weight else 0.0
         return "Yes" if claim and share >= 0.9 and not negated else None
 
     @staticmethod
@@ -413,13 +434,17 @@ class ExtractiveAnswerer(Component):
         return out
 
     @staticmethod
-    def _reading_order(chain: List[_Candidate]) -> List[_Candidate]:
+    def _reading_order(chain: List[_Candidate], lead: _Candidate) -> List[_Candidate]:
         """The quotes grouped by source and in the source's order ("Apollo 11 was ... Its
-        commander was ..."), sources in the order the chain reached them."""
+        commander was ..."), sources in the order the chain reached them; the answer opens with
+        ``lead``, the best quote (after the sentence that says who its "it" is), even where its
+        source holds a quoted sentence before it."""
         first_seen: Dict[int, int] = {}
         for i, c in enumerate(chain):
             first_seen.setdefault(c.chunk_index, i)
-        return sorted(chain, key=lambda c: (first_seen[c.chunk_index], c.position))
+        opening = {lead.position, lead.position - 1}
+        return sorted(chain, key=lambda c: (first_seen[c.chunk_index], c.chunk_index != lead.chunk_index
+                                            or c.position not in opening, c.position))
 
     # ------------------------------------------------------------------ answer
     async def acall(self, query: str, chunks: Sequence[Dict[str, Any]],
@@ -435,6 +460,9 @@ class ExtractiveAnswerer(Component):
         if not candidates:
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
+        weights = self._idf(candidates)
+        self._lexical(candidates, query, weights)
+        every, candidates = candidates, self._prefilter(candidates)
         texts = [f"{c.sentence.heading}: {c.sentence.text}" if c.sentence.heading
                  and c.sentence.heading.lower() not in c.sentence.text.lower() else c.sentence.text
                  for c in candidates]
@@ -447,21 +475,20 @@ class ExtractiveAnswerer(Component):
             cosines = vectors @ (q / (float(np.linalg.norm(q)) or 1.0))
         names = [str(e.get("entity_name", "")) for e in entities]
         names += [str(r.get(k, "")) for r in relations for k in ("src_id", "tgt_id")]
-        idf = self._idf(candidates)
-        self._base_scores(candidates, cosines, query, kind, names, idf)
-        chain = await self._chain(candidates, vectors, query, kind, idf, embed)
-        chain = self._reading_order(self._with_antecedents(chain, candidates))
+        self._base_scores(candidates, cosines, query, kind, names)
+        chain = await self._chain(candidates, vectors, query, kind, weights, embed)
+        chain = self._reading_order(self._with_antecedents(chain, every), chain[0])
         quoted = " ".join(f"{c.sentence.text} [{c.reference_id}]" if c.reference_id
                           else c.sentence.text for c in chain)
         decided: Optional[bool] = None
         text = quoted
         if kind == "choice":
-            pick = self._choice(query, candidates)
+            pick = self._choice(query, every)
             decided = pick is not None
             text = (f"{pick}, according to the dates in the sources: {quoted}" if pick else
                     f"The sources do not settle which one; the closest evidence: {quoted}")
         elif kind == "yes_no":
-            verdict = self._yes_no(query, chain, idf)
+            verdict = self._yes_no(query, chain, weights)
             decided = verdict is not None
             text = (f"{verdict}: {quoted}" if verdict else
                     f"The sources do not say yes or no directly; the closest evidence: {quoted}")

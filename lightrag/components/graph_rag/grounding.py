@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, List, Sequence, Set
 
-from lightrag.components.graph_rag.extractive_answerer import content_words
+from lightrag.components.graph_rag.answer_words import content_words
 from lightrag.components.graph_rag.sentences import split_sentences
 
 SUPPORT_THRESHOLD = 0.6

@@ -1,0 +1,113 @@
+"""Latency of the extractive answer step: every sentence embedded (baseline) vs the prefilter.
+
+The answer step of an offline ``lightrag query`` is :class:`ExtractiveAnswerer` quoting the
+retrieved context; its cost is the sentence vectors it computes. This script opens (or builds,
+with ``lightrag index``) a store of real documents (``docs/`` by default), retrieves the context
+of a few questions with the packaged config's query settings, and times the answer step on that
+context at three sizes (all its chunks, half, a quarter), in one process:
+
+- **baseline**: ``ExtractiveAnswerer(max_embedded=None)``: every sentence embedded (the method
+  before the prefilter);
+- **prefilter**: ``ExtractiveAnswerer()`` (the packaged settings), a fresh instance (cold: no
+  vector cached);
+- **prefilter, warm**: the same question again on that instance (its sentence vectors cached,
+  as in a server answering a repeated or similar question).
+
+Each timing is the median of ``--repeat`` runs, each on a fresh answerer (the embedding model is
+loaded and warmed before any timing). Ratios are against the baseline of the same size and
+question, measured in the same process.
+
+Usage::
+
+    .venv/bin/python benchmarks/answer_latency.py --store /tmp/B_docs --docs docs
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lightrag.components.graph_rag import ExtractiveAnswerer  # noqa: E402
+from lightrag.components.graph_rag.sentences import split_sentences  # noqa: E402
+
+QUESTIONS = ["How do I import a knowledge graph from CSV files?",
+             "How are API keys limited to workspaces?",
+             "What does lightrag check do?"]
+FRACTIONS = (1.0, 0.5, 0.25)
+
+
+def open_store(store: Path, docs: Path) -> Any:
+    """The GraphRAG of ``store`` (the packaged config), indexed from ``docs`` when empty."""
+    from lightrag.cli.common import load_rag
+
+    if not (store / "lightrag.sqlite3").exists():
+        print(f"indexing {docs} into {store} (lightrag index) ...", flush=True)
+        subprocess.run([sys.executable, "-m", "lightrag.cli", "index", str(docs),
+                        "--working-dir", str(store)], check=True, cwd=ROOT)
+    return load_rag(argparse.Namespace(config=None, working_dir=str(store), workspace=None))
+
+
+async def timed(answerer: ExtractiveAnswerer, question: str, context: Dict[str, Any],
+                embed: Any, query_vector: Any) -> float:
+    """Seconds of one answer step."""
+    started = time.perf_counter()
+    await answerer.acall(question, context["chunks"], context["entities"], context["relations"],
+                         embed=embed, query_vector=query_vector)
+    return time.perf_counter() - started
+
+
+async def measure(rag: Any, question: str, repeat: int) -> List[Dict[str, Any]]:
+    """Rows (one per context size) of median seconds for baseline, prefilter and warm."""
+    full = (await rag.aquery(question, only_need_context=True)).raw_data
+    embed = rag.chunks_vdb.aembed
+    query_vector = (await embed([question]))[0]
+    rows = []
+    for fraction in FRACTIONS:
+        n = max(1, round(len(full["chunks"]) * fraction))
+        context = {"chunks": full["chunks"][:n], "entities": full["entities"],
+                   "relations": full["relationships"]}
+        sentences = sum(len(split_sentences(str(c.get("content", "")))) for c in context["chunks"])
+        base, cold, warm = [], [], []
+        for _ in range(repeat):
+            base.append(await timed(ExtractiveAnswerer(max_embedded=None), question, context, embed,
+                                    query_vector))
+            fresh = ExtractiveAnswerer()
+            cold.append(await timed(fresh, question, context, embed, query_vector))
+            warm.append(await timed(fresh, question, context, embed, query_vector))
+        rows.append({"question": question, "chunks": n, "sentences": sentences,
+                     "baseline": statistics.median(base), "prefilter": statistics.median(cold),
+                     "warm": statistics.median(warm)})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--store", default="/tmp/lightrag-bench-docs", help="working directory")
+    parser.add_argument("--docs", default=str(ROOT / "docs"), help="documents to index if empty")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (median)")
+    parser.add_argument("--question", action="append", help="a question (repeatable)")
+    args = parser.parse_args()
+    logging.getLogger("lightrag").setLevel(logging.WARNING)
+    rag = open_store(Path(args.store), Path(args.docs))
+    rag.chunks_vdb.embed(["warm up the embedding model"])
+    print("| question | chunks | sentences | baseline s | prefilter s | ratio | warm s | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for question in args.question or QUESTIONS:
+        for r in asyncio.run(measure(rag, question, args.repeat)):
+            print(f"| {r['question']} | {r['chunks']} | {r['sentences']} | {r['baseline']:.3f} | "
+                  f"{r['prefilter']:.3f} | {r['prefilter'] / r['baseline']:.3f} | {r['warm']:.3f} | "
+                  f"{r['warm'] / r['baseline']:.4f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

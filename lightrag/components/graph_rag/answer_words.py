@@ -1,0 +1,91 @@
+"""The words an extractive answer is matched on: content words, light stems, phrases, idf.
+
+The extractive answerer and its prefilter compare a question with the sentences of a context
+word by word. Both use the same plain rules, kept here: stopwords and one-letter words carry no
+meaning, a light suffix stripper lets "married" meet "marry", two content words that stand side
+by side in the question ("lightrag check", "knowledge graph") form a phrase, and a word is worth
+more the fewer sentences of the context hold it (idf).
+
+Example:
+    >>> sorted(stems("Who married the author of The Hobbit?"))
+    ['author', 'hobbit', 'marry']
+    >>> sorted(phrases("What does lightrag check do?"))
+    [('lightrag', 'check')]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, Iterable, List, Set, Tuple
+
+from lightrag.components.graph_rag.question_types import WORD, words
+
+STOPWORDS = frozenset(
+    "a an the of in on at to for from by with about as into over after before between under "
+    "and or but nor so yet is are was were be been being am do does did has have had having "
+    "what which who whom whose when where why how that this these those it its he she they "
+    "them his her their there here than then also not no yes any all some many much more most "
+    "can could will would should shall may might must one ones s".split())
+
+Phrase = Tuple[str, str]
+
+
+def content_words(text: str) -> Set[str]:
+    """Words of ``text`` that carry meaning (stopwords and one-letter words dropped)."""
+    return {w for w in words(text) if w not in STOPWORDS and len(w) > 1}
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper ("married" and "marry", "published" and "publishes" meet)."""
+    if len(word) <= 4:
+        return word
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] + "y" if word.endswith("i") else word
+
+
+def stems(text: str) -> Set[str]:
+    """The stemmed content words of ``text``."""
+    return {stem(w) for w in content_words(text)}
+
+
+def phrases(text: str) -> Set[Phrase]:
+    """Pairs of stemmed content words that stand next to each other in ``text``."""
+    tokens: List[str] = [w.lower() for w in WORD.findall(text)]
+    return {(stem(a), stem(b)) for a, b in zip(tokens, tokens[1:])
+            if _content(a) and _content(b)}
+
+
+def _content(word: str) -> bool:
+    return word not in STOPWORDS and len(word) > 1
+
+
+def idf(word_sets: Iterable[Set[str]]) -> Dict[str, float]:
+    """Inverse document frequency of every word of ``word_sets`` (one set per sentence)."""
+    df: Dict[str, int] = {}
+    n = 0
+    for found in word_sets:
+        n += 1
+        for w in found:
+            df[w] = df.get(w, 0) + 1
+    return {w: math.log((n + 1) / (d + 0.5)) for w, d in df.items()}
+
+
+def coverage(sentence_words: Set[str], heading_words: Set[str], targets: Set[str],
+             weights: Dict[str, float]) -> float:
+    """Share of the ``targets`` (idf-weighted) a sentence covers; its heading counts half."""
+    if not targets:
+        return 0.0
+    total = sum(weights.get(w, 1.0) for w in targets)
+    got = sum(weights.get(w, 1.0) * (1.0 if w in sentence_words else 0.5 if w in heading_words else 0.0)
+              for w in targets)
+    return got / total if total else 0.0
+
+
+def phrase_share(sentence_phrases: Set[Phrase], question_phrases: Set[Phrase]) -> float:
+    """Share of the question's phrases a sentence holds (0 when the question has none)."""
+    if not question_phrases:
+        return 0.0
+    return len(sentence_phrases & question_phrases) / len(question_phrases)
