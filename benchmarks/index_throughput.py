@@ -46,9 +46,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import graph_rag_quality as grq  # noqa: E402
 
-from lightrag.components.model_client import LocalEmbedderClient  # noqa: E402
+from lightrag.components.model_client import LocalEmbedderClient, ScriptedClient  # noqa: E402
 from lightrag.components.model_client.local_embedder_client import BACKENDS  # noqa: E402
-from lightrag.core import Embedder  # noqa: E402
+from lightrag.core import Embedder, Generator  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "musique-100"
 
@@ -93,6 +93,7 @@ def index_once(texts: List[str], backend: str, workdir: Path) -> Dict[str, Any]:
     shutil.rmtree(workdir, ignore_errors=True)
     rag = GraphRAG(embedder=Embedder(model_client=LocalEmbedderClient(backend=backend)),
                    extractor=SpacyEntityExtractor(), keyword_extractor=HeuristicKeywordExtractor(),
+                   answer_generator=Generator(model_client=ScriptedClient(responses=["unused"], cycle=True)),
                    working_dir=str(workdir))
     ids = [grq.passage_id(i) for i in range(len(texts))]
     started = time.perf_counter()
