@@ -114,11 +114,19 @@ class MappedVectorStorage(BaseVectorStorage):
 
     def _file_meta(self) -> Optional[Tuple[int, int]]:
         """``(generation, dim)`` of the current file, or None before the first vector."""
-        rows = self.db.read("SELECT value FROM meta WHERE name = ?", (self._meta_key,))
-        if not rows:
-            return None
-        generation, dim = rows[0][0].split(":")
-        return int(generation), int(dim)
+        return self._metas()[0]
+
+    def _metas(self) -> Tuple[Optional[Tuple[int, int]], Optional[Tuple[int, int, int]]]:
+        """The file's ``(generation, dim)`` and the index's ``(generation, lists, indexed_rows)``
+        (None: no file / no index), in one read."""
+        found = dict(self.db.read("SELECT name, value FROM meta WHERE name IN (?, ?)",
+                                  (self._meta_key, self._ann_key)))
+        value = found.get(self._meta_key)
+        file_meta = None
+        if value:
+            generation, dim = value.split(":")
+            file_meta = int(generation), int(dim)
+        return file_meta, vector_ivf.read_meta(found.get(self._ann_key))
 
     def _set_file_meta(self, generation: int, dim: int) -> None:
         self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) "
@@ -138,9 +146,10 @@ class MappedVectorStorage(BaseVectorStorage):
     def _has_table_rows(self) -> bool:
         return bool(self.db.query("SELECT 1 FROM vectors WHERE ns = ? LIMIT 1", (self.namespace,)))
 
-    def _matrix(self) -> Optional[np.ndarray]:
-        """The mapped rows of the current file (remapped when it grew or was compacted)."""
-        meta = self._file_meta()
+    def _matrix(self, meta: Any = False) -> Optional[np.ndarray]:
+        """The mapped rows of the current file (remapped when it grew or was compacted);
+        ``meta``: the file's meta if just read."""
+        meta = self._file_meta() if meta is False else meta
         if meta is None:
             return None
         generation, dim = meta
@@ -234,8 +243,7 @@ class MappedVectorStorage(BaseVectorStorage):
 
     def _ann_meta(self) -> Optional[Tuple[int, int, int]]:
         """``(generation, lists, indexed_rows)`` of the index, or None (exact search)."""
-        rows = self.db.read("SELECT value FROM meta WHERE name = ?", (self._ann_key,))
-        return vector_ivf.read_meta(rows[0][0] if rows else None)
+        return self._metas()[1]
 
     def _set_meta(self, name: str, value: str) -> None:
         self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) "
@@ -253,9 +261,12 @@ class MappedVectorStorage(BaseVectorStorage):
             return False
         return True
 
-    def _index(self, generation: int, dim: int) -> Optional[Tuple[IVFIndex, TailLists]]:
-        """The index of ``generation`` and its tail lists (mapped), or None: search exactly."""
-        ann = self._ann_meta() if self.ann_min_rows is not None else None
+    def _index(self, generation: int, dim: int, ann: Any = False) -> Optional[Tuple[IVFIndex, TailLists]]:
+        """The index of ``generation`` and its tail lists (mapped), or None: search exactly.
+        ``ann``: the index's meta if just read."""
+        if self.ann_min_rows is None:
+            return None
+        ann = self._ann_meta() if ann is False else ann
         if ann is None or ann[0] != generation:
             return None
         path = self._path(generation, "ivf")
@@ -456,21 +467,22 @@ class MappedVectorStorage(BaseVectorStorage):
                 return hits[:top_k]
             want = min(n, want * 4)
 
-    def _search(self, matrix: np.ndarray, queries: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
-        """Hits of each row of ``queries``: by the index of the mapped generation if it has one,
-        else exactly. When a compaction committed a new generation meanwhile (its rows are
-        numbered anew), the search is run again on it."""
+    def _search(self, matrix: np.ndarray, ann: Any, queries: np.ndarray,
+                top_k: int) -> List[List[Dict[str, Any]]]:
+        """Hits of each row of ``queries``: by the index of the mapped generation if it has one
+        (``ann``: its meta, read with the file's), else exactly. When a compaction committed a
+        new generation meanwhile (its rows are numbered anew), the search is run again on it."""
         for _ in range(3):
             generation = self._map[0] if self._map is not None else 0
-            found = self._index(generation, matrix.shape[1])
+            found = self._index(generation, matrix.shape[1], ann)
             if found is None:
                 hits = [self._hits(row, top_k) for row in self._scores(matrix, queries)]
             else:
                 hits = [self._ann_hits(matrix, found, query, top_k) for query in queries]
-            meta = self._file_meta()
+            meta, ann = self._metas()
             if meta is None or meta[0] == generation or self.db.in_transaction:
                 break
-            remapped = self._matrix()
+            remapped = self._matrix(meta)
             if remapped is None:
                 return [[] for _ in range(len(queries))]
             matrix = remapped
@@ -508,7 +520,8 @@ class MappedVectorStorage(BaseVectorStorage):
         restricts the candidates."""
         if top_k <= 0:
             return []
-        matrix = self._matrix()
+        meta, ann = self._metas()
+        matrix = self._matrix(meta)
         if matrix is None or matrix.shape[0] == 0:
             return []
         vector = self._unit(query)
@@ -520,17 +533,18 @@ class MappedVectorStorage(BaseVectorStorage):
             picked = [(s, i) for s, i in ranked if s >= self.cosine_threshold][:top_k]
             records = dict(zip([i for _, i in picked], self.get_by_ids([i for _, i in picked])))
             return [{**(records[i] or {"id": i}), "score": s} for s, i in picked]
-        return self._search(matrix, vector[None, :], top_k)[0]
+        return self._search(matrix, ann, vector[None, :], top_k)[0]
 
     def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
         """:meth:`query` for each row of ``matrix`` (one pass over the file)."""
         queries = self._normalize(matrix)
-        mapped = self._matrix()
+        meta, ann = self._metas()
+        mapped = self._matrix(meta)
         if mapped is None or mapped.shape[0] == 0 or top_k <= 0:
             return [[] for _ in range(len(queries))]
         if queries.shape[1] != mapped.shape[1]:
             raise self._dim_error(queries.shape[1], mapped.shape[1])
-        return self._search(mapped, queries, top_k)
+        return self._search(mapped, ann, queries, top_k)
 
     def _dim_error(self, got: int, dim: int) -> ValueError:
         return ValueError(f"vector store {self.namespace!r} holds {dim}-d vectors; the query has "
