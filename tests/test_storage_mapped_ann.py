@@ -234,3 +234,18 @@ def test_a_search_racing_a_compaction_returns_the_right_ids(tmp_path, monkeypatc
     monkeypatch.setattr(reader, "_records_at", compaction_meanwhile)
     assert [h["id"] for h in reader.query(vectors[450], 3)][0] == "k450"
     assert compacted and writer._file_meta()[0] == 2
+
+
+def test_a_store_with_vectors_only_in_its_table_is_indexed_at_open(tmp_path):
+    store = open_store(tmp_path, ann_min_rows=None)
+    vectors = clustered(2500, seed=9)
+    fill(store, vectors)
+    with store.db.transaction():  # as a store copied from PostgreSQL: no file, no rows
+        store.db.execute("DELETE FROM vector_rows")
+        store.db.execute("DELETE FROM meta WHERE name LIKE 'vector_%'")
+    store.db.close()
+    for path in tmp_path.glob("vectors-*"):
+        path.unlink()
+    reopened = open_store(tmp_path)
+    assert reopened._ann_meta() == (1, vector_ivf.lists_for(2500), 2500)
+    assert reopened.query(vectors[1234], 1)[0]["id"] == "k1234"
