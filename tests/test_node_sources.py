@@ -90,3 +90,19 @@ def test_editing_and_renaming_a_hub_keep_all_its_citations(tmp_path, small_cap):
     rag.edit_entity("Zorblat", {}, rename_to="Zorblat the Great")
     assert len(rag.graph.node_source_ids(["Zorblat the Great"])["Zorblat the Great"]) == 12
     assert rag.graph.node_source_ids(["Zorblat"])["Zorblat"] == []
+
+
+def test_opening_an_old_store_cuts_its_hubs_to_the_recent_ids(tmp_path, small_cap):
+    db = SQLiteDatabase(str(tmp_path / "old.sqlite"))
+    SQLGraphStorage(db)
+    ids = [f"c{i}" for i in range(9)]
+    with db.transaction():
+        db.execute("DELETE FROM meta WHERE name LIKE 'node_chunks:%'")
+        db.execute("INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?)",
+                   ("chunk_entity_relation", "Hub",
+                    json.dumps({"entity_type": "x", "source_id": SEP.join(ids)})))
+    graph = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "old.sqlite")))
+    node = graph.get_node("Hub")
+    assert node["source_id"].split(SEP) == ids[-5:] and node["source_count"] == 9
+    assert node["entity_type"] == "x"
+    assert sorted(graph.node_source_ids(["Hub"])["Hub"]) == sorted(ids)

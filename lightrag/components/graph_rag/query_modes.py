@@ -240,7 +240,8 @@ class _PprRanking:
 
     def _local_graph(self, stores: GraphStores, names: List[str], hits: List[List[Dict[str, Any]]],
                      dense: Dict[str, float]) -> PassageGraph:
-        """The seeds' neighbourhood (:mod:`~.ppr_local`), passages counted over the whole store."""
+        """The seeds' neighbourhood (:mod:`~.ppr_local`); a seed's passages are counted over the
+        whole store (its specificity)."""
         matched = [h["entity_name"] for row in hits for h in row
                    if h.get("entity_name") and h["score"] >= self.settings.seed_threshold]
         variants = stores.graph.find_case_variants(names) if names else {}
@@ -249,8 +250,9 @@ class _PprRanking:
         graph = PassageGraph.build(neighbourhood(stores.graph, seeds, list(dense)),
                                    synonym_weight=self.settings.synonym_weight,
                                    idf_power=self.settings.idf_power)
-        counts = citation_counts(stores.graph, graph.entity_names)
-        graph.chunk_counts = np.asarray([counts.get(n, 1) for n in graph.entity_names], dtype=np.float32)
+        counts = citation_counts(stores.graph, [n for n in dict.fromkeys(seeds) if n in graph.entity_index])
+        for name, count in counts.items():  # a seed's specificity counts every passage citing it
+            graph.chunk_counts[graph.entity_index[name]] = count
         return graph
 
     def scores(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam,
