@@ -1,7 +1,10 @@
 """MappedVectorStorage above ``ann_min_rows``: the inverted-file index (vector_ivf), its recall
 against exact search, its upkeep per commit, readers in other connections, and its fallbacks."""
 
+import json
 import logging
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -249,3 +252,41 @@ def test_a_store_with_vectors_only_in_its_table_is_indexed_at_open(tmp_path):
     reopened = open_store(tmp_path)
     assert reopened._ann_meta() == (1, vector_ivf.lists_for(2500), 2500)
     assert reopened.query(vectors[1234], 1)[0]["id"] == "k1234"
+
+
+READER = """
+import json, sys
+import numpy as np
+from lightrag.components.storage.mapped_vector import MappedVectorStorage
+from lightrag.components.storage.sql_db import SQLiteDatabase
+store = MappedVectorStorage(SQLiteDatabase(sys.argv[1]), namespace="chunks", ann_min_rows=2000,
+                            ann_nprobe=6, cosine_threshold=-1.0)
+for line in sys.stdin:
+    hits = store.query(np.array(json.loads(line), dtype=np.float32), 1)
+    print(json.dumps([hits[0]["id"] if hits else None, store._metas()[1]]), flush=True)
+"""
+
+
+def test_a_reader_process_sees_each_commit_across_tail_appends_and_rebuilds(tmp_path, indexed):
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(tmp_path / "store.sqlite3")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask(vector):
+        reader.stdin.write(json.dumps(vector.tolist()) + "\n")
+        reader.stdin.flush()
+        return json.loads(reader.stdout.readline())
+
+    try:
+        old = clustered(3000, seed=1)
+        assert ask(old[17])[0] == "k17"  # the reader maps generation 2 and its index
+        new = clustered(3100, seed=4)
+        fill(indexed, new[:100], start=3000)  # appended to the tail
+        assert ask(new[42]) == ["k3042", [2, vector_ivf.lists_for(2000), 2000]]
+        fill(indexed, new[100:], start=3100)  # the tail outgrows the index: generation 3
+        assert indexed._ann_meta() == (3, vector_ivf.lists_for(4100), 4100)  # rebuilt at 4100 rows
+        assert ask(new[2500]) == ["k5500", [3, vector_ivf.lists_for(4100), 4100]]
+        indexed.delete(["k17"])
+        assert ask(old[17])[0] != "k17"
+    finally:
+        reader.stdin.close()
+        reader.wait(30)
