@@ -264,6 +264,11 @@ def main() -> None:
     print()
     print(md)
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    marker = "<!-- ann_recall -->"  # benchmarks/ann_recall.py's section is kept
+    old = args.out.read_text() if args.out.exists() else ""
+    if old.count(marker) == 2:
+        start, end = old.index(marker), old.rindex(marker) + len(marker)
+        md = md.rstrip("\n") + "\n\n" + old[start:end] + "\n"
     args.out.write_text(md)
     print(f"written to {args.out}")
 
