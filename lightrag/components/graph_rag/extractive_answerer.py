@@ -13,7 +13,7 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    they hold, their chunk's rank: :mod:`~lightrag.components.graph_rag.sentence_prefilter`), so
    the cost stays flat however long the context (vectors are also cached across queries);
 2. each sentence is scored: cosine to the question (the embedder of the store), the question's
-   words it covers (weighted by how rare they are in the context), a bonus when it holds the
+   words it covers (weighted by how rare they are in the context) and its phrases, a bonus when it holds the
    kind of answer asked for and the question does not (a year for "When", a name for "Who":
    :mod:`~lightrag.components.graph_rag.question_types`), a bonus when it mentions an entity the
    graph retrieved, a small prior for the chunks retrieval ranked first, and a penalty when it
@@ -121,8 +121,7 @@ class _Candidate:
     heading_words: set
     position: int = 0
     phrases: set = field(default_factory=set)
-    lexical: float = 0.0  # share of the question's words it covers (idf-weighted)
-    phrase: float = 0.0  # share of the question's phrases it holds
+    lexical: float = 0.0  # the question's words (idf-weighted) and phrases it holds
     score: float = 0.0
     typed: bool = False  # holds the kind of answer the question asks for
 
@@ -153,8 +152,8 @@ class ExtractiveAnswerer(Component):
         lead_bonus: added to the first sentence of a chunk (it says what the passage is about).
         max_embedded: most sentences embedded per answer, the best by their words
             (:mod:`~lightrag.components.graph_rag.sentence_prefilter`); ``None`` embeds them all.
-        phrase_weight: weight, in the prefilter, of the share of the question's phrases a
-            sentence holds ("lightrag check").
+        phrase_weight: added per share of the question's phrases ("lightrag check") a sentence
+            holds, to the share of the question's words it covers.
         prefilter_rank_prior: subtracted per rank of the chunk from the prefilter's score.
 
     Used by the packaged offline config as the ``answer_generator`` of ``GraphRAG``; it reads
@@ -168,7 +167,7 @@ class ExtractiveAnswerer(Component):
                  bridge_bonus: float = 0.3, rank_prior: float = 0.01,
                  residual_weight: float = 0.5, left_weight: float = 0.3,
                  first_hop_pool: int = 5, lead_bonus: float = 0.1,
-                 max_embedded: Optional[int] = 48, phrase_weight: float = 0.2,
+                 max_embedded: Optional[int] = 48, phrase_weight: float = 0.1,
                  prefilter_rank_prior: float = 0.005) -> None:
         super().__init__()
         if not isinstance(max_sentences, int) or max_sentences < 1:
@@ -237,14 +236,13 @@ class ExtractiveAnswerer(Component):
         """Each sentence's match by words alone: the question words it covers and its phrases."""
         q_words, q_phrases = stems(query), phrases(query)
         for c in candidates:
-            c.lexical = self._coverage(c, q_words, weights)
-            c.phrase = phrase_share(c.phrases, q_phrases)
+            c.lexical = (self._coverage(c, q_words, weights)
+                         + self.phrase_weight * phrase_share(c.phrases, q_phrases))
 
     def _prefilter(self, candidates: List[_Candidate]) -> List[_Candidate]:
         """The sentences worth a vector: the ``max_embedded`` best by their words."""
-        items = [Lexical(c.lexical + self.phrase_weight * c.phrase
-                         + (self.lead_bonus if c.position == 0 else 0.0), c.chunk_index, c.position)
-                 for c in candidates]
+        items = [Lexical(c.lexical + (self.lead_bonus if c.position == 0 else 0.0), c.chunk_index,
+                         c.position) for c in candidates]
         return [candidates[i] for i in keep_best(items, self.max_embedded, self.prefilter_rank_prior)]
 
     def _base_scores(self, candidates: List[_Candidate], cosines: Optional[np.ndarray],
