@@ -133,3 +133,13 @@ def test_an_untyped_question_is_answered_first_by_the_sentence_naming_its_subjec
     assert texts[0] in ("Galileo reached Jupiter in 1995.", io)
     assert "Juno" not in texts[0]
     assert result.text.startswith(texts[0])
+
+
+def test_a_list_item_is_quoted_without_its_marker_and_verbatim():
+    from lightrag.components.graph_rag.sentences import split_sentences
+
+    item = "each commit is atomic, and lightrag check lists any broken invariant;"
+    chunk = f"Storage\n- {item}\n2. Run it again."
+    texts = [s.text for s in split_sentences(chunk)]
+    assert texts == [item, "Run it again."]
+    assert all(t in chunk for t in texts)

@@ -320,7 +320,7 @@ class ExtractiveAnswerer(Component):
         that only resembles the whole question)."""
         ranked = sorted(candidates, key=lambda c: -c.score)
         if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2 \
-                or self._names_all(ranked[0], q_names, kind):
+                or self._answers_alone(ranked[0], q_words, q_names, kind):
             return ranked[0]
         best, best_pair = ranked[0], -math.inf
         pool = [c for c in ranked[: self.first_hop_pool] if c.score >= FIRST_HOP_MARGIN * ranked[0].score]
@@ -337,11 +337,15 @@ class ExtractiveAnswerer(Component):
         return best
 
     @staticmethod
-    def _names_all(c: _Candidate, q_names: set, kind: str) -> bool:
-        """Whether a sentence (with its heading) names every subject of a question that asks
-        for no name, date or number ("What did X find on Y?"): it answers alone, no hop
-        through another name needs to lead to it."""
-        return kind not in TYPED_KINDS and bool(q_names) and q_names <= c.words | c.heading_words
+    def _answers_alone(c: _Candidate, q_words: set, q_names: set, kind: str) -> bool:
+        """Whether a sentence (with its heading) answers a question that asks for no name, date
+        or number ("What did X find on Y?", "What does X do?") by itself: it names every subject
+        the question names, or covers every word of it. No hop through another name needs to
+        lead to it then."""
+        if kind in TYPED_KINDS:
+            return False
+        said = c.words | c.heading_words
+        return bool(q_names) and q_names <= said or bool(q_words) and q_words <= said
 
     def _follow_score(self, c: _Candidate, link: float, left: set, weights: Dict[str, float],
                       typed_already: bool) -> float:

@@ -72,8 +72,9 @@ def heading_of(chunk_text: str) -> str:
 def split_sentences(chunk_text: str) -> List[Sentence]:
     """The answerable sentences of a chunk, each a verbatim substring of it.
 
-    Lines of code fences and table rules are skipped, a heading line is not a sentence, and
-    very short pieces ("Yes.") carry too little to quote alone.
+    Lines of code fences and table rules are skipped, a heading line is not a sentence, a list
+    item is quoted without its marker ("- ", "2. "), and very short pieces ("Yes.") carry too
+    little to quote alone.
     """
     heading = heading_of(chunk_text)
     sentences: List[Sentence] = []
@@ -86,7 +87,7 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
             continue
         if in_code or not line or (number == 0 and heading) or set(line) <= set("|-: =+#*"):
             continue
-        for piece in _split_line(line):
+        for piece in _split_line(_MARKUP_PREFIX.sub("", line)):
             if MIN_SENTENCE_CHARS <= len(piece) <= MAX_SENTENCE_CHARS:
                 sentences.append(Sentence(text=piece, heading=heading))
     return sentences
