@@ -6,8 +6,8 @@ with ``lightrag index``) a store of real documents (``docs/`` by default), retri
 of a few questions with the packaged config's query settings, and times the answer step on that
 context at three sizes (all its chunks, half, a quarter), in one process:
 
-- **baseline**: ``ExtractiveAnswerer(max_embedded=None)``: every sentence embedded (the method
-  before the prefilter);
+- **baseline**: ``ExtractiveAnswerer(max_embedded=None, embed_chars=None)``: every sentence
+  embedded whole (the method before the prefilter);
 - **prefilter**: ``ExtractiveAnswerer()`` (the packaged settings), a fresh instance (cold: no
   vector cached);
 - **prefilter, warm**: the same question again on that instance (its sentence vectors cached,
@@ -80,8 +80,8 @@ async def measure(rag: Any, question: str, repeat: int) -> List[Dict[str, Any]]:
         sentences = sum(len(split_sentences(str(c.get("content", "")))) for c in context["chunks"])
         runs: Dict[str, List[Tuple[float, float]]] = {"baseline": [], "prefilter": [], "warm": []}
         for _ in range(repeat):
-            runs["baseline"].append(await timed(ExtractiveAnswerer(max_embedded=None), question,
-                                                context, embed, query_vector))
+            every = ExtractiveAnswerer(max_embedded=None, embed_chars=None)
+            runs["baseline"].append(await timed(every, question, context, embed, query_vector))
             fresh = ExtractiveAnswerer()
             runs["prefilter"].append(await timed(fresh, question, context, embed, query_vector))
             runs["warm"].append(await timed(fresh, question, context, embed, query_vector))

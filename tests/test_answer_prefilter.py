@@ -58,10 +58,20 @@ def test_keep_best_refuses_a_negative_limit():
         keep_best([Lexical(0.1, 0, 0)], limit=-1, rank_prior=0.0)
 
 
+@pytest.mark.parametrize("name", ["max_embedded", "embed_chars"])
 @pytest.mark.parametrize("bad", [0, -3, 2.5, "48"])
-def test_max_embedded_must_be_a_positive_integer_or_none(bad):
-    with pytest.raises(ValueError, match="max_embedded"):
-        ExtractiveAnswerer(max_embedded=bad)
+def test_the_embedding_limits_must_be_positive_integers_or_none(name, bad):
+    with pytest.raises(ValueError, match=name):
+        ExtractiveAnswerer(**{name: bad})
+
+
+def test_a_long_sentence_is_embedded_cut_at_a_word_end():
+    embed = RecordingEmbedder()
+    long_sentence = "The Eiffel Tower was completed in 1889 " + "and admired by visitors " * 20 + "today."
+    answer("When was the Eiffel Tower completed?", [{"content": long_sentence, "reference_id": "1"}],
+           embed=embed, embed_chars=60)
+    embedded = embed.texts[0][0]
+    assert len(embedded) <= 60 and long_sentence.startswith(embedded) and not embedded.endswith(" ")
 
 
 def test_phrases_are_adjacent_question_words():

@@ -136,6 +136,19 @@ def bridge_words(name: str) -> set:
     return {w for w in words(name) if w not in _NOT_BRIDGES and w not in STOPWORDS and len(w) > 1}
 
 
+def _embedded_text(sentence: Sentence, limit: Optional[int]) -> str:
+    """What is embedded for a sentence: with its heading in front when it does not name it,
+    cut to ``limit`` characters at a word end (a long sentence costs the model in proportion
+    to its length; its opening says what it is about)."""
+    text = sentence.text
+    if sentence.heading and sentence.heading.lower() not in text.lower():
+        text = f"{sentence.heading}: {text}"
+    if limit is None or len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > 0 else limit]
+
+
 class ExtractiveAnswerer(Component):
     """Answer from the retrieved context by quoting its best sentences, with ``[n]`` citations.
 
@@ -155,6 +168,8 @@ class ExtractiveAnswerer(Component):
         phrase_weight: added per share of the question's phrases ("lightrag check") a sentence
             holds, to the share of the question's words it covers.
         prefilter_rank_prior: subtracted per rank of the chunk from the prefilter's score.
+        embed_chars: the longest text embedded per sentence (cut at a word end); ``None``
+            embeds sentences whole.
 
     Used by the packaged offline config as the ``answer_generator`` of ``GraphRAG``; it reads
     the store's embedder for sentence vectors, so it needs no model of its own.
@@ -168,12 +183,13 @@ class ExtractiveAnswerer(Component):
                  residual_weight: float = 0.5, left_weight: float = 0.3,
                  first_hop_pool: int = 5, lead_bonus: float = 0.1,
                  max_embedded: Optional[int] = 48, phrase_weight: float = 0.1,
-                 prefilter_rank_prior: float = 0.005) -> None:
+                 prefilter_rank_prior: float = 0.005, embed_chars: Optional[int] = 300) -> None:
         super().__init__()
         if not isinstance(max_sentences, int) or max_sentences < 1:
             raise ValueError(f"max_sentences must be a positive integer, got {max_sentences!r}")
-        if max_embedded is not None and (not isinstance(max_embedded, int) or max_embedded < 1):
-            raise ValueError(f"max_embedded must be a positive integer or None, got {max_embedded!r}")
+        for name, value in (("max_embedded", max_embedded), ("embed_chars", embed_chars)):
+            if value is not None and (not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
         self.max_sentences = max_sentences
         self.follow_ratio = follow_ratio
         self.type_bonus = type_bonus
@@ -187,6 +203,7 @@ class ExtractiveAnswerer(Component):
         self.max_embedded = max_embedded
         self.phrase_weight = phrase_weight
         self.prefilter_rank_prior = prefilter_rank_prior
+        self.embed_chars = embed_chars
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
     # ------------------------------------------------------------------ vectors
@@ -465,9 +482,7 @@ class ExtractiveAnswerer(Component):
         weights = self._idf(candidates)
         self._lexical(candidates, query, weights)
         every, candidates = candidates, self._prefilter(candidates)
-        texts = [f"{c.sentence.heading}: {c.sentence.text}" if c.sentence.heading
-                 and c.sentence.heading.lower() not in c.sentence.text.lower() else c.sentence.text
-                 for c in candidates]
+        texts = [_embedded_text(c.sentence, self.embed_chars) for c in candidates]
         vectors = await self._sentence_vectors(texts, embed)
         cosines = None
         if vectors is not None:
