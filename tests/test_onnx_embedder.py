@@ -22,11 +22,11 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 pytest.importorskip("sentence_transformers")
 
-from lightrag.components.model_client.onnx_embedder import (  # noqa: E402
+from lightrag.components.onnx_encoder.encoder import (  # noqa: E402
     OnnxSentenceEncoder,
     check_mean_pooling_model,
 )
-from lightrag.components.model_client.onnx_export import exported_model  # noqa: E402
+from lightrag.components.onnx_encoder.export import exported_model  # noqa: E402
 
 TEXTS = ["Jupiter is the largest planet in the solar system.", "x",
          "The biggest planet orbiting the Sun is Jupiter. " * 40, "I cooked pasta for dinner."]

@@ -10,7 +10,7 @@ per process.
 ``"onnx"`` (the same model exported once to ONNX and run by ONNX Runtime: the same vectors,
 cosine > 0.9999) or ``"onnx-int8"`` (its dynamic int8 quantisation: the fastest, vectors within a
 mean cosine of about 0.994); without ``onnxruntime`` installed they warn and run torch. See
-:mod:`~lightrag.components.model_client.onnx_embedder` and ``docs/benchmarks/index_throughput.md``
+:mod:`~lightrag.components.onnx_encoder.encoder` and ``docs/benchmarks/index_throughput.md``
 for speed and MuSiQue-100 recall per backend.
 
 Example:
@@ -33,7 +33,7 @@ import numpy as np
 
 from lightrag.components.model_client.base import resolve_model_path
 from lightrag.components.model_client.chat_utils import to_embedding_input
-from lightrag.components.model_client.onnx_embedder import OnnxSentenceEncoder
+from lightrag.components.onnx_encoder.encoder import OnnxSentenceEncoder
 from lightrag.core.model_client import ModelClient
 from lightrag.core.types import EmbedderOutput, Embedding, ModelType
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
@@ -79,8 +79,6 @@ def local_model_dir(model: str) -> str:
 def load_onnx_encoder(model: str, quantize: bool, threads: Optional[int] = None) -> Any:
     """Load (exporting on first use) the ONNX Runtime encoder of ``model`` once per process."""
     safe_import("onnxruntime", ONNX_HINT)
-    from lightrag.components.model_client.onnx_embedder import OnnxSentenceEncoder
-
     return OnnxSentenceEncoder(local_model_dir(model), quantize=quantize, threads=threads)
 
 

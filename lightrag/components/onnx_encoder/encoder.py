@@ -2,7 +2,7 @@
 
 The same vectors as ``SentenceTransformer.encode`` (cosine > 0.9999 against torch for the float32
 model; about 0.994 on average for int8, see ``docs/benchmarks/index_throughput.md``) in less CPU
-time: the model is exported once (:mod:`~lightrag.components.model_client.onnx_export`), then each
+time: the model is exported once (:mod:`~lightrag.components.onnx_encoder.export`), then each
 batch is tokenised by the model's fast tokenizer, run by an ``onnxruntime.InferenceSession``,
 mean-pooled over its real tokens and L2-normalised. Texts are embedded longest first in batches of
 similar length (little padding), and come back in input order.
@@ -22,7 +22,7 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-from lightrag.components.model_client.onnx_export import exported_model
+from lightrag.components.onnx_encoder.export import exported_model
 
 log = logging.getLogger(__name__)
 
