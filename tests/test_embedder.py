@@ -90,3 +90,16 @@ def test_onnx_backend_without_onnxruntime_warns_and_runs_torch(monkeypatch, capl
     with caplog.at_level("WARNING", logger=module.__name__):
         assert client.init_sync_client() == ("torch", "all-MiniLM-L6-v2")
     assert "needs onnxruntime" in caplog.text and "pip install" in caplog.text
+
+
+def test_onnx_backend_that_cannot_export_warns_and_runs_torch(monkeypatch, caplog):
+    from lightrag.components.model_client import local_embedder_client as module
+
+    def unwritable(model, quantize, threads):
+        raise PermissionError("[Errno 13] Permission denied: '/home/x/.cache/lightrag/onnx'")
+
+    monkeypatch.setattr(module, "load_onnx_encoder", unwritable)
+    monkeypatch.setattr(module, "load_sentence_transformer", lambda model, device: ("torch", model))
+    with caplog.at_level("WARNING", logger=module.__name__):
+        assert module.LocalEmbedderClient(backend="onnx").init_sync_client() == ("torch", "all-MiniLM-L6-v2")
+    assert "Permission denied" in caplog.text

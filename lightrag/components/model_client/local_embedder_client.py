@@ -9,7 +9,8 @@ per process.
 ``backend`` picks what runs the model: ``"torch"`` (sentence-transformers, the default),
 ``"onnx"`` (the same model exported once to ONNX and run by ONNX Runtime: the same vectors,
 cosine > 0.9999) or ``"onnx-int8"`` (its dynamic int8 quantisation: the fastest, vectors within a
-mean cosine of about 0.994); without ``onnxruntime`` installed they warn and run torch. See
+mean cosine of about 0.994); where they cannot run (no ``onnxruntime``, no ``onnx`` package to
+export with, no writable cache) they warn and run torch. See
 :mod:`~lightrag.components.onnx_encoder.encoder` and ``docs/benchmarks/index_throughput.md``
 for speed and MuSiQue-100 recall per backend.
 
@@ -125,7 +126,11 @@ class LocalEmbedderClient(ModelClient):
             log.warning("embedder backend %r needs onnxruntime, which is not installed; running "
                         "%s with torch instead. %s", self.backend, self.model, ONNX_HINT)
         elif self.backend != "torch":
-            return load_onnx_encoder(self.model, self.backend == "onnx-int8", self.threads)
+            try:
+                return load_onnx_encoder(self.model, self.backend == "onnx-int8", self.threads)
+            except (ImportError, OSError) as e:  # no onnx package to export with, cache not writable
+                log.warning("embedder backend %r unavailable for %s (%s); running it with torch",
+                            self.backend, self.model, e)
         return load_sentence_transformer(self.model, self.device)
 
     def _runs_onnx(self) -> bool:
