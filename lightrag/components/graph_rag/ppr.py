@@ -310,7 +310,7 @@ class PprSettings:
     query_seeds: bool = False
     fusion: str = "rrf"
     rrf_k: int = 5
-    whole_graph_max_citations: int = 300_000
+    whole_graph_max_citations: int = 1_000_000
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -3,10 +3,11 @@
 The ``ppr`` and ``mix`` modes walk the entity–passage graph from the query's entities and its
 densely retrieved passages. Up to :data:`GLOBAL_MAX_CITATIONS` (entity, chunk) citations
 (``PprSettings.whole_graph_max_citations``) the
-whole graph is built once per store version (cached; at a few hundred thousand citations that
-takes under a second); above it, building it would read every citation of the store at the
-first query after each change (seconds to minutes at a million chunks), so the walk runs on
-the seeds' neighbourhood instead, read by key for each query:
+whole graph is built once per store version (cached; about 1.5 s at 100k chunks, 300k
+citations, after which a walk takes ~50 ms); above it, building it would read every citation of
+the store at the first query after each change (over 10 s at a million chunks) and every walk
+would cross millions of edges, so the walk runs on the seeds' neighbourhood instead, read by key
+for each query (~100-150 ms whatever the store's size):
 
 * hop 1: the seed entities and the entities of the seed passages, each with its most recent
   :data:`ENTITY_CHUNKS` passages (a hub contributes a bounded share);
@@ -33,7 +34,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 from lightrag.components.graph_rag.merger import split_field
 
 #: citations up to which the whole entity–passage graph is built (and cached per version)
-GLOBAL_MAX_CITATIONS = 300_000
+GLOBAL_MAX_CITATIONS = 1_000_000
 #: passages of one entity the neighbourhood takes (its most recent)
 ENTITY_CHUNKS = 64
 #: passages in one neighbourhood at most
