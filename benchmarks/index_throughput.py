@@ -107,10 +107,10 @@ def index_once(texts: List[str], backend: str, workdir: Path) -> Dict[str, Any]:
 
 def bench_index(texts: List[str], sizes: List[int], backends: List[str], repeat: int) -> Dict[str, Any]:
     results: Dict[str, Any] = {}
-    index_once(texts[:20], backends[0], Path(tempfile.mkdtemp()) / "warm")  # load spaCy + models
-    for backend in backends[1:]:
-        LocalEmbedderClient(backend=backend).encode(texts[:8])
     with tempfile.TemporaryDirectory() as tmp:
+        index_once(texts[:20], backends[0], Path(tmp) / "warm")  # load spaCy and the models
+        for backend in backends[1:]:
+            LocalEmbedderClient(backend=backend).encode(texts[:8])
         for size in sizes:
             runs: Dict[str, Dict[str, Any]] = {}
             for _ in range(repeat):
