@@ -75,7 +75,6 @@ class OnnxSentenceEncoder:
     def __init__(self, model_dir: str | os.PathLike[str], quantize: bool = False,
                  threads: Optional[int] = None, cache_dir: Optional[str | os.PathLike[str]] = None) -> None:
         import onnxruntime as ort
-        from transformers import AutoTokenizer
 
         self.model_dir = Path(model_dir)
         self.max_seq_length = check_mean_pooling_model(self.model_dir)
@@ -87,7 +86,7 @@ class OnnxSentenceEncoder:
             options.intra_op_num_threads = int(threads)
         self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
         self.input_names = [i.name for i in self.session.get_inputs()]
-        self.tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir))
+        self.tokenizer = _fast_tokenizer(self.model_dir, self.max_seq_length)
         self.dimension = int(self.session.get_outputs()[0].shape[-1])
         log.info("ONNX encoder %s (%s) ready", self.model_dir.name, self.path.name)
 
@@ -107,11 +106,40 @@ class OnnxSentenceEncoder:
         return out
 
     def _encode_batch(self, texts: List[str]) -> np.ndarray:
-        batch = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_seq_length,
-                               return_tensors="np")
+        batch = self.tokenizer(texts)
         mask = batch["attention_mask"].astype(np.int64)
         feeds = {name: (batch[name] if name in batch else np.zeros_like(mask)).astype(np.int64)
                  for name in self.input_names}
         hidden = self.session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
         return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+
+
+def _fast_tokenizer(model_dir: Path, max_length: int) -> Any:
+    """``texts -> {"input_ids", "attention_mask", "token_type_ids"}`` arrays, padded to the
+    longest text and cut at ``max_length``: the model's ``tokenizer.json`` run by the
+    ``tokenizers`` library directly (transformers' AutoTokenizer gives the same ids but its
+    import costs a fresh process about a second); AutoTokenizer when there is no such file."""
+    path = model_dir / "tokenizer.json"
+    if not path.is_file():
+        from transformers import AutoTokenizer
+
+        auto = AutoTokenizer.from_pretrained(str(model_dir))
+        return lambda texts: auto(texts, padding=True, truncation=True, max_length=max_length,
+                                  return_tensors="np")
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    padding = tokenizer.padding or {}
+    tokenizer.enable_truncation(max_length=max_length)
+    tokenizer.enable_padding(pad_id=int(padding.get("pad_id", 0)),
+                             pad_type_id=int(padding.get("pad_type_id", 0)),
+                             pad_token=str(padding.get("pad_token", "[PAD]")))
+
+    def tokenize(texts: Sequence[str]) -> dict:
+        encoded = tokenizer.encode_batch(list(texts))
+        return {"input_ids": np.asarray([e.ids for e in encoded], dtype=np.int64),
+                "attention_mask": np.asarray([e.attention_mask for e in encoded], dtype=np.int64),
+                "token_type_ids": np.asarray([e.type_ids for e in encoded], dtype=np.int64)}
+
+    return tokenize
