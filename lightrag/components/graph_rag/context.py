@@ -103,7 +103,8 @@ def search_entities(stores: GraphStores, vector: np.ndarray, top_k: int,
     seen = set()
     found = set(names)
     bounded = stores.graph.get_nodes_edges_bounded([e["entity_name"] for e in entities],
-                                                   MAX_EDGES_PER_ENTITY, prefer=list(found))
+                                                   MAX_EDGES_PER_ENTITY, prefer=list(found),
+                                                   degrees=degrees)
     for edges in bounded.values():  # a hub: its edges among the hits first, then a share
         for src, tgt in edges:
             key = relation_key(src, tgt)

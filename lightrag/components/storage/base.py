@@ -359,9 +359,10 @@ class BaseGraphStorage(StorageNameSpace):
         """Every chunk id citing each node (``source_id`` may hold only the most recent)."""
         return {n: self._field_ids(n) for n in node_ids}
 
-    def get_nodes_edges_bounded(self, node_ids: Sequence[str], limit: int,
-                                prefer: Sequence[str] = ()) -> Dict[str, List[Tuple[str, str]]]:
-        """At most ``limit`` edges per node: those to ``prefer`` nodes first, then others.
+    def get_nodes_edges_bounded(self, node_ids: Sequence[str], limit: int, prefer: Sequence[str] = (),
+                                degrees: Optional[Dict[str, int]] = None) -> Dict[str, List[Tuple[str, str]]]:
+        """At most ``limit`` edges per node: those to ``prefer`` nodes first, then others
+        (``degrees``: the nodes' degrees when the caller has read them already).
 
         A hub's 100k edges are never all read: a store that reads by key overrides this to
         look the preferred pairs up by key and take the rest with a ``LIMIT``."""

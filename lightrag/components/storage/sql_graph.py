@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import networkx as nx
 
@@ -214,12 +214,13 @@ class SQLGraphStorage(BaseGraphStorage):
                         neighbours[a][b] = None
         return {n: [(n, o) for o in neighbours[n]] if n in present else [] for n in wanted}
 
-    def get_nodes_edges_bounded(self, node_ids: Sequence[str], limit: int,
-                                prefer: Sequence[str] = ()) -> Dict[str, List[Pair]]:
+    def get_nodes_edges_bounded(self, node_ids: Sequence[str], limit: int, prefer: Sequence[str] = (),
+                                degrees: Optional[Mapping[str, int]] = None) -> Dict[str, List[Pair]]:
         wanted = list(dict.fromkeys(node_ids))
         if self._mine():
             return super().get_nodes_edges_bounded(wanted, limit, prefer)
-        degrees = self.node_degrees_batch(wanted)
+        if degrees is None or any(n not in degrees for n in wanted):
+            degrees = self.node_degrees_batch(wanted)
         small = [n for n in wanted if degrees[n] <= limit]
         bounded = super().get_nodes_edges_bounded(small, limit, prefer) if small else {}
         others = list(dict.fromkeys(prefer))
