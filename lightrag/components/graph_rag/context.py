@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from lightrag.components.graph_rag.chunk_choice import (  # noqa: F401 (query_similarities re-exported)
+    allot_chunk_ids,
     hub_chunk_choice,
     item_chunk_ids,
     query_similarities,
@@ -357,8 +358,10 @@ def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
     support: Counter = Counter()
     if by_relevance:
         sources.append(bridge_entities(stores, entities, relations))
-    chosen = hub_chunk_choice(stores.chunks_vdb, [i for items in sources for i in items],
-                              query_vector)
+    ranked_items = [i for items in sources for i in items]
+    chosen = allot_chunk_ids(ranked_items,
+                             hub_chunk_choice(stores.chunks_vdb, ranked_items, query_vector),
+                             floor=param.related_chunk_number)
     if by_relevance:
         support = chunk_support(*sources, chosen=chosen)
     known = {c["chunk_id"]: c for c in vector_chunks}

@@ -36,6 +36,7 @@ from lightrag.components.storage.networkx_graph import (
     busy_first_bfs,
     rank_labels,
 )
+from lightrag.components.storage.node_degrees import NodeDegrees
 from lightrag.components.storage.node_sources import NodeChunks, recent_ids, split_ids
 from lightrag.components.storage.sql_db import SQLDatabase
 
@@ -66,7 +67,7 @@ class SQLGraphStorage(BaseGraphStorage):
     them into existing ones; ``upsert_edge`` creates missing endpoints (without properties).
     """
 
-    _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges", "_sources")
+    _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges", "_sources", "_degrees")
 
     def __init__(self, db: SQLDatabase, namespace: str = "chunk_entity_relation", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
@@ -83,6 +84,7 @@ class SQLGraphStorage(BaseGraphStorage):
             db.execute("DROP INDEX IF EXISTS edges_tgt")
             db.execute("CREATE INDEX IF NOT EXISTS nodes_folded ON nodes (ns, LOWER(id))")
         object.__setattr__(self, "_sources", NodeChunks(db, namespace))
+        object.__setattr__(self, "_degrees", NodeDegrees(db, namespace))
         self._pending_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
         self._pending_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
         self.version = 0
@@ -252,13 +254,7 @@ class SQLGraphStorage(BaseGraphStorage):
         wanted = list(dict.fromkeys(node_ids))
         if self._mine() and self._pending_edges:
             return {n: len(e) for n, e in self.get_nodes_edges_batch(wanted).items()}
-        degrees = dict.fromkeys(wanted, 0)
-        for column in ("src", "tgt"):
-            for node, count in self._read_in(
-                    f"SELECT {column}, COUNT(*) FROM edges WHERE ns = ? AND {column} IN ({{in_}}) "
-                    f"GROUP BY {column}", wanted):
-                degrees[node] += int(count)
-        return degrees
+        return self._degrees.of(wanted)
 
     def node_degree(self, node_id: str) -> int:
         return self.node_degrees_batch([node_id])[node_id]
@@ -334,7 +330,16 @@ class SQLGraphStorage(BaseGraphStorage):
         return rank_labels(found, q, limit)
 
     def get_popular_labels(self, limit: int = 300) -> List[str]:
-        """Labels by degree, highest first (ties by name)."""
+        """Labels by degree, highest first (ties by name; nodes without edges last)."""
+        if not self._mine():
+            popular = self._degrees.highest(limit)
+            if len(popular) < limit:
+                chosen = set(popular)
+                isolated = [n for (n,) in self.db.read(
+                    "SELECT id FROM nodes WHERE ns = ? ORDER BY id", (self.namespace,))
+                    if n not in chosen]
+                popular += isolated[:limit - len(popular)]
+            return popular
         degrees: Dict[str, int] = dict.fromkeys(self._scan_nodes(), 0)
         for s, t in self._scan_edges():
             degrees[s] = degrees.get(s, 0) + 1
@@ -484,6 +489,7 @@ class SQLGraphStorage(BaseGraphStorage):
             ((ns, n, json.dumps(d, ensure_ascii=False)) for n, d in nodes.items() if d is not None))
         self.db.executemany("DELETE FROM nodes WHERE ns = ? AND id = ?",
                             ((ns, n) for n, d in nodes.items() if d is None))
+        self._degrees.add(self._degree_changes(edges))
         self.db.executemany(
             "INSERT INTO edges (ns, src, tgt, data) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (ns, src, tgt) DO UPDATE SET data = excluded.data",
@@ -493,6 +499,33 @@ class SQLGraphStorage(BaseGraphStorage):
                             ((ns, s, t) for (s, t), d in edges.items() if d is None))
         self.db.log_changes(self._log_name, ["*"])
         self.version += 1
+
+    def _degree_changes(self, edges: Mapping[Pair, Optional[Dict[str, Any]]]) -> Dict[str, int]:
+        """How the degree of each node changes when ``edges`` (pending writes) are written:
+        +1 per end of a new edge, -1 per end of a deleted one (read before the rows change)."""
+        stored = self._stored_pairs(list(edges))
+        changes: Dict[str, int] = {}
+        for (s, t), data in edges.items():
+            step = 1 if data is not None and (s, t) not in stored else (
+                -1 if data is None and (s, t) in stored else 0)
+            if step:
+                changes[s] = changes.get(s, 0) + step
+                changes[t] = changes.get(t, 0) + step
+        return changes
+
+    def _stored_pairs(self, pairs: Sequence[Pair]) -> Set[Pair]:
+        """Which of ``pairs`` (ordered as stored) are rows (by the primary key, no data read)."""
+        wanted = set(pairs)
+        found: Set[Pair] = set()
+        for start in range(0, len(pairs), _BATCH // 2):
+            part = pairs[start:start + _BATCH // 2]
+            srcs = list(dict.fromkeys(p[0] for p in part))
+            tgts = list(dict.fromkeys(p[1] for p in part))
+            found.update(p for p in self.db.read(
+                f"SELECT src, tgt FROM edges WHERE ns = ? AND src IN ({','.join('?' * len(srcs))}) "
+                f"AND tgt IN ({','.join('?' * len(tgts))})", (self.namespace, *srcs, *tgts))
+                if p in wanted)
+        return found
 
     def _forget(self) -> None:
         self._pending_nodes, self._pending_edges = {}, {}
@@ -506,5 +539,6 @@ class SQLGraphStorage(BaseGraphStorage):
             self.db.execute("DELETE FROM nodes WHERE ns = ?", (self.namespace,))
             self.db.execute("DELETE FROM edges WHERE ns = ?", (self.namespace,))
             self._sources.drop()
+            self._degrees.drop()
             self.db.log_changes(self._log_name, ["*"])
             self.version += 1

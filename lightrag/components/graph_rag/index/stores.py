@@ -39,6 +39,7 @@ STORE_TABLES: Dict[str, Tuple[str, ...]] = {
     "nodes": ("ns", "id"),
     "edges": ("ns", "src", "tgt"),
     "node_chunks": ("ns", "node", "chunk"),
+    "node_degrees": ("ns", "node"),
     "vectors": ("ns", "id"),
 }
 

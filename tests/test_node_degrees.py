@@ -1,0 +1,112 @@
+"""Node degrees are rows kept in step with the edges: a query reads them by key.
+
+Whatever a sequence of commits does (new edges, re-upserts of existing ones, deleted edges and
+nodes, rollbacks), every node's stored degree equals the count of its edges; a store written
+before the rows gets them when opened; the explorer's most connected labels come from them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+
+import pytest
+from pg_server import PostgresServer, skip_reason
+
+from lightrag.components.storage.sql_db import SQLiteDatabase
+from lightrag.components.storage.sql_graph import SQLGraphStorage
+
+PG_SKIP = skip_reason()
+DSN_ENV = "LIGHTRAG_TEST_DEGREES_DSN"
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    if PG_SKIP is not None:
+        pytest.skip(f"no PostgreSQL server: {PG_SKIP}")
+    server = PostgresServer.start()
+    os.environ[DSN_ENV] = server.dsn
+    try:
+        yield server
+    finally:
+        os.environ.pop(DSN_ENV, None)
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_db(request, tmp_path):
+    """A function opening the same database again (a new connection each call)."""
+    if request.param == "sqlite":
+        path = str(tmp_path / "g.sqlite3")
+        return lambda: SQLiteDatabase(path)
+    request.getfixturevalue("pg_server")
+    from lightrag.components.storage.postgres_db import PostgresDatabase
+
+    workspace = f"t_{uuid.uuid4().hex[:10]}"
+    return lambda: PostgresDatabase(dsn_env=DSN_ENV, workspace=workspace)
+
+
+def counted(graph: SQLGraphStorage) -> dict:
+    degrees: dict = {}
+    for s, t in graph.all_edge_pairs():
+        degrees[s] = degrees.get(s, 0) + 1
+        degrees[t] = degrees.get(t, 0) + 1
+    return degrees
+
+
+def test_degrees_follow_every_kind_of_change(open_db):
+    graph = SQLGraphStorage(open_db())
+    rng = random.Random(3)
+    names = [f"N{i}" for i in range(30)]
+    for step in range(40):
+        with graph.db.transaction():
+            pairs = {tuple(rng.sample(names, 2)): {"weight": float(step)} for _ in range(rng.randint(1, 8))}
+            graph.upsert_edges_batch(pairs)  # new edges and re-upserts of existing ones
+            graph.upsert_edges_batch(dict(list(pairs.items())[:1]))  # twice in one commit
+            if step % 5 == 4:
+                graph.remove_edges(rng.sample(graph.all_edge_pairs(), 3))
+            if step % 9 == 8:
+                graph.remove_nodes([rng.choice(names)])
+        expected = counted(graph)
+        assert graph.node_degrees_batch(names) == {n: expected.get(n, 0) for n in names}
+    reopened = SQLGraphStorage(open_db())
+    assert reopened.node_degrees_batch(names) == {n: expected.get(n, 0) for n in names}
+
+
+def test_a_rolled_back_commit_leaves_the_degrees(open_db):
+    graph = SQLGraphStorage(open_db())
+    graph.upsert_edges_batch({("Titan", "Saturn"): {}})
+    with pytest.raises(RuntimeError):
+        with graph.db.transaction():
+            graph.upsert_edges_batch({("Rhea", "Saturn"): {}, ("Mimas", "Saturn"): {}})
+            graph.remove_nodes(["Titan"])
+            raise RuntimeError("crash before the commit")
+    assert graph.node_degrees_batch(["Saturn", "Titan", "Rhea"]) == {"Saturn": 1, "Titan": 1, "Rhea": 0}
+
+
+def test_inside_its_transaction_the_writer_sees_its_own_degrees(open_db):
+    graph = SQLGraphStorage(open_db())
+    graph.upsert_edges_batch({("Titan", "Saturn"): {}})
+    with graph.db.transaction():
+        graph.upsert_edges_batch({("Rhea", "Saturn"): {}})
+        assert graph.node_degrees_batch(["Saturn"]) == {"Saturn": 2}
+
+
+def test_a_store_written_before_the_rows_gets_them_when_opened(open_db):
+    graph = SQLGraphStorage(open_db())
+    graph.upsert_edges_batch({("A", "B"): {}, ("A", "C"): {}, ("C", "D"): {}})
+    db = graph.db
+    with db.transaction():  # as an older version left it: edges only
+        db.execute("DELETE FROM node_degrees")
+        db.execute("DELETE FROM meta WHERE name LIKE 'node_degrees:%'")
+    assert SQLGraphStorage(open_db()).node_degrees_batch(["A", "B", "C", "D"]) == \
+        {"A": 2, "B": 1, "C": 2, "D": 1}
+
+
+def test_most_connected_labels_come_first_then_the_unconnected(open_db):
+    graph = SQLGraphStorage(open_db())
+    graph.upsert_edges_batch({("Hub", f"L{i}"): {} for i in range(4)} | {("L0", "L1"): {}})
+    graph.upsert_node("Alone", {"entity_type": "x"})
+    assert graph.get_popular_labels(3) == ["Hub", "L0", "L1"]
+    assert graph.get_popular_labels(10) == ["Hub", "L0", "L1", "L2", "L3", "Alone"]
