@@ -19,10 +19,11 @@ Two halves, so that the expensive one can run elsewhere:
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -40,8 +41,14 @@ from lightrag.components.graph_rag.usage import usage_since, usage_snapshot
 
 log = logging.getLogger(__name__)
 
+#: Entities and relations embedded per round of the flush after each part: the synonym search of
+#: a round's new entity names scores them against every stored name at once, so its memory is
+#: this many rows times the names in the store.
+PART_VECTOR_ROUND = 512
+
 CachedLookup = Callable[[str, TextChunkSchema], Optional[ExtractionResult]]
 ChunkDone = Callable[[str], None]
+ChunkStream = Iterator[Tuple[str, TextChunkSchema]]
 
 
 @dataclass
@@ -60,7 +67,11 @@ class SourceDocument:
 @dataclass
 class PreparedDocument:
     """A document ready to record: its chunks, their vectors and one extraction per chunk, or
-    the ``error`` that stopped it."""
+    the ``error`` that stopped it.
+
+    A document chunked in parts (:meth:`DocumentPreparer.chunk` given ``part_chunks``) holds
+    its first part in ``chunks`` and the chunks after it in ``rest``, not cut yet (``None``
+    when ``chunks`` is the whole document); ``text_chars`` is its text's length."""
 
     doc_id: str
     content_hash: str
@@ -68,6 +79,16 @@ class PreparedDocument:
     vectors: Optional[np.ndarray] = None
     extractions: List[ExtractionResult] = field(default_factory=list)
     error: Optional[str] = None
+    rest: Optional[ChunkStream] = None
+    text_chars: int = 0
+
+    def estimated_chunks(self) -> int:
+        """How many chunks the whole document has: exact unless ``rest`` is still to be cut,
+        then extrapolated from the characters of the chunks cut so far."""
+        if self.rest is None or not self.chunks:
+            return len(self.chunks)
+        chars = sum(len(c.content) for c in self.chunks.values())
+        return max(len(self.chunks) + 1, round(self.text_chars * len(self.chunks) / max(chars, 1)))
 
 
 def _no_cache(chunk_id: str, chunk: TextChunkSchema) -> None:
@@ -76,6 +97,16 @@ def _no_cache(chunk_id: str, chunk: TextChunkSchema) -> None:
 
 def _ignore(doc_id: str) -> None:
     return None
+
+
+def iter_chunks(chunker: Any, doc: SourceDocument) -> ChunkStream:
+    """``(chunk id, chunk)`` pairs of ``doc``: cut as they are consumed when the chunker has
+    ``iter_chunks`` (:meth:`Chunker.iter_chunks <lightrag.components.graph_rag.chunking.Chunker.
+    iter_chunks>`), else from the dict ``chunker(doc_id, text, file_path)`` returns."""
+    stream = getattr(chunker, "iter_chunks", None)
+    if stream is not None:
+        return iter(stream(doc.doc_id, doc.text, doc.file_path))
+    return iter(chunker(doc.doc_id, doc.text, doc.file_path).items())
 
 
 class DocumentPreparer:
@@ -102,9 +133,12 @@ class DocumentPreparer:
         """:meth:`chunk` then :meth:`complete` ``docs``."""
         return await self.complete(self.chunk(docs), llm_limit, cached, chunk_done)
 
-    def chunk(self, docs: Sequence[SourceDocument]) -> List[PreparedDocument]:
-        """Cut each document into chunks; one whose chunking fails gets ``error`` set."""
-        return [self._chunk(doc) for doc in docs]
+    def chunk(self, docs: Sequence[SourceDocument],
+              part_chunks: Optional[int] = None) -> List[PreparedDocument]:
+        """Cut each document into chunks; one whose chunking fails gets ``error`` set. Given
+        ``part_chunks``, a document of more chunks is cut only that far: the rest is left in
+        its ``rest`` stream, cut as it is read."""
+        return [self._chunk(doc, part_chunks) for doc in docs]
 
     async def complete(self, prepared: List[PreparedDocument], llm_limit: asyncio.Semaphore,
                        cached: CachedLookup = _no_cache,
@@ -132,10 +166,17 @@ class DocumentPreparer:
             row += count
         return prepared
 
-    def _chunk(self, doc: SourceDocument) -> PreparedDocument:
-        prepared = PreparedDocument(doc.doc_id, doc.content_hash)
+    def _chunk(self, doc: SourceDocument, part_chunks: Optional[int]) -> PreparedDocument:
+        prepared = PreparedDocument(doc.doc_id, doc.content_hash, text_chars=len(doc.text))
         try:
-            prepared.chunks = self.chunker(doc.doc_id, doc.text, doc.file_path)
+            stream = iter_chunks(self.chunker, doc)
+            if part_chunks is None:
+                prepared.chunks = dict(stream)
+                return prepared
+            head = list(itertools.islice(stream, part_chunks + 1))
+            if len(head) > part_chunks:
+                prepared.rest = itertools.chain(head[part_chunks:], stream)
+            prepared.chunks = dict(head[:part_chunks])
         except Exception as e:
             log.exception("chunking %s failed", doc.doc_id)
             prepared.error = f"chunking failed: {type(e).__name__}: {e}"
@@ -182,9 +223,10 @@ class InsertPipeline:
         batch_size: documents prepared together (each still committed on its own).
         vector_flush_size: entity/relation vectors are embedded when this many are queued, and
             at the end.
-        part_chunks: a document of more chunks is embedded, extracted and committed this many
-            chunks at a time (one transaction each), so a huge document needs memory for one
-            part, not for all of it.
+        part_chunks: a document of more chunks is cut, embedded, extracted and committed
+            this many chunks at a time (one transaction each), its entity and relation vectors
+            written after each part, so a huge document needs memory for one part, not for all
+            of it (:meth:`commit_in_parts`).
         progress_state: ``doc_id -> {"stage", "chunks_total", "chunks_done"}`` kept up to date
             while a document is processed (the server shows it).
     """
@@ -212,9 +254,9 @@ class InsertPipeline:
         try:
             for start in range(0, len(doc_ids), self.batch_size):
                 docs = await self.read(doc_ids[start:start + self.batch_size], result)
-                chunked = self.preparer.chunk(docs)
+                chunked = self.preparer.chunk(docs, self.part_chunks)
                 await self.mark_processing(chunked)
-                large = [d for d in chunked if d.error is None and len(d.chunks) > self.part_chunks]
+                large = [d for d in chunked if d.error is None and d.rest is not None]
                 small = [d for d in chunked if all(d is not x for x in large)]
                 prepared = await self.preparer.complete(
                     small, llm_limit, self.index.cached_extraction, self._chunk_done)
@@ -241,30 +283,63 @@ class InsertPipeline:
 
     async def commit_in_parts(self, doc: PreparedDocument, result: InsertResult,
                               llm_limit: asyncio.Semaphore) -> RecordResult:
-        """Embed, extract and record a large document ``part_chunks`` chunks at a time."""
-        ids = list(doc.chunks)
+        """Cut, embed, extract and record a large document ``part_chunks`` chunks at a time.
+
+        Each part is one transaction (:meth:`GraphIndex.record
+        <lightrag.components.graph_rag.index.GraphIndex.record>` with ``part``/``final``) and
+        its entity and relation vectors are written right after it; what is kept from part to
+        part is the chunk ids (for the last part's ``all_chunks``) and the names of the
+        entities and relations touched, never the texts, vectors or extractions of an earlier
+        part. A document whose chunking fails in a later part is failed.
+        """
+        stream, piece = doc.rest, PreparedDocument(doc.doc_id, doc.content_hash, doc.chunks)
+        doc.chunks, doc.rest = {}, None
+        ids: List[str] = []
         touched: Dict[str, None] = {}
         related: Dict[Tuple[str, str], None] = {}
         recorded = RecordResult(doc_id=doc.doc_id)
-        for part, start in enumerate(range(0, len(ids), self.part_chunks)):
-            piece = PreparedDocument(doc.doc_id, doc.content_hash,
-                                     {c: doc.chunks[c] for c in ids[start:start + self.part_chunks]})
+        for part in itertools.count():
+            ids.extend(piece.chunks)
+            following = self._next_part(doc, stream)
+            self._track_total(doc.doc_id, len(ids) + len(following.chunks), not following.chunks)
+            if following.error is not None:
+                return await self.commit(following, result)
             await self.preparer.complete([piece], llm_limit, self.index.cached_extraction,
                                          self._chunk_done)
-            final = start + self.part_chunks >= len(ids)
             if piece.error is not None:
                 return await self.commit(piece, result)
-            recorded = await self.index.record(doc.doc_id, piece.chunks, piece.vectors, piece.extractions,
-                                               doc.content_hash, part=part, final=final, all_chunks=ids)
+            final = not following.chunks
+            recorded = await self.index.record(doc.doc_id, piece.chunks, piece.vectors,
+                                               piece.extractions, doc.content_hash, part=part,
+                                               final=final, all_chunks=ids)
             touched.update(dict.fromkeys(recorded.entities))
             related.update(dict.fromkeys(recorded.relations))
-            if recorded.status == SUPERSEDED:
+            if recorded.status == SUPERSEDED or final:
                 break
-            await self._flush_vectors()
+            await self.index.index_pending(limit=PART_VECTOR_ROUND)
+            piece = following
         recorded.chunks, recorded.entities, recorded.relations = len(ids), list(touched), list(related)
         self.progress_state.pop(doc.doc_id, None)
         result.add(recorded)
         return recorded
+
+    def _next_part(self, doc: PreparedDocument, stream: Optional[ChunkStream]) -> PreparedDocument:
+        """The next ``part_chunks`` chunks of ``stream`` (none: the document is done), or the
+        ``error`` that cutting them raised."""
+        following = PreparedDocument(doc.doc_id, doc.content_hash)
+        try:
+            following.chunks = dict(itertools.islice(stream or iter(()), self.part_chunks))
+        except Exception as e:
+            log.exception("chunking %s failed", doc.doc_id)
+            following.error = f"chunking failed: {type(e).__name__}: {e}"
+        return following
+
+    def _track_total(self, doc_id: str, cut: int, finished: bool) -> None:
+        """Correct the estimated progress total of a document cut in parts: ``cut`` chunks so
+        far, all of them when ``finished``."""
+        state = self.progress_state.get(doc_id)
+        if state is not None:
+            state["chunks_total"] = cut if finished else max(state["chunks_total"], cut)
 
     async def read(self, doc_ids: Sequence[str], result: InsertResult) -> List[SourceDocument]:
         """The stored texts of ``doc_ids``; a missing one is failed at once."""
@@ -278,15 +353,19 @@ class InsertPipeline:
         return docs
 
     async def mark_processing(self, docs: Sequence[PreparedDocument]) -> None:
-        """Set the chunked documents PROCESSING (one transaction) and track their progress."""
+        """Set the chunked documents PROCESSING (one transaction) and track their progress (a
+        document still being cut gets its chunk count when it is recorded, and an estimated
+        progress total until then)."""
         ready = [d for d in docs if d.error is None]
         for doc in ready:
             self.progress_state[doc.doc_id] = {"stage": "extracting",
-                                               "chunks_total": len(doc.chunks), "chunks_done": 0}
+                                               "chunks_total": doc.estimated_chunks(),
+                                               "chunks_done": 0}
         if ready:
             await self.index.aset_statuses(
                 {d.doc_id: {"status": DocStatus.PROCESSING, "error_msg": None,
-                            "chunks_count": len(d.chunks)} for d in ready},
+                            "chunks_count": None if d.rest is not None else len(d.chunks)}
+                 for d in ready},
                 {d.doc_id: d.content_hash for d in ready})
 
     async def commit(self, doc: PreparedDocument, result: InsertResult) -> RecordResult:
