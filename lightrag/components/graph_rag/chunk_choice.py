@@ -60,13 +60,14 @@ HUB_SCAN_BUDGET = 4096
 
 def hub_chunk_choice(chunks_vdb: Any, items: Sequence[Dict[str, Any]],
                      query_vector: Optional[np.ndarray],
-                     budget: int = HUB_SCAN_BUDGET) -> Dict[str, tuple]:
+                     budget: Optional[int] = None) -> Dict[str, tuple]:
     """For the hubs among ``items`` (citing more than ``MAX_CHUNKS_PER_ITEM`` chunks), best
     ranked first while ``budget`` chunk vectors last: the ``MAX_CHUNKS_PER_ITEM`` of a hub's
     latest ``HUB_SCAN_CHUNKS`` chunks most similar to the query, keyed by its ``source_id``
     text. One vector look-up for all hubs."""
     if query_vector is None:
         return {}
+    budget = HUB_SCAN_BUDGET if budget is None else budget
     hubs: Dict[str, tuple] = {}
     for item in items:
         source = str(item.get("source_id") or "")
@@ -94,11 +95,12 @@ CITED_BUDGET = 4096
 
 
 def allot_chunk_ids(items: Sequence[Dict[str, Any]], chosen: Dict[str, tuple], floor: int,
-                    budget: int = CITED_BUDGET) -> Dict[str, tuple]:
+                    budget: Optional[int] = None) -> Dict[str, tuple]:
     """``chosen`` (from :func:`hub_chunk_choice`) extended so that the ids of all ``items``
     together stay within ``budget``: in order, each item keeps its ids (at most
     ``MAX_CHUNKS_PER_ITEM``) while the budget lasts; once it is spent, an item keeps its first
     ``floor`` (a hub's most similar to the query, another item's most recent)."""
+    budget = CITED_BUDGET if budget is None else budget
     allotted = dict(chosen)
     seen: set = set()
     for item in items:

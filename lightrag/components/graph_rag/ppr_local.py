@@ -56,23 +56,23 @@ def neighbourhood(graph: Any, seed_names: Sequence[str], seed_chunks: Sequence[s
     """``(entity, its passages in the neighbourhood)`` records for :meth:`PassageGraph.build`."""
     hop1 = list(dict.fromkeys(seed_names))
     chunk_entities = graph.chunk_entities(list(dict.fromkeys(seed_chunks)))
+    known = set(hop1)
     for names in chunk_entities.values():
-        hop1.extend(n for n in names if n not in hop1)
+        fresh = [n for n in names if n not in known]
+        known.update(fresh)
+        hop1.extend(fresh)
     passages: Dict[str, None] = dict.fromkeys(seed_chunks)
-    edges: Dict[str, List[str]] = {}
+    edges: Dict[str, Dict[str, None]] = {}
     for name, node in graph.get_nodes_batch(hop1).items():
         recent = split_field(node.get("source_id"))[-ENTITY_CHUNKS:]
-        edges[name] = recent
-        passages.update(dict.fromkeys(recent))
+        edges[name] = dict.fromkeys(recent)
+        passages.update(edges[name])
     taken = list(passages)[:MAX_PASSAGES]
     inside = set(taken)
-    for chunk, names in graph.chunk_entities([c for c in taken if c not in chunk_entities]).items():
-        chunk_entities[chunk] = names
+    chunk_entities.update(graph.chunk_entities([c for c in taken if c not in chunk_entities]))
     for chunk in taken:
-        for name in chunk_entities.get(chunk, []):
-            chunks = edges.setdefault(name, [])
-            if chunk not in chunks:
-                chunks.append(chunk)
+        for name in chunk_entities.get(chunk, ()):
+            edges.setdefault(name, {})[chunk] = None
     return [(name, [c for c in chunks if c in inside]) for name, chunks in edges.items()]
 
 

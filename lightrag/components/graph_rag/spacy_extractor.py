@@ -46,7 +46,7 @@ from lightrag.components.graph_rag.schemas import (
     relation_key,
 )
 from lightrag.core.component import Component
-from lightrag.utils.lazy_import import OptionalPackages, safe_import
+from lightrag.utils.spacy_import import import_spacy
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ ChunkInput = Union[Mapping[str, Any], Sequence[Sequence[str]]]
 def load_spacy_model(name: str = DEFAULT_SPACY_MODEL) -> Any:
     """Load a spaCy pipeline once per process: a package name or a model directory. If one of
     the two English small-model names fails, the other is tried."""
-    spacy = safe_import(*OptionalPackages.SPACY.value)
+    spacy = import_spacy()
     candidates = [name] + [alt for alt in _MODEL_ALTERNATIVES if name in _MODEL_ALTERNATIVES and alt != name]
     errors: List[str] = []
     for candidate in candidates:

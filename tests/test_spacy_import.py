@@ -1,0 +1,67 @@
+"""spaCy's small pipeline loads without importing torch, and nothing else is refused torch.
+
+Each case runs in a fresh interpreter: whether torch is imported is a property of a process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
+
+LOAD_AND_EXTRACT = """
+import json, sys
+from lightrag.components.graph_rag.spacy_extractor import load_spacy_model
+nlp = load_spacy_model()
+doc = nlp("Marie Curie worked in Paris with Pierre Curie.")
+torch_after_spacy = "torch" in sys.modules
+import torch
+print(json.dumps({"ents": [(e.text, e.label_) for e in doc.ents], "torch_after_spacy": torch_after_spacy,
+                  "torch_works": float(torch.ones(2).sum()) == 2.0}))
+"""
+
+
+def run(code: str, **env: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, **env}, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_small_pipeline_runs_without_torch_and_torch_imports_afterwards():
+    result = run(LOAD_AND_EXTRACT)
+    assert result["torch_after_spacy"] is False
+    assert result["torch_works"] is True
+    assert ["Marie Curie", "PERSON"] in result["ents"] and ["Paris", "GPE"] in result["ents"]
+
+
+def test_the_environment_switch_imports_spacy_the_usual_way():
+    result = run(LOAD_AND_EXTRACT, LIGHTRAG_SPACY_TORCH="1")
+    assert result["torch_after_spacy"] is True
+    assert ["Marie Curie", "PERSON"] in result["ents"]
+
+
+def test_another_thread_importing_torch_meanwhile_is_not_refused():
+    code = """
+import json, threading
+from lightrag.utils.spacy_import import import_spacy
+errors = []
+def load_torch():
+    try:
+        import torch
+        torch.ones(1)
+    except Exception as e:
+        errors.append(repr(e))
+t = threading.Thread(target=load_torch)
+t.start()
+spacy = import_spacy()
+t.join()
+print(json.dumps({"errors": errors, "spacy": spacy.__name__}))
+"""
+    result = run(code)
+    assert result == {"errors": [], "spacy": "spacy"}
