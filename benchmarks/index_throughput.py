@@ -1,6 +1,7 @@
-"""Real-model indexing throughput per MiniLM backend (torch, onnx, onnx-int8) on MuSiQue-100.
+"""Real-model indexing throughput per MiniLM backend (torch, onnx, onnx-int8-ffn, onnx-int8) on
+MuSiQue-100.
 
-Three measurements, each a subcommand:
+Four measurements, each a subcommand:
 
 - ``embed``: texts/s of ``LocalEmbedderClient.encode`` for each backend on the first N passages
   (``"title\\ntext"``) at several sizes, the backends run alternately in one process (the torch
@@ -9,6 +10,8 @@ Three measurements, each a subcommand:
 - ``index``: passages/s of ``GraphRAG.insert`` of the first N passages (what ``lightrag index``
   runs: chunk, embed chunks, spaCy extraction, merge, entity and relation vectors) with the real
   packaged models, one fresh working directory per backend and size, backends alternated.
+- ``profile``: where one ``index`` run of N passages spends its time: spaCy extraction, the
+  embedder's tokenising and model runs, and the tokens it ran (real and padded).
 - ``quality``: MuSiQue-100 passage Recall@2/@5 per query mode for one backend, the store built by
   ``benchmarks/graph_rag_quality.py``'s own ``build_store`` and scored by its ``evaluate`` (the
   same numbers as that script, which always uses the torch backend), the build time included.
@@ -21,6 +24,7 @@ Usage::
 
     .venv/bin/python benchmarks/index_throughput.py embed --sizes 200 600 1890
     .venv/bin/python benchmarks/index_throughput.py index --sizes 200 600 1890
+    .venv/bin/python benchmarks/index_throughput.py profile --sizes 300 --backends onnx
     .venv/bin/python benchmarks/index_throughput.py quality --backend onnx-int8 --json /tmp/q.json
 """
 
@@ -102,7 +106,8 @@ def index_once(texts: List[str], backend: str, workdir: Path) -> Dict[str, Any]:
     status = rag.status()
     shutil.rmtree(workdir, ignore_errors=True)
     return {"seconds": seconds, "passages_per_s": len(texts) / seconds, "failed": len(result.failed),
-            "entities": status["entities"], "relations": status["relations"]}
+            "entities": status["entities"], "relations": status["relations"],
+            "load": round(os.getloadavg()[0], 2)}
 
 
 def bench_index(texts: List[str], sizes: List[int], backends: List[str], repeat: int) -> Dict[str, Any]:
@@ -123,8 +128,64 @@ def bench_index(texts: List[str], sizes: List[int], backends: List[str], repeat:
             results[str(size)] = runs
             print(f"[index] {size} passages: " + ", ".join(
                 f"{b} {r['seconds']:.1f} s = {r['passages_per_s']:.2f}/s (x{r['speedup']:.2f}; "
-                f"{r['entities']} entities, {r['relations']} relations)" for b, r in runs.items()),
+                f"{r['entities']} entities, {r['relations']} relations; load {r['load']})"
+                for b, r in runs.items()),
                 flush=True)
+    return results
+
+
+def bench_profile(texts: List[str], sizes: List[int], backends: List[str], repeat: int) -> Dict[str, Any]:
+    """Wall seconds of one ``index`` run per backend and size, split by stage: spaCy's
+    ``extract_many``, the embedder's model runs (``session.run``, or torch's ``encode``) and
+    tokenising, with the embedder's real and padded tokens (onnx backends)."""
+    from lightrag.components.graph_rag.spacy_extractor import SpacyEntityExtractor
+    from lightrag.components.onnx_encoder import encoder as onnx_encoder
+
+    spent: Dict[str, float] = {}
+    counts: Dict[str, int] = {}
+
+    def timed(name: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
+        return wrapper
+
+    def encode_batch(self: Any, encoded: Any) -> Any:
+        widths = [len(ids) for ids, _ in encoded]
+        counts["tokens"] = counts.get("tokens", 0) + sum(widths)
+        counts["padded"] = counts.get("padded", 0) + max(widths) * len(widths)
+        counts["runs"] = counts.get("runs", 0) + 1
+        return original_batch(self, encoded)
+
+    original_batch = onnx_encoder.OnnxSentenceEncoder._encode_batch
+    original_encode = LocalEmbedderClient.encode
+    original_extract = SpacyEntityExtractor.extract_many
+    onnx_encoder.OnnxSentenceEncoder._encode_batch = timed("model runs", encode_batch)
+    LocalEmbedderClient.encode = timed("embedder encode", original_encode)
+    SpacyEntityExtractor.extract_many = timed("spacy", original_extract)
+    results: Dict[str, Any] = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for backend in backends:
+                index_once(texts[:20], backend, Path(tmp) / "warm")
+                for size in sizes:
+                    spent.clear()
+                    counts.clear()
+                    run = index_once(texts[:size], backend, Path(tmp) / f"{backend}-{size}")
+                    row = {**run, **{f"{k} s": round(v, 2) for k, v in spent.items()}, **counts}
+                    row["other s"] = round(run["seconds"] - spent.get("spacy", 0.0)
+                                           - spent.get("embedder encode", 0.0), 2)
+                    results[f"{backend}-{size}"] = row
+                    print(f"[profile] {backend} {size} passages: " + ", ".join(
+                        f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()),
+                        flush=True)
+    finally:
+        onnx_encoder.OnnxSentenceEncoder._encode_batch = original_batch
+        LocalEmbedderClient.encode = original_encode
+        SpacyEntityExtractor.extract_many = original_extract
     return results
 
 
@@ -147,7 +208,7 @@ def bench_quality(data: Path, backend: str, workdir: Path) -> Dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["embed", "index", "quality"])
+    parser.add_argument("what", choices=["embed", "index", "profile", "quality"])
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--sizes", nargs="+", type=int, default=[200, 600, 1890])
     parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS),
@@ -169,7 +230,7 @@ def main() -> None:
     else:
         texts = passages(data)
         sizes = [min(s, len(texts)) for s in args.sizes]
-        bench = bench_embed if args.what == "embed" else bench_index
+        bench = {"embed": bench_embed, "index": bench_index, "profile": bench_profile}[args.what]
         results = bench(texts, sizes, args.backends, args.repeat)
     results = {"command": " ".join(sys.argv), "cpus": os.cpu_count(), "results": results}
     if args.json:

@@ -25,6 +25,7 @@ pytest.importorskip("sentence_transformers")
 from lightrag.components.onnx_encoder.encoder import (  # noqa: E402
     OnnxSentenceEncoder,
     check_mean_pooling_model,
+    token_batches,
 )
 from lightrag.components.onnx_encoder.export import exported_model  # noqa: E402
 
@@ -78,6 +79,8 @@ def _torch_vectors(folder: Path, texts: list[str]) -> np.ndarray:
 def test_unknown_backend_is_refused():
     with pytest.raises(ValueError, match="unknown embedder backend 'tensorflow'.*onnx-int8"):
         LocalEmbedderClient(backend="tensorflow")
+    with pytest.raises(ValueError, match="onnx-int8-ffn"):
+        LocalEmbedderClient(backend="onnx-int9")
 
 
 def test_only_mean_pooling_models_are_accepted(tiny_model: Path, tmp_path: Path):
@@ -118,6 +121,40 @@ def test_int8_model_stays_close(tiny_model: Path, cache: Path):
     assert cosine.min() > 0.95
 
 
+def test_int8_ffn_quantises_the_feed_forward_up_projections_only(tiny_model: Path, cache: Path):
+    import onnx
+
+    encoder = OnnxSentenceEncoder(tiny_model, quantize="int8-ffn", cache_dir=cache)
+    assert encoder.path.name == "model_int8_ffn.onnx"
+    nodes = onnx.load(str(encoder.path)).graph.node
+    integer = [n for n in nodes if n.op_type in ("MatMulInteger", "DynamicQuantizeMatMul")]
+    assert len(integer) == 2 and all("intermediate" in n.name for n in integer)  # two layers
+    assert any(n.op_type == "Attention" for n in nodes)  # attention stays float32
+    cosine = (encoder.encode(TEXTS) * _torch_vectors(tiny_model, TEXTS)).sum(axis=1)
+    assert cosine.min() > 0.98
+    with pytest.raises(ValueError, match="unknown quantisation 'int4'"):
+        exported_model(tiny_model, quantize="int4", cache_dir=cache)
+
+
+def test_token_batches_group_similar_lengths_within_the_token_budget():
+    lengths = [5, 200, 7, 120, 5, 6, 300, 1]
+    batches = token_batches(lengths, batch_size=3, max_tokens=400)
+    assert sorted(int(i) for b in batches for i in b) == list(range(len(lengths)))
+    assert [[lengths[i] for i in b] for b in batches] == [[300], [200, 120], [7, 6, 5], [5, 1]]
+    assert all(len(b) * max(lengths[i] for i in b) <= 400 for b in batches)
+    assert [len(b) for b in token_batches([1000], 8, 10)] == [1]  # one text over the budget still runs
+    assert token_batches([], 8, 10) == []
+
+
+def test_batching_does_not_change_vectors(tiny_model: Path, cache: Path):
+    texts = [("word " * n).strip() for n in (1, 40, 3, 200, 2, 17)]
+    whole = OnnxSentenceEncoder(tiny_model, cache_dir=cache, max_batch_tokens=10**6).encode(texts)
+    small = OnnxSentenceEncoder(tiny_model, cache_dir=cache, max_batch_tokens=64).encode(texts, batch_size=2)
+    np.testing.assert_allclose(whole, small, atol=1e-5)
+    with pytest.raises(ValueError, match="max_batch_tokens"):
+        OnnxSentenceEncoder(tiny_model, cache_dir=cache, max_batch_tokens=0)
+
+
 def test_order_and_bad_input(tiny_model: Path, cache: Path):
     encoder = OnnxSentenceEncoder(tiny_model, cache_dir=cache)
     together = encoder.encode(TEXTS, batch_size=3)
@@ -130,7 +167,7 @@ def test_order_and_bad_input(tiny_model: Path, cache: Path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("backend,floor", [("onnx", 0.9999), ("onnx-int8", 0.97)])
+@pytest.mark.parametrize("backend,floor", [("onnx", 0.9999), ("onnx-int8-ffn", 0.99), ("onnx-int8", 0.97)])
 def test_real_minilm_onnx_backends_match_torch(backend: str, floor: float):
     texts = ["Jupiter is the largest planet in the solar system.",
              "The biggest planet orbiting the Sun is Jupiter.",

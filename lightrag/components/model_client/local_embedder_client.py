@@ -8,8 +8,9 @@ per process.
 
 ``backend`` picks what runs the model: ``"torch"`` (sentence-transformers, the default),
 ``"onnx"`` (the same model exported once to ONNX and run by ONNX Runtime: the same vectors,
-cosine > 0.9999) or ``"onnx-int8"`` (its dynamic int8 quantisation: the fastest, vectors within a
-mean cosine of about 0.994); where they cannot run (no ``onnxruntime``, no ``onnx`` package to
+cosine > 0.9999), ``"onnx-int8-ffn"`` (int8 in the feed-forward up-projections only: vectors
+within a mean cosine of about 0.998) or ``"onnx-int8"`` (every MatMul int8: the fastest, vectors
+within a mean cosine of about 0.994); where they cannot run (no ``onnxruntime``, no ``onnx`` package to
 export with, no writable cache) they warn and run torch. See
 :mod:`~lightrag.components.onnx_encoder.encoder` and ``docs/benchmarks/index_throughput.md``
 for speed and MuSiQue-100 recall per backend.
@@ -45,7 +46,8 @@ __all__ = ["BACKENDS", "DEFAULT_LOCAL_EMBEDDER", "LocalEmbedderClient", "load_on
 log = logging.getLogger(__name__)
 
 DEFAULT_LOCAL_EMBEDDER = "all-MiniLM-L6-v2"
-BACKENDS = ("torch", "onnx", "onnx-int8")
+BACKENDS = ("torch", "onnx", "onnx-int8-ffn", "onnx-int8")
+_QUANTIZE = {"onnx": "", "onnx-int8-ffn": "int8-ffn", "onnx-int8": "int8"}
 ONNX_HINT = "The onnx embedder backends need the `onnx` extra: pip install -e '.[local,onnx]'"
 
 
@@ -77,8 +79,9 @@ def local_model_dir(model: str) -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def load_onnx_encoder(model: str, quantize: bool, threads: Optional[int] = None) -> Any:
-    """Load (exporting on first use) the ONNX Runtime encoder of ``model`` once per process."""
+def load_onnx_encoder(model: str, quantize: bool | str, threads: Optional[int] = None) -> Any:
+    """Load (exporting on first use) the ONNX Runtime encoder of ``model`` once per process
+    (``quantize``: ``""`` float32, ``"int8"`` or ``"int8-ffn"``)."""
     safe_import("onnxruntime", ONNX_HINT)
     return OnnxSentenceEncoder(local_model_dir(model), quantize=quantize, threads=threads)
 
@@ -89,7 +92,8 @@ class LocalEmbedderClient(ModelClient):
     Args:
         model: ``"all-MiniLM-L6-v2"`` (packaged, default), a model id or a local folder.
         device: torch device, ``"cpu"`` by default (the onnx backends run on the CPU).
-        backend: ``"torch"``, ``"onnx"`` or ``"onnx-int8"`` (see the module docstring).
+        backend: ``"torch"``, ``"onnx"``, ``"onnx-int8-ffn"`` or ``"onnx-int8"`` (see the
+            module docstring).
         threads: CPU threads of the onnx backends (``None``: one per core).
         batch_size: texts per forward pass.
         normalize: return unit vectors.
@@ -127,7 +131,7 @@ class LocalEmbedderClient(ModelClient):
                         "%s with torch instead. %s", self.backend, self.model, ONNX_HINT)
         elif self.backend != "torch":
             try:
-                return load_onnx_encoder(self.model, self.backend == "onnx-int8", self.threads)
+                return load_onnx_encoder(self.model, _QUANTIZE[self.backend], self.threads)
             except (ImportError, OSError) as e:  # no onnx package to export with, cache not writable
                 log.warning("embedder backend %r unavailable for %s (%s); running it with torch",
                             self.backend, self.model, e)

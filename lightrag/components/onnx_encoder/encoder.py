@@ -18,7 +18,7 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -26,7 +26,14 @@ from lightrag.components.onnx_encoder.export import exported_model
 
 log = logging.getLogger(__name__)
 
-__all__ = ["OnnxSentenceEncoder", "check_mean_pooling_model"]
+__all__ = ["OnnxSentenceEncoder", "check_mean_pooling_model", "token_batches"]
+
+Encoded = Tuple[List[int], List[int]]
+"""One text's ``(input_ids, token_type_ids)``."""
+
+DEFAULT_BATCH_TOKENS = 2048
+"""Padded tokens per model run: batches of short texts stay large, long texts go a few at a
+time (see ``docs/benchmarks/index_throughput.md``)."""
 
 _KNOWN_MODULES = (
     "sentence_transformers.models.Transformer",
@@ -67,13 +74,19 @@ class OnnxSentenceEncoder:
 
     Args:
         model_dir: a local sentence-transformers model folder.
-        quantize: run the dynamic int8 model instead of float32.
+        quantize: run a dynamic int8 model instead of float32: ``"int8"`` (or ``True``, every
+            MatMul) or ``"int8-ffn"`` (the feed-forward up-projections only).
         threads: ONNX Runtime intra-op threads (``None``: one per core).
         cache_dir: where exports are cached (default ``~/.cache/lightrag``).
+        max_batch_tokens: padded tokens per model run (a batch of long texts holds fewer texts).
+        spin: let ONNX Runtime's idle threads busy-wait for work (a little faster on an idle
+            machine; off by default, as spinning threads take CPU from the rest of an indexing
+            run and from other processes).
     """
 
-    def __init__(self, model_dir: str | os.PathLike[str], quantize: bool = False,
-                 threads: Optional[int] = None, cache_dir: Optional[str | os.PathLike[str]] = None) -> None:
+    def __init__(self, model_dir: str | os.PathLike[str], quantize: bool | str = False,
+                 threads: Optional[int] = None, cache_dir: Optional[str | os.PathLike[str]] = None,
+                 max_batch_tokens: int = DEFAULT_BATCH_TOKENS, spin: bool = False) -> None:
         import onnxruntime as ort
 
         self.model_dir = Path(model_dir)
@@ -84,62 +97,93 @@ class OnnxSentenceEncoder:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         if threads:
             options.intra_op_num_threads = int(threads)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "1" if spin else "0")
+        if max_batch_tokens < 1:
+            raise ValueError(f"max_batch_tokens must be at least 1, got {max_batch_tokens}")
+        self.max_batch_tokens = int(max_batch_tokens)
         self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
         self.input_names = [i.name for i in self.session.get_inputs()]
-        self.tokenizer = _fast_tokenizer(self.model_dir, self.max_seq_length)
+        self.tokenizer, self.pad_id = _fast_tokenizer(self.model_dir, self.max_seq_length)
         self.dimension = int(self.session.get_outputs()[0].shape[-1])
         log.info("ONNX encoder %s (%s) ready", self.model_dir.name, self.path.name)
 
     def encode(self, texts: Sequence[str], batch_size: int = 64, normalize: bool = True) -> np.ndarray:
-        """A float32 matrix with one (unit, if ``normalize``) row per text, in input order."""
+        """A float32 matrix with one (unit, if ``normalize``) row per text, in input order.
+
+        All texts are tokenised first; the model then runs on batches of texts of similar token
+        length (:func:`token_batches`: at most ``batch_size`` texts and about
+        :attr:`max_batch_tokens` padded tokens each), so little of its work is padding."""
         if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
             raise TypeError("encode takes a sequence of str")
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        for start in range(0, len(texts), batch_size):
-            rows = order[start : start + batch_size]
-            out[rows] = self._encode_batch([texts[i] for i in rows])
+        encoded = self.tokenizer(list(texts))
+        lengths = [len(ids) for ids, _ in encoded]
+        for rows in token_batches(lengths, batch_size, self.max_batch_tokens):
+            out[rows] = self._encode_batch([encoded[i] for i in rows])
         if normalize and len(texts):
             out /= np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-12, None)
         return out
 
-    def _encode_batch(self, texts: List[str]) -> np.ndarray:
-        batch = self.tokenizer(texts)
-        mask = batch["attention_mask"].astype(np.int64)
-        feeds = {name: (batch[name] if name in batch else np.zeros_like(mask)).astype(np.int64)
-                 for name in self.input_names}
-        hidden = self.session.run(None, feeds)[0]
+    def _encode_batch(self, encoded: List[Tuple[List[int], List[int]]]) -> np.ndarray:
+        width = max(len(ids) for ids, _ in encoded)
+        input_ids = np.full((len(encoded), width), self.pad_id, dtype=np.int64)
+        type_ids = np.zeros((len(encoded), width), dtype=np.int64)
+        mask = np.zeros((len(encoded), width), dtype=np.int64)
+        for row, (ids, types) in enumerate(encoded):
+            input_ids[row, :len(ids)] = ids
+            type_ids[row, :len(types)] = types
+            mask[row, :len(ids)] = 1
+        arrays = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": type_ids}
+        hidden = self.session.run(None, {name: arrays[name] for name in self.input_names})[0]
         weights = mask[..., None].astype(np.float32)
         return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
 
 
-def _fast_tokenizer(model_dir: Path, max_length: int) -> Any:
-    """``texts -> {"input_ids", "attention_mask", "token_type_ids"}`` arrays, padded to the
-    longest text and cut at ``max_length``: the model's ``tokenizer.json`` run by the
-    ``tokenizers`` library directly (transformers' AutoTokenizer gives the same ids but its
-    import costs a fresh process about a second); AutoTokenizer when there is no such file."""
+def token_batches(lengths: Sequence[int], batch_size: int, max_tokens: int) -> List[np.ndarray]:
+    """Row indices of ``lengths`` grouped into batches, longest texts first: each batch holds
+    texts of similar length, at most ``batch_size`` of them and no more than ``max_tokens``
+    tokens once padded to its longest (always at least one text)."""
+    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    batches: List[np.ndarray] = []
+    start = 0
+    while start < len(order):
+        longest = max(int(lengths[order[start]]), 1)
+        size = max(1, min(batch_size, max_tokens // longest))
+        batches.append(order[start:start + size])
+        start += size
+    return batches
+
+
+def _fast_tokenizer(model_dir: Path, max_length: int) -> Tuple[Callable[[List[str]], List[Encoded]], int]:
+    """``(tokenize, pad_id)``: ``tokenize(texts)`` gives each text's ``(input_ids,
+    token_type_ids)``, unpadded and cut at ``max_length``. The model's ``tokenizer.json`` is run
+    by the ``tokenizers`` library directly (transformers' AutoTokenizer gives the same ids but
+    its import costs a fresh process about a second); AutoTokenizer when there is no such file."""
     path = model_dir / "tokenizer.json"
     if not path.is_file():
         from transformers import AutoTokenizer
 
         auto = AutoTokenizer.from_pretrained(str(model_dir))
-        return lambda texts: auto(texts, padding=True, truncation=True, max_length=max_length,
-                                  return_tensors="np")
+
+        def auto_tokenize(texts: List[str]) -> List[Encoded]:
+            if not texts:
+                return []
+            batch = auto(texts, truncation=True, max_length=max_length)
+            types = batch.get("token_type_ids") or [[0] * len(ids) for ids in batch["input_ids"]]
+            return list(zip(batch["input_ids"], types))
+
+        return auto_tokenize, int(auto.pad_token_id or 0)
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(path))
-    padding = tokenizer.padding or {}
+    pad_id = int((tokenizer.padding or {}).get("pad_id", 0))
+    tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=max_length)
-    tokenizer.enable_padding(pad_id=int(padding.get("pad_id", 0)),
-                             pad_type_id=int(padding.get("pad_type_id", 0)),
-                             pad_token=str(padding.get("pad_token", "[PAD]")))
 
-    def tokenize(texts: Sequence[str]) -> dict:
-        encoded = tokenizer.encode_batch(list(texts))
-        return {"input_ids": np.asarray([e.ids for e in encoded], dtype=np.int64),
-                "attention_mask": np.asarray([e.attention_mask for e in encoded], dtype=np.int64),
-                "token_type_ids": np.asarray([e.type_ids for e in encoded], dtype=np.int64)}
+    def tokenize(texts: List[str]) -> List[Encoded]:
+        return [(e.ids, e.type_ids) for e in tokenizer.encode_batch(texts)]
 
-    return tokenize
+    return tokenize, pad_id
