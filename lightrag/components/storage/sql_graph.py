@@ -82,7 +82,10 @@ class SQLGraphStorage(BaseGraphStorage):
             # (the (ns, tgt) one sent every row to the table: ~0.4 s per query at 2M edges)
             db.execute("CREATE INDEX IF NOT EXISTS edges_by_tgt ON edges (ns, tgt, src)")
             db.execute("DROP INDEX IF EXISTS edges_tgt")
-            db.execute("CREATE INDEX IF NOT EXISTS nodes_folded ON nodes (ns, LOWER(id))")
+            # covering too: with (ns, LOWER(id)) alone SQLite's planner scanned the primary key
+            # instead (every node per case-variant look-up: 0.25 s at 450k nodes)
+            db.execute("CREATE INDEX IF NOT EXISTS nodes_by_folded_id ON nodes (ns, LOWER(id), id)")
+            db.execute("DROP INDEX IF EXISTS nodes_folded")
         object.__setattr__(self, "_sources", NodeChunks(db, namespace))
         object.__setattr__(self, "_degrees", NodeDegrees(db, namespace))
         self._pending_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
@@ -172,17 +175,8 @@ class SQLGraphStorage(BaseGraphStorage):
         pending = self._pending_edges if self._mine() else {}
         stored: Dict[Pair, Dict[str, Any]] = {}
         todo = list(dict.fromkeys(k for k in keys.values() if k not in pending))
-        wanted = set(todo)
-        for start in range(0, len(todo), _BATCH // 2):  # src IN (..) AND tgt IN (..): a superset
-            part = todo[start:start + _BATCH // 2]      # found through the primary key, filtered
-            srcs = list(dict.fromkeys(p[0] for p in part))
-            tgts = list(dict.fromkeys(p[1] for p in part))
-            for s, t, d in self.db.read(
-                    "SELECT src, tgt, data FROM edges WHERE ns = ? AND src IN "
-                    f"({','.join('?' * len(srcs))}) AND tgt IN ({','.join('?' * len(tgts))})",
-                    (self.namespace, *srcs, *tgts)):
-                if (s, t) in wanted:
-                    stored[(s, t)] = json.loads(d)
+        for s, t, d in self._pair_rows("src, tgt, data", todo):
+            stored[(s, t)] = json.loads(d)
         out = {}
         for asked, key in keys.items():
             data = pending[key] if key in pending else stored.get(key)
@@ -515,17 +509,21 @@ class SQLGraphStorage(BaseGraphStorage):
 
     def _stored_pairs(self, pairs: Sequence[Pair]) -> Set[Pair]:
         """Which of ``pairs`` (ordered as stored) are rows (by the primary key, no data read)."""
-        wanted = set(pairs)
-        found: Set[Pair] = set()
+        return {(s, t) for s, t in self._pair_rows("src, tgt", pairs)}
+
+    def _pair_rows(self, columns: str, pairs: Sequence[Pair]) -> List[Tuple[Any, ...]]:
+        """``columns`` of the edge rows of ``pairs`` (ordered as stored): one primary-key look-up
+        per pair, ``_BATCH // 2`` of them joined by ``UNION ALL`` in one statement. (The
+        ``src IN (..) AND tgt IN (..)`` superset probed every src x tgt combination: 10-25x
+        slower with hubs among the ends; row values ``(src, tgt) IN (VALUES ..)`` scanned.)"""
+        rows: List[Tuple[Any, ...]] = []
+        pairs = list(pairs)
+        one = f"SELECT {columns} FROM edges WHERE ns = ? AND src = ? AND tgt = ?"
         for start in range(0, len(pairs), _BATCH // 2):
             part = pairs[start:start + _BATCH // 2]
-            srcs = list(dict.fromkeys(p[0] for p in part))
-            tgts = list(dict.fromkeys(p[1] for p in part))
-            found.update(p for p in self.db.read(
-                f"SELECT src, tgt FROM edges WHERE ns = ? AND src IN ({','.join('?' * len(srcs))}) "
-                f"AND tgt IN ({','.join('?' * len(tgts))})", (self.namespace, *srcs, *tgts))
-                if p in wanted)
-        return found
+            rows += self.db.read(" UNION ALL ".join([one] * len(part)),
+                                 [v for s, t in part for v in (self.namespace, s, t)])
+        return rows
 
     def _forget(self) -> None:
         self._pending_nodes, self._pending_edges = {}, {}
