@@ -163,3 +163,23 @@ def test_a_chunker_without_iter_chunks_is_still_committed_in_parts(tmp_path):
     whole = fake_graph_rag(tmp_path / "whole")
     whole.insert(TEXT, ids="big")
     assert _store(rag) == _store(whole)
+
+
+def test_an_error_recording_a_later_part_fails_the_document_and_a_reinsert_finishes_it(tmp_path,
+                                                                                      monkeypatch):
+    rag = _with_parts(fake_graph_rag(tmp_path / "err"), 4)
+    real = GraphIndex.record
+
+    async def broken_third_part(self, *args, **kwargs):
+        if kwargs.get("part") == 2:
+            raise RuntimeError("disk full")
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(GraphIndex, "record", broken_third_part)
+    result = rag.insert(TEXT, ids="big")
+    assert "part 2: RuntimeError: disk full" in result.failed["big"]
+    monkeypatch.setattr(GraphIndex, "record", real)
+    reopened = _with_parts(fake_graph_rag(tmp_path / "err"), 4)
+    assert reopened.index.doc_status.get_by_id("big")["status"] == "failed"
+    assert reopened.insert(TEXT, ids="big").processed == ["big"]
+    assert reopened.index.verify() == []

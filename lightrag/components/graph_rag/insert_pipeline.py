@@ -290,7 +290,8 @@ class InsertPipeline:
         its entity and relation vectors are written right after it; what is kept from part to
         part is the chunk ids (for the last part's ``all_chunks``) and the names of the
         entities and relations touched, never the texts, vectors or extractions of an earlier
-        part. A document whose chunking fails in a later part is failed.
+        part. A document whose chunking or recording fails in a later part is failed (its
+        committed parts stay; inserting it again redoes it).
         """
         stream, piece = doc.rest, PreparedDocument(doc.doc_id, doc.content_hash, doc.chunks)
         doc.chunks, doc.rest = {}, None
@@ -309,9 +310,14 @@ class InsertPipeline:
             if piece.error is not None:
                 return await self.commit(piece, result)
             final = not following.chunks
-            recorded = await self.index.record(doc.doc_id, piece.chunks, piece.vectors,
-                                               piece.extractions, doc.content_hash, part=part,
-                                               final=final, all_chunks=ids)
+            try:
+                recorded = await self.index.record(doc.doc_id, piece.chunks, piece.vectors,
+                                                   piece.extractions, doc.content_hash,
+                                                   part=part, final=final, all_chunks=ids)
+            except Exception as e:
+                log.exception("recording part %d of %s failed", part, doc.doc_id)
+                piece.error = f"part {part}: {type(e).__name__}: {e}"
+                return await self.commit(piece, result)
             touched.update(dict.fromkeys(recorded.entities))
             related.update(dict.fromkeys(recorded.relations))
             if recorded.status == SUPERSEDED or final:
