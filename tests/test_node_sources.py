@@ -106,3 +106,32 @@ def test_opening_an_old_store_cuts_its_hubs_to_the_recent_ids(tmp_path, small_ca
     assert node["source_id"].split(SEP) == ids[-5:] and node["source_count"] == 9
     assert node["entity_type"] == "x"
     assert sorted(graph.node_source_ids(["Hub"])["Hub"]) == sorted(ids)
+
+
+def test_what_a_writer_read_in_one_transaction_is_not_served_in_the_next(tmp_path):
+    path = str(tmp_path / "g.sqlite")
+    writer, other = SQLGraphStorage(SQLiteDatabase(path)), SQLGraphStorage(SQLiteDatabase(path))
+    writer.upsert_node("Hub", {"entity_type": "person", "source_id": "c1"})
+    with writer.db.transaction():
+        assert writer.get_node("Hub")["entity_type"] == "person"
+        assert writer.node_cites("Hub", ["c1", "c2"]) == {"c1"}
+    other.upsert_node("Hub", {"entity_type": "organization"})  # another process commits
+    other.add_node_sources("Hub", ["c2"])
+    with writer.db.transaction():
+        assert writer.get_node("Hub")["entity_type"] == "organization"
+        assert writer.node_cites("Hub", ["c1", "c2"]) == {"c1", "c2"}
+
+
+def test_a_rolled_back_merge_leaves_no_trace_in_later_reads(tmp_path):
+    graph = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "g.sqlite")))
+    graph.upsert_node("Hub", {"entity_type": "person", "source_id": "c1"})
+    with pytest.raises(RuntimeError):
+        with graph.db.transaction():
+            assert graph.add_node_sources("Hub", ["c2", "c3"]) == ["c2", "c3"]
+            graph.upsert_node("Hub", {"entity_type": "place"})
+            raise RuntimeError("crash before the commit")
+    with graph.db.transaction():
+        assert graph.node_cites("Hub", ["c2", "c3"]) == set()
+        assert graph.get_node("Hub")["entity_type"] == "person"
+        assert graph.add_node_sources("Hub", ["c2"]) == ["c2"]
+    assert graph.get_node("Hub")["source_count"] == 2

@@ -55,6 +55,10 @@ class NodeChunks:
     def __init__(self, db: SQLDatabase, namespace: str) -> None:
         self.db = db
         self.namespace = namespace
+        # (node, chunk) -> cited, as the writer knows it in its open transaction (looked up or
+        # added by it): a merge's check and its insert then read each pair once
+        self._known: Dict[tuple, bool] = {}
+        db.on_commit(self._forget, self._forget)
         with db.transaction():
             db.execute("CREATE TABLE IF NOT EXISTS node_chunks (ns TEXT NOT NULL, node TEXT NOT NULL, "
                        "chunk TEXT NOT NULL, PRIMARY KEY (ns, node, chunk))")
@@ -98,16 +102,28 @@ class NodeChunks:
                                  (self.namespace, *leading, *part))
         return rows
 
+    def _forget(self) -> None:
+        self._known = {}
+
     def cited(self, node: str, chunk_ids: Sequence[str]) -> Set[str]:
         """Which of ``chunk_ids`` already cite ``node`` (looked up by key)."""
         wanted = list(dict.fromkeys(c for c in chunk_ids if c))
-        return {c for (c,) in self._in(
-            "SELECT chunk FROM node_chunks WHERE ns = ? AND node = ? AND chunk IN ({in_})", wanted, node)}
+        writing = self.db.in_transaction
+        known = self._known if writing else {}
+        found = {c for (c,) in self._in(
+            "SELECT chunk FROM node_chunks WHERE ns = ? AND node = ? AND chunk IN ({in_})",
+            [c for c in wanted if (node, c) not in known], node)}
+        if writing:
+            known.update({(node, c): c in found for c in wanted if (node, c) not in known})
+            return {c for c in wanted if known[(node, c)]}
+        return found
 
     def add(self, node: str, chunk_ids: Iterable[str]) -> None:
+        rows = [(self.namespace, node, c) for c in dict.fromkeys(chunk_ids) if c]
         self.db.executemany("INSERT INTO node_chunks (ns, node, chunk) VALUES (?, ?, ?) "
-                            "ON CONFLICT (ns, node, chunk) DO NOTHING",
-                            [(self.namespace, node, c) for c in dict.fromkeys(chunk_ids) if c])
+                            "ON CONFLICT (ns, node, chunk) DO NOTHING", rows)
+        if self.db.in_transaction:
+            self._known.update({(node, c): True for _, _, c in rows})
 
     def replace(self, node: str, chunk_ids: Sequence[str]) -> None:
         self.remove_nodes([node])
@@ -116,6 +132,8 @@ class NodeChunks:
     def remove_nodes(self, nodes: Sequence[str]) -> None:
         self.db.executemany("DELETE FROM node_chunks WHERE ns = ? AND node = ?",
                             [(self.namespace, n) for n in nodes])
+        gone = set(nodes)
+        self._known = {k: v for k, v in self._known.items() if k[0] not in gone}
 
     def of(self, nodes: Sequence[str]) -> Dict[str, List[str]]:
         """Every chunk id citing each of ``nodes`` (sorted)."""
@@ -140,3 +158,4 @@ class NodeChunks:
 
     def drop(self) -> None:
         self.db.execute("DELETE FROM node_chunks WHERE ns = ?", (self.namespace,))
+        self._known = {}

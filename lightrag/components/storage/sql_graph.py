@@ -67,7 +67,8 @@ class SQLGraphStorage(BaseGraphStorage):
     them into existing ones; ``upsert_edge`` creates missing endpoints (without properties).
     """
 
-    _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges", "_sources", "_degrees")
+    _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges", "_sources", "_degrees",
+                        "_read_nodes")
 
     def __init__(self, db: SQLDatabase, namespace: str = "chunk_entity_relation", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
@@ -90,6 +91,9 @@ class SQLGraphStorage(BaseGraphStorage):
         object.__setattr__(self, "_degrees", NodeDegrees(db, namespace))
         self._pending_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
         self._pending_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
+        # committed node rows the writer read in its open transaction (None: no such row); no
+        # one else can change them before it commits, so a merge reads each node once
+        self._read_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
         self.version = 0
         db.register(self._log_name, self._changed_elsewhere)
         db.on_commit(self._flush, self._forget)
@@ -118,8 +122,16 @@ class SQLGraphStorage(BaseGraphStorage):
         return rows
 
     def _stored_nodes(self, ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
-        return {n: json.loads(d) for n, d in self._read_in(
-            "SELECT id, data FROM nodes WHERE ns = ? AND id IN ({in_})", list(dict.fromkeys(ids)))}
+        wanted = list(dict.fromkeys(ids))
+        writing = self.db.in_transaction
+        cached = self._read_nodes if writing else {}
+        found = {n: json.loads(d) for n, d in self._read_in(
+            "SELECT id, data FROM nodes WHERE ns = ? AND id IN ({in_})",
+            [n for n in wanted if n not in cached])}
+        if writing:
+            cached.update({n: found.get(n) for n in wanted if n not in cached})
+            return {n: dict(cached[n]) for n in wanted if cached[n] is not None}  # type: ignore[arg-type]
+        return found
 
     def _stored_edges_of(self, ids: Sequence[str]) -> List[Pair]:
         ids = list(dict.fromkeys(ids))
@@ -473,6 +485,7 @@ class SQLGraphStorage(BaseGraphStorage):
     def _flush(self) -> None:
         """Write this transaction's changes as rows (just before it commits)."""
         nodes, edges = self._pending_nodes, self._pending_edges
+        self._read_nodes = {}
         if not nodes and not edges:
             return
         self._pending_nodes, self._pending_edges = {}, {}
@@ -526,7 +539,7 @@ class SQLGraphStorage(BaseGraphStorage):
         return rows
 
     def _forget(self) -> None:
-        self._pending_nodes, self._pending_edges = {}, {}
+        self._pending_nodes, self._pending_edges, self._read_nodes = {}, {}, {}
 
     def index_done_callback(self) -> None:
         """Nothing to do: every write is in the database at commit."""
