@@ -37,6 +37,31 @@ def recent_ids(ids: Sequence[str], cap: Optional[int] = None) -> str:
     return GRAPH_FIELD_SEP.join(list(ids)[-(cap or SOURCE_ID_CAP):])
 
 
+def append_recent(joined: str, new: Sequence[str], cap: Optional[int] = None) -> str:
+    """``joined`` (a value of :func:`recent_ids`) with ``new`` ids (none of them in it) appended,
+    cut to the last ``cap`` (default :data:`SOURCE_ID_CAP`): string work only, so a merge into a
+    hub does not split its 512 recent ids again.
+
+    Example:
+        >>> append_recent("a<SEP>b<SEP>c", ["d", "e"], cap=3)
+        'c<SEP>d<SEP>e'
+    """
+    cap = cap or SOURCE_ID_CAP
+    new = [c for c in new if c]
+    if not new:
+        return joined
+    combined = GRAPH_FIELD_SEP.join([joined, *new]) if joined else GRAPH_FIELD_SEP.join(new)
+    excess = (joined.count(GRAPH_FIELD_SEP) + 1 if joined else 0) + len(new) - cap
+    if excess <= 0:
+        return combined
+    if excess > 64:  # many to drop: one split is as cheap
+        return recent_ids(split_ids(combined), cap)
+    position = -1
+    for _ in range(excess):
+        position = combined.index(GRAPH_FIELD_SEP, position + 1)
+    return combined[position + len(GRAPH_FIELD_SEP):]
+
+
 class NodeChunks:
     """The ``node_chunks`` rows of one graph namespace, made by :class:`SQLGraphStorage` after
     its ``nodes`` table (written inside the graph's transaction).

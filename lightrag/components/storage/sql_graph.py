@@ -37,7 +37,7 @@ from lightrag.components.storage.networkx_graph import (
     rank_labels,
 )
 from lightrag.components.storage.node_degrees import NodeDegrees
-from lightrag.components.storage.node_sources import NodeChunks, recent_ids, split_ids
+from lightrag.components.storage.node_sources import NodeChunks, append_recent, recent_ids, split_ids
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -425,9 +425,9 @@ class SQLGraphStorage(BaseGraphStorage):
                 return []
             self._sources.add(node_id, new)
             current = self.get_node(node_id) or {}
-            old = split_ids(current.get("source_id"))
-            count = int(current.get("source_count") or len(old))
-            self._pending_nodes[node_id] = {**current, "source_id": recent_ids(old + new),
+            joined = str(current.get("source_id") or "")
+            count = int(current.get("source_count") or len(split_ids(joined)))
+            self._pending_nodes[node_id] = {**current, "source_id": append_recent(joined, new),
                                             "source_count": count + len(new)}
             return new
 
