@@ -11,7 +11,9 @@ a **fresh process**:
   (``only_need_context``) in that process;
 * ``rss_open_mb`` and ``rss_after_queries_mb``: resident memory after open and after 100
   queries per mode (``/proc/self/status`` VmRSS);
-* ``p50_ms`` / ``p95_ms`` per mode over the queries (context only, no answer model);
+* ``p50_ms`` / ``p95_ms`` per mode over the queries (context only, no answer model), and
+  ``found``: the share of queries ("Who did NAME meet?") whose context chunks mention NAME (a
+  check that the per-query bounds on hubs do not lose the evidence as the store grows);
 * ``insert_docs_per_s``: ``rag.insert`` of 200 new documents (4 chunks each) into the store,
   through the real pipeline (chunk, embed, extract, merge, vectors).
 
@@ -180,20 +182,22 @@ def probe(workdir: str, n_queries: int, n_insert: int) -> Dict[str, Any]:
     open_s = time.perf_counter() - started
     rss_open = rss_mb()
     rng = np.random.RandomState(5)
-    queries = [f"Who did {corpus.names[i]} meet?" for i in
-               np.searchsorted(corpus.cdf, rng.random_sample(n_queries))]
+    names = [corpus.names[i] for i in np.searchsorted(corpus.cdf, rng.random_sample(n_queries))]
+    queries = [f"Who did {name} meet?" for name in names]
     started = time.perf_counter()
     rag.query(queries[0], mode="mix", only_need_context=True)
     first_s = time.perf_counter() - started
     latency: Dict[str, Dict[str, float]] = {}
     for mode in MODES:
-        times = []
-        for q in queries:
+        times, found = [], 0
+        for name, q in zip(names, queries):
             t0 = time.perf_counter()
-            rag.query(q, mode=mode, only_need_context=True)
+            context = rag.query(q, mode=mode, only_need_context=True)
             times.append((time.perf_counter() - t0) * 1000)
+            found += name in str(context).split("Document Chunks", 1)[-1]
         latency[mode] = {"p50_ms": round(float(np.percentile(times, 50)), 1),
-                         "p95_ms": round(float(np.percentile(times, 95)), 1)}
+                         "p95_ms": round(float(np.percentile(times, 95)), 1),
+                         "found": round(found / len(queries), 2)}
     rss_queries = rss_mb()
     base = corpus_size
     docs = [" ".join(corpus.chunk_text(base + 4 * d + k) for k in range(4)) for d in range(n_insert)]
@@ -234,13 +238,14 @@ def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool) ->
 
 def table(rows: Sequence[Dict[str, Any]]) -> str:
     head = ["chunks", "entities", "relations", "open s", "first ctx s", "RSS open MB",
-            "RSS +queries MB", "insert docs/s", *(f"{m} p50/p95 ms" for m in MODES)]
+            "RSS +queries MB", "insert docs/s", *(f"{m} p50/p95 ms (found)" for m in MODES)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [f"{r['n_chunks']:,}", f"{r['entities']:,}", f"{r['relations']:,}",
                  str(r["open_s"]), str(r["first_context_s"]), str(r["rss_open_mb"]),
                  str(r["rss_after_queries_mb"]), str(r["insert_docs_per_s"]),
-                 *(f"{r['latency'][m]['p50_ms']} / {r['latency'][m]['p95_ms']}" for m in MODES)]
+                 *(f"{r['latency'][m]['p50_ms']} / {r['latency'][m]['p95_ms']}"
+                   f" ({r['latency'][m].get('found', '-')})" for m in MODES)]
         lines.append("| " + " | ".join(cells) + " |")
     if len(rows) > 1:
         a, b = rows[0], rows[-1]

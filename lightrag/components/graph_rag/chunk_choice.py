@@ -54,8 +54,10 @@ HUB_SCAN_CHUNKS = 512
 #: chunk vectors one query compares for all its hubs together. Hubs take up to
 #: ``HUB_SCAN_CHUNKS`` each in the order the items are ranked while the budget lasts; the rest
 #: keep their most recent ``MAX_CHUNKS_PER_ITEM``. In a store of 1M chunks a query's entities and
-#: relations held ~100 hubs (50k-70k vectors read, ~0.4 s); a small store's few hubs never reach it.
-HUB_SCAN_BUDGET = 4096
+#: relations held ~100 hubs (50k-70k vectors read, ~0.4 s). MuSiQue-100 R@2/R@5 are the same in
+#: every mode with budgets (this and ``CITED_BUDGET``) of 2,048 as with none; at 1,024 hybrid
+#: R@2 lost 0.5.
+HUB_SCAN_BUDGET = 2048
 
 
 def hub_chunk_choice(chunks_vdb: Any, items: Sequence[Dict[str, Any]],
@@ -89,9 +91,9 @@ def hub_chunk_choice(chunks_vdb: Any, items: Sequence[Dict[str, Any]],
 
 #: chunk ids one query takes from all its items together (entities, relations, bridges, in rank
 #: order): items take theirs while the budget lasts, later ones only their first ``floor``. In
-#: a store of 1M chunks a query's ~170 items offered ~11k ids (0.1-0.2 s of vector look-ups) to
+#: a store of 1M chunks a query's ~400 items offered ~11k ids (0.1-0.2 s of vector look-ups) to
 #: pick ~20 chunks from.
-CITED_BUDGET = 4096
+CITED_BUDGET = 2048
 
 
 def allot_chunk_ids(items: Sequence[Dict[str, Any]], chosen: Dict[str, tuple], floor: int,

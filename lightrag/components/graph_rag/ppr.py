@@ -294,6 +294,9 @@ class PprSettings:
         whole_graph_max_citations: up to this many (entity, chunk) citations the walk runs on
             the whole graph (built once per store version); above, on the query's
             neighbourhood (:mod:`~lightrag.components.graph_rag.ppr_local`).
+        neighbourhood_passages: passages of one query's neighbourhood at most.
+        neighbourhood_entity_chunks: passages one entity brings into a neighbourhood (its most
+            recent; a hub's share).
     """
 
     damping: float = DAMPING
@@ -311,6 +314,8 @@ class PprSettings:
     fusion: str = "rrf"
     rrf_k: int = 5
     whole_graph_max_citations: int = 1_000_000
+    neighbourhood_passages: int = 1_000
+    neighbourhood_entity_chunks: int = 32
 
     def __post_init__(self) -> None:
         for f in fields(self):

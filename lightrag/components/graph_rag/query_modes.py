@@ -247,7 +247,9 @@ class _PprRanking:
         variants = stores.graph.find_case_variants(names) if names else {}
         present = stores.graph.has_nodes_batch(names) if names else set()
         seeds = [*matched, *(n for n in names if n in present), *variants.values()]
-        graph = PassageGraph.build(neighbourhood(stores.graph, seeds, list(dense)),
+        graph = PassageGraph.build(neighbourhood(stores.graph, seeds, list(dense),
+                                                 self.settings.neighbourhood_passages,
+                                                 self.settings.neighbourhood_entity_chunks),
                                    synonym_weight=self.settings.synonym_weight,
                                    idf_power=self.settings.idf_power)
         counts = citation_counts(stores.graph, [n for n in dict.fromkeys(seeds) if n in graph.entity_index])
