@@ -244,8 +244,9 @@ class _PprRanking:
         whole store (its specificity)."""
         matched = [h["entity_name"] for row in hits for h in row
                    if h.get("entity_name") and h["score"] >= self.settings.seed_threshold]
-        variants = stores.graph.find_case_variants(names) if names else {}
         present = stores.graph.has_nodes_batch(names) if names else set()
+        missing = [n for n in names if n not in present]
+        variants = stores.graph.find_case_variants(missing) if missing else {}
         seeds = [*matched, *(n for n in names if n in present), *variants.values()]
         graph = PassageGraph.build(neighbourhood(stores.graph, seeds, list(dense),
                                                  self.settings.neighbourhood_passages,
