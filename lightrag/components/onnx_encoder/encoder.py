@@ -1,11 +1,13 @@
 """``OnnxSentenceEncoder``: a sentence-transformers mean-pooling model run by ONNX Runtime.
 
 The same vectors as ``SentenceTransformer.encode`` (cosine > 0.9999 against torch for the float32
-model; about 0.994 on average for int8, see ``docs/benchmarks/index_throughput.md``) in less CPU
-time: the model is exported once (:mod:`~lightrag.components.onnx_encoder.export`), then each
-batch is tokenised by the model's fast tokenizer, run by an ``onnxruntime.InferenceSession``,
-mean-pooled over its real tokens and L2-normalised. Texts are embedded longest first in batches of
-similar length (little padding), and come back in input order.
+model; about 0.994 on average for int8, 0.998 for int8-ffn, see
+``docs/benchmarks/index_throughput.md``) in less CPU time: the model is exported once
+(:mod:`~lightrag.components.onnx_encoder.export`), then each batch is tokenised by the model's fast
+tokenizer, run by an ``onnxruntime.InferenceSession``, mean-pooled over its real tokens and
+L2-normalised. All texts of a call are tokenised first and run longest first in batches of similar
+token length under a padded-token budget (:func:`token_batches`; padding was 42% of the model's work
+on a MuSiQue index with batches of 64 texts), and come back in input order.
 
 Supported: a model folder whose ``modules.json`` is Transformer -> Pooling (mean tokens) [->
 Normalize], as all-MiniLM-L6-v2 and most sentence-transformers BERT-style models are. Anything
@@ -31,7 +33,7 @@ __all__ = ["OnnxSentenceEncoder", "check_mean_pooling_model", "token_batches"]
 Encoded = Tuple[List[int], List[int]]
 """One text's ``(input_ids, token_type_ids)``."""
 
-DEFAULT_BATCH_TOKENS = 2048
+DEFAULT_BATCH_TOKENS = 512
 """Padded tokens per model run: batches of short texts stay large, long texts go a few at a
 time (see ``docs/benchmarks/index_throughput.md``)."""
 
