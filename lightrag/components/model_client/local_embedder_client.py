@@ -101,6 +101,9 @@ class LocalEmbedderClient(ModelClient):
     """
 
     default_timeout = 300.0
+    #: texts a caller that embeds many (``graph_rag.embedding.embed_texts``) sends per call: the
+    #: model batches them by token length itself (``batch_size`` per forward pass)
+    texts_per_call = 2048
 
     def __init__(
         self,
