@@ -110,3 +110,17 @@ def test_most_connected_labels_come_first_then_the_unconnected(open_db):
     graph.upsert_node("Alone", {"entity_type": "x"})
     assert graph.get_popular_labels(3) == ["Hub", "L0", "L1"]
     assert graph.get_popular_labels(10) == ["Hub", "L0", "L1", "L2", "L3", "Alone"]
+
+
+def test_check_reports_a_degree_that_disagrees_with_the_edges(tmp_path):
+    from graph_fakes import fake_graph_rag
+
+    rag = fake_graph_rag(str(tmp_path))
+    result = rag.insert(["Marie Curie worked with Pierre Curie in Paris. Pierre Curie taught in Paris."],
+                        ids=["doc-1"])
+    assert not result.failed and rag.index.verify() == []
+    db = rag.index.stores.db
+    with db.transaction():
+        db.execute("UPDATE node_degrees SET degree = degree + 5")
+    problems = rag.index.verify()
+    assert problems and all("degree" in p for p in problems)

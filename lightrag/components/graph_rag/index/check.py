@@ -23,9 +23,9 @@ def verify_index(stores: IndexStores) -> List[str]:
 
     Every PROCESSED document has its text, chunks, chunk vectors and graph items; every chunk
     belongs to a known document and every chunk vector to a chunk; every entity and relation
-    cites only stored chunks and has a vector or is queued for one; every entity or relation
-    vector belongs to a graph item. ``lightrag check`` runs it (through ``GraphIndex.verify``,
-    which applies other processes' commits first).
+    cites only stored chunks and has a vector or is queued for one, and its stored degree is its
+    number of edges; every entity or relation vector belongs to a graph item. ``lightrag check``
+    runs it (through ``GraphIndex.verify``, which applies other processes' commits first).
     """
     statuses = dict(stores.doc_status.items())
     chunks = dict(stores.text_chunks.items())
@@ -38,9 +38,23 @@ def verify_index(stores: IndexStores) -> List[str]:
             gone = [c for c in split_field(data.get("source_id")) if c not in chunks]
             if gone:
                 problems.append(f"{kind} {key}: cites deleted chunks {gone[:3]}")
+    problems += _degree_problems(stores, nodes, edges)
     problems += _entity_vector_problems(stores, nodes, pending)
     problems += _relation_vector_problems(stores, edges, pending)
     return problems + _leftovers(stores, chunks, nodes, edges, pending)
+
+
+def _degree_problems(stores: IndexStores, nodes: Dict[str, Any],
+                     edges: Dict[Tuple[str, str], Any]) -> List[str]:
+    """Each node's degree as the store reports it (kept as rows by the SQL graph) against its
+    edges counted."""
+    counted: Dict[str, int] = dict.fromkeys(nodes, 0)
+    for src, tgt in edges:
+        counted[src] = counted.get(src, 0) + 1
+        counted[tgt] = counted.get(tgt, 0) + 1
+    stored = stores.graph.node_degrees_batch(list(counted))
+    return [f"entity {n}: degree {stored.get(n, 0)} stored, {d} edges"
+            for n, d in counted.items() if stored.get(n, 0) != d][:20]
 
 
 def _document_problems(stores: IndexStores, statuses: Dict[str, Any],
