@@ -454,6 +454,13 @@ class MappedVectorStorage(BaseVectorStorage):
             out[:, start:start + block.shape[0]] = queries @ block.T
         return out
 
+    def _best(self, scores: np.ndarray, want: int) -> np.ndarray:
+        """Positions of the ``want`` best ``scores`` at or above the threshold, best first."""
+        n = scores.shape[0]
+        top = np.argpartition(-scores, want - 1)[:want] if want < n else np.arange(n)
+        top = top[scores[top] >= self.cosine_threshold]
+        return top[np.argsort(-scores[top], kind="stable")]
+
     def _hits(self, scores: np.ndarray, top_k: int,
               rows: Optional[np.ndarray] = None) -> List[Dict[str, Any]]:
         """The best live rows as hits (garbage rows skipped): ``scores[i]`` is the score of file
@@ -463,9 +470,7 @@ class MappedVectorStorage(BaseVectorStorage):
             return []
         want = min(n, 4 * top_k + 32)
         while True:
-            top = np.argpartition(-scores, want - 1)[:want] if want < n else np.arange(n)
-            top = top[scores[top] >= self.cosine_threshold]
-            top = top[np.argsort(-scores[top], kind="stable")]
+            top = self._best(scores, want)
             at = (top if rows is None else rows[top]).tolist()
             found = self._records_at(at)
             hits = [{"id": found[r][0], "score": float(scores[t]), **found[r][1]}
@@ -482,12 +487,7 @@ class MappedVectorStorage(BaseVectorStorage):
         n = scores.shape[1] if scores.ndim == 2 else 0
         if n == 0 or top_k <= 0:
             return [[] for _ in range(scores.shape[0])]
-        want = min(n, top_k)
-        tops = []
-        for row in scores:
-            top = np.argpartition(-row, want - 1)[:want] if want < n else np.arange(n)
-            top = top[row[top] >= self.cosine_threshold]
-            tops.append(top[np.argsort(-row[top], kind="stable")])
+        tops = [self._best(row, min(n, top_k)) for row in scores]
         found = self._records_at(sorted({int(r) for top in tops for r in top.tolist()}))
         out = []
         for row, top in zip(scores, tops):

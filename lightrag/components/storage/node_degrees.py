@@ -62,14 +62,11 @@ class NodeDegrees:
 
     def of(self, nodes: Sequence[str]) -> Dict[str, int]:
         """The degree of each of ``nodes`` (0 for a node without edges or not in the graph)."""
-        wanted = list(dict.fromkeys(nodes))
-        degrees = dict.fromkeys(wanted, 0)
-        for start in range(0, len(wanted), _BATCH):
-            part = wanted[start:start + _BATCH]
-            for node, degree in self.db.read(
-                    f"SELECT node, degree FROM node_degrees WHERE ns = ? AND node IN "
-                    f"({','.join('?' * len(part))})", (self.namespace, *part)):
-                degrees[node] = int(degree)
+        degrees = dict.fromkeys(nodes, 0)
+        for node, degree in self.db.query_in(
+                "SELECT node, degree FROM node_degrees WHERE ns = ? AND node IN ({in_})",
+                list(degrees), (self.namespace,), chunk=_BATCH):
+            degrees[node] = int(degree)
         return degrees
 
     def highest(self, limit: int) -> List[str]:

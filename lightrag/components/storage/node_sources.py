@@ -51,7 +51,7 @@ def append_recent(joined: str, new: Sequence[str], cap: Optional[int] = None) ->
     if not new:
         return joined
     combined = GRAPH_FIELD_SEP.join([joined, *new]) if joined else GRAPH_FIELD_SEP.join(new)
-    excess = (joined.count(GRAPH_FIELD_SEP) + 1 if joined else 0) + len(new) - cap
+    excess = combined.count(GRAPH_FIELD_SEP) + 1 - cap
     if excess <= 0:
         return combined
     if excess > 64:  # many to drop: one split is as cheap
@@ -120,12 +120,7 @@ class NodeChunks:
                         "ON CONFLICT (name) DO NOTHING", (self._built_key,))
 
     def _in(self, sql: str, values: Sequence[str], *leading: object) -> List[tuple]:
-        rows: List[tuple] = []
-        for start in range(0, len(values), _BATCH):
-            part = list(values[start:start + _BATCH])
-            rows += self.db.read(sql.format(in_=",".join("?" * len(part))),
-                                 (self.namespace, *leading, *part))
-        return rows
+        return self.db.query_in(sql, values, (self.namespace, *leading), chunk=_BATCH)
 
     def _forget(self) -> None:
         self._known = {}

@@ -113,13 +113,7 @@ class SQLGraphStorage(BaseGraphStorage):
     def _read_in(self, sql: str, values: Sequence[Any], *leading: Any) -> List[Tuple[Any, ...]]:
         """Rows of ``sql`` whose ``{in_}`` list takes ``values`` in batches; the parameters
         before it are the namespace and ``leading``."""
-        rows: List[Tuple[Any, ...]] = []
-        values = list(values)
-        for start in range(0, len(values), _BATCH):
-            part = values[start:start + _BATCH]
-            rows += self.db.read(sql.format(in_=",".join("?" * len(part))),
-                                 (self.namespace, *leading, *part))
-        return rows
+        return self.db.query_in(sql, values, (self.namespace, *leading), chunk=_BATCH)
 
     def _stored_nodes(self, ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
         wanted = list(dict.fromkeys(ids))
