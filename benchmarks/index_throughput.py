@@ -137,7 +137,8 @@ def bench_index(texts: List[str], sizes: List[int], backends: List[str], repeat:
 def bench_profile(texts: List[str], sizes: List[int], backends: List[str], repeat: int) -> Dict[str, Any]:
     """Wall seconds of one ``index`` run per backend and size, split by stage: spaCy's
     ``extract_many``, the embedder's model runs (``session.run``, or torch's ``encode``) and
-    tokenising, with the embedder's real and padded tokens (onnx backends)."""
+    tokenising, with the embedder's real and padded tokens (onnx backends). The model runs
+    are summed over the encoder's threads (batches run side by side)."""
     from lightrag.components.graph_rag.spacy_extractor import SpacyEntityExtractor
     from lightrag.components.onnx_encoder import encoder as onnx_encoder
 
@@ -163,7 +164,7 @@ def bench_profile(texts: List[str], sizes: List[int], backends: List[str], repea
     original_batch = onnx_encoder.OnnxSentenceEncoder._encode_batch
     original_encode = LocalEmbedderClient.encode
     original_extract = SpacyEntityExtractor.extract_many
-    onnx_encoder.OnnxSentenceEncoder._encode_batch = timed("model runs", encode_batch)
+    onnx_encoder.OnnxSentenceEncoder._encode_batch = timed("model runs (thread-s)", encode_batch)
     LocalEmbedderClient.encode = timed("embedder encode", original_encode)
     SpacyEntityExtractor.extract_many = timed("spacy", original_extract)
     results: Dict[str, Any] = {}

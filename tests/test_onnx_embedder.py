@@ -155,6 +155,31 @@ def test_batching_does_not_change_vectors(tiny_model: Path, cache: Path):
         OnnxSentenceEncoder(tiny_model, cache_dir=cache, max_batch_tokens=0)
 
 
+def test_batches_run_side_by_side_give_the_same_vectors(tiny_model: Path, cache: Path):
+    texts = [("word " * n).strip() for n in range(1, 60)]
+    serial = OnnxSentenceEncoder(tiny_model, cache_dir=cache, threads=1, max_batch_tokens=64)
+    parallel = OnnxSentenceEncoder(tiny_model, cache_dir=cache, threads=3, max_batch_tokens=64)
+    assert serial.threads == 1 and parallel.threads == 3
+    expected = serial.encode(texts, batch_size=4)
+    np.testing.assert_array_equal(parallel.encode(texts, batch_size=4), expected)
+    np.testing.assert_array_equal(parallel.encode(texts[:1]), expected[:1])
+    assert parallel.encode([]).shape == (0, expected.shape[1])
+
+
+def test_a_failing_batch_fails_the_call(tiny_model: Path, cache: Path, monkeypatch: pytest.MonkeyPatch):
+    encoder = OnnxSentenceEncoder(tiny_model, cache_dir=cache, threads=2, max_batch_tokens=8)
+    original = encoder._encode_batch
+
+    def failing(encoded):
+        if len(encoded[0][0]) > 20:
+            raise RuntimeError("model run failed")
+        return original(encoded)
+
+    monkeypatch.setattr(encoder, "_encode_batch", failing)
+    with pytest.raises(RuntimeError, match="model run failed"):
+        encoder.encode([("word " * n).strip() for n in (1, 2, 30, 3)], batch_size=1)
+
+
 def test_order_and_bad_input(tiny_model: Path, cache: Path):
     encoder = OnnxSentenceEncoder(tiny_model, cache_dir=cache)
     together = encoder.encode(TEXTS, batch_size=3)

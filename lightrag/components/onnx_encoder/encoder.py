@@ -9,6 +9,11 @@ L2-normalised. All texts of a call are tokenised first and run longest first in 
 token length under a padded-token budget (:func:`token_batches`; padding was 42% of the model's work
 on a MuSiQue index with batches of 64 texts), and come back in input order.
 
+Batches run side by side, one per CPU thread, each on a single ONNX Runtime thread (``threads``
+batches at once): MiniLM's operators are small, and splitting each of them over the cores costs a
+wake-up and a join per operator, which one whole batch per core does not (less CPU time for the
+same vectors, see ``docs/benchmarks/index_throughput.md`` round 4).
+
 Supported: a model folder whose ``modules.json`` is Transformer -> Pooling (mean tokens) [->
 Normalize], as all-MiniLM-L6-v2 and most sentence-transformers BERT-style models are. Anything
 else is refused with a clear error (use the torch backend for it).
@@ -16,9 +21,11 @@ else is refused with a clear error (use the torch backend for it).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
@@ -78,37 +85,40 @@ class OnnxSentenceEncoder:
         model_dir: a local sentence-transformers model folder.
         quantize: run a dynamic int8 model instead of float32: ``"int8"`` (or ``True``, every
             MatMul) or ``"int8-ffn"`` (the feed-forward up-projections only).
-        threads: ONNX Runtime intra-op threads (``None``: one per core).
+        threads: batches run at once, each on one CPU thread (``None``: one per usable core).
         cache_dir: where exports are cached (default ``~/.cache/lightrag``).
         max_batch_tokens: padded tokens per model run (a batch of long texts holds fewer texts).
-        spin: let ONNX Runtime's idle threads busy-wait for work (a little faster on an idle
-            machine; off by default, as spinning threads take CPU from the rest of an indexing
-            run and from other processes).
     """
 
     def __init__(self, model_dir: str | os.PathLike[str], quantize: bool | str = False,
                  threads: Optional[int] = None, cache_dir: Optional[str | os.PathLike[str]] = None,
-                 max_batch_tokens: int = DEFAULT_BATCH_TOKENS, spin: bool = False) -> None:
+                 max_batch_tokens: int = DEFAULT_BATCH_TOKENS) -> None:
         import onnxruntime as ort
 
         self.model_dir = Path(model_dir)
         self.max_seq_length = check_mean_pooling_model(self.model_dir)
         self.quantize = quantize
         self.path = exported_model(self.model_dir, quantize=quantize, cache_dir=cache_dir)
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if threads:
-            options.intra_op_num_threads = int(threads)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
-        options.add_session_config_entry("session.inter_op.allow_spinning", "1" if spin else "0")
         if max_batch_tokens < 1:
             raise ValueError(f"max_batch_tokens must be at least 1, got {max_batch_tokens}")
         self.max_batch_tokens = int(max_batch_tokens)
-        self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        self.threads = max(1, int(threads)) if threads else usable_cores()
+        self.session = self._session(ort)
+        self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="onnx-encoder") \
+            if self.threads > 1 else None
         self.input_names = [i.name for i in self.session.get_inputs()]
         self.tokenizer, self.pad_id = _fast_tokenizer(self.model_dir, self.max_seq_length)
         self.dimension = int(self.session.get_outputs()[0].shape[-1])
-        log.info("ONNX encoder %s (%s) ready", self.model_dir.name, self.path.name)
+        log.info("ONNX encoder %s (%s, %d threads) ready", self.model_dir.name, self.path.name,
+                 self.threads)
+
+    def _session(self, ort: Any) -> Any:
+        """An ONNX Runtime session of the model that runs each call on one thread (the calls
+        themselves run side by side)."""
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = 1
+        return ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: Sequence[str], batch_size: int = 64, normalize: bool = True) -> np.ndarray:
         """A float32 matrix with one (unit, if ``normalize``) row per text, in input order.
@@ -123,13 +133,22 @@ class OnnxSentenceEncoder:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         encoded = self.tokenizer(list(texts))
         lengths = [len(ids) for ids, _ in encoded]
-        for rows in token_batches(lengths, batch_size, self.max_batch_tokens):
-            out[rows] = self._encode_batch([encoded[i] for i in rows])
+        batches = token_batches(lengths, batch_size, self.max_batch_tokens)
+        if self._pool is None or len(batches) < 2:
+            for rows in batches:
+                self._fill(out, encoded, rows)
+        else:  # list() waits for every batch and re-raises the first error
+            list(self._pool.map(functools.partial(self._fill, out, encoded), batches))
         if normalize and len(texts):
             out /= np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-12, None)
         return out
 
-    def _encode_batch(self, encoded: List[Tuple[List[int], List[int]]]) -> np.ndarray:
+    def _fill(self, out: np.ndarray, encoded: List[Encoded], rows: np.ndarray) -> None:
+        """Write the vectors of the texts ``rows`` (one batch) into their rows of ``out``."""
+        out[rows] = self._encode_batch([encoded[i] for i in rows])
+
+    def _encode_batch(self, encoded: List[Encoded]) -> np.ndarray:
+        """Mean-pooled (not normalised) vectors of one batch."""
         width = max(len(ids) for ids, _ in encoded)
         input_ids = np.full((len(encoded), width), self.pad_id, dtype=np.int64)
         type_ids = np.zeros((len(encoded), width), dtype=np.int64)
@@ -142,6 +161,14 @@ class OnnxSentenceEncoder:
         hidden = self.session.run(None, {name: arrays[name] for name in self.input_names})[0]
         weights = mask[..., None].astype(np.float32)
         return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity where the OS tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def token_batches(lengths: Sequence[int], batch_size: int, max_tokens: int) -> List[np.ndarray]:
