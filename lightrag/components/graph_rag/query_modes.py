@@ -31,14 +31,17 @@ from lightrag.components.graph_rag.context import (
     GraphStores,
     SearchResult,
     chunk_tokens,
+    collection_paused,
     fit_chunks,
     gather_chunks,
     merge_searches,
+    query_reads,
     query_similarities,
     search_chunks,
     search_entities,
     search_relations,
     select_lines,
+    store_of,
 )
 from lightrag.components.graph_rag.context_builder import (
     Candidates,
@@ -86,7 +89,14 @@ class QueryMode(Component):
     def retrieve(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam,
                  room: int, reranker: Optional[Component] = None, query: str = "") -> Candidates:
         """Search, rank the chunks (reranked when ``param.enable_rerank`` and a ``reranker`` is
-        given), and keep the candidate lines that fit ``room`` tokens."""
+        given), and keep the candidate lines that fit ``room`` tokens. The stores are read
+        through :func:`query_reads` (a row one step read is not read again by the next), with
+        the cycle collector paused (:func:`collection_paused`)."""
+        with collection_paused():
+            return self._retrieve(query_reads(stores), vectors, param, room, reranker, query)
+
+    def _retrieve(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam,
+                  room: int, reranker: Optional[Component], query: str) -> Candidates:
         started = time.perf_counter()
         found = self.search(stores, vectors, param)
         entities, _, _ = select_lines(found.entities, entity_line, room)
@@ -213,7 +223,7 @@ class _PprRanking:
         """The entity–passage graph of ``stores``, rebuilt when the graph store's ``version``
         (or the synonym pairs) change; a store without ``version`` is rebuilt every query."""
         version = getattr(stores.graph, "version", None)
-        key = (id(stores.graph), version, id(stores.synonym_pairs), len(stores.synonym_pairs))
+        key = (id(store_of(stores.graph)), version, id(stores.synonym_pairs), len(stores.synonym_pairs))
         if self._graph is None or version is None or key != self._key:
             started = time.perf_counter()
             sources = getattr(stores.graph, "node_sources", None)
@@ -232,7 +242,7 @@ class _PprRanking:
     def _too_large(self, stores: GraphStores) -> bool:
         """Whether the store is past ``whole_graph_max_citations`` (checked once per store
         version: a bounded count)."""
-        key = (id(stores.graph), getattr(stores.graph, "version", None))
+        key = (id(store_of(stores.graph)), getattr(stores.graph, "version", None))
         if self._size_key != key:
             self._size_key = key
             self._large = too_large_for_whole_graph(stores.graph, self.settings.whole_graph_max_citations)
