@@ -15,6 +15,11 @@ export with, no writable cache) they warn and run torch. See
 :mod:`~lightrag.components.onnx_encoder.encoder` and ``docs/benchmarks/index_throughput.md``
 for speed and MuSiQue-100 recall per backend.
 
+The client remembers the vectors of the last ``cache_texts`` distinct texts it embedded
+(:class:`VectorCache`) and embeds only the others: a graph index re-embeds the texts of entities
+and relations touched again after their vectors were written (MuSiQue, 1,890 passages: 3,242 of
+37,057 texts, 14% of the model's tokens), and those texts have mostly not changed.
+
 Example:
     >>> from lightrag.core import Embedder
     >>> embedder = Embedder(model_client=LocalEmbedderClient())
@@ -29,7 +34,9 @@ import functools
 import importlib.util
 import logging
 import os
-from typing import Any, Dict, Optional
+import threading
+from collections import OrderedDict
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -40,8 +47,8 @@ from lightrag.core.model_client import ModelClient
 from lightrag.core.types import EmbedderOutput, Embedding, ModelType
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
 
-__all__ = ["BACKENDS", "DEFAULT_LOCAL_EMBEDDER", "LocalEmbedderClient", "load_onnx_encoder",
-           "load_sentence_transformer", "resolve_model_path"]
+__all__ = ["BACKENDS", "DEFAULT_LOCAL_EMBEDDER", "LocalEmbedderClient", "VectorCache",
+           "load_onnx_encoder", "load_sentence_transformer", "resolve_model_path"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +56,57 @@ DEFAULT_LOCAL_EMBEDDER = "all-MiniLM-L6-v2"
 BACKENDS = ("torch", "onnx", "onnx-int8-ffn", "onnx-int8")
 _QUANTIZE = {"onnx": "", "onnx-int8-ffn": "int8-ffn", "onnx-int8": "int8"}
 ONNX_HINT = "The onnx embedder backends need the `onnx` extra: pip install -e '.[local,onnx]'"
+DEFAULT_CACHE_TEXTS = 32_768
+"""Vectors a client remembers (about 50 MB for MiniLM's 384 dimensions)."""
+
+
+class VectorCache:
+    """The vectors of the last ``max_texts`` distinct texts embedded, least recently used first
+    out. Thread-safe (``acall`` runs in worker threads)."""
+
+    def __init__(self, max_texts: int) -> None:
+        if max_texts < 0:
+            raise ValueError(f"max_texts must not be negative, got {max_texts}")
+        self.max_texts = int(max_texts)
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def get_many(self, texts: Sequence[str]) -> Dict[str, np.ndarray]:
+        """The remembered vectors among ``texts`` (each marked as just used)."""
+        found: Dict[str, np.ndarray] = {}
+        with self._lock:
+            for text in texts:
+                vector = self._vectors.get(text)
+                if vector is not None:
+                    self._vectors.move_to_end(text)
+                    found[text] = vector
+        return found
+
+    def put_many(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Remember ``vectors[i]`` for ``texts[i]``, dropping the least recently used beyond
+        :attr:`max_texts`."""
+        if not self.max_texts:
+            return
+        with self._lock:
+            for text, vector in zip(texts, vectors):
+                self._vectors[text] = np.array(vector, dtype=np.float32)
+                self._vectors.move_to_end(text)
+            while len(self._vectors) > self.max_texts:
+                self._vectors.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._vectors.clear()
+
+    def __getstate__(self) -> Dict[str, Any]:
+        """Pickled empty (a copy of the client in another process starts its own cache)."""
+        return {"max_texts": self.max_texts}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__init__(state["max_texts"])  # type: ignore[misc]
 
 
 @functools.lru_cache(maxsize=4)
@@ -96,6 +154,8 @@ class LocalEmbedderClient(ModelClient):
             module docstring).
         threads: CPU threads of the onnx backends (``None``: one per core).
         batch_size: texts per forward pass.
+        cache_texts: distinct texts whose vectors are remembered, so they are not embedded
+            again (0: none); memory is about ``cache_texts x dimensions x 4`` bytes.
         normalize: return unit vectors.
         timeout: seconds one request may take (default 300).
     """
@@ -114,6 +174,7 @@ class LocalEmbedderClient(ModelClient):
         timeout: Optional[float] = None,
         backend: str = "torch",
         threads: Optional[int] = None,
+        cache_texts: int = DEFAULT_CACHE_TEXTS,
     ) -> None:
         super().__init__()
         if backend not in BACKENDS:
@@ -125,8 +186,14 @@ class LocalEmbedderClient(ModelClient):
         self.threads = threads
         self.batch_size = batch_size
         self.normalize = normalize
+        self.cache_texts = cache_texts
+        self.vector_cache = VectorCache(cache_texts)
 
-    _to_dict_exclude = ("sync_client", "async_client")
+    _to_dict_exclude = ("sync_client", "async_client", "vector_cache")
+
+    def _after_from_dict(self) -> None:
+        super()._after_from_dict()
+        object.__setattr__(self, "vector_cache", VectorCache(self.__dict__.get("cache_texts", 0)))
 
     def init_sync_client(self) -> Any:
         if self.backend != "torch" and importlib.util.find_spec("onnxruntime") is None:
@@ -161,7 +228,22 @@ class LocalEmbedderClient(ModelClient):
         return {"input": to_embedding_input(input), **api_kwargs}
 
     def encode(self, texts: list[str], batch_size: Optional[int] = None) -> np.ndarray:
-        """Embed ``texts`` into a float32 matrix, one row per text."""
+        """Embed ``texts`` into a float32 matrix, one row per text: remembered texts from the
+        cache, each other distinct text once by the model."""
+        texts = list(texts)
+        if not texts:
+            return self._run_model(texts, batch_size)
+        known = self.vector_cache.get_many(texts)
+        todo = list(dict.fromkeys(t for t in texts if t not in known))
+        log.debug("%d texts: %d remembered, %d to embed", len(texts), len(known), len(todo))
+        if todo:
+            fresh = self._run_model(todo, batch_size)
+            self.vector_cache.put_many(todo, fresh)
+            known.update(zip(todo, fresh))
+        return np.stack([known[t] for t in texts]).astype(np.float32, copy=False)
+
+    def _run_model(self, texts: List[str], batch_size: Optional[int]) -> np.ndarray:
+        """The model's vectors of ``texts``, one row each."""
         if self._runs_onnx():
             return self.sync_client.encode(texts, batch_size=batch_size or self.batch_size,
                                            normalize=self.normalize)
