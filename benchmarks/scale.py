@@ -158,7 +158,8 @@ def build(n_chunks: int, workdir: str, batch: int = 5000) -> Dict[str, Any]:
             chunk_vectors=F.embed_texts([c["content"] for c in chunks.values()], DIM),
             entity_vectors=F.embed_texts([f"{n}\n{d['description']}" for n, d in entities.items()], DIM),
             relation_vectors=F.embed_texts([f"{d['keywords']}\t{s}\n{t}\n{d['description']}"
-                                            for (s, t), d in relations.items()], DIM))
+                                            for (s, t), d in relations.items()], DIM),
+            name_vectors=F.embed_texts(list(entities), DIM))
         print(f"  built {start + len(texts):,}/{n_chunks:,} chunks "
               f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
     status = rag.status()

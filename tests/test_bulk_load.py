@@ -55,3 +55,19 @@ def test_bad_input_is_refused_and_nothing_is_written(tmp_path):
     with pytest.raises(ValueError, match="not in the graph"):
         rag.index.bulk_load(CHUNKS, {"A": {}}, {("A", "Nowhere"): {"weight": 1.0}})
     assert not rag.graph.has_node("A") and rag.text_chunks.get_by_id("doc-1-chunk-0") is None
+
+
+def test_name_vectors_index_the_names_once_and_an_insert_reuses_them(tmp_path):
+    rag = make_rag(tmp_path)
+    names = unit(4, 2)
+    rag.index.bulk_load(CHUNKS, ENTITIES, RELATIONS, chunk_vectors=unit(1),
+                        entity_vectors=unit(2, 2), relation_vectors=unit(3), name_vectors=names)
+    stored = rag.index.entity_names.get_vectors_by_ids(["Zorblax Prime", "Vega Minor"])
+    assert np.allclose(stored["Zorblax Prime"], names[0], atol=1e-6)
+    assert np.allclose(stored["Vega Minor"], names[1], atol=1e-6)
+    # a second batch naming a known entity keeps its name vector (no second row for it)
+    rag.index.bulk_load({}, {"Zorblax Prime": {"description": "Again."}}, {}, name_vectors=unit(9))
+    again = rag.index.entity_names.get_vectors_by_ids(["Zorblax Prime"])["Zorblax Prime"]
+    assert np.allclose(again, names[0], atol=1e-6) and len(rag.index.entity_names) == 2
+    with pytest.raises(ValueError, match="1 entity name vectors for 2"):
+        rag.index.bulk_load({}, ENTITIES, {}, name_vectors=unit(5))

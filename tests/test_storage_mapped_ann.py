@@ -290,3 +290,34 @@ def test_a_reader_process_sees_each_commit_across_tail_appends_and_rebuilds(tmp_
     finally:
         reader.stdin.close()
         reader.wait(30)
+
+
+@pytest.mark.parametrize("nprobe", [None, 1, 3])
+def test_a_batch_of_searches_finds_what_each_search_finds(tmp_path, indexed, nprobe):
+    vectors = clustered(3000, seed=1)
+    fill(indexed, clustered(300, seed=4), start=3000, batch=100)  # tail rows after the build
+    indexed.delete([f"k{i}" for i in range(0, 3000, 7)])  # garbage rows among the best
+    indexed.upsert({"k5": {"content": "moved"}}, vectors=-vectors[5][None, :])
+    queries = np.concatenate([vectors[:40], clustered(40, seed=8), -vectors[5][None, :]])
+    batch = indexed.query_batch(queries, 6, nprobe=nprobe)
+    one_by_one = [indexed._search(indexed._matrix(indexed._file_meta()), indexed._ann_meta(),
+                                  q[None, :] / np.linalg.norm(q), 6, nprobe)[0] for q in queries]
+    assert [ids(b) for b in batch] == [ids(o) for o in one_by_one]
+    assert np.allclose([h["score"] for b in batch for h in b],
+                       [h["score"] for o in one_by_one for h in o], atol=1e-5)
+    assert batch[-1][0]["id"] == "k5" and batch[-1][0]["content"] == "moved"
+    assert all(len(b) == 6 for b in batch)
+
+
+def test_tail_rows_grouped_by_list(tmp_path):
+    path = tmp_path / "t.lst"
+    vector_ivf.append_lists(path, 0, np.array([1, 2, 1]))
+    vector_ivf.append_lists(path, 5, np.array([7, 2]))  # rows 3, 4 crashed; list 7 is no list
+    tail = TailLists(path, indexed_rows=100, lists=5)
+    tail.refresh()
+    grouped = {k: sorted(v.tolist()) for k, v in tail.rows_by_list(rows=109).items()}
+    assert grouped == {1: [100, 102], 2: [101, 106], None: [103, 104, 105, 107, 108]}
+    for lists in ([1], [2], [1, 2], [3]):
+        expected = sorted(tail.rows_in(np.array(lists), rows=109).tolist())
+        got = sorted(r for k in [*lists, None] for r in grouped.get(k, []))
+        assert got == expected

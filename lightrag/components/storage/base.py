@@ -209,8 +209,11 @@ class BaseVectorStorage(StorageNameSpace):
               ids_filter: Optional[Set[str]] = None) -> List[Dict[str, Any]]:
         """Best matches of a text or vector, best first: ``{"id", "score", "content", **meta}``."""
 
-    def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
-        """:meth:`query` for each row of ``matrix``."""
+    def query_batch(self, matrix: np.ndarray, top_k: int,
+                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+        """:meth:`query` for each row of ``matrix``. ``nprobe``: inverted lists scored per
+        query by a store with an approximate index (a near-duplicate search needs few);
+        stores that search exactly ignore it."""
         return [self.query(row, top_k) for row in np.asarray(matrix)]
 
     @abstractmethod

@@ -243,7 +243,8 @@ class ChromaVectorStorage(BaseVectorStorage):
         vector = self._as_vector(query)
         return self._query(vector[None, :], top_k, sorted(ids_filter) if ids_filter else None)[0]
 
-    def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
+    def query_batch(self, matrix: np.ndarray, top_k: int,
+                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
         matrix = np.asarray(matrix)
         if top_k <= 0 or len(matrix) == 0:
             return [[] for _ in range(len(matrix))]

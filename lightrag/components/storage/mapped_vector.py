@@ -498,18 +498,21 @@ class MappedVectorStorage(BaseVectorStorage):
                 out.append(self._hits(row, top_k))
         return out
 
-    def _search(self, matrix: np.ndarray, ann: Any, queries: np.ndarray,
-                top_k: int) -> List[List[Dict[str, Any]]]:
+    def _search(self, matrix: np.ndarray, ann: Any, queries: np.ndarray, top_k: int,
+                nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
         """Hits of each row of ``queries``: by the index of the mapped generation if it has one
-        (``ann``: its meta, read with the file's), else exactly. When a compaction committed a
-        new generation meanwhile (its rows are numbered anew), the search is run again on it."""
+        (``ann``: its meta, read with the file's; ``nprobe`` lists per query, default
+        ``ann_nprobe``), else exactly. When a compaction committed a new generation meanwhile
+        (its rows are numbered anew), the search is run again on it."""
         for _ in range(3):
             generation = self._map[0] if self._map is not None else 0
             found = self._index(generation, matrix.shape[1], ann)
             if found is None:
                 hits = self._hits_of_rows(self._scores(matrix, queries), top_k)
+            elif len(queries) == 1:
+                hits = [self._ann_hits(matrix, found, queries[0], top_k, nprobe)]
             else:
-                hits = [self._ann_hits(matrix, found, query, top_k) for query in queries]
+                hits = self._ann_hits_batch(matrix, found, queries, top_k, nprobe)
             meta, ann = self._metas()
             if meta is None or meta[0] == generation or self.db.in_transaction:
                 break
@@ -519,12 +522,15 @@ class MappedVectorStorage(BaseVectorStorage):
             matrix = remapped
         return hits
 
+    def _nprobe(self, index: IVFIndex, nprobe: Optional[int]) -> int:
+        return min(nprobe or self.ann_nprobe or vector_ivf.default_nprobe(index.lists), index.lists)
+
     def _ann_hits(self, matrix: np.ndarray, found: Tuple[IVFIndex, TailLists], query: np.ndarray,
-                  top_k: int) -> List[Dict[str, Any]]:
+                  top_k: int, nprobe: Optional[int] = None) -> List[Dict[str, Any]]:
         """Hits among the rows of the best lists; more lists while garbage rows cost hits (or
         the lists hold fewer than ``top_k`` rows), up to every list (an exact search)."""
         index, tail = found
-        nprobe = min(self.ann_nprobe or vector_ivf.default_nprobe(index.lists), index.lists)
+        nprobe = self._nprobe(index, nprobe)
         while True:
             rows, scores = index.candidates(matrix, tail, query, index.probe(query[None, :], nprobe)[0])
             hits = self._hits(scores, top_k, rows)
@@ -532,6 +538,31 @@ class MappedVectorStorage(BaseVectorStorage):
             if len(hits) >= top_k or nprobe >= index.lists or not (lost or len(scores) < top_k):
                 return hits
             nprobe = min(index.lists, nprobe * 4)
+
+    def _ann_hits_batch(self, matrix: np.ndarray, found: Tuple[IVFIndex, TailLists],
+                        queries: np.ndarray, top_k: int,
+                        nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+        """:meth:`_ann_hits` of each query: the first round of all of them together (each
+        probed list scored once for all its queries, the best rows' records read together);
+        a query whose first round would widen (garbage rows among its best, or too few
+        candidates) is redone alone by :meth:`_ann_hits`."""
+        index, tail = found
+        probes = self._nprobe(index, nprobe)
+        rounds = index.candidates_batch(matrix, tail, queries, index.probe(queries, probes))
+        tops = [self._best(scores, min(top_k, len(scores))) if len(scores) else rows
+                for rows, scores in rounds]
+        records = self._records_at(sorted({int(r) for (rows, _), top in zip(rounds, tops)
+                                           for r in rows[top].tolist()}))
+        out = []
+        for query, (rows, scores), top in zip(queries, rounds, tops):
+            at = rows[top].tolist()
+            settled = len(at) >= top_k or probes >= index.lists or len(scores) >= top_k
+            if settled and all(r in records for r in at):
+                out.append([{"id": records[r][0], "score": float(s), **records[r][1]}
+                            for r, s in zip(at, scores[top].tolist())])
+            else:
+                out.append(self._ann_hits(matrix, found, query, top_k, nprobe))
+        return out
 
     def _records_at(self, rows: Sequence[int]) -> Dict[int, Tuple[str, Dict[str, Any]]]:
         found: Dict[int, Tuple[str, Dict[str, Any]]] = {}
@@ -566,8 +597,11 @@ class MappedVectorStorage(BaseVectorStorage):
             return [{**(records[i] or {"id": i}), "score": s} for s, i in picked]
         return self._search(matrix, ann, vector[None, :], top_k)[0]
 
-    def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
-        """:meth:`query` for each row of ``matrix`` (one pass over the file)."""
+    def query_batch(self, matrix: np.ndarray, top_k: int,
+                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+        """:meth:`query` for each row of ``matrix`` (one pass over the file, or over each probed
+        list of the index). ``nprobe``: lists scored per query by the index (default
+        ``ann_nprobe``); a search for near duplicates only needs the few nearest lists."""
         queries = self._normalize(matrix)
         meta, ann = self._metas()
         mapped = self._matrix(meta)
@@ -575,7 +609,7 @@ class MappedVectorStorage(BaseVectorStorage):
             return [[] for _ in range(len(queries))]
         if queries.shape[1] != mapped.shape[1]:
             raise self._dim_error(queries.shape[1], mapped.shape[1])
-        return self._search(mapped, ann, queries, top_k)
+        return self._search(mapped, ann, queries, top_k, nprobe)
 
     def _dim_error(self, got: int, dim: int) -> ValueError:
         return ValueError(f"vector store {self.namespace!r} holds {dim}-d vectors; the query has "

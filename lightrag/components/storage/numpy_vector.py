@@ -248,7 +248,8 @@ class NumpyVectorStorage(BaseVectorStorage):
         scores = live[rows] @ vector if rows.size * 4 < self._size else (live @ vector)[rows]
         return self._top(scores, top_k, rows)
 
-    def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
+    def query_batch(self, matrix: np.ndarray, top_k: int,
+                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
         """:meth:`query` for each row of ``matrix``, as one matrix-matrix product."""
         queries = self._normalize(matrix)
         if self._size == 0 or top_k <= 0:

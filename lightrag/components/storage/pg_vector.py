@@ -321,7 +321,8 @@ class PgVectorStorage(BaseVectorStorage):
         ef = min(MAX_EF_SEARCH, max(self.ef_search, 2 * top_k))
         return self.db.query_with_settings({"hnsw.ef_search": str(ef)}, sql, params)
 
-    def query_batch(self, matrix: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
+    def query_batch(self, matrix: np.ndarray, top_k: int,
+                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
         """:meth:`query` for each row of ``matrix``."""
         queries = self._normalize(matrix)
         return [self.query(row, top_k) for row in queries]

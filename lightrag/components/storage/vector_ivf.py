@@ -37,7 +37,7 @@ import mmap
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -211,6 +211,42 @@ class IVFIndex:
         return np.concatenate(rows), np.concatenate(scores)
 
 
+    def candidates_batch(self, matrix: np.ndarray, tail: TailLists, queries: np.ndarray,
+                         lists: np.ndarray) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """:meth:`candidates` of each query (row ``i`` of ``lists`` are the lists of
+        ``queries[i]``), each list's rows scored against all the queries probing it in one
+        matrix product (a batch of searches reads each list once, not once per query)."""
+        by_list: Dict[int, List[int]] = {}
+        for query, probed in enumerate(lists.tolist()):
+            for part in probed:
+                by_list.setdefault(part, []).append(query)
+        tail_rows = tail.rows_by_list(matrix.shape[0])
+        rows: List[List[np.ndarray]] = [[] for _ in range(queries.shape[0])]
+        scores: List[List[np.ndarray]] = [[] for _ in range(queries.shape[0])]
+        for part, asking in by_list.items():
+            start, end = int(self.offsets[part]), int(self.offsets[part + 1])
+            extra = tail_rows.get(part)
+            listed = np.arange(start, end, dtype=np.int64)
+            if extra is not None:
+                listed = np.concatenate([listed, extra])
+            if listed.size == 0:
+                continue
+            block = matrix[start:end] if extra is None else matrix[listed]
+            scored = np.asarray(block, dtype=np.float32) @ queries[asking].T
+            for column, query in enumerate(asking):
+                rows[query].append(listed)
+                scores[query].append(scored[:, column])
+        unlisted = tail_rows.get(None)
+        if unlisted is not None:
+            scored = np.asarray(matrix[unlisted], dtype=np.float32) @ queries.T
+            for query in range(queries.shape[0]):
+                rows[query].append(unlisted)
+                scores[query].append(scored[:, query])
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
+        return [(np.concatenate(r), np.concatenate(s)) if r else empty
+                for r, s in zip(rows, scores)]
+
+
 class TailLists:
     """The lists of the rows appended after an index was built, mapped from the ``.lst`` file.
 
@@ -255,6 +291,27 @@ class TailLists:
         stray = stray[stray < entries.shape[0]]
         unlisted = np.arange(self.indexed_rows + entries.shape[0], rows, dtype=np.int64)
         return np.concatenate([hit + self.indexed_rows, stray + self.indexed_rows, unlisted])
+
+    def rows_by_list(self, rows: int) -> Dict[Optional[int], np.ndarray]:
+        """The tail rows below ``rows`` grouped by list; ``None``: those of no list (searched by
+        every query)."""
+        _, entries, stray = self._state
+        entries = entries[:max(0, rows - self.indexed_rows)]
+        stray = stray[stray < entries.shape[0]]
+        out: Dict[Optional[int], np.ndarray] = {}
+        valid = np.ones(entries.shape[0], dtype=bool)
+        valid[stray] = False
+        positions = np.flatnonzero(valid)
+        if positions.size:
+            order = positions[np.argsort(entries[positions], kind="stable")]
+            keys, starts = np.unique(entries[order], return_index=True)
+            for key, part in zip(keys.tolist(), np.split(order, starts[1:])):
+                out[int(key)] = part.astype(np.int64) + self.indexed_rows
+        unlisted = np.concatenate([stray.astype(np.int64) + self.indexed_rows,
+                                   np.arange(self.indexed_rows + entries.shape[0], rows, dtype=np.int64)])
+        if unlisted.size:
+            out[None] = unlisted
+        return out
 
     def __len__(self) -> int:
         return int(self.entries.shape[0])

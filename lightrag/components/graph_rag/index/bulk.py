@@ -1,10 +1,12 @@
 """Writing a pre-built store in one transaction (:meth:`GraphIndex.bulk_load
 <lightrag.components.graph_rag.index.GraphIndex.bulk_load>`): chunks, entities, relations and
-their vectors as given, without extraction; what is given no vectors is queued for embedding."""
+their vectors as given, without extraction; what is given no vectors is queued for embedding.
+Entity names given ``name_vectors`` are indexed as an insert indexes new names (the vectors that
+an insert's synonym search and name-vector reuse read); no synonym pairs are searched."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -15,11 +17,13 @@ from lightrag.components.graph_rag.merger import split_field
 
 def check_shapes(chunks: Dict[str, Any], entities: Dict[str, Any], relations: Dict[Any, Any],
                  chunk_vectors: Optional[np.ndarray], entity_vectors: Optional[np.ndarray],
-                 relation_vectors: Optional[np.ndarray]) -> None:
+                 relation_vectors: Optional[np.ndarray],
+                 name_vectors: Optional[np.ndarray] = None) -> None:
     """``ValueError`` when vectors do not match their items (checked before any write)."""
     for what, items, vectors in (("chunk", chunks, chunk_vectors),
                                  ("entity", entities, entity_vectors),
-                                 ("relation", relations, relation_vectors)):
+                                 ("relation", relations, relation_vectors),
+                                 ("entity name", entities, name_vectors)):
         if vectors is not None and len(vectors) != len(items):
             raise ValueError(f"{len(vectors)} {what} vectors for {len(items)} {what} items")
 
@@ -28,7 +32,8 @@ def bulk_load(stores: IndexStores, chunks: Dict[str, Dict[str, Any]],
               entities: Dict[str, Dict[str, Any]], relations: Dict[Tuple[str, str], Dict[str, Any]],
               chunk_vectors: Optional[np.ndarray] = None,
               entity_vectors: Optional[np.ndarray] = None,
-              relation_vectors: Optional[np.ndarray] = None) -> None:
+              relation_vectors: Optional[np.ndarray] = None,
+              name_vectors: Optional[np.ndarray] = None) -> None:
     """Write the items into ``stores`` (inside the index's write transaction); ``ValueError``
     for a relation whose end is neither given nor in the graph."""
     missing = [(s, t) for s, t in relations for n in (s, t)
@@ -53,5 +58,17 @@ def bulk_load(stores: IndexStores, chunks: Dict[str, Dict[str, Any]],
                for i, ((s, t), d) in enumerate(relations.items())}
               if relation_vectors is not None else {})
     write_vectors(stores, named, paired)
+    if name_vectors is not None and entities:
+        index_names(stores, list(entities), name_vectors)
     queue_vectors(stores, [n for n in entities if n not in named],
                   [k for k in relations if k not in paired])
+
+
+def index_names(stores: IndexStores, names: Sequence[str], vectors: np.ndarray) -> int:
+    """Add the names not indexed yet to the entity-name vectors; returns how many."""
+    known = stores.entity_names.get_vectors_by_ids(list(names))
+    new = [i for i, n in enumerate(names) if n not in known]
+    if new:
+        stores.entity_names.upsert({names[i]: {"content": names[i]} for i in new},
+                                   vectors=np.asarray(vectors)[new])
+    return len(new)

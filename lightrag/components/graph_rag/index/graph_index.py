@@ -460,7 +460,8 @@ class GraphIndex(Component):
                   relations: Dict[Tuple[str, str], Dict[str, Any]],
                   chunk_vectors: Optional[np.ndarray] = None,
                   entity_vectors: Optional[np.ndarray] = None,
-                  relation_vectors: Optional[np.ndarray] = None) -> None:
+                  relation_vectors: Optional[np.ndarray] = None,
+                  name_vectors: Optional[np.ndarray] = None) -> None:
         """Write pre-built chunks, entities and relations (and their vectors) in one
         transaction, without extraction: for benchmarks that build a store of a given shape.
         Vectors are rows aligned with the dicts' order; an entity or relation given no vectors
@@ -477,15 +478,19 @@ class GraphIndex(Component):
             relations: ``(src, tgt) -> edge fields`` (``weight``, ``description``,
                 ``keywords``, ``source_id``, ``file_path``); both ends must be in the graph
                 or in ``entities``.
+            name_vectors: rows aligned with ``entities``: the vectors of the names alone (what
+                an insert indexes for each new entity: its synonym search and the name parts
+                of relation vectors read them); names already indexed are kept. Without them
+                the names are not indexed (an insert then embeds them again).
 
         Raises:
             ValueError: vectors not matching the items, or a relation with an unknown end.
         """
         bulk.check_shapes(chunks, entities, relations, chunk_vectors, entity_vectors,
-                          relation_vectors)
+                          relation_vectors, name_vectors)
         with self.writing_sync():
             bulk.bulk_load(self.stores, chunks, entities, relations, chunk_vectors,
-                           entity_vectors, relation_vectors)
+                           entity_vectors, relation_vectors, name_vectors)
 
     def synonym_pairs(self) -> Sequence[Tuple[str, str, float]]:
         """Near-duplicate entity names ``(a, b, similarity)`` found at index time (both still in
