@@ -389,13 +389,9 @@ class GraphIndex(Component):
             self.stores.extractions.add(good, chunks)
             stats = await self.merger.acall(good, self.graph)
             queue_vectors(self.stores, stats.entities, stats.relations)
-            items = self.stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
-            items = {
-                "entities": sorted({*items["entities"], *(x.entity_name for e in good for x in e.entities)}),
-                "relations": sorted({*map(tuple, items["relations"]),
-                                     *(relation_key(r.src_id, r.tgt_id) for e in good for r in e.relations)}),
-            }
-            self.stores.doc_graph_items.replace({doc_id: items})
+            self.stores.doc_graph_items.add(  # rows added: a part never rewrites earlier ones
+                doc_id, (x.entity_name for e in good for x in e.entities),
+                (relation_key(r.src_id, r.tgt_id) for e in good for r in e.relations))
             result.entities, result.relations = stats.entities, stats.relations
             failed_ids = [*earlier, *failed]
             if not final:
@@ -415,6 +411,7 @@ class GraphIndex(Component):
                                  metadata={"failed_chunks": failed_ids})
             else:
                 result.status = DocStatus.PROCESSED.value
+                items = self.stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
                 self._set_status(doc_id, status=DocStatus.PROCESSED, error_msg=None,
                                  chunks_count=len(chunks_list), chunks_list=chunks_list,
                                  metadata={"entities": len(items["entities"]),

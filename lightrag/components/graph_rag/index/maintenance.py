@@ -254,9 +254,8 @@ def _retarget_documents(stores: IndexStores, sources: Sequence[str], target: str
     still finds it)."""
     renamed = set(sources)
     updates = {}
-    for doc_id, items in stores.doc_graph_items.items():
-        if not renamed.intersection(items.get("entities", [])):
-            continue
+    for doc_id in stores.doc_graph_items.documents_naming(entities=sorted(renamed)):
+        items = stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
         entities = sorted({target if e in renamed else e for e in items["entities"]})
         relations = sorted({relation_key(*(target if x in renamed else x for x in pair))
                             for pair in items.get("relations", [])

@@ -26,6 +26,7 @@ from lightrag.components.graph_rag.index.stores import (
 )
 from lightrag.components.storage.base import LEGACY_FIELDS
 from lightrag.components.storage.databases import DB_FILE, LEGACY_FILES
+from lightrag.components.storage.doc_items import DocItemsStorage
 from lightrag.components.storage.json_kv import load_json_store
 from lightrag.components.storage.networkx_graph import NetworkXGraphStorage
 from lightrag.components.storage.numpy_vector import NumpyVectorStorage
@@ -74,8 +75,9 @@ def migrate_legacy_store(working_dir: str, workspace: str = "", extractor_name: 
     try:
         with db.transaction():
             where = {"db": db, "working_dir": str(folder)}
-            for name in ("full_docs", "text_chunks", "doc_graph_items"):
+            for name in ("full_docs", "text_chunks"):
                 SQLKVStorage(namespace=name, **where).replace(kv[name])
+            DocItemsStorage(db).replace(kv["doc_graph_items"])
             SQLDocStatusStorage(namespace="doc_status", **where).replace(kv["doc_status"])
             cache: Dict[str, Any] = {}
             names = [extractor_name] if extractor_name else ["EntityExtractor", "SpacyEntityExtractor"]

@@ -80,9 +80,10 @@ def _fields(updates: Any) -> Dict[str, Any]:
 
 
 def _forget_in_documents(stores: IndexStores, pair: Tuple[str, str]) -> None:
-    """Remove ``pair`` from every document's graph items (a scan of them: edits are rare)."""
+    """Remove ``pair`` from the graph items of the documents naming it (found by the index)."""
     updates = {}
-    for doc_id, items in stores.doc_graph_items.items():
+    for doc_id in stores.doc_graph_items.documents_naming(relations=[pair]):
+        items = stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
         relations = [tuple(r) for r in items.get("relations") or []]
         if pair in relations:
             updates[doc_id] = {**items, "relations": [list(r) for r in relations if r != pair]}

@@ -10,7 +10,7 @@ Example:
     >>> from lightrag.components.storage.sql_db import SQLiteDatabase
     >>> stores = open_stores(SQLiteDatabase(":memory:"), embedder=None)
     >>> sorted(stores.kv_stores())[:3]
-    ['doc_graph_items', 'doc_status', 'entity_synonyms']
+    ['doc_status', 'entity_synonyms', 'extraction_chunks']
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 from lightrag.components.graph_rag.schemas import TextChunkSchema, compute_mdhash_id
+from lightrag.components.storage.doc_items import DocItemsStorage
 from lightrag.components.storage.mapped_vector import MappedVectorStorage
 from lightrag.components.storage.sql_db import SQLDatabase
 from lightrag.components.storage.sql_graph import SQLGraphStorage
@@ -41,6 +42,7 @@ STORE_TABLES: Dict[str, Tuple[str, ...]] = {
     "node_chunks": ("ns", "node", "chunk"),
     "node_degrees": ("ns", "node"),
     "vectors": ("ns", "id"),
+    "doc_items": ("ns", "doc", "item"),
 }
 
 
@@ -132,7 +134,7 @@ class IndexStores:
     full_docs: SQLKVStorage
     text_chunks: SQLKVStorage
     doc_status: SQLDocStatusStorage
-    doc_graph_items: SQLKVStorage
+    doc_graph_items: DocItemsStorage
     pending_vectors: SQLKVStorage
     synonyms: SQLKVStorage
     graph: SQLGraphStorage
@@ -144,9 +146,8 @@ class IndexStores:
 
     def kv_stores(self) -> Dict[str, SQLKVStorage]:
         """The key-value stores by namespace."""
-        stores = [self.full_docs, self.text_chunks, self.doc_status, self.doc_graph_items,
-                  self.pending_vectors, self.synonyms, self.extractions.results,
-                  self.extractions.users]
+        stores = [self.full_docs, self.text_chunks, self.doc_status, self.pending_vectors,
+                  self.synonyms, self.extractions.results, self.extractions.users]
         return {s.namespace: s for s in stores}
 
 
@@ -201,7 +202,7 @@ def open_stores(
         full_docs=SQLKVStorage(namespace="full_docs", **kv),
         text_chunks=SQLKVStorage(namespace="text_chunks", **kv),
         doc_status=SQLDocStatusStorage(namespace="doc_status", **kv),
-        doc_graph_items=SQLKVStorage(namespace="doc_graph_items", **kv),
+        doc_graph_items=_doc_items(db, SQLKVStorage(namespace="doc_graph_items", **kv)),
         pending_vectors=SQLKVStorage(namespace="pending_vectors", **kv),
         synonyms=SQLKVStorage(namespace="entity_synonyms", **kv),
         graph=SQLGraphStorage(namespace="chunk_entity_relation", **kv),
@@ -215,3 +216,12 @@ def open_stores(
                                     SQLKVStorage(namespace="extraction_chunks", **kv),
                                     extractor_name),
     )
+
+
+def _doc_items(db: SQLDatabase, legacy: SQLKVStorage) -> DocItemsStorage:
+    """The documents' graph items as rows; an older store's JSON records (``legacy``) are moved
+    into them the first time it is opened."""
+    items = DocItemsStorage(db)
+    if len(legacy):
+        items.move_from(legacy)
+    return items

@@ -1,0 +1,145 @@
+"""Which entities and relations each document named: one row per (document, item).
+
+A delete rebuilds what a document supported from this list, and a rename or a relation edit
+finds the documents naming an item through its index (no scan of every document). A document
+is recorded with a marker row (``""``), so one whose chunks named nothing is still known to be
+recorded. Recording a large document part by part adds rows (it never rewrites the ones of
+the earlier parts).
+
+Stores written before this table kept one JSON record per document in the ``kv`` table
+(namespace ``doc_graph_items``); :meth:`DocItemsStorage.move_from` moves them here (once, when
+the store is first opened).
+
+Example:
+    >>> from lightrag.components.storage.sql_db import SQLiteDatabase
+    >>> items = DocItemsStorage(SQLiteDatabase(":memory:"))
+    >>> items.add("doc-1", entities=["Saturn", "Titan"], relations=[("Saturn", "Titan")])
+    >>> items.get_by_id("doc-1")
+    {'entities': ['Saturn', 'Titan'], 'relations': [['Saturn', 'Titan']]}
+    >>> items.documents_naming(entities=["Titan"])
+    ['doc-1']
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from lightrag.components.storage.sql_db import SQLDatabase
+
+log = logging.getLogger(__name__)
+
+SEP = "\x1f"
+MARKER = ""  # the row saying "this document is recorded"
+
+Items = Dict[str, List[Any]]
+
+
+def entity_item(name: str) -> str:
+    return f"e{SEP}{name}"
+
+
+def relation_item(src: str, tgt: str) -> str:
+    return f"r{SEP}{src}{SEP}{tgt}"
+
+
+def _decode(rows: Iterable[str]) -> Items:
+    entities, relations = [], []
+    for item in rows:
+        kind, _, rest = item.partition(SEP)
+        if kind == "e":
+            entities.append(rest)
+        elif kind == "r":
+            relations.append(rest.split(SEP, 1))
+    return {"entities": sorted(entities), "relations": sorted(relations)}
+
+
+class DocItemsStorage:
+    """The graph items of each document as rows of the ``doc_items`` table.
+
+    Args:
+        db: the database of the working directory.
+        namespace: the data set (one per workspace's graph).
+    """
+
+    def __init__(self, db: SQLDatabase, namespace: str = "doc_graph_items") -> None:
+        self.db = db
+        self.namespace = namespace
+        with db.transaction():
+            db.execute("CREATE TABLE IF NOT EXISTS doc_items (ns TEXT NOT NULL, doc TEXT NOT NULL, "
+                       "item TEXT NOT NULL, PRIMARY KEY (ns, doc, item))")
+            db.execute("CREATE INDEX IF NOT EXISTS doc_items_by_item ON doc_items (ns, item, doc)")
+
+    # ------------------------------------------------------------------ writes
+    def add(self, doc_id: str, entities: Iterable[str] = (),
+            relations: Iterable[Tuple[str, str]] = ()) -> None:
+        """Record ``doc_id`` as naming these entities and relations (besides those it named)."""
+        items = [MARKER, *(entity_item(n) for n in entities),
+                 *(relation_item(*pair) for pair in relations)]
+        self.db.executemany(
+            "INSERT INTO doc_items (ns, doc, item) VALUES (?, ?, ?) "
+            "ON CONFLICT (ns, doc, item) DO NOTHING",
+            ((self.namespace, doc_id, item) for item in dict.fromkeys(items)))
+
+    def replace(self, data: Dict[str, Items]) -> None:
+        """Set the items of each document as given (``{"entities": [...], "relations": [...]}``)."""
+        with self.db.transaction():
+            self.delete(list(data))
+            for doc_id, items in data.items():
+                self.add(doc_id, items.get("entities") or [],
+                         [tuple(pair) for pair in items.get("relations") or []])
+
+    def delete(self, doc_ids: Iterable[str]) -> None:
+        self.db.executemany("DELETE FROM doc_items WHERE ns = ? AND doc = ?",
+                            ((self.namespace, d) for d in doc_ids))
+
+    def drop(self) -> None:
+        self.db.execute("DELETE FROM doc_items WHERE ns = ?", (self.namespace,))
+
+    # ------------------------------------------------------------------- reads
+    def get_by_id(self, doc_id: str) -> Optional[Items]:
+        """The document's ``{"entities": [...], "relations": [[src, tgt], ...]}`` (sorted), or
+        None when it is not recorded."""
+        rows = [r[0] for r in self.db.query(
+            "SELECT item FROM doc_items WHERE ns = ? AND doc = ?", (self.namespace, doc_id))]
+        return _decode(rows) if rows else None
+
+    def documents_naming(self, entities: Sequence[str] = (),
+                         relations: Sequence[Tuple[str, str]] = ()) -> List[str]:
+        """The documents that name any of these entities or relations (by the item index)."""
+        wanted = [entity_item(n) for n in entities] + [relation_item(*p) for p in relations]
+        rows = self.db.query_in("SELECT doc FROM doc_items WHERE ns = ? AND item IN ({in_})",
+                                wanted, (self.namespace,))
+        return sorted({r[0] for r in rows})
+
+    def keys(self) -> List[str]:
+        """Every recorded document."""
+        return sorted(r[0] for r in self.db.query(
+            "SELECT doc FROM doc_items WHERE ns = ? AND item = ?", (self.namespace, MARKER)))
+
+    def items(self) -> List[Tuple[str, Items]]:
+        """Every document with its items (for copies and checks; a scan of the table)."""
+        by_doc: Dict[str, List[str]] = {}
+        for doc, item in self.db.query("SELECT doc, item FROM doc_items WHERE ns = ?",
+                                       (self.namespace,)):
+            by_doc.setdefault(doc, []).append(item)
+        return [(doc, _decode(rows)) for doc, rows in sorted(by_doc.items())]
+
+    def __len__(self) -> int:
+        return int(self.db.query("SELECT COUNT(*) FROM doc_items WHERE ns = ? AND item = ?",
+                                 (self.namespace, MARKER))[0][0])
+
+    # --------------------------------------------------------------- migration
+    def move_from(self, legacy: Any) -> int:
+        """Move the JSON records of an older store (a key-value store of ``{doc_id: {"entities",
+        "relations"}}``) into rows and empty it, in one transaction; returns how many moved."""
+        with self.db.transaction():
+            records = legacy.items()
+            for doc_id, record in records:
+                self.add(doc_id, record.get("entities") or [],
+                         [tuple(p) for p in record.get("relations") or []])
+            legacy.drop()
+        if records:
+            log.info("%s: the graph items of %d documents moved to rows (once)",
+                     self.db.describe(), len(records))
+        return len(records)

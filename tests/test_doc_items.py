@@ -1,0 +1,95 @@
+"""Each document's graph items are rows: added part by part, found by item, replaced, deleted,
+and moved once from the JSON records of an older store, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+
+import pytest
+from graph_fakes import fake_graph_rag
+from pg_server import PostgresServer, skip_reason
+
+from lightrag.components.storage.doc_items import DocItemsStorage
+from lightrag.components.storage.sql_db import SQLiteDatabase
+from lightrag.components.storage.sql_kv import SQLKVStorage
+
+PG_SKIP = skip_reason()
+DSN_ENV = "LIGHTRAG_TEST_DOC_ITEMS_DSN"
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    if PG_SKIP is not None:
+        pytest.skip(f"no PostgreSQL server: {PG_SKIP}")
+    server = PostgresServer.start()
+    os.environ[DSN_ENV] = server.dsn
+    try:
+        yield server
+    finally:
+        os.environ.pop(DSN_ENV, None)
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request, tmp_path):
+    if request.param == "sqlite":
+        return SQLiteDatabase(tmp_path / "items.sqlite3")
+    request.getfixturevalue("pg_server")
+    from lightrag.components.storage.postgres_db import PostgresDatabase
+
+    return PostgresDatabase(dsn_env=DSN_ENV, workspace=f"t_{uuid.uuid4().hex[:10]}")
+
+
+def test_parts_add_items_and_the_index_finds_documents(db):
+    items = DocItemsStorage(db)
+    items.add("doc-1", ["Titan", "Saturn"], [("Saturn", "Titan")])
+    items.add("doc-1", ["Huygens", "Titan"], [("Huygens", "Titan")])  # a later part
+    items.add("doc-2", ["Titan"], [])
+    items.add("doc-3")  # recorded, naming nothing
+    assert items.get_by_id("doc-1") == {"entities": ["Huygens", "Saturn", "Titan"],
+                                        "relations": [["Huygens", "Titan"], ["Saturn", "Titan"]]}
+    assert items.get_by_id("doc-3") == {"entities": [], "relations": []}
+    assert items.get_by_id("nowhere") is None
+    assert items.documents_naming(entities=["Titan"]) == ["doc-1", "doc-2"]
+    assert items.documents_naming(relations=[("Saturn", "Titan")]) == ["doc-1"]
+    assert items.documents_naming(entities=["Saturn"], relations=[("Huygens", "Titan")]) == ["doc-1"]
+    assert items.documents_naming() == []
+    assert items.keys() == ["doc-1", "doc-2", "doc-3"] and len(items) == 3
+    items.replace({"doc-2": {"entities": ["Rhea"], "relations": [["Rhea", "Saturn"]]}})
+    assert items.get_by_id("doc-2") == {"entities": ["Rhea"], "relations": [["Rhea", "Saturn"]]}
+    assert items.documents_naming(entities=["Titan"]) == ["doc-1"]
+    items.delete(["doc-1"])
+    assert items.get_by_id("doc-1") is None and items.keys() == ["doc-2", "doc-3"]
+    assert dict(items.items())["doc-2"]["entities"] == ["Rhea"]
+
+
+def test_names_with_separators_and_unicode_round_trip(db):
+    items = DocItemsStorage(db)
+    names = ["Ærø", "a,b", "x y", "名前", "O'Brien"]
+    items.add("d", names, [("a,b", "名前")])
+    assert items.get_by_id("d") == {"entities": sorted(names), "relations": [["a,b", "名前"]]}
+    assert items.documents_naming(entities=["名前"]) == ["d"]
+
+
+def test_an_older_store_s_records_move_to_rows_once(tmp_path):
+    rag = fake_graph_rag(tmp_path)
+    rag.insert(["Saturn has a moon called Titan. Titan has lakes.",
+                "Huygens landed on Titan in 2005."], ids=["doc-a", "doc-b"])
+    stores = rag.index.stores
+    before = dict(stores.doc_graph_items.items())
+    assert set(before) == {"doc-a", "doc-b"} and before["doc-a"]["entities"]
+    # write the store as an older version did: JSON records in kv, no rows
+    with stores.db.transaction():
+        SQLKVStorage(stores.db, namespace="doc_graph_items").replace(
+            {d: json.loads(json.dumps(v)) for d, v in before.items()})
+        stores.doc_graph_items.drop()
+    rag.index.close()
+    reopened = fake_graph_rag(tmp_path)
+    assert dict(reopened.index.stores.doc_graph_items.items()) == before
+    assert len(SQLKVStorage(reopened.index.stores.db, namespace="doc_graph_items")) == 0
+    assert reopened.index.verify() == []
+    reopened.delete_by_doc_id("doc-b")  # a delete reads the moved rows
+    assert reopened.index.stores.doc_graph_items.get_by_id("doc-b") is None
+    assert reopened.index.verify() == []
