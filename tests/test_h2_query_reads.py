@@ -130,3 +130,20 @@ def test_the_collector_is_restored_when_the_last_pause_ends():
         assert not gc.isenabled()  # a caller's own choice is kept
     finally:
         gc.enable()
+
+
+def test_cosines_known_to_the_query_are_not_read_again():
+    from lightrag.components.graph_rag.chunk_choice import query_similarities
+
+    class Chunks:
+        asked = []
+
+        def get_vectors_by_ids(self, ids):
+            self.asked.append(list(ids))
+            return {i: np.array([1.0, 0.0]) if i == "a" else np.array([0.0, 1.0]) for i in ids if i != "gone"}
+
+    store, known = Chunks(), {}
+    query = np.array([2.0, 0.0])
+    assert query_similarities(store, ["a", "gone"], query, known) == {"a": 1.0}
+    assert query_similarities(store, ["b", "a"], query, known) == {"b": 0.0, "a": 1.0}
+    assert store.asked == [["a", "gone"], ["b"]] and known == {"a": 1.0, "b": 0.0}

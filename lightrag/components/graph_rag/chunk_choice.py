@@ -20,15 +20,20 @@ import numpy as np
 from lightrag.components.graph_rag.merger import split_field
 
 
-def query_similarities(chunks_vdb: Any, ids: Sequence[str], query_vector: np.ndarray) -> Dict[str, float]:
-    """Cosine of each stored chunk in ``ids`` to the query: one vector fetch, one product."""
-    vectors = chunks_vdb.get_vectors_by_ids(list(ids))
-    found = [c for c in ids if c in vectors]
-    if not found:
-        return {}
-    norm = float(np.linalg.norm(query_vector)) or 1.0
-    unit_query = np.asarray(query_vector, dtype=np.float32) / norm
-    return dict(zip(found, (np.stack([vectors[c] for c in found]) @ unit_query).tolist()))
+def query_similarities(chunks_vdb: Any, ids: Sequence[str], query_vector: np.ndarray,
+                       known: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+    """Cosine of each stored chunk in ``ids`` to the query: one vector fetch, one product.
+    ``known`` holds cosines to the same query computed before (reused; the new ones are added
+    to it)."""
+    known = {} if known is None else known
+    fresh = [c for c in dict.fromkeys(ids) if c not in known]
+    vectors = chunks_vdb.get_vectors_by_ids(fresh) if fresh else {}
+    found = [c for c in fresh if c in vectors]
+    if found:
+        norm = float(np.linalg.norm(query_vector)) or 1.0
+        unit_query = np.asarray(query_vector, dtype=np.float32) / norm
+        known.update(zip(found, (np.stack([vectors[c] for c in found]) @ unit_query).tolist()))
+    return {c: known[c] for c in ids if c in known}
 
 
 #: chunks of one entity or relation considered by a query: a hub cited by 100k chunks
@@ -62,11 +67,12 @@ HUB_SCAN_BUDGET = 2048
 
 def hub_chunk_choice(chunks_vdb: Any, items: Sequence[Dict[str, Any]],
                      query_vector: Optional[np.ndarray],
-                     budget: Optional[int] = None) -> Dict[str, tuple]:
+                     budget: Optional[int] = None,
+                     known: Optional[Dict[str, float]] = None) -> Dict[str, tuple]:
     """For the hubs among ``items`` (citing more than ``MAX_CHUNKS_PER_ITEM`` chunks), best
     ranked first while ``budget`` chunk vectors last: the ``MAX_CHUNKS_PER_ITEM`` of a hub's
     latest ``HUB_SCAN_CHUNKS`` chunks most similar to the query, keyed by its ``source_id``
-    text. One vector look-up for all hubs."""
+    text. One vector look-up for all hubs; ``known`` as in :func:`query_similarities`."""
     if query_vector is None:
         return {}
     budget = HUB_SCAN_BUDGET if budget is None else budget
@@ -84,7 +90,7 @@ def hub_chunk_choice(chunks_vdb: Any, items: Sequence[Dict[str, Any]],
     if not hubs:
         return {}
     similarity = query_similarities(chunks_vdb, list(dict.fromkeys(c for ids in hubs.values()
-                                                                   for c in ids)), query_vector)
+                                                                   for c in ids)), query_vector, known)
     return {source: tuple(sorted(ids, key=lambda c: -similarity.get(c, -2.0))[:MAX_CHUNKS_PER_ITEM])
             for source, ids in hubs.items()}
 

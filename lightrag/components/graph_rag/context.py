@@ -504,8 +504,9 @@ def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
     if by_relevance:
         sources.append(bridge_entities(stores, entities, relations))
     ranked_items = [i for items in sources for i in items]
+    cosines: Dict[str, float] = {}  # to the query, computed once per chunk
     chosen = allot_chunk_ids(ranked_items,
-                             hub_chunk_choice(stores.chunks_vdb, ranked_items, query_vector),
+                             hub_chunk_choice(stores.chunks_vdb, ranked_items, query_vector, known=cosines),
                              floor=param.related_chunk_number)
     if by_relevance:
         support = chunk_support(*sources, chosen=chosen)
@@ -515,7 +516,7 @@ def gather_chunks(stores: GraphStores, entities: Sequence[Dict[str, Any]],
         cited = (c for items in sources for item in items for c in item_chunk_ids(item, chosen))
         ranked_too = list(known) if by_relevance else []  # round-robin keeps the vector order
         similarity = query_similarities(stores.chunks_vdb, list(dict.fromkeys([*ranked_too, *cited])),
-                                        query_vector)
+                                        query_vector, known=cosines)
     taken: set = set()
     picked: List[List[str]] = []
     for items in sources:

@@ -66,18 +66,19 @@ def neighbourhood(graph: Any, seed_names: Sequence[str], seed_chunks: Sequence[s
         known.update(fresh)
         hop1.extend(fresh)
     passages: Dict[str, None] = dict.fromkeys(seed_chunks)
-    edges: Dict[str, Dict[str, None]] = {}
+    recent: Dict[str, List[str]] = {}
     for name, node in graph.get_nodes_batch(hop1).items():
-        recent = split_field(node.get("source_id"))[-entity_chunks:]
-        edges[name] = dict.fromkeys(recent)
-        passages.update(edges[name])
+        recent[name] = split_field(node.get("source_id"))[-entity_chunks:]
+        passages.update(dict.fromkeys(recent[name]))
     taken = list(passages)[:max_passages]
     inside = set(taken)
     chunk_entities.update(graph.chunk_entities([c for c in taken if c not in chunk_entities]))
-    for chunk in taken:
+    edges: Dict[str, Dict[str, None]] = {name: dict.fromkeys(c for c in chunks if c in inside)
+                                         for name, chunks in recent.items()}
+    for chunk in taken:  # hop 2 (and hop-1 entities' older passages): links to taken passages
         for name in chunk_entities.get(chunk, ()):
             edges.setdefault(name, {})[chunk] = None
-    return [(name, [c for c in chunks if c in inside]) for name, chunks in edges.items()]
+    return [(name, list(chunks)) for name, chunks in edges.items()]
 
 
 def citation_counts(graph: Any, names: Sequence[str]) -> Dict[str, int]:
