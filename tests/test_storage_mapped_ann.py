@@ -321,3 +321,29 @@ def test_tail_rows_grouped_by_list(tmp_path):
         expected = sorted(tail.rows_in(np.array(lists), rows=109).tolist())
         got = sorted(r for k in [*lists, None] for r in grouped.get(k, []))
         assert got == expected
+
+
+def test_an_older_rowid_layout_of_vector_rows_is_laid_out_again_at_open(tmp_path):
+    store = open_store(tmp_path, ann_min_rows=None)
+    vectors = clustered(300, seed=12)
+    fill(store, vectors, batch=100)
+    store.delete(["k7"])
+    db = store.db
+    with db.transaction():  # the layout of the previous version: a rowid table, two indexes
+        db.execute("CREATE TABLE old_rows (ns TEXT NOT NULL, id TEXT NOT NULL, row INTEGER NOT NULL, "
+                   "PRIMARY KEY (ns, id))")
+        db.execute("INSERT INTO old_rows SELECT ns, id, row FROM vector_rows")
+        db.execute("DROP TABLE vector_rows")
+        db.execute("ALTER TABLE old_rows RENAME TO vector_rows")
+        db.execute("CREATE INDEX vector_rows_by_id ON vector_rows (ns, id, row)")
+        db.execute("CREATE INDEX vector_rows_by_row ON vector_rows (ns, row, id)")
+    before = sorted(db.query("SELECT ns, id, row FROM vector_rows"))
+    db.close()
+    reopened = open_store(tmp_path, ann_min_rows=None)
+    layout = reopened.db.query("SELECT sql FROM sqlite_master WHERE name = 'vector_rows'")[0][0]
+    assert "WITHOUT ROWID" in layout.upper()
+    assert sorted(reopened.db.query("SELECT ns, id, row FROM vector_rows")) == before
+    assert reopened.query(vectors[123], 1)[0]["id"] == "k123"
+    assert reopened.get_by_id("k7") is None and "k8" in reopened.get_vectors_by_ids(["k8"])
+    fill(reopened, clustered(50, seed=13), start=300)  # writes go on in the new layout
+    assert reopened.query(clustered(50, seed=13)[10], 1)[0]["id"] == "k310"

@@ -61,6 +61,28 @@ DEFAULT_ANN_MIN_ROWS = 100_000  # live rows from which the search is approximate
 ANN_TAIL_RATIO = 1.0  # retrain when rows appended since the build exceed this times the indexed
 
 
+def _vector_rows_table(name: str) -> str:
+    return (f"CREATE TABLE IF NOT EXISTS {name} (ns TEXT NOT NULL, id TEXT NOT NULL, "
+            "row INTEGER NOT NULL, PRIMARY KEY (ns, id)) WITHOUT ROWID")
+
+
+def _create_vector_rows(db: Any) -> None:
+    """The ``vector_rows`` table (which file row holds each id), clustered by id, and its index
+    by row (which holds the id too): each look-up either way reads one B-tree, and a new
+    vector writes two (a rowid table with a covering index each way wrote four). A table of an
+    older store is copied into this layout once."""
+    found = db.query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'vector_rows'")
+    if found and "WITHOUT ROWID" not in found[0][0].upper():
+        log.info("laying out the vector rows of %s clustered by id (once)", db.describe())
+        db.execute(_vector_rows_table("vector_rows_by_id_new"))
+        db.execute("INSERT INTO vector_rows_by_id_new (ns, id, row) "
+                   "SELECT ns, id, row FROM vector_rows ORDER BY ns, id")
+        db.execute("DROP TABLE vector_rows")
+        db.execute("ALTER TABLE vector_rows_by_id_new RENAME TO vector_rows")
+    db.execute(_vector_rows_table("vector_rows"))
+    db.execute("CREATE INDEX IF NOT EXISTS vector_rows_by_row ON vector_rows (ns, row)")
+
+
 class MappedVectorStorage(BaseVectorStorage):
     """Cosine search over a memory-mapped matrix file; ids and metadata read by key.
 
@@ -100,16 +122,7 @@ class MappedVectorStorage(BaseVectorStorage):
         with db.transaction():
             db.execute(f"CREATE TABLE IF NOT EXISTS vectors (ns TEXT NOT NULL, id TEXT NOT NULL, "
                        f"vector {db.blob_type} NOT NULL, meta TEXT NOT NULL, PRIMARY KEY (ns, id))")
-            db.execute("CREATE TABLE IF NOT EXISTS vector_rows (ns TEXT NOT NULL, id TEXT NOT NULL, "
-                       "row INTEGER NOT NULL, PRIMARY KEY (ns, id))")
-            # both ways covering: an id's row is read from one index (the primary key's index
-            # then the table was 1.6x the CPU per look-up; a query reads thousands), and with
-            # only one covering index SQLite's planner scanned it for look-ups by row
-            if not db.query("SELECT 1 FROM sqlite_master WHERE name = 'vector_rows_by_id'"):
-                log.info("indexing the vector rows of %s by id and by row (once)", db.describe())
-                db.execute("CREATE INDEX vector_rows_by_id ON vector_rows (ns, id, row)")
-            db.execute("CREATE INDEX IF NOT EXISTS vector_rows_by_row ON vector_rows (ns, row, id)")
-            db.execute("DROP INDEX IF EXISTS vector_rows_row")
+            _create_vector_rows(db)
             if self._file_meta() is None and self._has_table_rows():
                 self._rebuild_file()
         db.on_commit(self._flush, self._forget)
