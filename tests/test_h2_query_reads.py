@@ -147,3 +147,13 @@ def test_cosines_known_to_the_query_are_not_read_again():
     assert query_similarities(store, ["a", "gone"], query, known) == {"a": 1.0}
     assert query_similarities(store, ["b", "a"], query, known) == {"b": 0.0, "a": 1.0}
     assert store.asked == [["a", "gone"], ["b"]] and known == {"a": 1.0, "b": 0.0}
+
+
+def test_a_search_with_options_of_its_own_is_passed_through_unremembered():
+    store = Searches(np.eye(4, dtype=np.float32))
+    calls = []
+    store.query_batch = lambda rows, top_k, nprobe=None: calls.append(nprobe) or [[] for _ in rows]
+    seen = QueryReads(store)
+    seen.query_batch(np.eye(2, 4), top_k=3, nprobe=2)
+    seen.query_batch(np.eye(2, 4), top_k=3, nprobe=2)
+    assert calls == [2, 2]

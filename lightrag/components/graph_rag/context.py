@@ -122,6 +122,8 @@ class QueryReads:
     #: keyed reads remembered, by the shape of their answer
     REMEMBERED = {"get_nodes_batch": "dict", "node_degrees_batch": "dict", "chunk_entities": "dict",
                   "get_vectors_by_ids": "dict", "has_nodes_batch": "set", "get_by_ids": "list"}
+    #: reads whose values are handed out shared, not copied (vectors and id lists: only read)
+    SHARED = frozenset({"get_vectors_by_ids", "chunk_entities", "node_degrees_batch"})
 
     def __init__(self, store: Any) -> None:
         self.store = store
@@ -154,6 +156,8 @@ class QueryReads:
             return [None if known[i] is _ABSENT else _copy(known[i]) for i in ids]
         if shape == "set":
             return {i for i in wanted if known[i] is not _ABSENT}
+        if name in self.SHARED:
+            return {i: known[i] for i in wanted if known[i] is not _ABSENT}
         return {i: _copy(known[i]) for i in wanted if known[i] is not _ABSENT}
 
     def _query(self, search: Callable[..., List[Dict[str, Any]]], query: Any, top_k: int,
@@ -165,7 +169,9 @@ class QueryReads:
                                  np.atleast_2d(query), top_k)[0]
 
     def _query_batch(self, search: Callable[..., List[List[Dict[str, Any]]]], matrix: Any,
-                     top_k: int) -> List[List[Dict[str, Any]]]:
+                     top_k: int, **kwargs: Any) -> List[List[Dict[str, Any]]]:
+        if kwargs:  # a search of its own kind (e.g. ``nprobe``): not remembered
+            return search(matrix, top_k=top_k, **kwargs)
         rows = np.atleast_2d(np.asarray(matrix, dtype=np.float32))
         keys = [row.tobytes() for row in rows]
         fresh = [i for i, key in enumerate(keys)
@@ -179,7 +185,7 @@ class QueryReads:
 
 
 def _copy(value: Any) -> Any:
-    """A caller's own copy of a remembered dict or list (vectors are shared: never written)."""
+    """A caller's own copy of a remembered dict or list (a record a caller may extend)."""
     if isinstance(value, dict):
         return dict(value)
     if isinstance(value, list):
