@@ -149,9 +149,7 @@ class MappedVectorStorage(BaseVectorStorage):
         return file_meta, vector_ivf.read_meta(found.get(self._ann_key))
 
     def _set_file_meta(self, generation: int, dim: int) -> None:
-        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) "
-                        "DO UPDATE SET value = excluded.value",
-                        (self._meta_key, f"{generation}:{dim}"))
+        self.db.set_meta(self._meta_key, f"{generation}:{dim}")
 
     def _path(self, generation: int, suffix: str = "f32") -> Path:
         """The matrix file of a generation, or (``suffix`` ivf / lst) its index files."""
@@ -212,7 +210,7 @@ class MappedVectorStorage(BaseVectorStorage):
         generation = (meta[0] + 1) if meta else 1
         ids, matrix, rows = self._live_vectors()
         self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
-        self.db.execute("DELETE FROM meta WHERE name = ?", (self._ann_key,))
+        self.db.delete_meta(self._ann_key)
         if not ids:
             return
         for suffix in ("f32", "ivf", "lst"):
@@ -233,7 +231,7 @@ class MappedVectorStorage(BaseVectorStorage):
         self._set_garbage(0)
         if index is not None:
             index.write(self._path(generation, "ivf"), durable=self._durable)
-            self._set_meta(self._ann_key, f"{generation}:{index.lists}:{index.indexed_rows}")
+            self.db.set_meta(self._ann_key, f"{generation}:{index.lists}:{index.indexed_rows}")
         # the previous generation stays for readers that still map it; the one before goes
         for suffix in ("f32", "ivf", "lst"):
             self._path(generation - 2, suffix).unlink(missing_ok=True)
@@ -264,10 +262,6 @@ class MappedVectorStorage(BaseVectorStorage):
     def _ann_meta(self) -> Optional[Tuple[int, int, int]]:
         """``(generation, lists, indexed_rows)`` of the index, or None (exact search)."""
         return self._metas()[1]
-
-    def _set_meta(self, name: str, value: str) -> None:
-        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) "
-                        "DO UPDATE SET value = excluded.value", (name, value))
 
     def _index_wanted(self, live: int) -> bool:
         """Whether a store of ``live`` rows should be indexed (and can: faiss installed)."""
@@ -427,13 +421,10 @@ class MappedVectorStorage(BaseVectorStorage):
         return count
 
     def _garbage(self) -> int:
-        rows = self.db.query("SELECT value FROM meta WHERE name = ?", (f"vector_garbage:{self.namespace}",))
-        return int(rows[0][0]) if rows else 0
+        return int(self.db.meta(f"vector_garbage:{self.namespace}") or 0)
 
     def _set_garbage(self, value: int) -> None:
-        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) "
-                        "DO UPDATE SET value = excluded.value",
-                        (f"vector_garbage:{self.namespace}", str(value)))
+        self.db.set_meta(f"vector_garbage:{self.namespace}", str(value))
 
     def _forget(self) -> None:
         object.__setattr__(self, "_pending", {})
@@ -446,9 +437,7 @@ class MappedVectorStorage(BaseVectorStorage):
         with self.db.transaction():
             self.db.execute("DELETE FROM vectors WHERE ns = ?", (self.namespace,))
             self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
-            self.db.execute("DELETE FROM meta WHERE name = ?", (self._meta_key,))
-            self.db.execute("DELETE FROM meta WHERE name = ?", (f"vector_garbage:{self.namespace}",))
-            self.db.execute("DELETE FROM meta WHERE name = ?", (self._ann_key,))
+            self.db.delete_meta(self._meta_key, f"vector_garbage:{self.namespace}", self._ann_key)
             self._forget()
 
     # ------------------------------------------------------------------- reads

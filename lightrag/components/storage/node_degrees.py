@@ -39,7 +39,7 @@ class NodeDegrees:
             db.execute("CREATE TABLE IF NOT EXISTS node_degrees (ns TEXT NOT NULL, node TEXT NOT NULL, "
                        "degree INTEGER NOT NULL, PRIMARY KEY (ns, node))")
             db.execute("CREATE INDEX IF NOT EXISTS node_degrees_by_degree ON node_degrees (ns, degree)")
-            if not db.query("SELECT value FROM meta WHERE name = ?", (self._built_key,)):
+            if db.meta(self._built_key) is None:
                 self._count_from_edges()
 
     @property
@@ -57,8 +57,7 @@ class NodeDegrees:
         counted = int(self.db.query("SELECT COUNT(*) FROM node_degrees WHERE ns = ?", (ns,))[0][0])
         if counted:
             log.info("counted the degrees of %d nodes (once, for a store written before them)", counted)
-        self.db.execute("INSERT INTO meta (name, value) VALUES (?, '1') "
-                        "ON CONFLICT (name) DO NOTHING", (self._built_key,))
+        self.db.set_meta(self._built_key, "1")
 
     def of(self, nodes: Sequence[str]) -> Dict[str, int]:
         """The degree of each of ``nodes`` (0 for a node without edges or not in the graph)."""

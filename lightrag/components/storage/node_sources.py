@@ -90,7 +90,7 @@ class NodeChunks:
             # covering, so the planner prefers it to the primary key for "the nodes of chunks"
             db.execute("CREATE INDEX IF NOT EXISTS node_chunks_by_chunk ON node_chunks (ns, chunk, node)")
             db.execute("DROP INDEX IF EXISTS node_chunks_chunk")  # a development version's, not covering
-            if not db.query("SELECT value FROM meta WHERE name = ?", (self._built_key,)):
+            if db.meta(self._built_key) is None:
                 self._build_from_nodes()
 
     @property
@@ -116,8 +116,7 @@ class NodeChunks:
             data = {**json.loads(data), "source_id": recent_ids(ids), "source_count": len(ids)}
             self.db.execute("UPDATE nodes SET data = ? WHERE ns = ? AND id = ?",
                             (json.dumps(data, ensure_ascii=False), self.namespace, node))
-        self.db.execute("INSERT INTO meta (name, value) VALUES (?, '1') "
-                        "ON CONFLICT (name) DO NOTHING", (self._built_key,))
+        self.db.set_meta(self._built_key, "1")
 
     def _in(self, sql: str, values: Sequence[str], *leading: object) -> List[tuple]:
         return self.db.query_in(sql, values, (self.namespace, *leading), chunk=_BATCH)

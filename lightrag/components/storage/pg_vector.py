@@ -102,8 +102,8 @@ def marker_key(namespace: str) -> str:
 
 def side_table_dim(db: SQLDatabase, namespace: str) -> Optional[int]:
     """The dimension of the namespace's valid side table, or None when it has none."""
-    rows = db.query("SELECT value FROM meta WHERE name = ?", (marker_key(namespace),))
-    return int(rows[0][0]) if rows else None
+    value = db.meta(marker_key(namespace))
+    return int(value) if value is not None else None
 
 
 def _version_tuple(version: str) -> Tuple[int, ...]:
@@ -177,8 +177,7 @@ class PgVectorStorage(BaseVectorStorage):
         if self._hnsw and dim <= MAX_INDEXED_DIM:
             self.db.execute(f"CREATE INDEX IF NOT EXISTS {self._table}_hnsw ON {self._table} "
                             f'USING hnsw (embedding "{self._ext}".vector_ip_ops)')
-        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) "
-                        "DO UPDATE SET value = excluded.value", (marker_key(self.namespace), str(dim)))
+        self.db.set_meta(marker_key(self.namespace), str(dim))
         self._dim = dim
 
     def _build_side_table(self) -> None:
@@ -276,7 +275,7 @@ class PgVectorStorage(BaseVectorStorage):
             self.db.log_changes(f"vectors:{self.namespace}", self.keys())
             self.db.execute("DELETE FROM vectors WHERE ns = ?", (self.namespace,))
             self.db.execute(f"DROP TABLE IF EXISTS {self._table}")
-            self.db.execute("DELETE FROM meta WHERE name = ?", (marker_key(self.namespace),))
+            self.db.delete_meta(marker_key(self.namespace))
             self._dim = None
         self.version += 1
 

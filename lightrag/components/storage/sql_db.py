@@ -280,6 +280,20 @@ class SQLDatabase:
                 "ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
                 ("changes_pruned_upto", str(cut)))
 
+    def meta(self, name: str) -> Optional[str]:
+        """The value of the store's metadata ``name`` (its layout markers, file generations),
+        or None."""
+        rows = self.query("SELECT value FROM meta WHERE name = ?", (name,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, name: str, value: str) -> None:
+        """Set the metadata ``name`` (in the current write transaction, or one of its own)."""
+        self.execute("INSERT INTO meta (name, value) VALUES (?, ?) "
+                     "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
+
+    def delete_meta(self, *names: str) -> None:
+        self.executemany("DELETE FROM meta WHERE name = ?", ((n,) for n in names))
+
     def register(self, store: str, reload: Reloader) -> None:
         """Ask to be told when keys of ``store`` change in another process: ``reload(keys)``
         (``keys`` None: reload everything)."""

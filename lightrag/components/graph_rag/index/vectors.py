@@ -167,8 +167,7 @@ def add_synonyms(stores: IndexStores, names: Sequence[str], vectors: np.ndarray,
 def relation_ids_current(stores: IndexStores) -> bool:
     """Whether the store's relation vectors are keyed by :func:`relation_vector_id` (stores
     written before it used :func:`legacy_relation_vector_id`)."""
-    rows = stores.db.query("SELECT value FROM meta WHERE name = ?", (RELATION_IDS_META,))
-    return bool(rows) and rows[0][0] == RELATION_IDS_VERSION
+    return stores.db.meta(RELATION_IDS_META) == RELATION_IDS_VERSION
 
 
 def rekey_relation_vectors(stores: IndexStores) -> int:
@@ -193,7 +192,5 @@ def rekey_relation_vectors(stores: IndexStores) -> int:
                      vectors=np.stack([v for _, v in moved.values()]))
     present = {r["id"] for r in store.get_by_ids([relation_vector_id(*k) for k in edges]) if r}
     queue_vectors(stores, relations=[k for k in edges if relation_vector_id(*k) not in present])
-    stores.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) "
-                     "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-                     (RELATION_IDS_META, RELATION_IDS_VERSION))
+    stores.db.set_meta(RELATION_IDS_META, RELATION_IDS_VERSION)
     return len(moved)
