@@ -140,7 +140,10 @@ class QueryReads:
             return functools.partial(self._query_batch, attr)
         return attr
 
-    def _keyed(self, name: str, read: Callable[[List[Any]], Any], ids: Sequence[Any]) -> Any:
+    def _keyed(self, name: str, read: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if len(args) != 1 or kwargs:  # not the one-list call remembered here
+            return read(*args, **kwargs)
+        ids: Sequence[Any] = args[0]
         known = self._rows.setdefault(name, {})
         wanted = list(dict.fromkeys(ids))
         missing = [i for i in wanted if i not in known]
