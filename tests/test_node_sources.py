@@ -135,3 +135,39 @@ def test_a_rolled_back_merge_leaves_no_trace_in_later_reads(tmp_path):
         assert graph.get_node("Hub")["entity_type"] == "person"
         assert graph.add_node_sources("Hub", ["c2"]) == ["c2"]
     assert graph.get_node("Hub")["source_count"] == 2
+
+
+@pytest.mark.parametrize("doc", ["doc-0", "doc-7", "doc-11"])
+def test_a_hub_rebuilt_from_its_first_citations_matches_a_full_rebuild(tmp_path, monkeypatch, doc):
+    from lightrag.components.graph_rag.index import maintenance
+
+    rebuilt = {}
+    for label, limit in (("full", 10_000), ("bounded", 4)):
+        monkeypatch.setattr(maintenance, "REBUILD_CITATIONS", limit)
+        rag = fake_graph_rag(str(tmp_path / label))
+        # what a rebuild keeps of the chunks read first: 4 fragments and 4 file paths (the
+        # defaults, 24 and 75, are far below the 512 citations a hub is rebuilt from)
+        rag.index.merger.max_description_fragments = rag.index.merger.max_file_paths = 4
+        _insert_hub_documents(rag, 12)
+        rag.delete_by_doc_id(doc)
+        node = rag.graph.get_node("Zorblat")
+        rows = rag.graph.node_source_ids(["Zorblat"])["Zorblat"]
+        assert len(rows) == 11 and node["source_count"] == 11
+        assert f"{doc}-" not in "".join(rows)
+        assert rag.index.verify() == []
+        rebuilt[label] = {k: node[k] for k in ("entity_type", "description", "file_path")}
+    assert rebuilt["bounded"] == rebuilt["full"]
+
+
+def test_a_hub_cited_only_by_the_deleted_document_goes_with_it(tmp_path, monkeypatch):
+    from lightrag.components.graph_rag.index import maintenance
+
+    monkeypatch.setattr(maintenance, "REBUILD_CITATIONS", 1)
+    rag = fake_graph_rag(str(tmp_path), chunk_tokens=12, chunk_overlap=0)
+    text = " ".join(f"Zorblat met Person{i} in Town{i}." for i in range(6))
+    rag.insert([text], ids=["only"])
+    assert rag.graph.get_node("Zorblat")["source_count"] > 1
+    rag.delete_by_doc_id("only")
+    assert not rag.graph.has_node("Zorblat")
+    assert rag.graph.node_source_ids(["Zorblat"])["Zorblat"] == []
+    assert rag.index.verify() == []

@@ -144,6 +144,20 @@ class NodeChunks:
         if self.db.in_transaction:
             self._known.update({(node, c): True for _, _, c in rows})
 
+    def remove(self, node: str, chunk_ids: Sequence[str]) -> None:
+        """Delete the ``(node, chunk)`` rows of ``chunk_ids``."""
+        wanted = list(dict.fromkeys(c for c in chunk_ids if c))
+        self.db.executemany("DELETE FROM node_chunks WHERE ns = ? AND node = ? AND chunk = ?",
+                            [(self.namespace, node, c) for c in wanted])
+        if self.db.in_transaction:
+            self._known.update({(node, c): False for c in wanted})
+
+    def first(self, node: str, limit: int) -> List[str]:
+        """The first ``limit`` chunk ids citing ``node`` in id order (a bounded read of a hub)."""
+        return [c for (c,) in self.db.query(
+            "SELECT chunk FROM node_chunks WHERE ns = ? AND node = ? ORDER BY chunk LIMIT ?",
+            (self.namespace, node, limit))]
+
     def replace(self, node: str, chunk_ids: Sequence[str]) -> None:
         self.remove_nodes([node])
         self.add(node, chunk_ids)

@@ -425,6 +425,28 @@ class SQLGraphStorage(BaseGraphStorage):
                                             "source_count": count + len(new)}
             return new
 
+    def remove_node_sources(self, node_id: str, chunk_ids: Sequence[str]) -> List[str]:
+        """Delete the (node, chunk) rows of those of ``chunk_ids`` citing the node, and take them
+        out of its recent ``source_id`` and its ``source_count``; returns the ids removed."""
+        with self.db.transaction():
+            cited = self._sources.cited(node_id, chunk_ids)
+            gone = [c for c in dict.fromkeys(chunk_ids) if c in cited]
+            if not gone:
+                return []
+            self._sources.remove(node_id, gone)
+            current = self.get_node(node_id) or {}
+            recent = split_ids(current.get("source_id"))
+            count = int(current.get("source_count") or len(recent))
+            dropped = set(gone)
+            self._pending_nodes[node_id] = {
+                **current, "source_id": recent_ids([c for c in recent if c not in dropped]),
+                "source_count": max(0, count - len(gone))}
+            return gone
+
+    def first_node_sources(self, node_id: str, limit: int) -> List[str]:
+        """The first ``limit`` chunk ids citing the node, in id order (bounded, for a hub)."""
+        return self._sources.first(node_id, limit)
+
     def node_source_ids(self, node_ids: Sequence[str]) -> Dict[str, List[str]]:
         return self._sources.of(node_ids)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from lightrag.components.graph_rag.index.stores import SEP, IndexStores
 from lightrag.components.graph_rag.index.vectors import pending_key, queue_vectors
@@ -29,6 +29,7 @@ from lightrag.components.graph_rag.schemas import (
     normalize_entity_name,
     relation_key,
 )
+from lightrag.components.storage.node_sources import SOURCE_ID_CAP
 from lightrag.core.base_data_class import DataClass
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,31 @@ def _drop_vectors(stores: IndexStores, entities: Sequence[str] = (),
                                if gone.intersection(k.split(SEP, 1))])
 
 
+#: an entity cited by more chunks than this (after the delete) is rebuilt from the first this
+#: many of them in chunk-id order (the ones a full rebuild reads first: its description, built
+#: from its first distinct fragments, comes out the same) instead of from every one of them
+REBUILD_CITATIONS = SOURCE_ID_CAP
+
+
+def _citations(node: Dict[str, Any]) -> int:
+    return int(node.get("source_count") or len(split_field(node.get("source_id"))))
+
+
+def _reset_hub(graph: Any, name: str, doc_chunks: Set[str]) -> List[str]:
+    """Prepare a hub for its rebuild without reading all its citations: drop the deleted
+    document's rows and those of the first :data:`REBUILD_CITATIONS` other chunks (the merge of
+    their cached extractions adds them back, with the description and type they give); the
+    hub's other citations stay rows. Returns the chunks to merge again (none: only the deleted
+    document cited it, and nothing was changed)."""
+    cited_here = graph.node_cites(name, sorted(doc_chunks))
+    first = [c for c in graph.first_node_sources(name, REBUILD_CITATIONS + len(cited_here))
+             if c not in doc_chunks][:REBUILD_CITATIONS]
+    if first:
+        graph.remove_node_sources(name, [*sorted(cited_here), *first])
+        graph.upsert_node(name, {"entity_type": "", "description": "", "file_path": ""})
+    return first
+
+
 async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id: str,
                                chunk_ids: Sequence[str]) -> DeletionResult:
     """Remove a document's chunks and the graph items only they supported; rebuild the rest."""
@@ -82,12 +108,18 @@ async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id:
     graph = stores.graph
 
     rebuild_entities: List[str] = []
-    sources = graph.node_source_ids([n for n in items["entities"]])  # every citation, not the recent ones
+    nodes = graph.get_nodes_batch(list(items["entities"]))
+    hubs = {n for n, node in nodes.items() if _citations(node) > REBUILD_CITATIONS}
+    sources = graph.node_source_ids([n for n in nodes if n not in hubs])  # every citation
+    chunk_sources = set()
     for name in items["entities"]:
-        node = graph.get_node(name)
-        if node is None:
+        if name not in nodes:
             continue
-        if any(c not in doc_chunks for c in sources.get(name, [])):
+        first = _reset_hub(graph, name, doc_chunks) if name in hubs else []
+        if first:
+            chunk_sources.update(first)
+            rebuild_entities.append(name)
+        elif name not in hubs and any(c not in doc_chunks for c in sources.get(name, [])):
             rebuild_entities.append(name)
         else:
             _drop_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
@@ -108,8 +140,9 @@ async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id:
             _drop_vectors(stores, relations=[(src, tgt)])
             result.relations_deleted.append((src, tgt))
 
-    chunk_sources = set()
     for name in rebuild_entities:
+        if name in hubs:
+            continue
         chunk_sources.update(c for c in sources[name] if c not in doc_chunks)
         graph.upsert_node(name, {"entity_type": "", "description": "", "source_id": "", "file_path": ""})
     for src, tgt in rebuild_relations:
