@@ -49,14 +49,11 @@ class DeletionResult(DataClass):
 
 def _cached_extractions(stores: IndexStores, chunk_ids: Sequence[str]) -> List[Any]:
     """The cached extractions of the chunks that are still stored (by their content)."""
-    found = []
-    for chunk_id, chunk in zip(chunk_ids, stores.text_chunks.get_by_ids(list(chunk_ids))):
-        if chunk is None:
-            continue
-        cached = stores.extractions.get(chunk_id, TextChunkSchema.from_dict(chunk))
-        if cached is not None:
-            found.append(cached)
-    return found
+    stored = {cid: TextChunkSchema.from_dict(chunk)
+              for cid, chunk in zip(chunk_ids, stores.text_chunks.get_by_ids(list(chunk_ids)))
+              if chunk is not None}
+    found = stores.extractions.get_many(stored)
+    return [found[cid] for cid in stored if cid in found]
 
 
 def _drop_vectors(stores: IndexStores, entities: Sequence[str] = (),
