@@ -15,7 +15,8 @@ a **fresh process**:
   ``found``: the share of queries ("Who did NAME meet?") whose context chunks mention NAME (a
   check that the per-query bounds on hubs do not lose the evidence as the store grows);
 * ``insert_docs_per_s``: ``rag.insert`` of 200 new documents (4 chunks each) into the store,
-  through the real pipeline (chunk, embed, extract, merge, vectors).
+  through the real pipeline (chunk, embed, extract, merge, vectors);
+* ``delete_s``: ``rag.delete_by_doc_id`` of 5 of them, seconds each (their hubs are rebuilt).
 
 Usage::
 
@@ -45,6 +46,7 @@ sys.path.insert(0, str(HERE))
 import _graph_fakes as F  # noqa: E402
 
 DIM = 64
+DELETES = 5  # inserted documents deleted again (each names hubs: their rebuild is measured)
 MODES = ("naive", "local", "global", "hybrid", "mix", "ppr")
 SENTENCE_VERBS = ("met", "wrote to", "worked with", "visited", "argued with", "founded a firm with")
 
@@ -207,9 +209,15 @@ def probe(workdir: str, n_queries: int, n_insert: int) -> Dict[str, Any]:
     insert_s = time.perf_counter() - started
     if result.failed:
         raise RuntimeError(f"insert failed: {list(result.failed.items())[:2]}")
+    deleted = min(DELETES, n_insert)
+    started = time.perf_counter()
+    for d in range(deleted):
+        rag.delete_by_doc_id(f"new-{base}-{d}")
+    delete_s = (time.perf_counter() - started) / max(deleted, 1)
     return {"open_s": round(open_s, 2), "first_context_s": round(first_s, 2),
             "rss_open_mb": round(rss_open), "rss_after_queries_mb": round(rss_queries),
-            "latency": latency, "insert_docs_per_s": round(n_insert / insert_s, 1)}
+            "latency": latency, "insert_docs_per_s": round(n_insert / insert_s, 1),
+            "delete_s": round(delete_s, 2)}
 
 
 def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool) -> Dict[str, Any]:
@@ -239,12 +247,14 @@ def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool) ->
 
 def table(rows: Sequence[Dict[str, Any]]) -> str:
     head = ["chunks", "entities", "relations", "open s", "first ctx s", "RSS open MB",
-            "RSS +queries MB", "insert docs/s", *(f"{m} p50/p95 ms (found)" for m in MODES)]
+            "RSS +queries MB", "insert docs/s", "delete s",
+            *(f"{m} p50/p95 ms (found)" for m in MODES)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [f"{r['n_chunks']:,}", f"{r['entities']:,}", f"{r['relations']:,}",
                  str(r["open_s"]), str(r["first_context_s"]), str(r["rss_open_mb"]),
                  str(r["rss_after_queries_mb"]), str(r["insert_docs_per_s"]),
+                 str(r.get("delete_s", "-")),
                  *(f"{r['latency'][m]['p50_ms']} / {r['latency'][m]['p95_ms']}"
                    f" ({r['latency'][m].get('found', '-')})" for m in MODES)]
         lines.append("| " + " | ".join(cells) + " |")
