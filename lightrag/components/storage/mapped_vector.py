@@ -470,7 +470,7 @@ class MappedVectorStorage(BaseVectorStorage):
         n = scores.shape[0]
         if n == 0:
             return []
-        want = min(n, 4 * top_k + 32)
+        want = min(n, top_k + 8)  # garbage rows are few: read on only when they cost hits
         while True:
             top = self._best(scores, want)
             at = (top if rows is None else rows[top]).tolist()
