@@ -132,6 +132,40 @@ def test_the_collector_is_restored_when_the_last_pause_ends():
         gc.enable()
 
 
+def test_overlapping_queries_still_collect_cycles(monkeypatch):
+    from lightrag.components.graph_rag import context
+
+    monkeypatch.setattr(context, "MAX_PAUSE_S", 0.0)
+    leave = threading.Event()
+    inside = threading.Event()
+
+    def long_query():
+        with collection_paused():
+            inside.set()
+            leave.wait(5)
+
+    class Cycle:
+        pass
+
+    worker = threading.Thread(target=long_query)
+    worker.start()
+    inside.wait(5)
+    try:
+        with collection_paused():
+            cycle = Cycle()
+            cycle.me = cycle
+            import weakref
+
+            ref = weakref.ref(cycle)
+            del cycle
+        assert ref() is None  # collected although the other query still holds the pause
+        assert not gc.isenabled()
+    finally:
+        leave.set()
+        worker.join(5)
+    assert gc.isenabled()
+
+
 def test_cosines_known_to_the_query_are_not_read_again():
     from lightrag.components.graph_rag.chunk_choice import query_similarities
 

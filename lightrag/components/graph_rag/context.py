@@ -24,6 +24,7 @@ import gc
 import json
 import re
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -63,6 +64,10 @@ class GraphStores:
 _pause_lock = threading.Lock()
 _pauses = 0
 _was_enabled = False
+_paused_since = 0.0
+#: while overlapping queries keep the collector paused longer than this, the end of each runs
+#: a young-generation collection (cyclic garbage of the rest of the process is not left to grow)
+MAX_PAUSE_S = 2.0
 
 
 @contextlib.contextmanager
@@ -74,12 +79,15 @@ def collection_paused() -> Iterator[None]:
     entity lists, chunk records); a collection that runs while they are alive cannot free them
     but moves them to the oldest generation, and every few queries that triggers a full
     collection (about 100 ms in a process holding a 1M-chunk store's query path). Paused, they
-    are freed by reference counting when the query ends and never promoted.
+    are freed by reference counting when the query ends and never promoted. A server whose
+    queries overlap without a gap keeps it paused: past :data:`MAX_PAUSE_S` the end of a query
+    collects the young generations meanwhile.
     """
-    global _pauses, _was_enabled
+    global _pauses, _was_enabled, _paused_since
     with _pause_lock:
         if _pauses == 0:
             _was_enabled = gc.isenabled()
+            _paused_since = time.monotonic()
             gc.disable()
         _pauses += 1
     try:
@@ -89,6 +97,9 @@ def collection_paused() -> Iterator[None]:
             _pauses -= 1
             if _pauses == 0 and _was_enabled:
                 gc.enable()
+            elif _was_enabled and time.monotonic() - _paused_since > MAX_PAUSE_S:
+                gc.collect(1)
+                _paused_since = time.monotonic()
 
 
 _ABSENT = object()
