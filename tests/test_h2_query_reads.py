@@ -10,15 +10,15 @@ import numpy as np
 from test_ppr import KEYWORDS, QUESTION, stores
 from test_ppr_local import sql_stores
 
-from lightrag.components.graph_rag.context import (
+from lightrag.components.graph_rag.ppr import PprSettings
+from lightrag.components.graph_rag.ppr_local import supports_neighbourhood
+from lightrag.components.graph_rag.query_modes import LL_VECTOR, QUERY_VECTOR, SEED_VECTORS, MixMode
+from lightrag.components.graph_rag.query_reads import (
     QueryReads,
     collection_paused,
     query_reads,
     store_of,
 )
-from lightrag.components.graph_rag.ppr import PprSettings
-from lightrag.components.graph_rag.ppr_local import supports_neighbourhood
-from lightrag.components.graph_rag.query_modes import LL_VECTOR, QUERY_VECTOR, SEED_VECTORS, MixMode
 from lightrag.components.graph_rag.schemas import QueryParam
 
 
@@ -133,9 +133,9 @@ def test_the_collector_is_restored_when_the_last_pause_ends():
 
 
 def test_overlapping_queries_still_collect_cycles(monkeypatch):
-    from lightrag.components.graph_rag import context
+    from lightrag.components.graph_rag import query_reads as reads
 
-    monkeypatch.setattr(context, "MAX_PAUSE_S", 0.0)
+    monkeypatch.setattr(reads, "MAX_PAUSE_S", 0.0)
     leave = threading.Event()
     inside = threading.Event()
 

@@ -31,17 +31,14 @@ from lightrag.components.graph_rag.context import (
     GraphStores,
     SearchResult,
     chunk_tokens,
-    collection_paused,
     fit_chunks,
     gather_chunks,
     merge_searches,
-    query_reads,
     query_similarities,
     search_chunks,
     search_entities,
     search_relations,
     select_lines,
-    store_of,
 )
 from lightrag.components.graph_rag.context_builder import (
     Candidates,
@@ -59,6 +56,7 @@ from lightrag.components.graph_rag.ppr import (
     seed_hits,
 )
 from lightrag.components.graph_rag.ppr_local import citation_counts, neighbourhood, too_large_for_whole_graph
+from lightrag.components.graph_rag.query_reads import collection_paused, query_reads, store_of
 from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QUERY_MODES, QueryParam
 from lightrag.core.component import Component
 

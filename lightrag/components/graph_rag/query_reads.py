@@ -1,0 +1,177 @@
+"""What one query reads, read once: :class:`QueryReads` remembers a query's keyed reads and
+vector searches so a row one retrieval step read is not read again by the next, and
+:func:`collection_paused` keeps Python's cycle collector out of the query while it runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import threading
+import time
+from typing import Any, Callable, Dict, Iterator, List, Sequence, Tuple
+
+import numpy as np
+
+from lightrag.components.graph_rag.context import GraphStores
+
+_pause_lock = threading.Lock()
+_pauses = 0
+_was_enabled = False
+_paused_since = 0.0
+#: while overlapping queries keep the collector paused longer than this, the end of each runs
+#: a young-generation collection (cyclic garbage of the rest of the process is not left to grow)
+MAX_PAUSE_S = 2.0
+
+
+@contextlib.contextmanager
+def collection_paused() -> Iterator[None]:
+    """Python's cycle collector paused while the block runs (restored as it was when the last
+    of the blocks running in any thread ends).
+
+    A query allocates tens of thousands of short-lived, acyclic containers (a neighbourhood's
+    entity lists, chunk records); a collection that runs while they are alive cannot free them
+    but moves them to the oldest generation, and every few queries that triggers a full
+    collection (about 100 ms in a process holding a 1M-chunk store's query path). Paused, they
+    are freed by reference counting when the query ends and never promoted. A server whose
+    queries overlap without a gap keeps it paused: past :data:`MAX_PAUSE_S` the end of a query
+    collects the young generations meanwhile.
+    """
+    global _pauses, _was_enabled, _paused_since
+    with _pause_lock:
+        if _pauses == 0:
+            _was_enabled = gc.isenabled()
+            _paused_since = time.monotonic()
+            gc.disable()
+        _pauses += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _was_enabled:
+                gc.enable()
+            elif _was_enabled and time.monotonic() - _paused_since > MAX_PAUSE_S:
+                gc.collect(1)
+                _paused_since = time.monotonic()
+
+
+_ABSENT = object()
+
+
+class QueryReads:
+    """One store as one query sees it: the keyed reads of :data:`REMEMBERED` are remembered, so
+    a row read by one step (hybrid's search, its chunk gathering, the PPR neighbourhood) is not
+    read again by the next; other attributes pass through unchanged (a capability check such as
+    ``getattr(graph, "chunk_entities", None)`` sees the store's own).
+
+    Vector searches (``query`` / ``query_batch`` without ``ids_filter``) are remembered per
+    query row: a search for a row already searched with at least ``top_k`` hits is answered
+    with the first ``top_k`` of them (the ``mix`` and ``ppr`` seed matches reuse the entity
+    search's rows).
+
+    Example:
+        >>> class Nodes:
+        ...     reads = 0
+        ...     def get_nodes_batch(self, ids):
+        ...         self.reads += len(ids)
+        ...         return {i: {"id": i} for i in ids if i != "x"}
+        >>> store = Nodes()
+        >>> seen = QueryReads(store)
+        >>> seen.get_nodes_batch(["a", "x"]), seen.get_nodes_batch(["a", "b", "x"])
+        ({'a': {'id': 'a'}}, {'a': {'id': 'a'}, 'b': {'id': 'b'}})
+        >>> store.reads
+        3
+    """
+
+    #: keyed reads remembered, by the shape of their answer
+    REMEMBERED = {"get_nodes_batch": "dict", "node_degrees_batch": "dict", "chunk_entities": "dict",
+                  "get_vectors_by_ids": "dict", "has_nodes_batch": "set", "get_by_ids": "list"}
+    #: reads whose values are handed out shared, not copied (vectors and id lists: only read)
+    SHARED = frozenset({"get_vectors_by_ids", "chunk_entities", "node_degrees_batch"})
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self._rows: Dict[str, Dict[Any, Any]] = {}
+        self._searched: Dict[bytes, Tuple[int, List[Dict[str, Any]]]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.store, name)
+        if name in self.REMEMBERED and callable(attr):
+            return functools.partial(self._keyed, name, attr)
+        if name == "query" and callable(attr):
+            return functools.partial(self._query, attr)
+        if name == "query_batch" and callable(attr):
+            return functools.partial(self._query_batch, attr)
+        return attr
+
+    def _keyed(self, name: str, read: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if len(args) != 1 or kwargs:  # not the one-list call remembered here
+            return read(*args, **kwargs)
+        ids: Sequence[Any] = args[0]
+        known = self._rows.setdefault(name, {})
+        wanted = list(dict.fromkeys(ids))
+        missing = [i for i in wanted if i not in known]
+        shape = self.REMEMBERED[name]
+        if missing:
+            answer = read(missing)
+            if shape == "list":
+                answer = dict(zip(missing, answer))
+            elif shape == "set":
+                answer = {i: True for i in answer}
+            known.update({i: answer.get(i, _ABSENT) for i in missing})
+        if shape == "list":
+            return [None if known[i] is _ABSENT else _copy(known[i]) for i in ids]
+        if shape == "set":
+            return {i for i in wanted if known[i] is not _ABSENT}
+        if name in self.SHARED:
+            return {i: known[i] for i in wanted if known[i] is not _ABSENT}
+        return {i: _copy(known[i]) for i in wanted if known[i] is not _ABSENT}
+
+    def _query(self, search: Callable[..., List[Dict[str, Any]]], query: Any, top_k: int,
+               ids_filter: Any = None, **kwargs: Any) -> List[Dict[str, Any]]:
+        if ids_filter is not None or kwargs or isinstance(query, str):
+            extra = {"ids_filter": ids_filter} if ids_filter is not None else {}
+            return search(query, top_k=top_k, **extra, **kwargs)
+        return self._query_batch(lambda rows, top_k: [search(rows[0], top_k=top_k)],
+                                 np.atleast_2d(query), top_k)[0]
+
+    def _query_batch(self, search: Callable[..., List[List[Dict[str, Any]]]], matrix: Any,
+                     top_k: int, **kwargs: Any) -> List[List[Dict[str, Any]]]:
+        if kwargs:  # a search of its own kind (e.g. ``nprobe``): not remembered
+            return search(matrix, top_k=top_k, **kwargs)
+        rows = np.atleast_2d(np.asarray(matrix, dtype=np.float32))
+        keys = [row.tobytes() for row in rows]
+        fresh = [i for i, key in enumerate(keys)
+                 if key not in self._searched or self._searched[key][0] < top_k]
+        if fresh:
+            unique = list(dict.fromkeys(keys[i] for i in fresh))
+            at = {key: keys.index(key) for key in unique}
+            for key, hits in zip(unique, search(rows[[at[k] for k in unique]], top_k=top_k)):
+                self._searched[key] = (top_k, hits)
+        return [[dict(h) for h in self._searched[key][1][:top_k]] for key in keys]
+
+
+def _copy(value: Any) -> Any:
+    """A caller's own copy of a remembered dict or list (a record a caller may extend)."""
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
+def store_of(store: Any) -> Any:
+    """The store behind a :class:`QueryReads` (``store`` itself otherwise)."""
+    return store.store if isinstance(store, QueryReads) else store
+
+
+def query_reads(stores: GraphStores) -> GraphStores:
+    """``stores`` seen through one query (:class:`QueryReads` around each store)."""
+    def wrap(store: Any) -> Any:
+        return store if store is None or isinstance(store, QueryReads) else QueryReads(store)
+
+    return GraphStores(graph=wrap(stores.graph), entities_vdb=wrap(stores.entities_vdb),
+                       relations_vdb=wrap(stores.relations_vdb), chunks_vdb=wrap(stores.chunks_vdb),
+                       text_chunks=wrap(stores.text_chunks), synonym_pairs=stores.synonym_pairs)
