@@ -4,39 +4,23 @@ and moved once from the JSON records of an older store, on SQLite and PostgreSQL
 from __future__ import annotations
 
 import json
-import os
 import uuid
 
 import pytest
 from graph_fakes import fake_graph_rag
-from pg_server import PostgresServer, skip_reason
 
 from lightrag.components.storage.doc_items import DocItemsStorage
 from lightrag.components.storage.sql_db import SQLiteDatabase
 from lightrag.components.storage.sql_kv import SQLKVStorage
 
-PG_SKIP = skip_reason()
 DSN_ENV = "LIGHTRAG_TEST_DOC_ITEMS_DSN"
 
 
-@pytest.fixture(scope="module")
-def pg_server():
-    if PG_SKIP is not None:
-        pytest.skip(f"no PostgreSQL server: {PG_SKIP}")
-    server = PostgresServer.start()
-    os.environ[DSN_ENV] = server.dsn
-    try:
-        yield server
-    finally:
-        os.environ.pop(DSN_ENV, None)
-        server.stop()
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
-def db(request, tmp_path):
+def db(request, tmp_path, monkeypatch):
     if request.param == "sqlite":
         return SQLiteDatabase(tmp_path / "items.sqlite3")
-    request.getfixturevalue("pg_server")
+    monkeypatch.setenv(DSN_ENV, request.getfixturevalue("postgres_server").dsn)
     from lightrag.components.storage.postgres_db import PostgresDatabase
 
     return PostgresDatabase(dsn_env=DSN_ENV, workspace=f"t_{uuid.uuid4().hex[:10]}")

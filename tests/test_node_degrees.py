@@ -7,40 +7,24 @@ before the rows gets them when opened; the explorer's most connected labels come
 
 from __future__ import annotations
 
-import os
 import random
 import uuid
 
 import pytest
-from pg_server import PostgresServer, skip_reason
 
 from lightrag.components.storage.sql_db import SQLiteDatabase
 from lightrag.components.storage.sql_graph import SQLGraphStorage
 
-PG_SKIP = skip_reason()
 DSN_ENV = "LIGHTRAG_TEST_DEGREES_DSN"
 
 
-@pytest.fixture(scope="module")
-def pg_server():
-    if PG_SKIP is not None:
-        pytest.skip(f"no PostgreSQL server: {PG_SKIP}")
-    server = PostgresServer.start()
-    os.environ[DSN_ENV] = server.dsn
-    try:
-        yield server
-    finally:
-        os.environ.pop(DSN_ENV, None)
-        server.stop()
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
-def open_db(request, tmp_path):
+def open_db(request, tmp_path, monkeypatch):
     """A function opening the same database again (a new connection each call)."""
     if request.param == "sqlite":
         path = str(tmp_path / "g.sqlite3")
         return lambda: SQLiteDatabase(path)
-    request.getfixturevalue("pg_server")
+    monkeypatch.setenv(DSN_ENV, request.getfixturevalue("postgres_server").dsn)
     from lightrag.components.storage.postgres_db import PostgresDatabase
 
     workspace = f"t_{uuid.uuid4().hex[:10]}"
