@@ -69,3 +69,30 @@ def test_a_failed_fork_parses_in_this_process_from_then_on(loaded, monkeypatch):
     assert all(r.ok and r.entities for r in results)
     extractor.extract_many([(TEXTS[0], "again"), (TEXTS[1], "again2")])
     assert calls == [2, 1, 1]
+
+
+def test_workers_forked_from_a_pool_thread_exit_cleanly(loaded, monkeypatch):
+    """``aextract_many`` runs in an executor thread (``asyncio.to_thread``): the worker
+    processes forked from there must finish with status 0, so spaCy does not warn (W127)
+    after every call."""
+    import asyncio
+    import multiprocessing
+    import warnings
+
+    codes = []
+    join = multiprocessing.Process.join
+
+    def recording_join(self, *args, **kwargs):
+        result = join(self, *args, **kwargs)
+        codes.append(self.exitcode)
+        return result
+
+    monkeypatch.setattr(multiprocessing.Process, "join", recording_join)
+    extractor = SpacyEntityExtractor(processes=2, min_texts_per_process=2)
+    chunks = [(t, f"c{i}") for i, t in enumerate(TEXTS)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = asyncio.run(extractor.aextract_many(chunks))
+    assert all(r.ok for r in results) and len(results) == len(TEXTS)
+    assert codes and all(code == 0 for code in codes), codes
+    assert not [w for w in caught if "W127" in str(w.message)]

