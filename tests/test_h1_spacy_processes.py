@@ -96,3 +96,58 @@ def test_workers_forked_from_a_pool_thread_exit_cleanly(loaded, monkeypatch):
     assert all(r.ok for r in results) and len(results) == len(TEXTS)
     assert codes and all(code == 0 for code in codes), codes
     assert not [w for w in caught if "W127" in str(w.message)]
+
+
+CHILD = """
+from lightrag.components.graph_rag.spacy_extractor import SpacyEntityExtractor
+extractor = SpacyEntityExtractor(processes=2, min_texts_per_process=2)
+texts = [f"Alice Smith number {i} met Bob Jones in Paris." for i in range(40000)]
+print("parsing", flush=True)
+extractor.extract_many([(t, f"c{i}") for i, t in enumerate(texts)])
+"""
+
+
+@pytest.mark.skipif(not spacy_extractor._forks_cheaply() or not __import__("os").path.exists("/proc/self"),
+                    reason="needs fork and /proc (Linux)")
+def test_workers_die_when_the_indexing_process_is_killed(loaded, tmp_path):
+    """A ``lightrag index`` killed by SIGKILL mid-parse must not leave spaCy's workers
+    waiting for work forever (each holds a copy of the model)."""
+    import glob
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parse.py"
+    script.write_text(CHILD)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE)
+    workers = []
+    try:
+        assert proc.stdout.readline().strip() == b"parsing"
+        deadline = time.monotonic() + 30
+        while len(workers) < 2 and time.monotonic() < deadline:
+            workers = [int(pid) for f in glob.glob(f"/proc/{proc.pid}/task/*/children")
+                       for pid in open(f).read().split()]
+            time.sleep(0.05)
+        assert len(workers) == 2, "the workers did not start"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+        def alive(pid):
+            try:
+                return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+            except OSError:
+                return False
+
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in workers if alive(pid)]
+    finally:
+        proc.kill()
+        for pid in workers:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass

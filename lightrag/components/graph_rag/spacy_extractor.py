@@ -24,7 +24,9 @@ process.
 core (``nlp.pipe(n_process=...)``): spaCy holds the GIL, so threads do not help, and in a graph
 index the embedder waits while spaCy runs, leaving the other cores idle. Where processes are
 forked cheaply (the ``fork`` start method, not inside a daemon process) and a call has at least
-``2 x min_texts_per_process`` texts; one process otherwise, and after a failed fork.
+``2 x min_texts_per_process`` texts; one process otherwise, and after a failed fork. The
+workers are forked from a plain thread of their own and die with it (Linux), so a killed
+indexing process leaves none behind.
 
 Example:
     >>> extractor = SpacyEntityExtractor()  # doctest: +SKIP
@@ -41,6 +43,7 @@ import logging
 import multiprocessing
 import os
 import re
+import signal
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
@@ -390,11 +393,63 @@ def _in_plain_thread(work: Callable[[], T]) -> T:
             outcome["error"] = e
 
     thread = threading.Thread(target=run, name="spacy-fork", daemon=True)
+    _children_die_with_parent(thread)
     thread.start()
     thread.join()
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
+
+
+_forking_threads: set = set()
+_fork_hook_lock = threading.Lock()
+_fork_hook_installed = False
+_parent_pid = 0
+
+
+def _children_die_with_parent(thread: threading.Thread) -> None:
+    """Processes forked by ``thread`` get SIGKILL when it ends (Linux ``PR_SET_PDEATHSIG``):
+    spaCy's workers wait on a queue for work, so without it a parent killed by SIGKILL left
+    them waiting forever, each holding a copy of the model. The thread outlives its workers
+    (``nlp.pipe`` joins them), so a normal run never triggers it."""
+    global _fork_hook_installed
+    if not hasattr(os, "register_at_fork") or not os.path.exists("/proc/self"):
+        return
+    with _fork_hook_lock:
+        if not _fork_hook_installed:
+            os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+            _fork_hook_installed = True
+    original_run = thread.run
+
+    def run() -> None:
+        _forking_threads.add(threading.get_ident())
+        try:
+            original_run()
+        finally:
+            _forking_threads.discard(threading.get_ident())
+
+    thread.run = run  # type: ignore[method-assign]
+
+
+def _before_fork() -> None:
+    global _parent_pid
+    _parent_pid = os.getpid()
+
+
+def _after_fork_in_child() -> None:
+    """In a child forked by one of :func:`_in_plain_thread`'s threads: die with the parent."""
+    if threading.get_ident() not in _forking_threads:
+        return
+    _forking_threads.clear()
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except Exception:  # noqa: BLE001 - not Linux: the workers behave as before
+        return
+    if os.getppid() != _parent_pid:  # the parent died before the call above
+        os._exit(1)
 
 
 def _forks_cheaply() -> bool:
