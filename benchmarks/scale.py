@@ -22,6 +22,7 @@ Usage::
 
     python benchmarks/scale.py --sizes 10000 100000 --workdir /tmp/scale
     python benchmarks/scale.py --sizes 1000000 --workdir /tmp/scale --queries 50
+    python benchmarks/scale.py --sizes 100000 --zipf 1.1 --names-per-chunk 0.3 --seed 7  # another corpus
 
 Results are printed as a Markdown table (with the growth ratio of each figure between sizes)
 and appended to ``docs/benchmarks/scale.md`` when ``--write`` is given.
@@ -37,7 +38,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -48,6 +49,8 @@ import _graph_fakes as F  # noqa: E402
 DIM = 64
 DELETES = 5  # inserted documents deleted again (each names hubs: their rebuild is measured)
 MODES = ("naive", "local", "global", "hybrid", "mix", "ppr")
+#: the corpus of the documented runs: ``chunks / 2`` names drawn with weights ``1 / rank^0.9``
+DEFAULT_SHAPE = {"seed": 11, "zipf": 0.9, "names_per_chunk": 0.5}
 SENTENCE_VERBS = ("met", "wrote to", "worked with", "visited", "argued with", "founded a firm with")
 
 
@@ -55,11 +58,14 @@ SENTENCE_VERBS = ("met", "wrote to", "worked with", "visited", "argued with", "f
 class Corpus:
     """Deterministic synthetic chunks, batch by batch (the whole corpus is never in memory)."""
 
-    def __init__(self, n_chunks: int, seed: int = 11) -> None:
+    def __init__(self, n_chunks: int, seed: int = 11, zipf: float = 0.9,
+                 names_per_chunk: float = 0.5) -> None:
         self.n_chunks = n_chunks
-        self.n_names = max(50, n_chunks // 2)
+        self.shape = {"n_chunks": n_chunks, "seed": seed, "zipf": zipf,
+                      "names_per_chunk": names_per_chunk}
+        self.n_names = max(50, int(n_chunks * names_per_chunk))
         self.names = F.make_names(self.n_names, seed)
-        weights = 1.0 / np.arange(1, self.n_names + 1) ** 0.9
+        weights = 1.0 / np.arange(1, self.n_names + 1) ** zipf
         self.cdf = np.cumsum(weights / weights.sum())
         self.words = F.make_words(2000, seed + 1)
         self.seed = seed
@@ -77,6 +83,15 @@ class Corpus:
             verb = SENTENCE_VERBS[rng.randint(len(SENTENCE_VERBS))]
             sentences.append(f"{a} {verb} {b} about the {filler}.")
         return " ".join(sentences)
+
+    @classmethod
+    def of_store(cls, workdir: str) -> Corpus:
+        """The corpus a store of :func:`build` was built from (``corpus.json``; older stores
+        hold only ``n_chunks``: the default shape)."""
+        described = Path(workdir, "corpus.json")
+        if described.exists():
+            return cls(**json.loads(described.read_text()))
+        return cls(int(Path(workdir, "n_chunks").read_text()))
 
     def batches(self, size: int) -> Iterator[Tuple[int, List[str]]]:
         for start in range(0, self.n_chunks, size):
@@ -128,11 +143,11 @@ def make_rag(workdir: str) -> Any:
                     cosine_threshold=0.05)
 
 
-def build(n_chunks: int, workdir: str, batch: int = 5000) -> Dict[str, Any]:
-    """Bulk-load a store of ``n_chunks`` synthetic chunks into ``workdir``."""
+def build(corpus: Corpus, workdir: str, batch: int = 5000) -> Dict[str, Any]:
+    """Bulk-load a store of the chunks of ``corpus`` into ``workdir``."""
     from lightrag.components.graph_rag.schemas import relation_key
 
-    corpus = Corpus(n_chunks)
+    n_chunks = corpus.n_chunks
     rag = make_rag(workdir)
     started = time.perf_counter()
     for start, texts in corpus.batches(batch):
@@ -178,8 +193,8 @@ def rss_mb() -> float:
 
 def probe(workdir: str, n_queries: int, n_insert: int) -> Dict[str, Any]:
     """Run in a fresh process: open, first context, queries per mode, insert rate."""
-    corpus_size = int(Path(workdir, "n_chunks").read_text())
-    corpus = Corpus(corpus_size)
+    corpus = Corpus.of_store(workdir)
+    corpus_size = corpus.n_chunks
     started = time.perf_counter()
     rag = make_rag(workdir)
     open_s = time.perf_counter() - started
@@ -204,7 +219,7 @@ def probe(workdir: str, n_queries: int, n_insert: int) -> Dict[str, Any]:
                          "p95_ms": round(float(np.percentile(times, 95)), 1),
                          "found": round(found / len(queries), 2)}
     rss_queries = rss_mb()
-    corpus = Corpus(corpus_size)  # built again: see below
+    corpus = Corpus.of_store(workdir)  # built again: see below
     base = corpus_size
     docs = [" ".join(corpus.chunk_text(base + 4 * d + k) for k in range(4)) for d in range(n_insert)]
     started = time.perf_counter()
@@ -223,20 +238,26 @@ def probe(workdir: str, n_queries: int, n_insert: int) -> Dict[str, Any]:
             "delete_s": round(delete_s, 2)}
 
 
-def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool) -> Dict[str, Any]:
-    workdir = str(Path(root) / f"n{n}")
+def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool,
+             shape: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    shape = {**DEFAULT_SHAPE, **(shape or {})}
+    differs = {k: v for k, v in shape.items() if v != DEFAULT_SHAPE[k]}
+    workdir = str(Path(root) / ("n" + str(n) + "".join(f"-{k}{v}" for k, v in sorted(differs.items()))))
     built: Dict[str, Any] = {}
     if rebuild or not Path(workdir, "n_chunks").exists():
         import shutil
 
         shutil.rmtree(workdir, ignore_errors=True)
-        built = build(n, workdir)
+        corpus = Corpus(n, **shape)
+        built = build(corpus, workdir)
+        Path(workdir, "corpus.json").write_text(json.dumps(corpus.shape))
+        del corpus
         Path(workdir, "n_chunks").write_text(str(n))
         Path(workdir, "built.json").write_text(json.dumps(built))
     else:
         built = json.loads(Path(workdir, "built.json").read_text())
     # a copy per probe: the probe inserts, and the next run must start from the same store
-    probe_dir = str(Path(root) / f"n{n}-probe")
+    probe_dir = workdir + "-probe"
     subprocess.run(["rm", "-rf", probe_dir], check=True)
     subprocess.run(["cp", "-r", workdir, probe_dir], check=True)
     out = subprocess.run([sys.executable, __file__, "--probe", probe_dir, "--queries",
@@ -245,7 +266,7 @@ def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool) ->
     if out.returncode != 0:
         raise RuntimeError(f"probe of {n} failed:\n{out.stderr[-3000:]}")
     subprocess.run(["rm", "-rf", probe_dir], check=True)
-    return {"n_chunks": n, **built, **json.loads(out.stdout.strip().splitlines()[-1])}
+    return {"n_chunks": n, **shape, **built, **json.loads(out.stdout.strip().splitlines()[-1])}
 
 
 def table(rows: Sequence[Dict[str, Any]]) -> str:
@@ -254,7 +275,9 @@ def table(rows: Sequence[Dict[str, Any]]) -> str:
             *(f"{m} p50/p95 ms (found)" for m in MODES)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [f"{r['n_chunks']:,}", f"{r['entities']:,}", f"{r['relations']:,}",
+        other = ", ".join(f"{k} {r[k]}" for k, v in DEFAULT_SHAPE.items() if r.get(k, v) != v)
+        cells = [f"{r['n_chunks']:,}" + (f" ({other})" if other else ""),
+                 f"{r['entities']:,}", f"{r['relations']:,}",
                  str(r["open_s"]), str(r["first_context_s"]), str(r["rss_open_mb"]),
                  str(r["rss_after_queries_mb"]), str(r["insert_docs_per_s"]),
                  str(r.get("delete_s", "-")),
@@ -284,6 +307,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--insert", type=int, default=200)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--zipf", type=float, default=DEFAULT_SHAPE["zipf"],
+                        help="exponent of the names' weights (larger: bigger hubs)")
+    parser.add_argument("--names-per-chunk", type=float, default=DEFAULT_SHAPE["names_per_chunk"],
+                        help="distinct names per chunk of the corpus (the entity pool)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SHAPE["seed"],
+                        help="another seed: other names, words and sentences")
     parser.add_argument("--write", action="store_true", help="append to docs/benchmarks/scale.md")
     parser.add_argument("--probe", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -292,7 +321,9 @@ def main() -> None:
         return
     rows = []
     for n in args.sizes:
-        rows.append(run_size(n, args.workdir, args.queries, args.insert, args.rebuild))
+        rows.append(run_size(n, args.workdir, args.queries, args.insert, args.rebuild,
+                             {"seed": args.seed, "zipf": args.zipf,
+                              "names_per_chunk": args.names_per_chunk}))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     text = table(rows)
     print(text)
