@@ -50,7 +50,7 @@ DIM = 64
 DELETES = 5  # inserted documents deleted again (each names hubs: their rebuild is measured)
 MODES = ("naive", "local", "global", "hybrid", "mix", "ppr")
 #: the corpus of the documented runs: ``chunks / 2`` names drawn with weights ``1 / rank^0.9``
-DEFAULT_SHAPE = {"seed": 11, "zipf": 0.9, "names_per_chunk": 0.5}
+DEFAULT_SHAPE = {"seed": 11, "zipf": 0.9, "names_per_chunk": 0.5, "dim": DIM}
 SENTENCE_VERBS = ("met", "wrote to", "worked with", "visited", "argued with", "founded a firm with")
 
 
@@ -59,10 +59,10 @@ class Corpus:
     """Deterministic synthetic chunks, batch by batch (the whole corpus is never in memory)."""
 
     def __init__(self, n_chunks: int, seed: int = 11, zipf: float = 0.9,
-                 names_per_chunk: float = 0.5) -> None:
-        self.n_chunks = n_chunks
+                 names_per_chunk: float = 0.5, dim: int = DIM) -> None:
+        self.n_chunks, self.dim = n_chunks, dim
         self.shape = {"n_chunks": n_chunks, "seed": seed, "zipf": zipf,
-                      "names_per_chunk": names_per_chunk}
+                      "names_per_chunk": names_per_chunk, "dim": dim}
         self.n_names = max(50, int(n_chunks * names_per_chunk))
         self.names = F.make_names(self.n_names, seed)
         weights = 1.0 / np.arange(1, self.n_names + 1) ** zipf
@@ -99,7 +99,7 @@ class Corpus:
 
 
 # ----------------------------------------------------------------------------- the system
-def make_rag(workdir: str) -> Any:
+def make_rag(workdir: str, dim: int = DIM) -> Any:
     from lightrag.components.graph_rag import GraphRAG, HeuristicKeywordExtractor
     from lightrag.components.graph_rag.chunking import Chunker
     from lightrag.components.graph_rag.extractive_answerer import ExtractiveAnswerer
@@ -112,7 +112,7 @@ def make_rag(workdir: str) -> Any:
 
         def call(self, input: Any, **kwargs: Any) -> EmbedderOutput:
             texts = [input] if isinstance(input, str) else list(input)
-            return EmbedderOutput(data=[Embedding(embedding=F.hashed_bow(t, DIM).tolist(), index=i)
+            return EmbedderOutput(data=[Embedding(embedding=F.hashed_bow(t, dim).tolist(), index=i)
                                         for i, t in enumerate(texts)])
 
         async def acall(self, input: Any, **kwargs: Any) -> EmbedderOutput:
@@ -148,7 +148,7 @@ def build(corpus: Corpus, workdir: str, batch: int = 5000) -> Dict[str, Any]:
     from lightrag.components.graph_rag.schemas import relation_key
 
     n_chunks = corpus.n_chunks
-    rag = make_rag(workdir)
+    rag = make_rag(workdir, corpus.dim)
     started = time.perf_counter()
     for start, texts in corpus.batches(batch):
         chunks, entities, relations = {}, {}, {}
@@ -172,11 +172,12 @@ def build(corpus: Corpus, workdir: str, batch: int = 5000) -> Dict[str, Any]:
                 edge["weight"] += 1.0
         rag.index.bulk_load(
             chunks, entities, relations,
-            chunk_vectors=F.embed_texts([c["content"] for c in chunks.values()], DIM),
-            entity_vectors=F.embed_texts([f"{n}\n{d['description']}" for n, d in entities.items()], DIM),
+            chunk_vectors=F.embed_texts([c["content"] for c in chunks.values()], corpus.dim),
+            entity_vectors=F.embed_texts([f"{n}\n{d['description']}" for n, d in entities.items()],
+                                         corpus.dim),
             relation_vectors=F.embed_texts([f"{d['keywords']}\t{s}\n{t}\n{d['description']}"
-                                            for (s, t), d in relations.items()], DIM),
-            name_vectors=F.embed_texts(list(entities), DIM))
+                                            for (s, t), d in relations.items()], corpus.dim),
+            name_vectors=F.embed_texts(list(entities), corpus.dim))
         print(f"  built {start + len(texts):,}/{n_chunks:,} chunks "
               f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
     status = rag.status()
@@ -196,7 +197,7 @@ def probe(workdir: str, n_queries: int, n_insert: int) -> Dict[str, Any]:
     corpus = Corpus.of_store(workdir)
     corpus_size = corpus.n_chunks
     started = time.perf_counter()
-    rag = make_rag(workdir)
+    rag = make_rag(workdir, corpus.dim)
     open_s = time.perf_counter() - started
     rss_open = rss_mb()
     rng = np.random.RandomState(5)
@@ -311,6 +312,8 @@ def main() -> None:
                         help="exponent of the names' weights (larger: bigger hubs)")
     parser.add_argument("--names-per-chunk", type=float, default=DEFAULT_SHAPE["names_per_chunk"],
                         help="distinct names per chunk of the corpus (the entity pool)")
+    parser.add_argument("--dim", type=int, default=DIM,
+                        help="vector size of the fake embedder (384: MiniLM's, for the cost of the searches)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SHAPE["seed"],
                         help="another seed: other names, words and sentences")
     parser.add_argument("--write", action="store_true", help="append to docs/benchmarks/scale.md")
@@ -322,7 +325,7 @@ def main() -> None:
     rows = []
     for n in args.sizes:
         rows.append(run_size(n, args.workdir, args.queries, args.insert, args.rebuild,
-                             {"seed": args.seed, "zipf": args.zipf,
+                             {"seed": args.seed, "zipf": args.zipf, "dim": args.dim,
                               "names_per_chunk": args.names_per_chunk}))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     text = table(rows)
