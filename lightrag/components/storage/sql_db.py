@@ -39,6 +39,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from lightrag.components.storage.wal_checkpointer import WalCheckpointer
+
 log = logging.getLogger(__name__)
 
 DEFAULT_LOCK_TIMEOUT = 120.0
@@ -374,6 +376,8 @@ class SQLiteDatabase(SQLDatabase):
         self.synchronous = synchronous.upper()
         self._readers = threading.local()  # one read connection per thread (WAL: no waiting)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._checkpointer = (None if str(self.path) == ":memory:"
+                              else WalCheckpointer(str(self.path), timeout=lock_timeout))
         super().__init__(lock_timeout)
 
     def _connect(self) -> sqlite3.Connection:
@@ -404,6 +408,16 @@ class SQLiteDatabase(SQLDatabase):
 
     def _begin(self) -> None:
         self._conn.execute("BEGIN IMMEDIATE")
+
+    def _end(self, commit: bool) -> None:
+        super()._end(commit)
+        if commit and self._checkpointer is not None:
+            self._checkpointer.committed()
+
+    def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
+        super().close()
 
     def describe(self) -> str:
         return f"the store {self.path}"

@@ -1,0 +1,100 @@
+"""Checkpoints of a SQLite write-ahead log in a thread of their own, off the writer's commits.
+
+In WAL mode a commit appends pages to ``<db>-wal``; a *checkpoint* copies them back into the
+database file. SQLite runs it inside the commit that crosses ``wal_autocheckpoint`` pages, so
+every few dozen commits one of them stalls while tens of MB are copied and synced: measured on
+the scale store, three commits of a 100-document insert took 36-85 ms of the 0.34 s all 124
+commits took at 10k chunks, and single commits up to 223 ms at 1M. :class:`WalCheckpointer`
+runs ``PRAGMA wal_checkpoint(PASSIVE)`` on a connection of its own every ``every`` commits, in
+a daemon thread: a passive checkpoint never blocks the writer or readers, and SQLite releases
+the GIL while it copies, so the copying overlaps the writer's Python work on another core.
+
+The writer keeps SQLite's own ``wal_autocheckpoint`` as the safety valve (when readers keep the
+log from being restarted, its commit checkpoints as before; usually the thread has already
+copied every page and the WAL restarts from its beginning at the next write).
+
+Example:
+    >>> import os, sqlite3, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "db.sqlite3")
+    >>> conn = sqlite3.connect(path, isolation_level=None)
+    >>> _ = conn.execute("PRAGMA journal_mode=WAL")
+    >>> checkpointer = WalCheckpointer(path, every=2)
+    >>> for i in range(4):
+    ...     _ = conn.execute(f"CREATE TABLE t{i} (x)")
+    ...     checkpointer.committed()
+    >>> checkpointer.stop()
+    >>> checkpointer.runs >= 1
+    True
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from typing import Optional
+
+log = logging.getLogger(__name__)
+
+#: commits between two background checkpoints (~200 pages each on the scale store: ~3 MB)
+CHECKPOINT_EVERY = 16
+
+
+class WalCheckpointer:
+    """Passive checkpoints of the database at ``path`` in a daemon thread, one after every
+    ``every`` calls of :meth:`committed` (the thread starts with the first one)."""
+
+    def __init__(self, path: str, every: int = CHECKPOINT_EVERY, timeout: float = 5.0) -> None:
+        if every < 1:
+            raise ValueError(f"every must be at least 1, got {every}")
+        self.path, self.every, self.timeout = path, every, timeout
+        self.runs = 0
+        self._commits = 0
+        self._wake = threading.Event()
+        self._stopping = False
+        self._thread: Optional[threading.Thread] = None
+        self._lock = threading.Lock()
+
+    def committed(self) -> None:
+        """Count a commit of the writer; every ``every`` of them wakes the thread."""
+        self._commits += 1
+        if self._commits < self.every:
+            return
+        self._commits = 0
+        with self._lock:
+            if self._stopping:
+                return
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="wal-checkpoint", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Finish a checkpoint in progress and end the thread (before the writer closes)."""
+        with self._lock:
+            self._stopping = True
+            thread = self._thread
+        self._wake.set()
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
+                                   check_same_thread=False)
+        except sqlite3.Error as e:
+            log.warning("WAL checkpoints of %s stay in the commits: %s", self.path, e)
+            return
+        try:
+            while True:
+                self._wake.wait()
+                self._wake.clear()
+                if self._stopping:
+                    return
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    self.runs += 1
+                except sqlite3.Error as e:  # e.g. busy: the next one, or the writer's, copies
+                    log.debug("background checkpoint of %s: %s", self.path, e)
+        finally:
+            conn.close()

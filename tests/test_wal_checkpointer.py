@@ -1,0 +1,82 @@
+"""``WalCheckpointer``: the write-ahead log is copied into the database file by a thread of its
+own, not by the writer's commits."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+
+import pytest
+
+from lightrag.components.storage.sql_db import SQLiteDatabase
+from lightrag.components.storage.wal_checkpointer import WalCheckpointer
+
+
+def _writer(path):
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA wal_autocheckpoint=0")  # the writer never checkpoints itself
+    conn.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB)")
+    return conn
+
+
+def _commit_rows(conn, count, checkpointer=None):
+    for _ in range(count):
+        conn.execute("INSERT INTO t (v) VALUES (?)", (os.urandom(8000),))
+        if checkpointer is not None:
+            checkpointer.committed()
+
+
+def test_the_thread_copies_the_log_into_the_database_file(tmp_path):
+    path = str(tmp_path / "db.sqlite3")
+    conn = _writer(path)
+    before = os.path.getsize(path)
+    checkpointer = WalCheckpointer(path, every=8)
+    _commit_rows(conn, 32, checkpointer)
+    deadline = time.monotonic() + 10
+    while os.path.getsize(path) < before + 100_000 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    checkpointer.stop()
+    assert checkpointer.runs >= 1
+    assert os.path.getsize(path) >= before + 100_000  # pages of the 32 commits are in the file
+    assert conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 32
+    conn.close()
+
+
+def test_without_it_the_log_stays_uncopied(tmp_path):
+    """The premise of the test above: with autocheckpoint off nothing else copies the log."""
+    path = str(tmp_path / "db.sqlite3")
+    conn = _writer(path)
+    before = os.path.getsize(path)
+    _commit_rows(conn, 32)
+    time.sleep(0.2)
+    assert os.path.getsize(path) == before
+    conn.close()
+
+
+def test_stop_ends_the_thread_and_later_commits_start_none(tmp_path):
+    path = str(tmp_path / "db.sqlite3")
+    conn = _writer(path)
+    checkpointer = WalCheckpointer(path, every=2)
+    _commit_rows(conn, 4, checkpointer)
+    checkpointer.stop()
+    assert checkpointer._thread is not None and not checkpointer._thread.is_alive()
+    _commit_rows(conn, 4, checkpointer)
+    assert not checkpointer._thread.is_alive()
+    conn.close()
+    with pytest.raises(ValueError, match="every"):
+        WalCheckpointer(path, every=0)
+
+
+def test_a_store_with_many_commits_reopens_with_every_row(tmp_path):
+    db = SQLiteDatabase(tmp_path / "store.sqlite3")
+    db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+    for i in range(100):
+        with db.transaction():
+            db.execute("INSERT INTO t (v) VALUES (?)", (f"row {i}" * 100,))
+    db.close()
+    again = SQLiteDatabase(tmp_path / "store.sqlite3")
+    assert again.query("SELECT COUNT(*) FROM t") == [(100,)]
+    assert again.query("PRAGMA integrity_check") == [("ok",)]
+    again.close()
