@@ -58,3 +58,30 @@ def test_a_hub_contributes_a_bounded_share(tmp_path):
     passages = {c for _, chunks in records for c in chunks}
     assert len(passages) <= MAX_PASSAGES
     assert np.mean([len(c) for _, c in records]) < 10
+
+
+def test_the_size_count_is_not_repeated_after_every_insert(tmp_path, monkeypatch):
+    """The bounded citation count (a scan of up to 1M index rows) runs for a new store, and
+    after a version change only once ``SIZE_RECHECK_S`` passed since the last count."""
+    from lightrag.components.graph_rag import query_modes
+
+    s = sql_stores(tmp_path)
+    counts = []
+    count = s.graph.count_citations
+    monkeypatch.setattr(s.graph, "count_citations", lambda at_most: counts.append(at_most) or count(at_most))
+    vectors = {QUERY_VECTOR: QUESTION, SEED_VECTORS: KEYWORDS}
+    param = QueryParam(mode="ppr", chunk_top_k=10, only_need_context=True)
+    mode = PprMode(PprSettings(whole_graph_max_citations=0))
+
+    def insert(name):
+        with s.graph.db.transaction():
+            s.graph.upsert_node(name, {"entity_type": "concept", "description": "", "source_id": "p_new"})
+
+    assert ranked_ids(mode(s, vectors, param))[:2] == ["p_song", "p_born"]
+    insert("Extra One")
+    mode(s, vectors, param)
+    assert len(counts) == 1  # a newer version within SIZE_RECHECK_S: the size class is kept
+    monkeypatch.setattr(query_modes, "SIZE_RECHECK_S", 0.0)
+    insert("Extra Two")
+    assert ranked_ids(mode(s, vectors, param))[:2] == ["p_song", "p_born"]
+    assert len(counts) == 2

@@ -207,6 +207,12 @@ class HybridMode(QueryMode):
         return merge_searches(local, global_)
 
 
+#: seconds a store's size class (whole graph or neighbourhood) is kept while its version changes:
+#: the bounded count reads up to ``whole_graph_max_citations`` index entries (~100 ms at 1M
+#: citations, paid by the next query after every insert), and a store crosses it slowly
+SIZE_RECHECK_S = 60.0
+
+
 class _PprRanking:
     """PPR passage scores for a query, on a :class:`PassageGraph` cached per store version."""
 
@@ -215,6 +221,7 @@ class _PprRanking:
         self._graph: Optional[PassageGraph] = None
         self._key: Any = None
         self._size_key: Any = None
+        self._size_checked = 0.0
         self._large = False
 
     def graph(self, stores: GraphStores) -> PassageGraph:
@@ -238,12 +245,14 @@ class _PprRanking:
         return self._graph
 
     def _too_large(self, stores: GraphStores) -> bool:
-        """Whether the store is past ``whole_graph_max_citations`` (checked once per store
-        version: a bounded count)."""
-        key = (id(store_of(stores.graph)), getattr(stores.graph, "version", None))
-        if self._size_key != key:
-            self._size_key = key
+        """Whether the store is past ``whole_graph_max_citations``: counted for a new store, and
+        again when its version changed at least :data:`SIZE_RECHECK_S` after the last count."""
+        store, version = id(store_of(stores.graph)), getattr(stores.graph, "version", None)
+        now = time.monotonic()
+        if (self._size_key is None or self._size_key[0] != store
+                or (self._size_key[1] != version and now - self._size_checked >= SIZE_RECHECK_S)):
             self._large = too_large_for_whole_graph(stores.graph, self.settings.whole_graph_max_citations)
+            self._size_key, self._size_checked = (store, version), now
         return self._large
 
     def _local_graph(self, stores: GraphStores, names: List[str], hits: List[List[Dict[str, Any]]],
