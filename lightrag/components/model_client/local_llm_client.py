@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import atexit
 import functools
 import importlib.util  # noqa: F401 (tests patch find_spec through this module)
 import logging
@@ -84,7 +85,29 @@ def load_llama(model: str, n_ctx: int, n_threads: Optional[int], seed: int) -> T
     else:
         llm = llama_cpp.Llama.from_pretrained(repo_id=path, filename=pattern, **options)
     log.info("loaded %s (n_ctx=%d)", model, n_ctx)
+    _close_at_exit(llm)
     return llm, threading.Lock()
+
+
+_loaded: List[Any] = []
+
+
+def _close_at_exit(llm: Any) -> None:
+    """Free the model before the interpreter tears its modules down: llama-cpp-python's
+    ``Llama.__del__`` run after that fails (``TypeError: 'NoneType' object is not callable``,
+    printed as "Exception ignored in Llama.__del__" at the end of a test run or a script)."""
+    if not _loaded:
+        atexit.register(_close_loaded)
+    _loaded.append(llm)
+
+
+def _close_loaded() -> None:
+    while _loaded:
+        llm = _loaded.pop()
+        try:
+            llm.close()
+        except Exception as e:  # noqa: BLE001 - exiting anyway
+            log.debug("closing a llama.cpp model at exit: %s", e)
 
 
 class LocalLLMClient(ModelClient):
