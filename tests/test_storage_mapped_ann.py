@@ -347,3 +347,39 @@ def test_an_older_rowid_layout_of_vector_rows_is_laid_out_again_at_open(tmp_path
     assert reopened.get_by_id("k7") is None and "k8" in reopened.get_vectors_by_ids(["k8"])
     fill(reopened, clustered(50, seed=13), start=300)  # writes go on in the new layout
     assert reopened.query(clustered(50, seed=13)[10], 1)[0]["id"] == "k310"
+
+
+def test_a_large_rebuild_rewrites_its_rows_with_the_row_index_rebuilt(indexed, monkeypatch):
+    """A rebuild of most of the table drops the index by row and builds it again; every id still
+    finds its vector and every searched row its id, in this and another connection."""
+    from lightrag.components.storage import mapped_vector
+
+    monkeypatch.setattr(mapped_vector, "REINDEX_ROWS_FROM", 100)
+    vectors = clustered(3000, seed=1)
+    indexed.upsert({"late": {"content": "late", "file_path": "f.md"}}, vectors=vectors[7:8] * 1.01)
+    indexed.reindex()
+    db = indexed.db
+    assert db.query("SELECT name FROM sqlite_master WHERE name = 'vector_rows_by_row'")
+    for key in ("k0", "k1234", "k2999", "late"):
+        row = indexed.get_vectors_by_ids([key])[key]
+        expected = vectors[7] if key == "late" else vectors[int(key[1:])]
+        assert np.allclose(row, expected / np.linalg.norm(expected), atol=1e-5)
+    other = open_store(db.path.parent)
+    assert ids(other.query(vectors[1234], 1)) == ["k1234"]
+    assert other.get_by_id("k2999")["file_path"] == "f.md"
+
+
+def test_a_failed_large_rebuild_keeps_the_row_index(indexed, monkeypatch):
+    from lightrag.components.storage import mapped_vector
+
+    monkeypatch.setattr(mapped_vector, "REINDEX_ROWS_FROM", 100)
+
+    def broken(*args, **kwargs):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(indexed, "_append", broken)
+    with pytest.raises(OSError, match="disk gone"):
+        indexed.reindex()
+    monkeypatch.undo()
+    assert indexed.db.query("SELECT name FROM sqlite_master WHERE name = 'vector_rows_by_row'")
+    assert ids(open_store(indexed.db.path.parent).query(clustered(3000, seed=1)[42], 1)) == ["k42"]

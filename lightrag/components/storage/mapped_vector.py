@@ -58,12 +58,27 @@ log = logging.getLogger(__name__)
 BLOCK_ROWS = 65_536  # rows multiplied at a time (bounded temporary memory)
 MIN_COMPACT_ROWS = 10_000  # never compact files smaller than this many garbage rows
 DEFAULT_ANN_MIN_ROWS = 100_000  # live rows from which the search is approximate (see benchmarks)
+#: a rebuild rewrites every ``vector_rows`` entry of its namespace (the rows move into list
+#: order). From this many rows, when they are at least a third of the table, the index by row is
+#: dropped and built again by one sort, and the entries are inserted in id order (sequential in
+#: the primary key): 2.15M entries were rewritten in ~36 s by random B-tree inserts and deletes
+REINDEX_ROWS_FROM = 200_000
 ANN_TAIL_RATIO = 1.0  # retrain when rows appended since the build exceed this times the indexed
 
 
 def _vector_rows_table(name: str) -> str:
     return (f"CREATE TABLE IF NOT EXISTS {name} (ns TEXT NOT NULL, id TEXT NOT NULL, "
             "row INTEGER NOT NULL, PRIMARY KEY (ns, id)) WITHOUT ROWID")
+
+
+def _id_order(ids: Sequence[str]) -> List[int]:
+    """Positions of ``ids`` in id order (a NumPy sort of their bytes: ~5x faster than sorting
+    millions of Python tuples). ``vector_rows`` entries inserted in this order extend its primary
+    key B-tree in sequence instead of splitting pages at random."""
+    encoded = [i.encode("utf-8") for i in ids]
+    if not encoded or max(map(len, encoded)) > 256:  # NumPy pads every key to the longest
+        return sorted(range(len(ids)), key=encoded.__getitem__)
+    return np.argsort(np.array(encoded), kind="stable").tolist()
 
 
 def _create_vector_rows(db: Any) -> None:
@@ -209,6 +224,9 @@ class MappedVectorStorage(BaseVectorStorage):
         meta = self._file_meta()
         generation = (meta[0] + 1) if meta else 1
         ids, matrix, rows = self._live_vectors()
+        rebuild_row_index = len(ids) >= REINDEX_ROWS_FROM and 3 * len(ids) >= self._all_vector_rows()
+        if rebuild_row_index:  # see REINDEX_ROWS_FROM
+            self.db.execute("DROP INDEX IF EXISTS vector_rows_by_row")
         self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
         self.db.delete_meta(self._ann_key)
         if not ids:
@@ -226,7 +244,9 @@ class MappedVectorStorage(BaseVectorStorage):
         for start in range(0, len(ids), BLOCK_ROWS):
             self._append(generation, matrix[rows[start:start + BLOCK_ROWS]])
         self.db.executemany("INSERT INTO vector_rows (ns, id, row) VALUES (?, ?, ?)",
-                            ((self.namespace, i, n) for n, i in enumerate(ids)))
+                            ((self.namespace, ids[n], n) for n in _id_order(ids)))
+        if rebuild_row_index:
+            _create_vector_rows(self.db)
         self._set_file_meta(generation, matrix.shape[1])
         self._set_garbage(0)
         if index is not None:
@@ -237,6 +257,9 @@ class MappedVectorStorage(BaseVectorStorage):
             self._path(generation - 2, suffix).unlink(missing_ok=True)
         log.info("vectors %s: file generation %d with %d rows%s", self.namespace, generation, len(ids),
                  f" in {index.lists} inverted lists" if index is not None else "")
+
+    def _all_vector_rows(self) -> int:
+        return int(self.db.query("SELECT COUNT(*) FROM vector_rows")[0][0])
 
     def _live_vectors(self) -> Tuple[List[str], np.ndarray, np.ndarray]:
         """``(ids, matrix, rows)``: row ``rows[i]`` of ``matrix`` is the vector of ``ids[i]``

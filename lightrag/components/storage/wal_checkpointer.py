@@ -50,6 +50,7 @@ class WalCheckpointer:
         self.path, self.every, self.timeout = path, every, timeout
         self.runs = 0
         self._commits = 0
+        self._asked = False  # a checkpoint asked for and not begun yet
         self._wake = threading.Event()
         self._stopping = False
         self._thread: Optional[threading.Thread] = None
@@ -64,13 +65,14 @@ class WalCheckpointer:
         with self._lock:
             if self._stopping:
                 return
+            self._asked = True
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="wal-checkpoint", daemon=True)
                 self._thread.start()
         self._wake.set()
 
     def stop(self) -> None:
-        """Finish a checkpoint in progress and end the thread (before the writer closes)."""
+        """Run the checkpoint asked for, if any, and end the thread (before the writer closes)."""
         with self._lock:
             self._stopping = True
             thread = self._thread
@@ -89,12 +91,15 @@ class WalCheckpointer:
             while True:
                 self._wake.wait()
                 self._wake.clear()
+                with self._lock:
+                    asked, self._asked = self._asked, False
+                if asked:
+                    try:
+                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                        self.runs += 1
+                    except sqlite3.Error as e:  # e.g. busy: the next one, or the writer's, copies
+                        log.debug("background checkpoint of %s: %s", self.path, e)
                 if self._stopping:
                     return
-                try:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                    self.runs += 1
-                except sqlite3.Error as e:  # e.g. busy: the next one, or the writer's, copies
-                    log.debug("background checkpoint of %s: %s", self.path, e)
         finally:
             conn.close()
