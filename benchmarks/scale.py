@@ -58,8 +58,10 @@ SENTENCE_VERBS = ("met", "wrote to", "worked with", "visited", "argued with", "f
 class Corpus:
     """Deterministic synthetic chunks, batch by batch (the whole corpus is never in memory)."""
 
-    def __init__(self, n_chunks: int, seed: int = 11, zipf: float = 0.9,
-                 names_per_chunk: float = 0.5, dim: int = DIM) -> None:
+    def __init__(self, n_chunks: int, seed: int = DEFAULT_SHAPE["seed"],
+                 zipf: float = DEFAULT_SHAPE["zipf"],
+                 names_per_chunk: float = DEFAULT_SHAPE["names_per_chunk"],
+                 dim: int = DEFAULT_SHAPE["dim"]) -> None:
         self.n_chunks, self.dim = n_chunks, dim
         self.shape = {"n_chunks": n_chunks, "seed": seed, "zipf": zipf,
                       "names_per_chunk": names_per_chunk, "dim": dim}

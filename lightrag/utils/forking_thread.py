@@ -25,7 +25,9 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from typing import Any, Callable, Dict, Set, TypeVar
+from typing import Callable, Set, TypeVar
+
+from lightrag.utils.run_sync import call_in_new_thread
 
 T = TypeVar("T")
 
@@ -38,24 +40,16 @@ _parent_pid = 0
 def run_forking(work: Callable[[], T]) -> T:
     """``work()`` in a new plain thread (the caller waits): its result, or its exception."""
     _install_fork_hook()
-    outcome: Dict[str, Any] = {}
 
-    def run() -> None:
+    def tracked() -> T:
         ident = threading.get_ident()
         _forking_threads.add(ident)
         try:
-            outcome["value"] = work()
-        except BaseException as e:  # noqa: BLE001 - re-raised in the waiting thread
-            outcome["error"] = e
+            return work()
         finally:
             _forking_threads.discard(ident)
 
-    thread = threading.Thread(target=run, name="forking-work", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    return call_in_new_thread(tracked, name="forking-work", daemon=True)
 
 
 def _install_fork_hook() -> None:
