@@ -171,3 +171,22 @@ def test_a_hub_cited_only_by_the_deleted_document_goes_with_it(tmp_path, monkeyp
     assert not rag.graph.has_node("Zorblat")
     assert rag.graph.node_source_ids(["Zorblat"])["Zorblat"] == []
     assert rag.index.verify() == []
+
+
+def test_the_citation_count_is_bounded_and_namespaces_are_counted_apart(tmp_path):
+    """``count_citations(at_most)`` (the size check of ppr/mix) never exceeds ``at_most``, is
+    exact for a store that never deleted, and a namespace sharing the table with another counts
+    only its own rows."""
+    db = SQLiteDatabase(str(tmp_path / "g.sqlite"))
+    graph = SQLGraphStorage(db)
+    with db.transaction():
+        graph.upsert_node("Hub", {"entity_type": "person", "source_id": ""})
+        graph.add_node_sources("Hub", [f"c{i}" for i in range(30)])
+    assert graph.count_citations(100) == 30
+    assert graph.count_citations(10) == 10
+    other = SQLGraphStorage(db, namespace="other")
+    with db.transaction():
+        other.upsert_node("Solo", {"entity_type": "person", "source_id": ""})
+        other.add_node_sources("Solo", ["d1", "d2"])
+    assert other.count_citations(100) == 2
+    assert graph.count_citations(100) == 30

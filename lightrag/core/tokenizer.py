@@ -28,7 +28,11 @@ THREADED_BATCH_MIN = 512
 
 @functools.lru_cache(maxsize=8)
 def get_encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
-    """Return a tiktoken encoding, trying the bundled ``<name>_offline`` copy when loading fails."""
+    """Return a tiktoken encoding: the bundled ``<name>_offline`` copy when it is installed (the
+    same token ids, and no download attempt: tiktoken would otherwise try the network first on
+    every fresh machine), else tiktoken's own, downloaded once into its cache."""
+    if name + _OFFLINE_SUFFIX in tiktoken.list_encoding_names():
+        return tiktoken.get_encoding(name + _OFFLINE_SUFFIX)
     try:
         return tiktoken.get_encoding(name)
     except Exception as online_error:  # network errors come in many types (requests, urllib, ssl)
