@@ -177,6 +177,18 @@ def test_markdown_stripped_with_headings_as_structure():
     assert all(doc.text[s["offset"]:].startswith(s["title"]) for s in sections)
 
 
+def test_markdown_run_in_heading_stays_with_its_sentence():
+    """A bold lead-in ending with a full stop would be a sentence of its own once the markup is
+    gone ("The way to grow."), quoted as a fragment by extractive answers; it is joined to the
+    sentence it introduces. Bold elsewhere and lead-ins without a full stop are kept as written."""
+    md = ("**The way to grow.** One machine: the default store.\n\n- *Note.* Lists too.\n\n"
+          "A **bold.** word.\n\n**Tip:** as written.\n\n**Alone.**\n")
+    text = MarkdownLoader()("g.md", data=md.encode()).text
+    assert text.split("\n\n") == ["The way to grow — One machine: the default store.",
+                                    "- Note — Lists too.", "A bold. word.", "Tip: as written.",
+                                    "Alone."]
+
+
 # ----------------------------------------------------------------------------- text decoding
 @pytest.mark.parametrize("encoded, encoding", [
     ("Zoë naïve café".encode(), "utf-8"),

@@ -34,9 +34,34 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*\n", re.DOTAL
 _TAG = re.compile(r"<[^>]+>")
 
 
-def _inline_text(token: Any) -> str:
+_RUN_IN_END = re.compile(r"[.!?]\s*$")
+
+
+def _run_in_heading(children: List[Any]) -> Optional[int]:
+    """The index of the closing token of a paragraph's run-in heading (``**The way to grow.**
+    Text...``: a bold or italic lead-in ending with a full stop, followed by text), else None."""
+    kinds = [c.type for c in children[:4]]
+    start = 1 if kinds[:1] == ["text"] and not children[0].content.strip() else 0
+    if (len(children) > start + 3 and children[start].type in ("strong_open", "em_open")
+            and children[start + 1].type == "text" and children[start + 2].type in ("strong_close", "em_close")
+            and _RUN_IN_END.search(children[start + 1].content)
+            and children[start + 3].type == "text" and children[start + 3].content.strip()):
+        return start + 2
+    return None
+
+
+def _inline_text(token: Any, paragraph: bool = False) -> str:
+    """The text of an inline token. In a paragraph, a run-in heading is joined to the sentence it
+    introduces with a dash ("The way to grow — One machine: ..."): split off at its full stop it
+    would be a sentence of its own, which an extractive answer could quote as a fragment."""
     parts: List[str] = []
-    for child in token.children or []:
+    children = list(token.children or [])
+    run_in = _run_in_heading(children) if paragraph else None
+    if run_in is not None:
+        lead = children[run_in - 1].content.strip()
+        parts.append(_RUN_IN_END.sub("", lead) + " —")
+        children = children[run_in + 1:]
+    for child in children:
         kind = child.type
         if kind in ("text", "code_inline"):
             parts.append(child.content)
@@ -94,7 +119,7 @@ class _Renderer:
                                       "offset": len("".join(self.out).lstrip())})
                 self.block(title)
         else:
-            self.block(_inline_text(tok))
+            self.block(_inline_text(tok, paragraph=True))
 
     # One handler per block token type (``_on_<type>``); other tokens carry no text.
     def _on_heading_open(self, tok: Any) -> None:
