@@ -89,6 +89,22 @@ def test_sentences_are_verbatim_and_skip_headings_code_and_tables():
     assert split_sentences(text)[0].heading == "Install"
 
 
+def test_a_paragraph_long_sentence_is_quoted_by_its_clauses():
+    """A documentation run-on past the sentence cap is kept as verbatim runs of its
+    semicolon-separated clauses (it used to vanish, and with it the paragraph that answered);
+    a long run without a semicolon (a flattened table) is still dropped."""
+    prose = ("What a writer of a large store pays (measured at 1M chunks): about 45 documents a "
+             "second (each new row lands on its own page; so the rate halves); " + "x " * 150
+             + "the log is copied back in the background; but a namespace that doubled has its "
+             "file rebuilt in the commit that notices (" + "y " * 120 + ").")
+    table = "Code Created Region " + "216 1947 Cleveland (October 1947), " * 25
+    found = [s.text for s in split_sentences(prose + "\n" + table)]
+    assert len(found) >= 2 and all(len(f) <= 600 and f in prose for f in found)
+    assert found[0].startswith("What a writer of a large store pays") and found[0].endswith(";")
+    assert "(each new row lands on its own page; so the rate halves)" in found[0]  # not cut inside ()
+    assert found[-1].endswith("y ).")
+
+
 @pytest.mark.parametrize("question, kind", [
     ("When did Apollo 11 land?", "date"), ("How many moons has Mars?", "number"),
     ("Who wrote The Hobbit?", "name"), ("Is Paris in France?", "yes_no"),

@@ -60,6 +60,42 @@ def _split_line(line: str) -> List[str]:
     return [p for p in pieces if p]
 
 
+_CLAUSE_BREAK = re.compile(r"(?<=;)\s+")
+
+
+def _breaks(text: str, pattern: re.Pattern) -> List[int]:
+    """Where ``pattern`` allows a break in ``text``: outside parentheses when there are such."""
+    found = [m.end() for m in pattern.finditer(text)]
+    outside = [b for b in found if text.count("(", 0, b) <= text.count(")", 0, b)]
+    return outside or found
+
+
+def _within_limit(text: str) -> List[str]:
+    """``text`` as verbatim runs of its clauses of at most ``MAX_SENTENCE_CHARS`` each: a long
+    sentence (a paragraph-long run-on of the documentation kind) is cut after its semicolons
+    (outside parentheses where it has such); a clause still too long is dropped, as are runs
+    with no semicolon (a flattened table or list, not prose worth quoting).
+
+    Example:
+        >>> [len(p) for p in _within_limit("a" * 400 + "; " + "b" * 400 + ".")]
+        [401, 401]
+    """
+    if len(text) <= MAX_SENTENCE_CHARS:
+        return [text]
+    out: List[str] = []
+    start = 0
+    ends = _breaks(text, _CLAUSE_BREAK) + [len(text)]
+    for number, end in enumerate(ends):
+        following = ends[number + 1] if number + 1 < len(ends) else None
+        if following is not None and following - start <= MAX_SENTENCE_CHARS:
+            continue  # the next clause still fits in this run
+        piece = text[start:end].strip()
+        if piece and len(piece) <= MAX_SENTENCE_CHARS:
+            out.append(piece)
+        start = end
+    return out
+
+
 def heading_of(chunk_text: str) -> str:
     """The chunk's first line when it reads as a title (short, no sentence end), else ""."""
     first = chunk_text.strip().split("\n", 1)[0].strip()
@@ -73,8 +109,9 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
     """The answerable sentences of a chunk, each a verbatim substring of it.
 
     Lines of code fences and table rules are skipped, a heading line is not a sentence, a list
-    item is quoted without its marker ("- ", "2. "), and very short pieces ("Yes.") carry too
-    little to quote alone.
+    item is quoted without its marker ("- ", "2. "), very short pieces ("Yes.") carry too
+    little to quote alone, and a sentence longer than ``MAX_SENTENCE_CHARS`` is quoted as runs of
+    its clauses (:func:`_within_limit`).
     """
     heading = heading_of(chunk_text)
     sentences: List[Sentence] = []
@@ -87,7 +124,8 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
             continue
         if in_code or not line or (number == 0 and heading) or set(line) <= set("|-: =+#*"):
             continue
-        for piece in _split_line(_MARKUP_PREFIX.sub("", line)):
-            if MIN_SENTENCE_CHARS <= len(piece) <= MAX_SENTENCE_CHARS:
-                sentences.append(Sentence(text=piece, heading=heading))
+        for sentence in _split_line(_MARKUP_PREFIX.sub("", line)):
+            for piece in _within_limit(sentence):
+                if len(piece) >= MIN_SENTENCE_CHARS:
+                    sentences.append(Sentence(text=piece, heading=heading))
     return sentences
