@@ -40,12 +40,11 @@ _RUN_IN_END = re.compile(r"[.!?]\s*$")
 def _run_in_heading(children: List[Any]) -> Optional[int]:
     """The index of the closing token of a paragraph's run-in heading (``**The way to grow.**
     Text...``: a bold or italic lead-in ending with a full stop, followed by text), else None."""
-    kinds = [c.type for c in children[:4]]
-    start = 1 if kinds[:1] == ["text"] and not children[0].content.strip() else 0
-    if (len(children) > start + 3 and children[start].type in ("strong_open", "em_open")
-            and children[start + 1].type == "text" and children[start + 2].type in ("strong_close", "em_close")
+    start = 1 if children and children[0].type == "text" and not children[0].content.strip() else 0
+    lead = [c.type for c in children[start:start + 4]]
+    if (lead in (["strong_open", "text", "strong_close", "text"], ["em_open", "text", "em_close", "text"])
             and _RUN_IN_END.search(children[start + 1].content)
-            and children[start + 3].type == "text" and children[start + 3].content.strip()):
+            and children[start + 3].content.strip()):
         return start + 2
     return None
 
