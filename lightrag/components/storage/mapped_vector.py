@@ -9,9 +9,9 @@ same rows a PostgreSQL store holds, so ``copy_store`` works unchanged); beside i
   every process that searches: processes share the OS page cache instead of each holding a copy;
 * a table ``vector_rows (ns, id, row)`` saying which file row holds each id's current vector.
 
-A search multiplies the mapped rows by the query (in blocks, so memory stays bounded), takes
-the best rows, and reads their ids and metadata by key on a read connection (committed data
-only). Rows of replaced or deleted vectors (and of a crashed writer's uncommitted appends) are
+A search (:class:`~lightrag.components.storage.mapped_search.RowSearch`) multiplies the mapped
+rows by the query (in blocks, so memory stays bounded), takes the best rows, and reads their ids
+and metadata by key on a read connection (committed data only). Rows of replaced or deleted vectors (and of a crashed writer's uncommitted appends) are
 garbage that no ``vector_rows`` entry points to: they are skipped, and the file is compacted
 into a new generation once garbage outweighs the live rows.
 
@@ -50,12 +50,12 @@ import numpy as np
 
 from lightrag.components.storage import vector_ivf
 from lightrag.components.storage.base import BaseVectorStorage
+from lightrag.components.storage.mapped_search import BLOCK_ROWS, RowSearch
 from lightrag.components.storage.sql_db import SQLiteDatabase
 from lightrag.components.storage.vector_ivf import IndexFileError, IVFIndex, TailLists
 
 log = logging.getLogger(__name__)
 
-BLOCK_ROWS = 65_536  # rows multiplied at a time (bounded temporary memory)
 MIN_COMPACT_ROWS = 10_000  # never compact files smaller than this many garbage rows
 DEFAULT_ANN_MIN_ROWS = 100_000  # live rows from which the search is approximate (see benchmarks)
 #: a rebuild rewrites every ``vector_rows`` entry of its namespace (the rows move into list
@@ -471,58 +471,6 @@ class MappedVectorStorage(BaseVectorStorage):
         norm = float(np.linalg.norm(vector))
         return vector / norm if norm else vector
 
-    def _scores(self, matrix: np.ndarray, queries: np.ndarray) -> np.ndarray:
-        """``queries @ matrix.T`` (queries × rows), computed block by block."""
-        out = np.empty((queries.shape[0], matrix.shape[0]), dtype=np.float32)
-        for start in range(0, matrix.shape[0], BLOCK_ROWS):
-            block = matrix[start:start + BLOCK_ROWS]
-            out[:, start:start + block.shape[0]] = queries @ block.T
-        return out
-
-    def _best(self, scores: np.ndarray, want: int) -> np.ndarray:
-        """Positions of the ``want`` best ``scores`` at or above the threshold, best first."""
-        n = scores.shape[0]
-        top = np.argpartition(-scores, want - 1)[:want] if want < n else np.arange(n)
-        top = top[scores[top] >= self.cosine_threshold]
-        return top[np.argsort(-scores[top], kind="stable")]
-
-    def _hits(self, scores: np.ndarray, top_k: int,
-              rows: Optional[np.ndarray] = None) -> List[Dict[str, Any]]:
-        """The best live rows as hits (garbage rows skipped): ``scores[i]`` is the score of file
-        row ``rows[i]`` (of row ``i`` when ``rows`` is None)."""
-        n = scores.shape[0]
-        if n == 0:
-            return []
-        want = min(n, top_k + 8)  # garbage rows are few: read on only when they cost hits
-        while True:
-            top = self._best(scores, want)
-            at = (top if rows is None else rows[top]).tolist()
-            found = self._records_at(at)
-            hits = [{"id": found[r][0], "score": float(scores[t]), **found[r][1]}
-                    for t, r in zip(top.tolist(), at) if r in found]
-            if len(hits) >= top_k or want >= n or len(top) < want:
-                return hits[:top_k]
-            want = min(n, want * 4)
-
-    def _hits_of_rows(self, scores: np.ndarray, top_k: int) -> List[List[Dict[str, Any]]]:
-        """:meth:`_hits` of each row of ``scores`` (queries x file rows), the records of every
-        row's ``top_k`` best read together (one look-up per 500 rows, not one per query: a
-        batch of 1,200 synonym searches made 1,200); a row whose best include garbage rows is
-        redone by :meth:`_hits`, which reads further down."""
-        n = scores.shape[1] if scores.ndim == 2 else 0
-        if n == 0 or top_k <= 0:
-            return [[] for _ in range(scores.shape[0])]
-        tops = [self._best(row, min(n, top_k)) for row in scores]
-        found = self._records_at(sorted({int(r) for top in tops for r in top.tolist()}))
-        out = []
-        for row, top in zip(scores, tops):
-            if all(r in found for r in top.tolist()):
-                out.append([{"id": found[r][0], "score": float(row[r]), **found[r][1]}
-                            for r in top.tolist()])
-            else:
-                out.append(self._hits(row, top_k))
-        return out
-
     def _search(self, matrix: np.ndarray, ann: Any, queries: np.ndarray, top_k: int,
                 nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
         """Hits of each row of ``queries``: by the index of the mapped generation if it has one
@@ -532,12 +480,9 @@ class MappedVectorStorage(BaseVectorStorage):
         for _ in range(3):
             generation = self._map[0] if self._map is not None else 0
             found = self._index(generation, matrix.shape[1], ann)
-            if found is None:
-                hits = self._hits_of_rows(self._scores(matrix, queries), top_k)
-            elif len(queries) == 1:
-                hits = [self._ann_hits(matrix, found, queries[0], top_k, nprobe)]
-            else:
-                hits = self._ann_hits_batch(matrix, found, queries, top_k, nprobe)
+            search = RowSearch(self._records_at, self.cosine_threshold, self.ann_nprobe)
+            hits = (search.exact(matrix, queries, top_k) if found is None
+                    else search.ann(matrix, found, queries, top_k, nprobe))
             meta, ann = self._metas()
             if meta is None or meta[0] == generation or self.db.in_transaction:
                 break
@@ -547,49 +492,8 @@ class MappedVectorStorage(BaseVectorStorage):
             matrix = remapped
         return hits
 
-    def _nprobe(self, index: IVFIndex, nprobe: Optional[int]) -> int:
-        return min(nprobe or self.ann_nprobe or vector_ivf.default_nprobe(index.lists), index.lists)
-
-    def _ann_hits(self, matrix: np.ndarray, found: Tuple[IVFIndex, TailLists], query: np.ndarray,
-                  top_k: int, nprobe: Optional[int] = None) -> List[Dict[str, Any]]:
-        """Hits among the rows of the best lists; more lists while garbage rows cost hits (or
-        the lists hold fewer than ``top_k`` rows), up to every list (an exact search)."""
-        index, tail = found
-        nprobe = self._nprobe(index, nprobe)
-        while True:
-            rows, scores = index.candidates(matrix, tail, query, index.probe(query[None, :], nprobe)[0])
-            hits = self._hits(scores, top_k, rows)
-            lost = int(np.count_nonzero(scores >= self.cosine_threshold)) > len(hits)
-            if len(hits) >= top_k or nprobe >= index.lists or not (lost or len(scores) < top_k):
-                return hits
-            nprobe = min(index.lists, nprobe * 4)
-
-    def _ann_hits_batch(self, matrix: np.ndarray, found: Tuple[IVFIndex, TailLists],
-                        queries: np.ndarray, top_k: int,
-                        nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
-        """:meth:`_ann_hits` of each query: the first round of all of them together (each
-        probed list scored once for all its queries, the best rows' records read together);
-        a query whose first round would widen (garbage rows among its best, or too few
-        candidates) is redone alone by :meth:`_ann_hits`."""
-        index, tail = found
-        probes = self._nprobe(index, nprobe)
-        rounds = index.candidates_batch(matrix, tail, queries, index.probe(queries, probes))
-        tops = [self._best(scores, min(top_k, len(scores))) if len(scores) else rows
-                for rows, scores in rounds]
-        records = self._records_at(sorted({int(r) for (rows, _), top in zip(rounds, tops)
-                                           for r in rows[top].tolist()}))
-        out = []
-        for query, (rows, scores), top in zip(queries, rounds, tops):
-            at = rows[top].tolist()
-            settled = len(at) >= top_k or probes >= index.lists or len(scores) >= top_k
-            if settled and all(r in records for r in at):
-                out.append([{"id": records[r][0], "score": float(s), **records[r][1]}
-                            for r, s in zip(at, scores[top].tolist())])
-            else:
-                out.append(self._ann_hits(matrix, found, query, top_k, nprobe))
-        return out
-
     def _records_at(self, rows: Sequence[int]) -> Dict[int, Tuple[str, Dict[str, Any]]]:
+        """``row -> (id, metadata)`` of the file rows a ``vector_rows`` entry points to."""
         found: Dict[int, Tuple[str, Dict[str, Any]]] = {}
         for start in range(0, len(rows), 500):
             part = rows[start:start + 500]
