@@ -11,9 +11,10 @@ same rows a PostgreSQL store holds, so ``copy_store`` works unchanged); beside i
 
 A search (:class:`~lightrag.components.storage.mapped_search.RowSearch`) multiplies the mapped
 rows by the query (in blocks, so memory stays bounded), takes the best rows, and reads their ids
-and metadata by key on a read connection (committed data only). Rows of replaced or deleted vectors (and of a crashed writer's uncommitted appends) are
-garbage that no ``vector_rows`` entry points to: they are skipped, and the file is compacted
-into a new generation once garbage outweighs the live rows.
+and metadata by key on a read connection (committed data only). Rows of replaced or deleted
+vectors (and of a crashed writer's uncommitted appends) are garbage that no ``vector_rows``
+entry points to: they are skipped, and the file is compacted into a new generation once
+garbage outweighs the live rows.
 
 Above ``ann_min_rows`` live rows the search is approximate: the writer builds an inverted-file
 index (:mod:`~lightrag.components.storage.vector_ivf`, k-means by faiss) as a new generation
