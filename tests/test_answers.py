@@ -89,6 +89,23 @@ def test_sentences_are_verbatim_and_skip_headings_code_and_tables():
     assert split_sentences(text)[0].heading == "Install"
 
 
+def test_headings_inside_a_chunk_are_not_quoted_and_head_what_follows():
+    """A loader writes a document's headings as lines standing alone between blank lines: such a
+    line is never quoted as a sentence (answers quoted "The extractive answerer's sentence
+    prefilter (before / after)"), and the sentences after it carry it as their heading. List
+    items, table rows and sentences are not headings."""
+    text = ("Voyager 1\nIt flew past Saturn in 1980.\n\nThe golden record\n\nIt carries "
+            "sounds of Earth.\n\n- The first list item\n- Another list item\n\n"
+            "Destination: Saturn; Year: 1980\n\n## Cassini\nIt orbited Saturn.")
+    found = [(s.text, s.heading) for s in split_sentences(text)]
+    assert found == [("It flew past Saturn in 1980.", "Voyager 1"),
+                     ("It carries sounds of Earth.", "The golden record"),
+                     ("The first list item", "The golden record"),
+                     ("Another list item", "The golden record"),
+                     ("Destination: Saturn; Year: 1980", "The golden record"),
+                     ("It orbited Saturn.", "Cassini")]
+
+
 def test_a_paragraph_long_sentence_is_quoted_by_its_clauses():
     """A documentation run-on past the sentence cap is kept as verbatim runs of its
     semicolon-separated clauses (it used to vanish, and with it the paragraph that answered);

@@ -30,6 +30,7 @@ _ABBREVIATIONS = {
 }
 _END = re.compile(r"[.!?](?:[\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9])")
 _MARKUP_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
+_LIST_MARKER = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+)")
 
 
 @dataclass
@@ -96,22 +97,49 @@ def _within_limit(text: str) -> List[str]:
     return out
 
 
-def heading_of(chunk_text: str) -> str:
-    """The chunk's first line when it reads as a title (short, no sentence end), else ""."""
-    first = chunk_text.strip().split("\n", 1)[0].strip()
-    title = _MARKUP_PREFIX.sub("", first).strip()
-    if not title or len(title.split()) > MAX_HEADING_WORDS or title[-1] in ".!?:;,":
+def _title(line: str) -> str:
+    """``line`` (without a ``#`` or list marker) when it reads as a title: short, no sentence
+    end, no semicolon (a table row reads ``header: value; header: value``), else ""."""
+    title = _MARKUP_PREFIX.sub("", line.strip()).strip()
+    if (not title or len(title.split()) > MAX_HEADING_WORDS or title[-1] in ".!?:;,"
+            or ";" in title):
         return ""
     return title
+
+
+def heading_of(chunk_text: str) -> str:
+    """The chunk's first line when it reads as a title (short, no sentence end), else ""."""
+    return _title(chunk_text.strip().split("\n", 1)[0])
+
+
+def _inner_heading(lines: List[str], number: int) -> str:
+    """The title of line ``number`` when it is a heading inside the chunk: a ``#`` line, or a
+    title standing alone between blank lines (as loaders write a document's headings), not a
+    list item."""
+    raw = lines[number].strip()
+    if raw.startswith("#"):
+        return _title(raw)
+    alone = ((number == 0 or not lines[number - 1].strip())
+             and (number + 1 == len(lines) or not lines[number + 1].strip()))
+    if not alone or _LIST_MARKER.match(raw):
+        return ""
+    return _title(raw)
 
 
 def split_sentences(chunk_text: str) -> List[Sentence]:
     """The answerable sentences of a chunk, each a verbatim substring of it.
 
-    Lines of code fences and table rules are skipped, a heading line is not a sentence, a list
-    item is quoted without its marker ("- ", "2. "), very short pieces ("Yes.") carry too
-    little to quote alone, and a sentence longer than ``MAX_SENTENCE_CHARS`` is quoted as runs of
-    its clauses (:func:`_within_limit`).
+    Lines of code fences and table rules are skipped, a heading line is not a sentence (the
+    chunk's first line when it reads as a title, and a title standing alone between blank lines
+    further down: the sentences after it carry it as their heading), a list item is quoted
+    without its marker ("- ", "2. "), very short pieces ("Yes.") carry too little to quote alone,
+    and a sentence longer than ``MAX_SENTENCE_CHARS`` is quoted as runs of its clauses
+    (:func:`_within_limit`).
+
+    Example:
+        >>> text = "Saturn\\nIt has rings.\\n\\nMoons\\n\\nTitan is one."
+        >>> [(s.text, s.heading) for s in split_sentences(text)]
+        [('It has rings.', 'Saturn'), ('Titan is one.', 'Moons')]
     """
     heading = heading_of(chunk_text)
     sentences: List[Sentence] = []
@@ -123,6 +151,10 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
             in_code = not in_code
             continue
         if in_code or not line or (number == 0 and heading) or set(line) <= set("|-: =+#*"):
+            continue
+        inner = _inner_heading(lines, number)
+        if inner:
+            heading = inner
             continue
         for sentence in _split_line(_MARKUP_PREFIX.sub("", line)):
             for piece in _within_limit(sentence):
