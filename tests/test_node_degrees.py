@@ -52,6 +52,8 @@ def test_degrees_follow_every_kind_of_change(open_db):
                 graph.remove_edges(rng.sample(graph.all_edge_pairs(), 3))
             if step % 9 == 8:
                 graph.remove_nodes([rng.choice(names)])
+            assert graph.edge_count() == len(graph.all_edge_pairs())  # the writer's own view
+        assert graph.edge_count() == len(graph.all_edge_pairs())
         expected = counted(graph)
         assert graph.node_degrees_batch(names) == {n: expected.get(n, 0) for n in names}
     reopened = SQLGraphStorage(open_db())

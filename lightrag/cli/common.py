@@ -97,7 +97,7 @@ def open_store(args: argparse.Namespace) -> Any:
     config = graph_config(args)
     check_store_exists(config)
     rag = build(config)
-    counts = rag.status().get("documents", {})
+    counts = rag.index.doc_status.get_status_counts()
     if not sum(int(v) for v in counts.values()):
         raise CliError(index_hint(rag.index.db.describe()))
     return rag

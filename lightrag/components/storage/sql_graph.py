@@ -312,6 +312,12 @@ class SQLGraphStorage(BaseGraphStorage):
             return len(self._scan_nodes())
         return int(self.db.read("SELECT COUNT(*) FROM nodes WHERE ns = ?", (self.namespace,))[0][0])
 
+    def edge_count(self) -> int:
+        """The number of edges (a count: :meth:`all_edge_pairs` reads every pair)."""
+        if self._mine():
+            return len(self._scan_edges())
+        return int(self.db.read("SELECT COUNT(*) FROM edges WHERE ns = ?", (self.namespace,))[0][0])
+
     def all_edge_pairs(self) -> List[Pair]:
         if self._mine():
             return list(self._scan_edges())

@@ -189,7 +189,7 @@ class GraphIndex(Component):
             "documents": self.doc_status.get_status_counts(),
             "chunks": len(self.text_chunks),
             "entities": self.graph.node_count(),
-            "relations": len(self.graph.all_edge_pairs()),
+            "relations": self.graph.edge_count(),
             "pending_vectors": len(self.stores.pending_vectors),
             "working_dir": self.working_dir,
             "workspace": self.workspace,
