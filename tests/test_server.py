@@ -236,6 +236,8 @@ def test_metrics_and_json_access_logs(serve, caplog, tmp_path):
         'lightrag_errors_total{kind="llm_failed"} 1',
         'lightrag_documents{status="processed"} 2',
         'lightrag_insert_in_progress 0',
+        f'lightrag_graph_entities {len(rag.graph.get_all_labels())}',
+        f'lightrag_graph_relations {len(rag.graph.get_all_edges())}',
     ]:
         assert line in text, line
     assert 'lightrag_llm_calls_total{generator="extractor.generator",outcome="completed"}' in text

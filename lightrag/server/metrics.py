@@ -141,9 +141,9 @@ def rag_metric_lines(rag: Any, inserting: bool = False) -> List[str]:
                     [(f"lightrag_documents{_labels((('status', s),))}", c)
                      for s, c in sorted(counts.items())])
     lines += family("lightrag_graph_entities", "gauge", "Entities in the graph.",
-                    [("lightrag_graph_entities", len(rag.graph.get_all_labels()))])
+                    [("lightrag_graph_entities", rag.graph.node_count())])
     lines += family("lightrag_graph_relations", "gauge", "Relations in the graph.",
-                    [("lightrag_graph_relations", len(rag.graph.get_all_edges()))])
+                    [("lightrag_graph_relations", rag.graph.edge_count())])
     lines += family("lightrag_insert_in_progress", "gauge", "1 while an insert runs.",
                     [("lightrag_insert_in_progress", int(inserting))])
     return lines
