@@ -55,22 +55,6 @@ def query_modes() -> List[str]:
     return list(schemas.QUERY_MODES)
 
 
-def rank_labels(labels: List[str], q: str, limit: int) -> List[str]:
-    """Labels matching ``q`` case-insensitively: exact first, then prefix, then substring.
-
-    >>> rank_labels(["Saturn V", "Saturn", "Titan of Saturn", "Jupiter"], "saturn", 10)
-    ['Saturn', 'Saturn V', 'Titan of Saturn']
-    """
-    needle = q.strip().lower()
-    scored = []
-    for label in labels:
-        low = label.lower()
-        if needle in low:
-            rank = 0 if low == needle else 1 if low.startswith(needle) else 2
-            scored.append((rank, len(label), low, label))
-    return [label for *_, label in sorted(scored)[:limit]]
-
-
 def _rag(request: Request) -> Any:
     return request.state.workspace.rag  # the GraphRAG of the workspace this request selected
 
@@ -117,7 +101,7 @@ async def chunk(chunk_id: str, request: Request) -> Dict[str, Any]:
 async def search(request: Request, q: str = Query(..., min_length=1),
                  limit: int = Query(20, ge=1, le=500)) -> List[str]:
     """Entity names matching ``q``: exact first, then prefix, then substring."""
-    return rank_labels(list(_rag(request).graph.get_all_labels()), q, limit)
+    return _rag(request).graph.search_labels(q, limit)
 
 
 @router.get("/graph/entity/{name:path}", summary="An entity, its neighbours and source chunks",

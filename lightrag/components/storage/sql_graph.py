@@ -299,7 +299,9 @@ class SQLGraphStorage(BaseGraphStorage):
             f"SELECT id, {field} FROM nodes WHERE ns = ?", (self.namespace,))]
 
     def get_all_labels(self) -> List[str]:
-        return sorted(self._scan_nodes())
+        if self._mine():
+            return sorted(self._scan_nodes())
+        return sorted(r[0] for r in self.db.read("SELECT id FROM nodes WHERE ns = ?", (self.namespace,)))
 
     def get_all_nodes(self) -> List[Dict[str, Any]]:
         return [{**d, "id": n} for n, d in self._scan_nodes().items()]
@@ -329,11 +331,18 @@ class SQLGraphStorage(BaseGraphStorage):
         q = query.strip().lower()
         if not q:
             return []
-        escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        if self._mine():
+            return rank_labels(list(self._scan_nodes()), q, limit)
+        # exact and prefix matches through the (ns, LOWER(id)) index, so that a short query on a
+        # large graph still ranks them first; then substring matches, at most a bounded number
         found = [r[0] for r in self.db.read(
+            "SELECT id FROM nodes WHERE ns = ? AND LOWER(id) >= ? AND LOWER(id) < ? "
+            "ORDER BY LOWER(id) LIMIT ?", (self.namespace, q, q + "\U0010ffff", max(limit * 20, 1000)))]
+        escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        found += [r[0] for r in self.db.read(
             "SELECT id FROM nodes WHERE ns = ? AND LOWER(id) LIKE ? ESCAPE '\\' LIMIT ?",
             (self.namespace, f"%{escaped}%", max(limit * 20, 1000)))]
-        return rank_labels(found, q, limit)
+        return rank_labels(list(dict.fromkeys(found)), q, limit)
 
     def get_popular_labels(self, limit: int = 300) -> List[str]:
         """Labels by degree, highest first (ties by name; nodes without edges last)."""
