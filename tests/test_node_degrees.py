@@ -110,3 +110,25 @@ def test_check_reports_a_degree_that_disagrees_with_the_edges(tmp_path):
         db.execute("UPDATE node_degrees SET degree = degree + 5")
     problems = rag.index.verify()
     assert problems and all("degree" in p for p in problems)
+
+
+def test_a_dense_display_subgraph_keeps_each_nodes_busiest_edges(open_db):
+    """The 1,000 hubs of a large store share ~100 edges each: the display subgraph keeps, per
+    node, its edges to the busiest others (at most DISPLAY_EDGES_PER_NODE), marks itself
+    truncated, and loses no node."""
+    from lightrag.components.storage import sql_graph
+
+    graph = SQLGraphStorage(open_db())
+    names = [f"N{i:02d}" for i in range(40)]
+    with graph.db.transaction():
+        graph.upsert_nodes_batch({n: {"entity_type": "concept"} for n in names})
+        graph.upsert_edges_batch({(a, b): {"weight": 1.0}
+                                  for i, a in enumerate(names) for b in names[i + 1:]})
+    shown = graph.get_knowledge_graph("*", max_nodes=30)
+    per_node = sql_graph.DISPLAY_EDGES_PER_NODE
+    assert len(shown.nodes) == 30 and shown.is_truncated
+    assert per_node * 15 <= len(shown.edges) <= per_node * 30  # 30 x 29 / 2 = 435 without the cap
+    ends = {e["source"] for e in shown.edges} | {e["target"] for e in shown.edges}
+    assert ends == {n["id"] for n in shown.nodes}
+    sparse = graph.get_knowledge_graph("N00", max_depth=1, max_nodes=5)
+    assert len(sparse.nodes) == 5 and len(sparse.edges) == 10  # every edge among 5 nodes kept
