@@ -78,6 +78,10 @@ def test_search_entity_detail_and_chunks(loaded):
     assert titan["name"] == "Titan" and any("Huygens" in d for d in titan["descriptions"])
     assert set(titan["file_paths"]) == {"voyager.md", "cassini.md"}
     assert {n["entity"] for n in titan["neighbours"]} >= {"Huygens"}
+    assert titan["neighbour_count"] == len(titan["neighbours"]) >= 2
+    heaviest = client.get("/graph/entity/Titan", params={"max_neighbours": 1}).json()
+    assert heaviest["neighbours"] == titan["neighbours"][:1]  # the heaviest relation first
+    assert heaviest["neighbour_count"] == titan["neighbour_count"]
     assert len(titan["chunks"]) == len(titan["source_ids"]) >= 2
     assert not any(k.startswith("context_line") for k in titan["properties"])
     chunk = client.get(f"/chunks/{titan['source_ids'][0]}").json()

@@ -69,15 +69,23 @@ def _chunk(rag: Any, chunk_id: str) -> Dict[str, Any]:
             "chunk_order_index": record.get("chunk_order_index")}
 
 
-def _neighbours(rag: Any, name: str) -> List[Dict[str, Any]]:
+#: neighbours of an entity read to choose the ``max_neighbours`` heaviest shown, per one shown
+NEIGHBOURS_READ_PER_SHOWN = 4
+
+
+def _neighbours(rag: Any, name: str, limit: int) -> List[Dict[str, Any]]:
+    """The ``limit`` heaviest relations of ``name`` among the first ``NEIGHBOURS_READ_PER_SHOWN``
+    times as many read (a hub of a large store has 100k: each was read by a query of its own)."""
+    pairs = rag.graph.get_nodes_edges_bounded([name], max(1, limit) * NEIGHBOURS_READ_PER_SHOWN)[name]
+    edges = rag.graph.get_edges_batch(pairs)
     found = []
-    for _, other in rag.graph.get_node_edges(name) or []:
-        edge = rag.graph.get_edge(name, other) or {}
-        found.append({"entity": other, "description": split_field(edge.get("description")),
+    for pair in pairs:
+        edge = edges.get(pair) or {}
+        found.append({"entity": pair[1], "description": split_field(edge.get("description")),
                       "keywords": edge.get("keywords", ""), "weight": edge.get("weight"),
                       "source_ids": split_field(edge.get("source_id"))})
     found.sort(key=lambda n: (-(n["weight"] or 0), n["entity"]))
-    return found
+    return found[:limit]
 
 
 router = APIRouter(tags=["explore"])
@@ -107,8 +115,10 @@ async def search(request: Request, q: str = Query(..., min_length=1),
 @router.get("/graph/entity/{name:path}", summary="An entity, its neighbours and source chunks",
             tags=["graph"])
 async def entity(name: str, request: Request,
-                 max_chunks: int = Query(10, ge=0, le=200)) -> Dict[str, Any]:
-    """An entity with its descriptions, neighbours and source chunks."""
+                 max_chunks: int = Query(10, ge=0, le=200),
+                 max_neighbours: int = Query(100, ge=0, le=2000)) -> Dict[str, Any]:
+    """An entity with its descriptions, its ``max_neighbours`` heaviest relations (of
+    ``neighbour_count``) and source chunks."""
     rag = _rag(request)
     node = rag.graph.get_node(name)
     if node is None:
@@ -127,7 +137,8 @@ async def entity(name: str, request: Request,
             "descriptions": split_field(node.get("description")),
             "file_paths": split_field(node.get("file_path")),
             "source_ids": chunk_ids, "properties": props,
-            "neighbours": _neighbours(rag, name), "chunks": chunks}
+            "neighbours": _neighbours(rag, name, max_neighbours) if max_neighbours else [],
+            "neighbour_count": rag.graph.node_degree(name), "chunks": chunks}
 
 
 def explore_router() -> APIRouter:

@@ -295,7 +295,7 @@ async function selectEntity(name) {
       entity.entity_type ? el("span", { class: "tag" }, entity.entity_type) : null,
       el("h4", {}, "Descriptions"),
       el("ul", { class: "descriptions" }, entity.descriptions.map((d) => el("li", {}, d))),
-      el("h4", {}, `Neighbours (${entity.neighbours.length})`),
+      el("h4", {}, `Neighbours (${entity.neighbour_count ?? entity.neighbours.length})`),
       el("ul", { class: "neighbours" }, entity.neighbours.map((n) => el("li", {},
         el("span", { class: "link", onclick: () => expand(n.entity) }, n.entity),
         n.keywords ? ` · ${n.keywords}` : "",
