@@ -247,11 +247,7 @@ class SQLGraphStorage(BaseGraphStorage):
         bounded = super().get_nodes_edges_bounded(small, limit, prefer) if small else {}
         others = list(dict.fromkeys(prefer))
         for hub in (n for n in wanted if degrees[n] > limit):
-            edges = [(hub, t) for (t,) in self._read_in(
-                "SELECT tgt FROM edges WHERE ns = ? AND src = ? AND tgt IN ({in_})", others, hub)]
-            edges += [(hub, s) for (s,) in self._read_in(
-                "SELECT src FROM edges WHERE ns = ? AND tgt = ? AND src IN ({in_})", others, hub)]
-            edges = list(dict.fromkeys(edges))
+            edges = self._edges_to(hub, others)
             room = limit - len(edges)
             for column, other in (("src", "tgt"), ("tgt", "src")):
                 if room <= 0:
@@ -264,6 +260,15 @@ class SQLGraphStorage(BaseGraphStorage):
                         room -= 1
             bounded[hub] = edges
         return {n: bounded.get(n, []) for n in wanted}
+
+    def _edges_to(self, node: str, others: Sequence[str]) -> List[Pair]:
+        """``(node, other)`` for each of ``others`` joined to ``node``, looked up by key (committed
+        rows): a hub's 100k edges are not read to find a few."""
+        edges = [(node, t) for (t,) in self._read_in(
+            "SELECT tgt FROM edges WHERE ns = ? AND src = ? AND tgt IN ({in_})", others, node)]
+        edges += [(node, s) for (s,) in self._read_in(
+            "SELECT src FROM edges WHERE ns = ? AND tgt = ? AND src IN ({in_})", others, node)]
+        return list(dict.fromkeys(edges))
 
     def get_node_edges(self, node_id: str) -> Optional[List[Pair]]:
         if not self.has_node(node_id):
@@ -399,9 +404,10 @@ class SQLGraphStorage(BaseGraphStorage):
         else:
             chosen, truncated = self._bfs(node_label, max_depth, max_nodes)
         nodes = self.get_nodes_batch(chosen)
-        pairs = self._pairs_among(chosen)
+        degrees = self.node_degrees_batch(chosen)
+        pairs = self._pairs_among(chosen, degrees)
         if len(pairs) > DISPLAY_EDGES_PER_NODE * len(chosen):
-            pairs, truncated = _busiest_pairs(pairs, self.node_degrees_batch(chosen)), True
+            pairs, truncated = _busiest_pairs(pairs, degrees), True
         edges = self.get_edges_batch(sorted(pairs))
         return KnowledgeGraph(
             nodes=[{"id": n, "labels": [n], "properties": nodes.get(n, {})} for n in chosen],
@@ -409,25 +415,18 @@ class SQLGraphStorage(BaseGraphStorage):
                    for (s, t), d in edges.items()],
             is_truncated=truncated)
 
-    def _pairs_among(self, chosen: Sequence[str]) -> Set[Pair]:
-        """The edges whose two ends are both in ``chosen``: a node with fewer edges than
-        ``chosen`` has its edges read, a hub is looked up against ``chosen`` by key (a hub of a
-        1M-chunk store has 100k edges: the display of 200 nodes read millions of rows)."""
-        if self._mine():
-            inside = set(chosen)
-            return {_pair(s, t) for edges in self.get_nodes_edges_batch(chosen).values()
-                    for s, t in edges if s in inside and t in inside}
+    def _pairs_among(self, chosen: Sequence[str], degrees: Mapping[str, int]) -> Set[Pair]:
+        """The edges whose two ends are both in ``chosen`` (``degrees``: theirs): a node with
+        fewer edges than ``chosen`` has its edges read, a hub is looked up against ``chosen`` by
+        key (a hub of a 1M-chunk store has 100k edges: the display of 200 nodes read millions
+        of rows)."""
+        # the writer's pending edges are not in the rows looked up by key: it reads them all
+        hubs = set() if self._mine() else {n for n in chosen if degrees.get(n, 0) > len(chosen)}
         inside = set(chosen)
-        degrees = self.node_degrees_batch(chosen)
-        small = [n for n in chosen if degrees.get(n, 0) <= len(chosen)]
-        pairs = {_pair(s, t) for edges in self.get_nodes_edges_batch(small).values()
-                 for s, t in edges if s in inside and t in inside}
-        for hub in (n for n in chosen if degrees.get(n, 0) > len(chosen)):
-            pairs.update(_pair(hub, t) for (t,) in self._read_in(
-                "SELECT tgt FROM edges WHERE ns = ? AND src = ? AND tgt IN ({in_})", chosen, hub))
-            pairs.update(_pair(s, hub) for (s,) in self._read_in(
-                "SELECT src FROM edges WHERE ns = ? AND tgt = ? AND src IN ({in_})", chosen, hub))
-        return pairs
+        read = self.get_nodes_edges_batch([n for n in chosen if n not in hubs])
+        edges = [e for found in read.values() for e in found]
+        edges += [e for hub in chosen if hub in hubs for e in self._edges_to(hub, chosen)]
+        return {_pair(s, t) for s, t in edges if s in inside and t in inside}
 
     def _bfs(self, start: str, max_depth: int, max_nodes: int) -> Tuple[List[str], bool]:
         """:func:`busy_first_bfs` reading at most ``BFS_NEIGHBOURS_PER_NODE`` times
