@@ -64,9 +64,9 @@ def _split_line(line: str) -> List[str]:
 _CLAUSE_BREAK = re.compile(r"(?<=;)\s+")
 
 
-def _breaks(text: str, pattern: re.Pattern) -> List[int]:
-    """Where ``pattern`` allows a break in ``text``: outside parentheses when there are such."""
-    found = [m.end() for m in pattern.finditer(text)]
+def _breaks(text: str) -> List[int]:
+    """Where ``text`` may be cut after a semicolon: outside parentheses when there are such."""
+    found = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
     outside = [b for b in found if text.count("(", 0, b) <= text.count(")", 0, b)]
     return outside or found
 
@@ -85,7 +85,7 @@ def _within_limit(text: str) -> List[str]:
         return [text]
     out: List[str] = []
     start = 0
-    ends = _breaks(text, _CLAUSE_BREAK) + [len(text)]
+    ends = _breaks(text) + [len(text)]
     for number, end in enumerate(ends):
         following = ends[number + 1] if number + 1 < len(ends) else None
         if following is not None and following - start <= MAX_SENTENCE_CHARS:
