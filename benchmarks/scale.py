@@ -293,6 +293,10 @@ def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool,
     probe_dir = workdir + "-probe"
     subprocess.run(["rm", "-rf", probe_dir], check=True)
     subprocess.run(["cp", "-r", workdir, probe_dir], check=True)
+    # the copy's gigabytes are still being written back to the disk: the insert's checkpoint
+    # syncs would wait behind them (1M: 36 docs/s in the first insert into a fresh copy, 50-56
+    # once written back), which is the benchmark's own copy, not the store's writer
+    os.sync()
     if warm_cache:
         read_files(probe_dir)
     measured.update(_fresh_process("--probe-writes", probe_dir, "--insert", str(n_insert)))

@@ -80,3 +80,24 @@ def test_a_store_with_many_commits_reopens_with_every_row(tmp_path):
     assert again.query("SELECT COUNT(*) FROM t") == [(100,)]
     assert again.query("PRAGMA integrity_check") == [("ok",)]
     again.close()
+
+
+def test_the_log_starts_over_while_a_store_commits_without_pause(tmp_path):
+    """A store's writer checkpoints only past a high threshold; the thread's passes must leave
+    the log fully copied often enough that it restarts from its beginning, so the log file
+    stays a small fraction of what was written through it."""
+    db = SQLiteDatabase(tmp_path / "store.sqlite3")
+    db.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v BLOB)")
+    written = 0
+    for _ in range(300):  # ~35 pages per commit, ~10,000 in all
+        with db.transaction():
+            db.executemany("INSERT INTO t (k, v) VALUES (?, ?)",
+                           [(os.urandom(16).hex(), os.urandom(3000)) for _ in range(25)])
+        written += 25
+        time.sleep(0.002)  # the writer's own work between two commits
+    wal_pages = os.path.getsize(str(tmp_path / "store.sqlite3") + "-wal") // 4096
+    assert wal_pages < 6000, f"the log grew to {wal_pages} pages: it never started over"
+    db.close()
+    again = SQLiteDatabase(tmp_path / "store.sqlite3")
+    assert again.query("SELECT COUNT(*) FROM t") == [(written,)]
+    again.close()

@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from lightrag.components.storage.wal_checkpointer import WalCheckpointer
+from lightrag.components.storage.wal_checkpointer import WRITER_CHECKPOINT_PAGES, WalCheckpointer
 
 log = logging.getLogger(__name__)
 
@@ -387,7 +387,7 @@ class SQLiteDatabase(SQLDatabase):
             self._set_wal(conn)
             conn.execute(f"PRAGMA synchronous={self.synchronous}")
             conn.execute("PRAGMA foreign_keys=OFF")
-            conn.execute("PRAGMA wal_autocheckpoint=8192")  # fewer checkpoint fsyncs
+            conn.execute(f"PRAGMA wal_autocheckpoint={WRITER_CHECKPOINT_PAGES}")
         except sqlite3.DatabaseError as e:
             raise ValueError(f"cannot open the store database {self.path}: {e}") from e
         return conn
@@ -407,6 +407,8 @@ class SQLiteDatabase(SQLDatabase):
                 time.sleep(0.05)
 
     def _begin(self) -> None:
+        if self._checkpointer is not None and self._checkpointer.restart_due():
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # the log starts over
         self._conn.execute("BEGIN IMMEDIATE")
 
     def _end(self, commit: bool) -> None:
