@@ -15,7 +15,7 @@ from abc import abstractmethod
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 GRAPH_FIELD_SEP = "<SEP>"
 #: fields an older version wrote into graph nodes; stripped from anything shown to users
 LEGACY_FIELDS = ("context_line_tokens", "context_line_crc")
+#: records or rows a database store reads at a time in a pass over all of them (``iter_*``)
+ITER_BATCH = 5000
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]*$")
 
@@ -107,6 +109,11 @@ class BaseKVStorage(StorageNameSpace):
     def items(self) -> List[Tuple[str, Dict[str, Any]]]:
         """All ``(id, record)`` pairs."""
         return [(k, self.get_by_id(k)) for k in self.keys()]  # type: ignore[misc]
+
+    def iter_items(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, Dict[str, Any]]]:
+        """Every ``(id, record)`` pair, by id; a database store reads ``batch`` records at a
+        time, so a pass over a million records holds only one batch (:meth:`items` holds all)."""
+        yield from self.items()
 
     def is_empty(self) -> bool:
         return len(self) == 0
@@ -301,6 +308,17 @@ class BaseGraphStorage(StorageNameSpace):
     @abstractmethod
     def get_all_edges(self) -> List[Dict[str, Any]]:
         """``{**properties, "source", "target"}`` for every edge."""
+
+    def iter_node_sources(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, str]]:
+        """``(node, source_id)`` of every node; a database store reads ``batch`` rows at a
+        time without parsing the other properties."""
+        for node in self.get_all_nodes():
+            yield node["id"], str(node.get("source_id") or "")
+
+    def iter_edge_sources(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, str, str]]:
+        """``(source, target, source_id)`` of every edge, read as :meth:`iter_node_sources`."""
+        for edge in self.get_all_edges():
+            yield edge["source"], edge["target"], str(edge.get("source_id") or "")
 
     @abstractmethod
     def search_labels(self, query: str, limit: int = 50) -> List[str]:

@@ -145,6 +145,31 @@ class SQLDatabase:
             rows.extend(self.query(sql.format(in_=",".join("?" * len(part))), (*params, *part)))
         return rows
 
+    def pages(self, table: str, keys: Sequence[str], extra: Sequence[str], namespace: str,
+              batch: int) -> Iterator[Tuple[Any, ...]]:
+        """Every row of ``namespace`` in ``table`` as ``(*keys, *extra)``, in the order of
+        ``keys`` (the table's primary key after ``ns``), read ``batch`` rows at a time: each
+        read starts after the last key of the one before, through the primary key's index, so
+        a pass holds one batch and costs the same per row wherever it is. ``table``, ``keys``
+        and the column expressions ``extra`` are this package's schema, never user input."""
+        for name in (table, *keys):
+            if not name.isidentifier():
+                raise ValueError(f"not a column or table name: {name!r}")
+        order = ", ".join(keys)
+        head = f"SELECT {', '.join((*keys, *extra))} FROM {table} WHERE ns = ?"
+        after = f"({order}) > ({', '.join('?' * len(keys))})" if len(keys) > 1 else f"{keys[0]} > ?"
+        last: Optional[Tuple[Any, ...]] = None
+        while True:
+            if last is None:
+                rows = self.query(f"{head} ORDER BY {order} LIMIT ?", (namespace, batch))
+            else:
+                rows = self.query(f"{head} AND {after} ORDER BY {order} LIMIT ?",
+                                  (namespace, *last, batch))
+            yield from rows
+            if len(rows) < batch:
+                return
+            last = rows[-1][:len(keys)]
+
     # --------------------------------------------------------- transactions
     def columns(self, table: str) -> List[str]:
         """The column names of ``table`` (a name of this package's schema, never user input)."""

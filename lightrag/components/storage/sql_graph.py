@@ -25,11 +25,11 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 import networkx as nx
 
-from lightrag.components.storage.base import BaseGraphStorage, KnowledgeGraph
+from lightrag.components.storage.base import ITER_BATCH, BaseGraphStorage, KnowledgeGraph
 from lightrag.components.storage.networkx_graph import (
     NetworkXGraphStorage,
     _clean,
@@ -322,6 +322,26 @@ class SQLGraphStorage(BaseGraphStorage):
         field = self.db.json_text("data", "source_id")
         return [(n, s or "") for n, s in self.db.read(
             f"SELECT id, {field} FROM nodes WHERE ns = ?", (self.namespace,))]
+
+    def iter_node_sources(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, str]]:
+        if self._mine():
+            yield from self.node_sources()
+            return
+        for node, source in self.db.pages("nodes", ("id",), (self._source_field,), self.namespace, batch):
+            yield node, source or ""
+
+    def iter_edge_sources(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, str, str]]:
+        if self._mine():
+            for (src, tgt), data in self._scan_edges().items():
+                yield src, tgt, str(data.get("source_id") or "")
+            return
+        for src, tgt, source in self.db.pages("edges", ("src", "tgt"), (self._source_field,),
+                                              self.namespace, batch):
+            yield src, tgt, source or ""
+
+    @property
+    def _source_field(self) -> str:
+        return self.db.json_text("data", "source_id")
 
     def get_all_labels(self) -> List[str]:
         if self._mine():

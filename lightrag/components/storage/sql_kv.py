@@ -15,9 +15,9 @@ Example:
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
-from lightrag.components.storage.base import BaseKVStorage, DocStatusStorage, StatusLike
+from lightrag.components.storage.base import ITER_BATCH, BaseKVStorage, DocStatusStorage, StatusLike
 from lightrag.components.storage.doc_status import DocProcessingStatus, DocStatus
 from lightrag.components.storage.sql_db import SQLDatabase
 
@@ -46,6 +46,7 @@ class SQLKVStorage(BaseKVStorage):
     """
 
     _to_dict_exclude = ("db",)
+    _table = "kv"
 
     def __init__(self, db: SQLDatabase, namespace: str, workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
@@ -101,6 +102,10 @@ class SQLKVStorage(BaseKVStorage):
         return [(k, json.loads(v)) for k, v in self.db.query(
             "SELECT id, value FROM kv WHERE ns = ? ORDER BY id", (self.namespace,))]
 
+    def iter_items(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, Dict[str, Any]]]:
+        for key, value in self.db.pages(self._table, ("id",), ("value",), self.namespace, batch):
+            yield key, json.loads(value)
+
     def __len__(self) -> int:
         return int(self.db.query("SELECT COUNT(*) FROM kv WHERE ns = ?", (self.namespace,))[0][0])
 
@@ -117,6 +122,8 @@ _STATUS_COLUMNS = ("status", "track_id", "content_hash", "updated_at")
 class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
     """Document status records with indexed ``status``, ``track_id``, ``content_hash`` and
     ``updated_at`` columns, so the pipeline's queries never scan every record."""
+
+    _table = "doc_status"
 
     def __init__(self, db: SQLDatabase, namespace: str = "doc_status", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:

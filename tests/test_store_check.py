@@ -1,0 +1,62 @@
+"""``lightrag check`` (``GraphIndex.verify``): each kind of damage is named, and the passes
+over a store's rows read them a batch at a time (``SQLDatabase.pages``)."""
+
+from graph_fakes import fake_graph_rag
+
+from lightrag.components.graph_rag.index.stores import SEP
+from lightrag.components.storage.sql_db import SQLiteDatabase
+from lightrag.components.storage.sql_graph import SQLGraphStorage
+from lightrag.components.storage.sql_kv import SQLKVStorage
+
+DOC_A = "Probe7 flew past Saturn. Zorblax Prime photographed Zorblax Moon."
+DOC_B = "Cassini orbited Saturn. Huygens landed on Titan."
+
+
+def test_each_kind_of_damage_is_named(tmp_path):
+    rag = fake_graph_rag(tmp_path, embedding_dim=64, max_gleaning=0)
+    rag.insert([DOC_A, DOC_B], ids=["a", "b"])
+    index, stores = rag.index, rag.index.stores
+    assert index.verify() == []
+    lost = stores.doc_status.get_by_id("a")["chunks_list"][0]
+    citing = [n["id"] for n in rag.graph.get_all_nodes() if lost in (n.get("source_id") or "")]
+    edge = rag.graph.get_all_edges()[0]
+    queued_edge = tuple(sorted((edge["source"], edge["target"])))
+    with index.db.transaction():
+        stores.text_chunks.delete([lost])
+        stores.text_chunks.upsert({"chunk-ghost": {"content": "x", "full_doc_id": "ghost"}})
+        stores.full_docs.delete(["b"])
+        index.db.execute("UPDATE node_degrees SET degree = 99 WHERE node = ?", ("Saturn",))
+        stores.pending_vectors.upsert({SEP.join(("r", "No", "Such")): {},
+                                       SEP.join(("r", *queued_edge)): {}})
+        stores.extractions.users.upsert({"ext-orphan": {"chunks": [lost]}})
+    problems = index.verify()
+    expected = [f"document a: PROCESSED but chunks ['{lost}'] are missing",
+                "document b: status without text",
+                "chunk chunk-ghost: its document ghost is gone",
+                f"chunk vector {lost}: no such chunk",
+                "chunk chunk-ghost: no vector",
+                *(f"entity {n}: cites deleted chunks ['{lost}']" for n in citing),
+                "entity Saturn: degree 99 stored",
+                "queued vector ['No', 'Such']: no such relation",
+                "extraction users ext-orphan: no such cached extraction"]
+    for line in expected:
+        assert any(p.startswith(line) for p in problems), (line, problems)
+    assert citing and not [p for p in problems if str(list(queued_edge)) in p]  # it exists
+
+
+def test_pages_read_every_row_of_a_namespace_in_key_order(tmp_path):
+    db = SQLiteDatabase(tmp_path / "s.sqlite3")
+    kv = SQLKVStorage(db, namespace="x")
+    kv.upsert({f"k{i:02d}": {"v": i} for i in range(20)})  # four full batches of five
+    SQLKVStorage(db, namespace="y").upsert({"k05": {"v": "other"}})
+    assert list(kv.iter_items(batch=5)) == kv.items()
+    assert [k for k, _ in kv.iter_items(batch=7)] == [f"k{i:02d}" for i in range(20)]
+    graph = SQLGraphStorage(db)
+    with db.transaction():
+        graph.upsert_edges_batch({("A", f"n{i}"): {"source_id": f"c{i}"} for i in range(9)})
+        graph.upsert_edges_batch({("B", "A"): {"source_id": "c9"}})
+    edges = list(graph.iter_edge_sources(batch=2))
+    assert sorted(edges) == edges and len(edges) == 10
+    assert {tuple(sorted(e[:2])) for e in edges} == {
+        tuple(sorted((e["source"], e["target"]))) for e in graph.get_all_edges()}
+    assert dict(graph.iter_node_sources(batch=3)).keys() == set(graph.get_all_labels())
