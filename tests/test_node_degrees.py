@@ -116,7 +116,7 @@ def test_a_dense_display_subgraph_keeps_each_nodes_busiest_edges(open_db):
     """The 1,000 hubs of a large store share ~100 edges each: the display subgraph keeps, per
     node, its edges to the busiest others (at most DISPLAY_EDGES_PER_NODE), marks itself
     truncated, and loses no node."""
-    from lightrag.components.storage import sql_graph
+    from lightrag.components.storage import graph_display
 
     graph = SQLGraphStorage(open_db())
     names = [f"N{i:02d}" for i in range(40)]
@@ -125,7 +125,7 @@ def test_a_dense_display_subgraph_keeps_each_nodes_busiest_edges(open_db):
         graph.upsert_edges_batch({(a, b): {"weight": 1.0}
                                   for i, a in enumerate(names) for b in names[i + 1:]})
     shown = graph.get_knowledge_graph("*", max_nodes=30)
-    per_node = sql_graph.DISPLAY_EDGES_PER_NODE
+    per_node = graph_display.DISPLAY_EDGES_PER_NODE
     assert len(shown.nodes) == 30 and shown.is_truncated
     assert per_node * 15 <= len(shown.edges) <= per_node * 30  # 30 x 29 / 2 = 435 without the cap
     ends = {e["source"] for e in shown.edges} | {e["target"] for e in shown.edges}
