@@ -13,11 +13,7 @@ Example:
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import logging
-import os
 from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -26,19 +22,17 @@ import networkx as nx
 import numpy as np
 
 from lightrag.components.storage.base import (
-    GRAPH_FIELD_SEP,
-    LEGACY_FIELDS,
     BaseGraphStorage,
     KnowledgeGraph,
 )
-from lightrag.utils.file_io import atomic_write_bytes, atomic_write_text
+from lightrag.components.storage.graph_export import export_graph, graphml_bytes
+from lightrag.utils.file_io import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
 __all__ = ["KnowledgeGraph", "NetworkXGraphStorage"]
 
 _GRAPHML_TYPES = (str, int, float, bool)
-EXPORT_FORMATS = ("graphml", "json", "csv")
 
 
 def _clean(data: Dict[str, Any], what: str) -> Dict[str, Any]:
@@ -88,12 +82,6 @@ def busy_first_bfs(start: str, max_depth: int, max_nodes: int,
     return chosen, False
 
 
-def _graphml_bytes(graph: nx.Graph) -> bytes:
-    buffer = io.BytesIO()
-    nx.write_graphml(graph, buffer)
-    return buffer.getvalue()
-
-
 class NetworkXGraphStorage(BaseGraphStorage):
     """The whole graph in memory (fine to millions of edges on one machine).
 
@@ -137,7 +125,7 @@ class NetworkXGraphStorage(BaseGraphStorage):
         """Write the graph atomically; skipped when nothing changed since the last flush."""
         if not self._dirty and self.file_path.exists():
             return
-        atomic_write_bytes(self.file_path, _graphml_bytes(self._graph))
+        atomic_write_bytes(self.file_path, graphml_bytes(self._graph))
         self._dirty = False
 
     def drop(self) -> None:
@@ -281,67 +269,7 @@ class NetworkXGraphStorage(BaseGraphStorage):
     # ----------------------------------------------------------------- export
     def export(self, path: str, format: str = "graphml") -> List[Path]:
         """Write the graph as ``graphml``, ``json`` (``{"nodes", "edges"}``) or ``csv``
-        (``<stem>_entities.csv`` and ``<stem>_relations.csv`` beside ``path``); returns the files.
-
-        Exports hold user data only, readable: description fragments joined by newlines, source
-        chunk ids and file paths as lists in JSON (``"; "``-joined in GraphML and CSV), no
-        internal fields. Files get the usual permissions (``0666`` minus the umask).
-        """
-        target, fmt = Path(path), format.lower()
-        if fmt not in EXPORT_FORMATS:
-            raise ValueError(f"unknown export format {format!r}; use one of {', '.join(EXPORT_FORMATS)}")
-        as_lists = fmt == "json"
-        nodes = [{"id": n, **_public(d, as_lists)} for n, d in self._graph.nodes(data=True)]
-        edges = [{"source": s, "target": t, **_public(d, as_lists)}
-                 for s, t, d in self._graph.edges(data=True)]
-        written: List[Path] = []
-        if fmt == "graphml":
-            graph = nx.Graph()
-            graph.add_nodes_from((n.pop("id"), n) for n in nodes)
-            graph.add_edges_from((e.pop("source"), e.pop("target"), e) for e in edges)
-            atomic_write_bytes(target, _graphml_bytes(graph))
-            written.append(target)
-        elif fmt == "json":
-            atomic_write_text(target, json.dumps({"nodes": nodes, "edges": edges},
-                                                 ensure_ascii=False, indent=1))
-            written.append(target)
-        else:
-            for suffix, rows, first in (("entities", nodes, ["id"]),
-                                        ("relations", edges, ["source", "target"])):
-                out = io.StringIO()
-                columns = first + sorted({k for r in rows for k in r} - set(first))
-                writer = csv.DictWriter(out, fieldnames=columns)
-                writer.writeheader()
-                writer.writerows(rows)
-                file = target.with_name(f"{target.stem}_{suffix}.csv")
-                atomic_write_text(file, out.getvalue())
-                written.append(file)
-        mode = 0o666 & ~_umask()
-        for file in written:
-            file.chmod(mode)
-        return written
-
-
-_LIST_FIELDS = ("source_id", "file_path")
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
-def _public(data: Dict[str, Any], as_lists: bool) -> Dict[str, Any]:
-    """An item's properties for an export: no bookkeeping fields, ``<SEP>`` lists made readable."""
-    public: Dict[str, Any] = {}
-    for key, value in data.items():
-        if key in LEGACY_FIELDS:
-            continue
-        if isinstance(value, str) and (GRAPH_FIELD_SEP in value or key in _LIST_FIELDS):
-            parts = [p for p in value.split(GRAPH_FIELD_SEP) if p]
-            if key in _LIST_FIELDS:
-                value = parts if as_lists else "; ".join(parts)
-            else:
-                value = "\n".join(parts)
-        public[key] = value
-    return public
+        (``<stem>_entities.csv`` and ``<stem>_relations.csv`` beside ``path``); returns the files
+        (:func:`~lightrag.components.storage.graph_export.export_graph`)."""
+        return export_graph(path, format, lambda: self._graph.nodes(data=True),
+                            lambda: self._graph.edges(data=True))

@@ -31,7 +31,8 @@ import networkx as nx
 
 from lightrag.components.storage.base import ITER_BATCH, BaseGraphStorage
 from lightrag.components.storage.graph_display import GraphDisplayReads, Pair, _pair
-from lightrag.components.storage.networkx_graph import NetworkXGraphStorage, _clean
+from lightrag.components.storage.graph_export import export_graph
+from lightrag.components.storage.networkx_graph import _clean
 from lightrag.components.storage.node_degrees import NodeDegrees
 from lightrag.components.storage.node_sources import NodeChunks, append_recent, recent_ids, split_ids
 from lightrag.components.storage.sql_db import SQLDatabase
@@ -344,10 +345,24 @@ class SQLGraphStorage(GraphDisplayReads, BaseGraphStorage):
 
     def export(self, path: str, format: str = "graphml") -> List[Path]:
         """Write the graph as ``graphml``, ``json`` or ``csv`` (see
-        :meth:`NetworkXGraphStorage.export`); returns the files written."""
-        view = NetworkXGraphStorage.__new__(NetworkXGraphStorage)
-        object.__setattr__(view, "_graph", self.snapshot())
-        return NetworkXGraphStorage.export(view, path, format)
+        :func:`~lightrag.components.storage.graph_export.export_graph`); returns the files
+        written. JSON and CSV stream the rows a batch at a time (bounded memory on a store of
+        millions of relations); GraphML builds the graph in memory."""
+        if self._mine():  # the writer's pending changes are not in the rows
+            snapshot = self.snapshot()
+            return export_graph(path, format, lambda: snapshot.nodes(data=True),
+                                lambda: snapshot.edges(data=True))
+
+        def nodes() -> Iterator[Tuple[str, Dict[str, Any]]]:
+            for node, data in self.db.pages("nodes", ("id",), ("data",), self.namespace, ITER_BATCH):
+                yield node, json.loads(data)
+
+        def edges() -> Iterator[Tuple[str, str, Dict[str, Any]]]:
+            for src, tgt, data in self.db.pages("edges", ("src", "tgt"), ("data",), self.namespace,
+                                                ITER_BATCH):
+                yield src, tgt, json.loads(data)
+
+        return export_graph(path, format, nodes, edges)
 
     # ----------------------------------------------------------------- writes
     def upsert_nodes_batch(self, nodes: Dict[str, Dict[str, Any]]) -> None:

@@ -1,5 +1,5 @@
-"""``lightrag check`` (``GraphIndex.verify``): each kind of damage is named, and the passes
-over a store's rows read them a batch at a time (``SQLDatabase.pages``)."""
+"""Passes over a whole store, read a batch at a time (``SQLDatabase.pages``): ``lightrag check``
+(``GraphIndex.verify``) names each kind of damage; exports write every row once."""
 
 from graph_fakes import fake_graph_rag
 
@@ -60,3 +60,30 @@ def test_pages_read_every_row_of_a_namespace_in_key_order(tmp_path):
     assert {tuple(sorted(e[:2])) for e in edges} == {
         tuple(sorted((e["source"], e["target"]))) for e in graph.get_all_edges()}
     assert dict(graph.iter_node_sources(batch=3)).keys() == set(graph.get_all_labels())
+
+
+def test_an_sql_graph_exports_every_row_past_one_batch(tmp_path):
+    """JSON and CSV exports stream the rows a batch at a time (5,000): a graph of more rows
+    exports each node and edge once, with its properties, as the whole-graph view has them."""
+    import csv
+    import json
+
+    graph = SQLGraphStorage(SQLiteDatabase(tmp_path / "s.sqlite3"))
+    names = [f"E{i:05d}" for i in range(5003)]
+    with graph.db.transaction():
+        graph.upsert_nodes_batch({n: {"entity_type": "thing", "source_id": f"c{i}<SEP>d{i}"}
+                                  for i, n in enumerate(names)})
+        graph.upsert_edges_batch({(a, b): {"weight": 1.0, "description": "x<SEP>y"}
+                                  for a, b in zip(names, names[1:])})
+    [exported] = graph.export(str(tmp_path / "g.json"), "json")
+    data = json.loads(exported.read_text())
+    assert [n["id"] for n in data["nodes"]] == names
+    assert data["nodes"][7]["source_id"] == ["c7", "d7"]
+    assert {(e["source"], e["target"]) for e in data["edges"]} == set(zip(names, names[1:]))
+    assert data["edges"][0]["description"] == "x\ny"
+    entities, relations = graph.export(str(tmp_path / "g.csv"), "csv")
+    with entities.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["id"] for r in rows] == names and rows[3]["source_id"] == "c3; d3"
+    with relations.open(newline="") as f:
+        assert sum(1 for _ in csv.DictReader(f)) == len(names) - 1
