@@ -87,3 +87,25 @@ def test_an_sql_graph_exports_every_row_past_one_batch(tmp_path):
     assert [r["id"] for r in rows] == names and rows[3]["source_id"] == "c3; d3"
     with relations.open(newline="") as f:
         assert sum(1 for _ in csv.DictReader(f)) == len(names) - 1
+
+
+def test_a_pass_reads_one_committed_state_while_a_writer_commits(tmp_path):
+    """Inside ``snapshot()`` this thread's reads (every batch of a pass) see the state of its
+    start; a commit made meanwhile by another writer is seen after the block."""
+    import threading
+
+    db = SQLiteDatabase(tmp_path / "s.sqlite3")
+    kv = SQLKVStorage(db, namespace="x")
+    kv.upsert({f"k{i:02d}": {"v": i} for i in range(10)})
+    writer = SQLiteDatabase(tmp_path / "s.sqlite3")  # another process's writer, in effect
+    with db.snapshot():
+        seen = [k for k, _ in kv.iter_items(batch=3)][:4]
+        thread = threading.Thread(target=lambda: SQLKVStorage(writer, namespace="x").upsert(
+            {"k00a": {"v": "new"}, "k99": {"v": "new"}}))
+        thread.start()
+        thread.join()
+        seen += [k for k, _ in kv.iter_items(batch=3)][4:]
+        assert seen == [f"k{i:02d}" for i in range(10)]
+    assert len(list(kv.iter_items(batch=3))) == 12
+    writer.close()
+    db.close()

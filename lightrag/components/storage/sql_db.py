@@ -135,6 +135,13 @@ class SQLDatabase:
         """The folder of an embedded database (None for a server): where file caches may live."""
         return None
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside the block see one committed state where the database can hold one
+        open for a reader (SQLite: :meth:`SQLiteDatabase.snapshot`); here each statement sees
+        its own."""
+        yield
+
     def query_in(self, sql: str, values: Sequence[Any], params: Sequence[Any] = (),
                  chunk: int = 500) -> List[Tuple[Any, ...]]:
         """``sql`` with one ``{in}`` placeholder list, run in slices of ``chunk`` values."""
@@ -461,9 +468,29 @@ class SQLiteDatabase(SQLDatabase):
     def read(self, sql: str, params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
         if self.in_transaction or str(self.path) == ":memory:":
             return SQLDatabase.query(self, sql, params)
+        return [tuple(r) for r in self._reader().execute(sql, tuple(params)).fetchall()]
+
+    def _reader(self) -> sqlite3.Connection:
         conn = getattr(self._readers, "conn", None)
         if conn is None:
             conn = sqlite3.connect(str(self.path), timeout=self.lock_timeout,
                                    isolation_level=None, check_same_thread=False)
             self._readers.conn = conn
-        return [tuple(r) for r in conn.execute(sql, tuple(params)).fetchall()]
+        return conn
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """This thread's reads inside the block see one committed state: one read transaction
+        on its read connection (a pass over a large store, such as ``lightrag check`` or an
+        export, is consistent while a writer commits beside it; the writer's log cannot start
+        over until the block ends). Inside a write transaction, or nested, it changes nothing."""
+        if self.in_transaction or str(self.path) == ":memory:" or self._reader().in_transaction:
+            yield
+            return
+        conn = self._reader()
+        conn.execute("BEGIN")
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchall()  # the snapshot starts here
+            yield
+        finally:
+            conn.execute("COMMIT")

@@ -362,7 +362,8 @@ class SQLGraphStorage(GraphDisplayReads, BaseGraphStorage):
                                                 ITER_BATCH):
                 yield src, tgt, json.loads(data)
 
-        return export_graph(path, format, nodes, edges)
+        with self.db.snapshot():  # nodes and edges of one committed state
+            return export_graph(path, format, nodes, edges)
 
     # ----------------------------------------------------------------- writes
     def upsert_nodes_batch(self, nodes: Dict[str, Dict[str, Any]]) -> None:

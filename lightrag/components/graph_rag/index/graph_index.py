@@ -205,7 +205,8 @@ class GraphIndex(Component):
         verify_index`). ``lightrag check`` runs it.
         """
         self.refresh()
-        return verify_index(self.stores)
+        with self.db.snapshot():  # one committed state, while a writer commits beside the check
+            return verify_index(self.stores)
 
     def cached_extraction(self, chunk_id: str, chunk: TextChunkSchema) -> Optional[ExtractionResult]:
         """The cached extraction of this chunk's content (re-labelled with this chunk's id and
