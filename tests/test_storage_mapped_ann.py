@@ -352,9 +352,9 @@ def test_an_older_rowid_layout_of_vector_rows_is_laid_out_again_at_open(tmp_path
 def test_a_large_rebuild_rewrites_its_rows_with_the_row_index_rebuilt(indexed, monkeypatch):
     """A rebuild of most of the table drops the index by row and builds it again; every id still
     finds its vector and every searched row its id, in this and another connection."""
-    from lightrag.components.storage import mapped_vector
+    from lightrag.components.storage import vector_generations
 
-    monkeypatch.setattr(mapped_vector, "REINDEX_ROWS_FROM", 100)
+    monkeypatch.setattr(vector_generations, "REINDEX_ROWS_FROM", 100)
     vectors = clustered(3000, seed=1)
     indexed.upsert({"late": {"content": "late", "file_path": "f.md"}}, vectors=vectors[7:8] * 1.01)
     indexed.reindex()
@@ -370,9 +370,9 @@ def test_a_large_rebuild_rewrites_its_rows_with_the_row_index_rebuilt(indexed, m
 
 
 def test_a_failed_large_rebuild_keeps_the_row_index(indexed, monkeypatch):
-    from lightrag.components.storage import mapped_vector
+    from lightrag.components.storage import vector_generations
 
-    monkeypatch.setattr(mapped_vector, "REINDEX_ROWS_FROM", 100)
+    monkeypatch.setattr(vector_generations, "REINDEX_ROWS_FROM", 100)
 
     def broken(*args, **kwargs):
         raise OSError("disk gone")
