@@ -116,13 +116,19 @@ class RowSearch:
         return min(nprobe or self.default_nprobe or vector_ivf.default_nprobe(index.lists), index.lists)
 
     def _ann_hits(self, matrix: np.ndarray, found: Tuple[IVFIndex, TailLists], query: np.ndarray,
-                  top_k: int, nprobe: Optional[int] = None) -> List[Hit]:
+                  top_k: int, nprobe: Optional[int] = None,
+                  first: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> List[Hit]:
         """Hits among the rows of the best lists; more lists while garbage rows cost hits (or
-        the lists hold fewer than ``top_k`` rows), up to every list (an exact search)."""
+        the lists hold fewer than ``top_k`` rows), up to every list (an exact search).
+        ``first``: the candidates of the first ``nprobe`` lists, already scored."""
         index, tail = found
         nprobe = self._nprobe(index, nprobe)
         while True:
-            rows, scores = index.candidates(matrix, tail, query, index.probe(query[None, :], nprobe)[0])
+            if first is not None:
+                (rows, scores), first = first, None
+            else:
+                rows, scores = index.candidates(matrix, tail, query,
+                                                index.probe(query[None, :], nprobe)[0])
             hits = self._hits(scores, top_k, rows)
             lost = int(np.count_nonzero(scores >= self.cosine_threshold)) > len(hits)
             if len(hits) >= top_k or nprobe >= index.lists or not (lost or len(scores) < top_k):
@@ -135,7 +141,10 @@ class RowSearch:
         """:meth:`_ann_hits` of each query: the first round of all of them together (each
         probed list scored once for all its queries, the best rows' records read together);
         a query whose first round would widen (garbage rows among its best, or too few
-        candidates) is redone alone by :meth:`_ann_hits`."""
+        candidates) goes on alone in :meth:`_ann_hits`, from the candidates of its first round
+        (scoring them again was most of a query's search on a store whose entity vectors are
+        often replaced: the best rows of 2-3 of a query's ~5 keyword searches included
+        garbage rows at 1M chunks)."""
         index, tail = found
         probes = self._nprobe(index, nprobe)
         rounds = index.candidates_batch(matrix, tail, queries, index.probe(queries, probes))
@@ -151,5 +160,5 @@ class RowSearch:
                 out.append([{"id": records[r][0], "score": float(s), **records[r][1]}
                             for r, s in zip(at, scores[top].tolist())])
             else:
-                out.append(self._ann_hits(matrix, found, query, top_k, nprobe))
+                out.append(self._ann_hits(matrix, found, query, top_k, nprobe, first=(rows, scores)))
         return out
