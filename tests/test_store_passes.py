@@ -109,3 +109,27 @@ def test_a_pass_reads_one_committed_state_while_a_writer_commits(tmp_path):
     assert len(list(kv.iter_items(batch=3))) == 12
     writer.close()
     db.close()
+
+
+def test_graphml_is_written_as_networkx_writes_it(tmp_path):
+    """The streamed GraphML is byte for byte ``networkx.write_graphml``'s: a key per property
+    name, scope and type, escaped ids and texts, nodes without properties."""
+    import io
+
+    import networkx as nx
+
+    from lightrag.components.storage.graph_export import export_graph
+
+    graph = nx.Graph()
+    graph.add_node("A & <b>", entity_type="moon", n=3)
+    graph.add_node("B", flag=True, w=1.5)
+    graph.add_node('q"\n', n="three")  # the same name with another type: a key of its own
+    graph.add_edge("A & <b>", "B", weight=1.0, description='say "hi"\nthere\t&<x>')
+    graph.add_edge("B", "C")
+    expected = io.BytesIO()
+    nx.write_graphml(graph, expected)
+    [written] = export_graph(str(tmp_path / "g.graphml"), "graphml",
+                             lambda: graph.nodes(data=True), lambda: graph.edges(data=True))
+    assert written.read_bytes() == expected.getvalue()
+    back = nx.read_graphml(written)
+    assert back.nodes["B"]["flag"] is True and back.edges["A & <b>", "B"]["weight"] == 1.0

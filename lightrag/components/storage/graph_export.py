@@ -1,10 +1,12 @@
 """Graph exports: GraphML, JSON (``{"nodes", "edges"}``) or CSV (``<stem>_entities.csv`` and
 ``<stem>_relations.csv``), written from streams of nodes and edges.
 
-JSON and CSV are written as the items stream by (CSV reads them twice: its header needs every
-property name first), so a store read a batch at a time exports in bounded memory: the SQL
-graph of a 1M-chunk store (500k entities, 2.1M relations) held 5.2 GB to export CSV as one
-in-memory graph. GraphML is built as a NetworkX graph first (``networkx.write_graphml``).
+Every format is written as the items stream by (CSV and GraphML read them twice: the CSV header
+and the GraphML keys need every property name first), so a store read a batch at a time exports
+in bounded memory: the SQL graph of a 1M-chunk store (500k entities, 2.1M relations) held 5.2 GB
+to export CSV as one in-memory graph. The GraphML is what ``networkx.write_graphml`` writes for
+the same nodes and edges (keys, types, escaping; byte for byte when the edges come in the order
+NetworkX lists them), without building the graph and its XML tree in memory.
 
 Exports hold user data only, readable: description fragments joined by newlines, source chunk
 ids and file paths as lists in JSON (``"; "``-joined in GraphML and CSV), no internal fields.
@@ -45,11 +47,12 @@ import json
 import os
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Dict, Iterable, List, Set, Tuple
+from xml.sax.saxutils import escape as xml_escape
 
 import networkx as nx
 
 from lightrag.components.storage.base import GRAPH_FIELD_SEP, LEGACY_FIELDS
-from lightrag.utils.file_io import atomic_open, atomic_write_bytes
+from lightrag.utils.file_io import atomic_open
 
 EXPORT_FORMATS = ("graphml", "json", "csv")
 _LIST_FIELDS = ("source_id", "file_path")
@@ -74,10 +77,8 @@ def export_graph(path: str, format: str, nodes: Nodes, edges: Edges) -> List[Pat
 
     written: List[Path] = []
     if fmt == "graphml":
-        graph = nx.Graph()
-        graph.add_nodes_from((n.pop("id"), n) for n in node_rows())
-        graph.add_edges_from((e.pop("source"), e.pop("target"), e) for e in edge_rows())
-        atomic_write_bytes(target, graphml_bytes(graph))
+        with atomic_open(target) as f:
+            _write_graphml(f, node_rows, edge_rows)
         written.append(target)
     elif fmt == "json":
         with atomic_open(target) as f:
@@ -112,6 +113,55 @@ def graphml_bytes(graph: nx.Graph) -> bytes:
     buffer = io.BytesIO()
     nx.write_graphml(graph, buffer)
     return buffer.getvalue()
+
+
+#: GraphML's type of each property type (``networkx``'s names)
+_GRAPHML_TYPES = {str: "string", int: "long", float: "double", bool: "boolean"}
+_GRAPHML_HEAD = ("<?xml version='1.0' encoding='utf-8'?>\n"
+                 '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
+                 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+                 'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
+                 'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n')
+
+
+def _write_graphml(f: BinaryIO, node_rows: Callable[[], Iterable[Dict[str, Any]]],
+                   edge_rows: Callable[[], Iterable[Dict[str, Any]]]) -> None:
+    """The GraphML of the rows: a first pass names the keys (one per property name, scope and
+    type, numbered in the order met, written last first as NetworkX does), a second writes the
+    nodes and edges."""
+    keys: Dict[Tuple[str, str, str], str] = {}
+    for scope, rows, skip in (("node", node_rows, ("id",)), ("edge", edge_rows, ("source", "target"))):
+        for row in rows():
+            for name, value in row.items():
+                if name not in skip:
+                    keys.setdefault((name, _graphml_type(name, value), scope), f"d{len(keys)}")
+    f.write(_GRAPHML_HEAD.encode("utf-8"))
+    for (name, kind, scope), key in reversed(keys.items()):
+        f.write(f'  <key id="{key}" for="{scope}" attr.name={_attr(name)} attr.type="{kind}" />\n'
+                .encode())
+    f.write(b'  <graph edgedefault="undirected">\n')
+    for scope, rows, ends in (("node", node_rows, ("id",)), ("edge", edge_rows, ("source", "target"))):
+        for row in rows():
+            head = f"    <{scope} " + " ".join(f"{end}={_attr(str(row[end]))}" for end in ends)
+            data = [f'      <data key="{keys[(name, _graphml_type(name, value), scope)]}">'
+                    f"{xml_escape(str(value))}</data>\n"
+                    for name, value in row.items() if name not in ends]
+            text = f"{head} />\n" if not data else f"{head}>\n{''.join(data)}    </{scope}>\n"
+            f.write(text.encode("utf-8"))
+    f.write(b"  </graph>\n</graphml>\n")
+
+
+def _graphml_type(name: str, value: Any) -> str:
+    kind = _GRAPHML_TYPES.get(type(value))
+    if kind is None:
+        raise TypeError(f"property {name!r} is a {type(value).__name__}: GraphML holds str, int, "
+                        "float and bool")
+    return kind
+
+
+def _attr(text: str) -> str:
+    """``text`` as a quoted XML attribute, escaped as ElementTree escapes attributes."""
+    return '"' + xml_escape(text, {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}) + '"'
 
 
 def _write_json_list(f: BinaryIO, items: Iterable[Dict[str, Any]]) -> None:

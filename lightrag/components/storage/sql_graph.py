@@ -346,8 +346,8 @@ class SQLGraphStorage(GraphDisplayReads, BaseGraphStorage):
     def export(self, path: str, format: str = "graphml") -> List[Path]:
         """Write the graph as ``graphml``, ``json`` or ``csv`` (see
         :func:`~lightrag.components.storage.graph_export.export_graph`); returns the files
-        written. JSON and CSV stream the rows a batch at a time (bounded memory on a store of
-        millions of relations); GraphML builds the graph in memory."""
+        written. The rows stream a batch at a time, in one committed state (bounded memory on
+        a store of millions of relations)."""
         if self._mine():  # the writer's pending changes are not in the rows
             snapshot = self.snapshot()
             return export_graph(path, format, lambda: snapshot.nodes(data=True),
