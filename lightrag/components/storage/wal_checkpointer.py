@@ -82,9 +82,11 @@ class WalCheckpointer:
         return due
 
     def committed(self) -> None:
-        """Count a commit of the writer; every ``every`` of them wakes the thread."""
+        """Count a commit of the writer; every ``every`` of them wakes the thread, and every
+        one while the log is long (so the tail the writer copies before its next transaction
+        is what at most one commit wrote, however large the commits)."""
         self._commits += 1
-        if self._commits < self.every:
+        if self._commits < self.every and not self._long:
             return
         self._commits = 0
         with self._lock:
