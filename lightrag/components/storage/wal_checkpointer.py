@@ -11,8 +11,9 @@ the GIL while it copies, so the copying overlaps the writer's Python work on ano
 
 The log starts over from its beginning only when every frame is copied as the writer begins
 a transaction, which a pass running beside a busy writer seldom leaves it: after a pass that
-found :data:`RESTART_PAGES` or more, the writer copies the few commits' tail itself before its
-next transaction (:meth:`WalCheckpointer.restart_due`), so the log stays ~16 MB. SQLite's own
+found :data:`RESTART_PAGES` or more, each commit wakes the thread and the writer copies the
+short tail itself before its next transaction (:meth:`WalCheckpointer.restart_due`: at most
+what one commit wrote), so the log stays ~16 MB. SQLite's own
 ``wal_autocheckpoint`` stays as the safety valve, set high (:data:`WRITER_CHECKPOINT_PAGES`).
 
 Measured (100 documents inserted into a copy of the 1M-chunk scale store, three runs each):
