@@ -452,3 +452,23 @@ def test_vectors_in_memory_without_pgvector_and_pgvector_true_refused(tmp_path, 
     assert type(SQLVectorStorage(db, namespace="chunks")) is SQLVectorStorage
     with pytest.raises(ValueError, match="pgvector=True but the server has no pgvector extension"):
         make_rag(tmp_path, workspace, storage_kwargs={"dsn_env": DSN_ENV, "pgvector": True})
+
+
+def test_a_pass_reads_one_committed_state_while_another_writer_commits(workspace):
+    """``snapshot()`` on PostgreSQL: the pass's batches come from one ``REPEATABLE READ``
+    transaction on a connection of its own; a commit made meanwhile is seen after the block,
+    and the database's own connection stays free for its writer."""
+    from lightrag.components.storage.sql_kv import SQLKVStorage
+
+    db, writer = open_db(workspace), open_db(workspace)
+    kv = SQLKVStorage(db, namespace="x")
+    kv.upsert({f"k{i:02d}": {"v": i} for i in range(10)})
+    with db.snapshot():
+        seen = [k for k, _ in kv.iter_items(batch=3)][:4]
+        SQLKVStorage(writer, namespace="x").upsert({"k00a": {"v": "new"}, "k99": {"v": "new"}})
+        kv.upsert({"k00b": {"v": "own"}})  # this object's writer is not held up by the pass
+        seen += [k for k, _ in kv.iter_items(batch=3)][4:]
+        assert seen == [f"k{i:02d}" for i in range(10)]
+    assert len(list(kv.iter_items(batch=3))) == 13
+    writer.close()
+    db.close()

@@ -40,8 +40,10 @@ import hashlib
 import logging
 import os
 import re
+import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from lightrag.components.storage.pg_vector import register_adapter
 from lightrag.components.storage.sql_db import DEFAULT_LOCK_TIMEOUT, SQLDatabase, StoreLockedError
@@ -186,6 +188,7 @@ class PostgresDatabase(SQLDatabase):
         self.application_name = application_name
         self._lock_key = _lock_key(self.schema)
         self._where = self._server_label()
+        self._snapshots = threading.local()  # this thread's snapshot connection (snapshot())
         super().__init__(lock_timeout)
 
     # --------------------------------------------------------------- set-up
@@ -326,7 +329,32 @@ class PostgresDatabase(SQLDatabase):
                 with self._conn.cursor() as cursor:
                     cursor.executemany(self._sql(sql), rows)
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """This thread's reads inside the block see one committed state: a connection of its
+        own in a ``REPEATABLE READ, READ ONLY`` transaction serves them (the database object's
+        connection, which its writer shares, stays free). Inside a write transaction, or
+        nested, it changes nothing."""
+        if self.in_transaction or getattr(self._snapshots, "conn", None) is not None:
+            yield
+            return
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._snapshots.conn = conn
+            yield
+        finally:
+            self._snapshots.conn = None
+            try:
+                if not conn.broken:
+                    conn.execute("ROLLBACK")
+            finally:
+                conn.close()
+
     def query(self, sql: str, params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
+        snapshot = getattr(self._snapshots, "conn", None)
+        if snapshot is not None and not self.in_transaction:
+            return [tuple(r) for r in snapshot.execute(self._sql(sql), tuple(params)).fetchall()]
         with self._mutex:
             if self._depth:
                 return [tuple(r) for r in self._conn.execute(self._sql(sql), tuple(params)).fetchall()]

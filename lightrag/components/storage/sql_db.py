@@ -138,8 +138,8 @@ class SQLDatabase:
     @contextmanager
     def snapshot(self) -> Iterator[None]:
         """Reads inside the block see one committed state where the database can hold one
-        open for a reader (SQLite: :meth:`SQLiteDatabase.snapshot`); here each statement sees
-        its own."""
+        open for a reader (:meth:`SQLiteDatabase.snapshot`, and PostgreSQL's); here each
+        statement sees its own."""
         yield
 
     def query_in(self, sql: str, values: Sequence[Any], params: Sequence[Any] = (),
