@@ -48,8 +48,9 @@ log = logging.getLogger(__name__)
 #: commits between two background checkpoints (~200-300 pages each on the scale store; small
 #: passes leave the writer's tail copy small)
 CHECKPOINT_EVERY = 4
-#: log pages after which the writer copies the tail the thread left (a few commits' pages) before
-#: its next transaction, so the log starts over (:meth:`WalCheckpointer.restart_due`)
+#: log pages after which every commit wakes the thread and the writer copies the tail it left
+#: (at most one commit's pages) before its next transaction, so the log starts over
+#: (:meth:`WalCheckpointer.restart_due`)
 RESTART_PAGES = 4096
 #: the writer's own ``wal_autocheckpoint`` (pages, 128 MB of log): a valve for when readers keep
 #: the log from starting over, above the ~5,000 pages one 100-document vector commit writes at
