@@ -129,18 +129,19 @@ def _write_graphml(f: BinaryIO, node_rows: Callable[[], Iterable[Dict[str, Any]]
     """The GraphML of the rows: a first pass names the keys (one per property name, scope and
     type, numbered in the order met, written last first as NetworkX does), a second writes the
     nodes and edges."""
+    scopes = (("node", node_rows, ("id",)), ("edge", edge_rows, ("source", "target")))
     keys: Dict[Tuple[str, str, str], str] = {}
-    for scope, rows, skip in (("node", node_rows, ("id",)), ("edge", edge_rows, ("source", "target"))):
+    for scope, rows, ends in scopes:
         for row in rows():
             for name, value in row.items():
-                if name not in skip:
+                if name not in ends:
                     keys.setdefault((name, _graphml_type(name, value), scope), f"d{len(keys)}")
     f.write(_GRAPHML_HEAD.encode("utf-8"))
     for (name, kind, scope), key in reversed(keys.items()):
         f.write(f'  <key id="{key}" for="{scope}" attr.name={_attr(name)} attr.type="{kind}" />\n'
                 .encode())
     f.write(b'  <graph edgedefault="undirected">\n')
-    for scope, rows, ends in (("node", node_rows, ("id",)), ("edge", edge_rows, ("source", "target"))):
+    for scope, rows, ends in scopes:
         for row in rows():
             head = f"    <{scope} " + " ".join(f"{end}={_attr(str(row[end]))}" for end in ends)
             data = [f'      <data key="{keys[(name, _graphml_type(name, value), scope)]}">'

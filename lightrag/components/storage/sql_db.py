@@ -484,10 +484,10 @@ class SQLiteDatabase(SQLDatabase):
         on its read connection (a pass over a large store, such as ``lightrag check`` or an
         export, is consistent while a writer commits beside it; the writer's log cannot start
         over until the block ends). Inside a write transaction, or nested, it changes nothing."""
-        if self.in_transaction or str(self.path) == ":memory:" or self._reader().in_transaction:
+        conn = None if self.in_transaction or str(self.path) == ":memory:" else self._reader()
+        if conn is None or conn.in_transaction:
             yield
             return
-        conn = self._reader()
         conn.execute("BEGIN")
         try:
             conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchall()  # the snapshot starts here

@@ -36,10 +36,10 @@ def verify_index(stores: IndexStores) -> List[str]:
     chunks, chunk_problems = _chunk_pass(stores, status_ids)
     problems = _status_problems(stores, chunks) + chunk_problems + _chunk_vector_problems(stores, chunks)
     pending = set(stores.pending_vectors.keys())
-    nodes: Set[str] = set()
+    nodes: Dict[str, None] = {}  # in the graph's order: the degree problems listed come first
     entity_vectors = _VectorMatch(stores.entities_vdb)
     for node, source in stores.graph.iter_node_sources():
-        nodes.add(node)
+        nodes[node] = None
         entity_vectors.see(entity_vector_id(node), node)
         gone = [c for c in split_field(source) if c not in chunks]
         if gone:
@@ -88,7 +88,7 @@ class _EdgePass:
     queued relation vectors seen; the edge keys only for a store written before the relation
     vector ids changed (their check needs them all)."""
 
-    def __init__(self, stores: IndexStores, nodes: Set[str], pending: Set[str]) -> None:
+    def __init__(self, stores: IndexStores, nodes: Dict[str, None], pending: Set[str]) -> None:
         self.degrees: Dict[str, int] = dict.fromkeys(nodes, 0)
         legacy = _vector_ids(stores.relations_vdb) is not None and not relation_ids_current(stores)
         self.legacy_keys: Optional[Set[Tuple[str, str]]] = set() if legacy else None
@@ -179,7 +179,7 @@ def _legacy_relation_vector_problems(stores: IndexStores, edges: Set[Tuple[str, 
     return problems
 
 
-def _leftovers(stores: IndexStores, chunks: Set[str], nodes: Set[str],
+def _leftovers(stores: IndexStores, chunks: Set[str], nodes: Dict[str, None],
                queued_relations: Set[Tuple[str, str]], pending: Set[str]) -> List[str]:
     """What deleted documents and entities must not leave behind: cached extractions no stored
     chunk uses, name vectors and synonym pairs of vanished entities, queued vectors of vanished
@@ -187,7 +187,7 @@ def _leftovers(stores: IndexStores, chunks: Set[str], nodes: Set[str],
     problems = _extraction_problems(stores, chunks)
     name_ids = _vector_ids(stores.entity_names)
     if name_ids is not None:
-        problems += [f"entity name vector {n!r}: no such entity" for n in sorted(name_ids - nodes)]
+        problems += [f"entity name vector {n!r}: no such entity" for n in sorted(name_ids - nodes.keys())]
     for pair in stores.synonyms.keys():
         gone = [n for n in pair.split(SEP, 1) if n not in nodes]
         if gone:
