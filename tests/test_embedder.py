@@ -95,7 +95,7 @@ def test_onnx_backend_without_onnxruntime_warns_and_runs_torch(monkeypatch, capl
 def test_onnx_backend_that_cannot_export_warns_and_runs_torch(monkeypatch, caplog):
     from lightrag.components.model_client import local_embedder_client as module
 
-    def unwritable(model, quantize, threads):
+    def unwritable(model, quantize, threads, runtime="onnxruntime"):
         raise PermissionError("[Errno 13] Permission denied: '/home/x/.cache/lightrag/onnx'")
 
     monkeypatch.setattr(module, "load_onnx_encoder", unwritable)

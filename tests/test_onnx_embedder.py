@@ -1,9 +1,9 @@
-"""The ONNX Runtime backends of LocalEmbedderClient.
+"""The ONNX Runtime and OpenVINO backends of LocalEmbedderClient.
 
 Offline and fast: a tiny random BERT (two layers, 32 wide) with MiniLM's packaged tokenizer is
 exported into a temporary cache and compared with sentence-transformers running the same folder.
-Marked slow: the real packaged all-MiniLM-L6-v2 through the onnx and onnx-int8 backends against
-the torch backend.
+Marked slow: the real packaged all-MiniLM-L6-v2 through the onnx, onnx-int8 and openvino backends
+against the torch backend.
 """
 
 from __future__ import annotations
@@ -191,12 +191,49 @@ def test_order_and_bad_input(tiny_model: Path, cache: Path):
         encoder.encode(TEXTS, batch_size=0)
 
 
+@pytest.mark.parametrize("precision", ["f32", "bf16"])
+def test_openvino_runs_the_same_export(tiny_model: Path, cache: Path, precision: str):
+    pytest.importorskip("openvino")
+    onnxruntime = OnnxSentenceEncoder(tiny_model, cache_dir=cache, max_batch_tokens=64)
+    openvino = OnnxSentenceEncoder(tiny_model, cache_dir=cache, max_batch_tokens=64, threads=2,
+                                   runtime="openvino", precision=precision)
+    assert openvino.path == onnxruntime.path and openvino.precision == precision
+    texts = TEXTS + [("word " * n).strip() for n in range(1, 30)]
+    expected = onnxruntime.encode(texts, batch_size=3)
+    vectors = openvino.encode(texts, batch_size=3)
+    assert vectors.shape == expected.shape and vectors.dtype == np.float32
+    cosine = (vectors * expected).sum(axis=1)
+    assert cosine.min() > (0.99999 if precision == "f32" else 0.999)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_array_equal(openvino.encode(texts[:1]), vectors[:1])  # one request per thread
+    with pytest.raises(ValueError, match="unknown runtime 'tensorrt'"):
+        OnnxSentenceEncoder(tiny_model, cache_dir=cache, runtime="tensorrt")
+    with pytest.raises(ValueError, match="unknown precision 'fp8'"):
+        OnnxSentenceEncoder(tiny_model, cache_dir=cache, runtime="openvino", precision="fp8")
+
+
+def test_openvino_backend_without_openvino_runs_onnx(monkeypatch, caplog):
+    from lightrag.components.model_client import local_embedder_client as module
+
+    real_find_spec = module.importlib.util.find_spec
+    monkeypatch.setattr(module.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "openvino" else real_find_spec(name, *a))
+    monkeypatch.setattr(module, "load_onnx_encoder",
+                        lambda model, quantize, threads, runtime: ("onnx", runtime, quantize))
+    with caplog.at_level("WARNING", logger=module.__name__):
+        assert LocalEmbedderClient(backend="openvino").init_sync_client() == ("onnx", "onnxruntime", "")
+    assert "needs the openvino package" in caplog.text and "pip install" in caplog.text
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("backend,floor", [("onnx", 0.9999), ("onnx-int8-ffn", 0.99), ("onnx-int8", 0.97)])
+@pytest.mark.parametrize("backend,floor", [("onnx", 0.9999), ("onnx-int8-ffn", 0.99), ("onnx-int8", 0.97),
+                                           ("openvino", 0.9995)])
 def test_real_minilm_onnx_backends_match_torch(backend: str, floor: float):
     texts = ["Jupiter is the largest planet in the solar system.",
              "The biggest planet orbiting the Sun is Jupiter.",
              "I cooked pasta with tomato sauce for dinner.", "Paris", "Marie Curie worked in Paris. " * 50]
+    if backend == "openvino":
+        pytest.importorskip("openvino")
     reference = LocalEmbedderClient().encode(texts)
     client = LocalEmbedderClient(backend=backend)
     vectors = client.encode(texts)
