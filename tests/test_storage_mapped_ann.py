@@ -105,6 +105,56 @@ def test_retrained_when_the_tail_outgrows_the_indexed_rows(tmp_path, indexed):
     assert indexed.query(clustered(3100, seed=3)[3000], 1)[0]["id"] == "k6000"
 
 
+def test_a_retrain_moves_no_row_and_readers_of_either_generation_find_every_id(tmp_path, indexed):
+    vectors = clustered(3000, seed=1)
+    indexed.upsert({"k5": {"content": "again", "file_path": "f.md"}}, vectors=vectors[6:7])  # garbage row 5
+    before = dict(indexed.db.query("SELECT id, row FROM vector_rows"))
+    reader = open_store(tmp_path)
+    assert ids(reader.query(vectors[1], 1)) == ["k1"]  # maps generation 2 and its index
+    new = clustered(3100, seed=3)
+    fill(indexed, new, start=3000)
+    # retrained at 4,001 file rows (2,001 appended since the build at 2,000), 4,000 of them live
+    assert indexed._ann_meta() == (3, vector_ivf.lists_for(4000), 4001)
+    after = dict(indexed.db.query("SELECT id, row FROM vector_rows"))
+    assert {k: after[k] for k in before} == before  # the retrain rewrote no entry
+    assert (tmp_path / "vectors-chunks-3.f32").samefile(tmp_path / "vectors-chunks-2.f32")
+    fresh = open_store(tmp_path)
+    for store in (reader, indexed, fresh):
+        for row in (0, 1500, 2999):
+            assert ids(store.query(vectors[row], 1)) == [f"k{row}"]
+        assert ids(store.query(new[3000], 1)) == ["k6000"]
+        assert len(set(ids(store.query(vectors[5], 3)))) == 3  # the replaced row is no hit
+    assert files(tmp_path, "f32") == ["vectors-chunks-2.f32", "vectors-chunks-3.f32"]
+
+
+def test_an_index_of_an_older_store_is_searched_then_replaced(tmp_path, indexed):
+    """A store indexed before version 2 had its file rewritten in list order and an index file
+    without a copy of the vectors: it is searched as it is, and the next build replaces it."""
+    vectors = clustered(3000, seed=1)
+    index = IVFIndex.read(tmp_path / "vectors-chunks-2.ivf", DIM, *indexed._ann_meta()[1:])
+    matrix = np.array(indexed._matrix())
+    (tmp_path / "vectors-chunks-2.f32").unlink()  # lay generation 2 out as version 1 did
+    tail = matrix[index.indexed_rows:]  # rows appended after the build stay after the lists
+    (tmp_path / "vectors-chunks-2.f32").write_bytes(matrix[index.rowids].tobytes() + tail.tobytes())
+    position = {int(row): n for n, row in enumerate(index.rowids.tolist())}
+    rows = indexed.db.query("SELECT id, row FROM vector_rows")
+    with indexed.db.transaction():
+        indexed.db.executemany("UPDATE vector_rows SET row = ? WHERE ns = 'chunks' AND id = ?",
+                               [(position.get(row, row), key) for key, row in rows])
+    (tmp_path / "vectors-chunks-2.ivf").write_bytes(
+        vector_ivf.MAGIC + np.array([DIM, index.lists, 2000], dtype=np.int64).tobytes()
+        + np.ascontiguousarray(index.centroids).tobytes() + np.asarray(index.offsets).tobytes())
+    older = open_store(tmp_path)
+    assert older._index(2, DIM)[0].rowids is None  # read as version 1
+    for row in range(0, 3000, 151):
+        assert ids(older.query(vectors[row], 1)) == [f"k{row}"]
+    assert [h[0]["id"] for h in older.query_batch(vectors[[4, 40, 400]], 2)] == ["k4", "k40", "k400"]
+    fill(older, clustered(3100, seed=3), start=3000)  # outgrows it: a version-2 index
+    assert older._index(3, DIM)[0].rowids is not None
+    for row in range(0, 3000, 151):
+        assert ids(older.query(vectors[row], 1)) == [f"k{row}"]
+
+
 def test_deleted_and_replaced_rows_are_never_hits_and_top_k_is_filled(tmp_path, indexed):
     vectors = clustered(3000, seed=1)
     target = vectors[0]
@@ -186,16 +236,18 @@ def test_bad_options_are_refused(tmp_path):
 
 def test_index_file_round_trip_and_mismatches(tmp_path):
     vectors = clustered(500, seed=6)
-    order, index = IVFIndex.build(vectors, np.arange(500), lists=10)
-    assert sorted(order.tolist()) == list(range(500)) and index.indexed_rows == 500
-    grouped = vectors[order]
-    for part in range(index.lists):  # each list is the rows nearest its centroid
-        rows = grouped[index.offsets[part]:index.offsets[part + 1]]
-        assert (np.argmax(rows @ index.centroids.T, axis=1) == part).all()
+    live = np.setdiff1d(np.arange(500), [3, 77, 499])  # garbage rows are not listed
+    index = IVFIndex.build(vectors, live, lists=10)
+    assert sorted(index.rowids.tolist()) == live.tolist() and index.indexed_rows == 500
     path = tmp_path / "x.ivf"
-    index.write(path)
+    index.write(path, vectors)
     again = IVFIndex.read(path, DIM, 10, 500)
     np.testing.assert_array_equal(again.centroids, index.centroids)
+    np.testing.assert_array_equal(again.rowids, index.rowids)
+    for part in range(again.lists):  # each list is its rows (copied) nearest its centroid
+        rows, block = again.listed(part, vectors)
+        np.testing.assert_array_equal(block, vectors[rows])
+        assert (np.argmax(block @ again.centroids.T, axis=1) == part).all()
     with pytest.raises(IndexFileError, match="describes"):
         IVFIndex.read(path, DIM, 10, 499)
     path.write_bytes(path.read_bytes()[:-8])

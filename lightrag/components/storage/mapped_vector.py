@@ -249,9 +249,10 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
             if meta is None:
                 self._set_file_meta(generation, matrix.shape[1])
             rows = first + len(pending)
-            if (garbage > max(MIN_COMPACT_ROWS, rows // 2)
-                    or self._reindex_due(generation, rows, rows - garbage)):
+            if garbage > max(MIN_COMPACT_ROWS, rows // 2):
                 self._rebuild_file()
+            elif self._reindex_due(generation, rows, rows - garbage):
+                self._rebuild_file(compact=False)
         self.version += 1
 
     def _present(self, ids: Sequence[str]) -> int:

@@ -1,15 +1,17 @@
-"""An inverted-file (IVF) index over a vector file whose rows are grouped by list.
+"""An inverted-file (IVF) index over the rows of a vector file, with its own copy of them grouped by list.
 
 The approximate search of :class:`~lightrag.components.storage.mapped_vector.MappedVectorStorage`
-above a size. It holds no copy of the vectors: when the index is built, the rows of the vector
-file are written grouped by their nearest centroid, so each inverted list is a contiguous slice of
-the memory-mapped matrix and is searched where it lies (single-threaded ``einsum``: these
-products are small, and BLAS threads cost more than they save on a busy machine). Beside the
-matrix file of a generation:
+above a size. The index file holds the live rows' vectors grouped by their nearest centroid, with
+the file row of each, so each inverted list is a contiguous slice of the memory-mapped copy and is
+searched where it lies (single-threaded ``einsum``: these products are small, and BLAS threads
+cost more than they save on a busy machine). The vector file itself keeps its rows where they
+are: building an index moves no row, so no ``vector_rows`` entry changes (rewriting 2.15M of them
+into list order was most of a 22 s writer stall at 1M chunks). Beside the matrix file of a
+generation:
 
-* ``<stem>.ivf``: the centroids and the first row of each list (written once, atomically); read
-  on the first search of a generation, and small (``lists × dim`` floats, about ``sqrt(rows)``
-  lists);
+* ``<stem>.ivf``: the centroids, the first position of each list, the file row of each position
+  and the copy of the vectors (written once, atomically; memory-mapped by every reader). An
+  older store's version-1 file has no copy: its vector file was written in list order;
 * ``<stem>.lst``: the list of each row appended after the build (int32, one per row, appended at
   each commit like the matrix file and memory-mapped by every reader).
 
@@ -22,9 +24,9 @@ Example:
     >>> rng = np.random.default_rng(0)
     >>> vectors = rng.normal(size=(2000, 16)).astype(np.float32)
     >>> vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    >>> order, index = IVFIndex.build(vectors, np.arange(2000), lists=8)
-    >>> grouped = vectors[order]  # list l is grouped[index.offsets[l]:index.offsets[l + 1]]
-    >>> index.lists, index.indexed_rows, sorted(order.tolist()) == list(range(2000))
+    >>> index = IVFIndex.build(vectors, np.arange(2000), lists=8)
+    >>> first = index.rowids[index.offsets[0]:index.offsets[1]]  # the file rows of list 0
+    >>> index.lists, index.indexed_rows, sorted(index.rowids.tolist()) == list(range(2000))
     (8, 2000, True)
 """
 
@@ -43,8 +45,10 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-MAGIC = b"LRIVF001"
+MAGIC = b"LRIVF001"  # version 1: the vector file itself is in list order (older stores; read only)
 HEADER_INTS = 3  # dim, lists, indexed rows
+MAGIC_COPY = b"LRIVF002"  # version 2: file rows and a copy of their vectors in list order
+HEADER_INTS_COPY = 4  # dim, lists, indexed (file) rows, listed rows
 TRAIN_POINTS_PER_LIST = 64  # k-means sample: at most this many rows per centroid
 TRAIN_ITERATIONS = 12
 ASSIGN_BLOCK = 32_768  # rows assigned to their lists at a time (bounded temporary memory)
@@ -107,11 +111,19 @@ def train(sample: np.ndarray, lists: int, seed: int = 1234) -> np.ndarray:
 
 @dataclass(frozen=True)
 class IVFIndex:
-    """Centroids and list offsets of one generation: list ``l`` is rows ``offsets[l]`` to
-    ``offsets[l + 1]`` of the matrix; rows from ``offsets[-1]`` on are the tail."""
+    """One generation's index: list ``l`` is positions ``offsets[l]`` to ``offsets[l + 1]``,
+    position ``p`` is file row ``rowids[p]`` with vector ``vectors[p]``; file rows from
+    :attr:`indexed_rows` on are the tail (:class:`TailLists`).
+
+    A version-1 index (``rowids`` None) describes a file written in list order: position ``p``
+    is file row ``p`` and the vectors are the file's own rows."""
 
     centroids: np.ndarray
     offsets: np.ndarray
+    rowids: Optional[np.ndarray] = None
+    vectors: Optional[np.ndarray] = None  # mapped from the file once written
+    tail_from: Optional[int] = None  # file rows covered when built (None: offsets[-1])
+    source: Optional[np.ndarray] = None  # built, not yet written: rows of the build's matrix by position
 
     @property
     def lists(self) -> int:
@@ -119,19 +131,23 @@ class IVFIndex:
 
     @property
     def indexed_rows(self) -> int:
-        return int(self.offsets[-1])
+        """File rows the index covers (listed or garbage when built): later rows are the tail."""
+        return int(self.offsets[-1] if self.tail_from is None else self.tail_from)
 
     @classmethod
-    def build(cls, matrix: np.ndarray, rows: np.ndarray, lists: int,
-              seed: int = 1234) -> Tuple[np.ndarray, IVFIndex]:
+    def build(cls, matrix: np.ndarray, rows: np.ndarray, lists: int, seed: int = 1234,
+              file_rows: Optional[int] = None, rowids: Optional[np.ndarray] = None) -> IVFIndex:
         """Train on a sample of rows ``rows`` of ``matrix`` and group those rows by list.
 
-        Returns:
-            ``(order, index)``: row ``rows[order[i]]`` of ``matrix`` is row ``i`` of the new file.
+        ``rowids``: the file row of each of ``rows`` (default: ``rows`` themselves, for an index
+        of the matrix's own file); ``file_rows``: the rows of that file now (default:
+        ``matrix``'s), from which rows are the tail. Write it with :meth:`write` (the vectors
+        are copied from ``matrix`` then).
 
         Raises:
             ImportError: faiss is not installed.
         """
+        rows = np.asarray(rows, dtype=np.int64)
         wanted = min(rows.shape[0], max(lists, 1) * TRAIN_POINTS_PER_LIST)
         picked = np.sort(np.random.default_rng(seed).choice(rows.shape[0], size=wanted, replace=False))
         centroids = train(np.asarray(matrix[rows[picked]]), lists, seed)
@@ -140,18 +156,28 @@ class IVFIndex:
         counts = np.bincount(assigned, minlength=centroids.shape[0])
         offsets = np.zeros(centroids.shape[0] + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return order, cls(centroids, offsets)
+        file_ids = rows if rowids is None else np.asarray(rowids, dtype=np.int64)
+        return cls(centroids, offsets, rowids=file_ids[order],
+                   tail_from=int(matrix.shape[0] if file_rows is None else file_rows),
+                   source=rows[order])
 
     # ------------------------------------------------------------------ files
-    def write(self, path: Path, durable: bool = False) -> None:
-        """Write atomically (a temporary file renamed over ``path``)."""
+    def write(self, path: Path, matrix: np.ndarray, durable: bool = False) -> None:
+        """Write a built index atomically (a temporary file renamed over ``path``), its vectors
+        copied from the rows of ``matrix`` it was built from, a block at a time."""
+        if self.rowids is None or self.source is None:
+            raise ValueError("only an index made by IVFIndex.build can be written")
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "wb") as f:
-            f.write(MAGIC)
-            f.write(np.array([self.centroids.shape[1], self.lists, self.indexed_rows],
+            f.write(MAGIC_COPY)
+            f.write(np.array([self.centroids.shape[1], self.lists, self.indexed_rows, len(self.rowids)],
                              dtype=np.int64).tobytes())
             f.write(np.ascontiguousarray(self.centroids, dtype=np.float32).tobytes())
             f.write(self.offsets.astype(np.int64).tobytes())
+            f.write(self.rowids.astype(np.int64).tobytes())
+            for start in range(0, len(self.source), ASSIGN_BLOCK):
+                block = matrix[self.source[start:start + ASSIGN_BLOCK]]
+                f.write(np.ascontiguousarray(block, dtype=np.float32).tobytes())
             f.flush()
             if durable:
                 os.fsync(f.fileno())
@@ -159,30 +185,54 @@ class IVFIndex:
 
     @classmethod
     def read(cls, path: Path, dim: int, lists: int, indexed_rows: int) -> IVFIndex:
-        """Read the index file of a generation whose metadata says ``dim``, ``lists`` and
-        ``indexed_rows``.
+        """Map the index file of a generation whose metadata says ``dim``, ``lists`` and
+        ``indexed_rows`` (either version).
 
         Raises:
             IndexFileError: the file is missing, truncated, or describes another index.
         """
         try:
-            data = path.read_bytes()
-        except OSError as e:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        except (OSError, ValueError) as e:
             raise IndexFileError(f"index file {path} cannot be read: {e}") from e
-        head = len(MAGIC) + 8 * HEADER_INTS
-        if len(data) < head or data[:len(MAGIC)] != MAGIC:
+        magic = bytes(data[:len(MAGIC)])
+        ints = {MAGIC: HEADER_INTS, MAGIC_COPY: HEADER_INTS_COPY}.get(magic)
+        head = len(MAGIC) + 8 * (ints or 0)
+        if ints is None or len(data) < head:
             raise IndexFileError(f"index file {path} is not an IVF index file (bad header)")
-        got = tuple(int(v) for v in np.frombuffer(data, dtype=np.int64, count=HEADER_INTS, offset=len(MAGIC)))
-        if got != (dim, lists, indexed_rows):
-            raise IndexFileError(f"index file {path} describes dim/lists/rows {got}, the store "
+        got = tuple(int(v) for v in np.frombuffer(data, dtype=np.int64, count=ints, offset=len(MAGIC)))
+        if got[:3] != (dim, lists, indexed_rows):
+            raise IndexFileError(f"index file {path} describes dim/lists/rows {got[:3]}, the store "
                                  f"says {(dim, lists, indexed_rows)}")
-        if len(data) != head + 4 * lists * dim + 8 * (lists + 1):
+        listed = got[3] if magic == MAGIC_COPY else indexed_rows
+        copy_bytes = 8 * listed + 4 * listed * dim if magic == MAGIC_COPY else 0
+        if len(data) != head + 4 * lists * dim + 8 * (lists + 1) + copy_bytes:
             raise IndexFileError(f"index file {path} is truncated ({len(data)} bytes)")
         centroids = np.frombuffer(data, dtype=np.float32, count=lists * dim, offset=head)
-        offsets = np.frombuffer(data, dtype=np.int64, count=lists + 1, offset=head + 4 * lists * dim)
-        if offsets[0] != 0 or offsets[-1] != indexed_rows or np.any(np.diff(offsets) < 0):
+        at = head + 4 * lists * dim
+        offsets = np.frombuffer(data, dtype=np.int64, count=lists + 1, offset=at)
+        if offsets[0] != 0 or offsets[-1] != listed or np.any(np.diff(offsets) < 0):
             raise IndexFileError(f"index file {path} has inconsistent list offsets")
-        return cls(centroids.reshape(lists, dim), offsets)
+        if magic == MAGIC:
+            return cls(centroids.reshape(lists, dim), offsets)
+        at += 8 * (lists + 1)
+        rowids = np.frombuffer(data, dtype=np.int64, count=listed, offset=at)
+        if listed and (int(rowids.min()) < 0 or int(rowids.max()) >= indexed_rows):
+            raise IndexFileError(f"index file {path} lists rows outside the file's {indexed_rows}")
+        vectors = np.frombuffer(data, dtype=np.float32, count=listed * dim,
+                                offset=at + 8 * listed).reshape(listed, dim)
+        return cls(centroids.reshape(lists, dim), offsets, rowids=rowids, vectors=vectors,
+                   tail_from=indexed_rows)
+
+    def listed(self, part: int, matrix: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """``(file rows, vectors)`` of list ``part`` (``matrix``: the mapped file, which holds
+        them itself in a version-1 index)."""
+        start, end = int(self.offsets[part]), int(self.offsets[part + 1])
+        if self.rowids is None:
+            return np.arange(start, end, dtype=np.int64), matrix[start:end]
+        return self.rowids[start:end], self.vectors[start:end]  # type: ignore[index]
 
     # ----------------------------------------------------------------- search
     def probe(self, queries: np.ndarray, nprobe: int) -> np.ndarray:
@@ -198,10 +248,10 @@ class IVFIndex:
         their scores against ``query``: ``(rows, scores)``."""
         rows, scores = [], []
         for part in lists.tolist():
-            start, end = int(self.offsets[part]), int(self.offsets[part + 1])
-            if end > start:
-                rows.append(np.arange(start, end, dtype=np.int64))
-                scores.append(np.einsum("rd,d->r", matrix[start:end], query))
+            listed, block = self.listed(part, matrix)
+            if listed.size:
+                rows.append(listed)
+                scores.append(np.einsum("rd,d->r", block, query))
         extra = tail.rows_in(lists, matrix.shape[0])
         if extra.size:
             rows.append(extra)
@@ -224,14 +274,13 @@ class IVFIndex:
         rows: List[List[np.ndarray]] = [[] for _ in range(queries.shape[0])]
         scores: List[List[np.ndarray]] = [[] for _ in range(queries.shape[0])]
         for part, asking in by_list.items():
-            start, end = int(self.offsets[part]), int(self.offsets[part + 1])
+            listed, block = self.listed(part, matrix)
             extra = tail_rows.get(part)
-            listed = np.arange(start, end, dtype=np.int64)
             if extra is not None:
                 listed = np.concatenate([listed, extra])
+                block = np.concatenate([block, matrix[extra]])
             if listed.size == 0:
                 continue
-            block = matrix[start:end] if extra is None else matrix[listed]
             scored = np.asarray(block, dtype=np.float32) @ queries[asking].T
             for column, query in enumerate(asking):
                 rows[query].append(listed)
