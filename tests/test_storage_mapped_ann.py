@@ -435,3 +435,83 @@ def test_a_failed_large_rebuild_keeps_the_row_index(indexed, monkeypatch):
     monkeypatch.undo()
     assert indexed.db.query("SELECT name FROM sqlite_master WHERE name = 'vector_rows_by_row'")
     assert ids(open_store(indexed.db.path.parent).query(clustered(3000, seed=1)[42], 1)) == ["k42"]
+
+
+@pytest.fixture
+def gated_builds(monkeypatch):
+    """Index builds of any size run in a thread that waits for ``gate`` before training."""
+    import threading
+    from types import SimpleNamespace
+
+    from lightrag.components.storage import vector_index_build
+
+    gate = threading.Event()
+
+    def build(*args, **kwargs):
+        assert gate.wait(30)
+        return IVFIndex.build(*args, **kwargs)
+
+    monkeypatch.setattr(vector_index_build, "BACKGROUND_BUILD_ROWS", 1)
+    monkeypatch.setattr(vector_index_build, "IVFIndex", SimpleNamespace(build=build))
+    return gate
+
+
+def test_a_large_retrain_runs_beside_the_writer_and_a_later_commit_takes_it(tmp_path, indexed, gated_builds):
+    vectors, more = clustered(3000, seed=1), clustered(1200, seed=3)
+    before = dict(indexed.db.query("SELECT id, row FROM vector_rows"))
+    fill(indexed, more[:1100], start=3000)  # at 4,100 rows the tail outgrows the index of 2,000
+    build = indexed._build
+    assert build is not None and not build.done and build.file_rows == 4000
+    fill(indexed, more[1100:], start=4100, batch=50)  # the writer goes on with the old index
+    indexed.delete(["k10"])
+    indexed.upsert({"k20": {"content": "moved", "file_path": "f.md"}}, vectors=-vectors[7:8])
+    assert indexed._ann_meta()[0] == 2 and ids(indexed.query(more[1150], 1)) == ["k4150"]
+    gated_builds.set()
+    build.join(30)
+    assert build.index is not None and files(tmp_path, "ivf.build") == ["vectors-chunks-2.ivf.build"]
+    indexed.upsert({"last": {"content": "last", "file_path": "f.md"}}, vectors=vectors[:1] * -1)
+    assert indexed._build is None and indexed._ann_meta() == (3, build.index.lists, 4000)
+    assert files(tmp_path, "ivf.build") == [] and files(tmp_path, "ivf") == ["vectors-chunks-2.ivf",
+                                                                             "vectors-chunks-3.ivf"]
+    after = dict(indexed.db.query("SELECT id, row FROM vector_rows"))
+    assert {k: after[k] for k in before if k not in ("k10", "k20")} == {
+        k: v for k, v in before.items() if k not in ("k10", "k20")}
+    for store in (indexed, open_store(tmp_path)):
+        for row in (0, 1234, 2999):
+            assert ids(store.query(vectors[row], 1)) == [f"k{row}"]
+        for row in (0, 1099, 1100, 1150):  # before and after the build's snapshot
+            assert ids(store.query(more[row], 1)) == [f"k{3000 + row}"]
+        assert "k10" not in ids(store.query(vectors[10], 5))
+        assert ids(store.query(-vectors[7], 1)) == ["k20"] and store.get_by_id("k20")["content"] == "moved"
+        assert ids(store.query(-vectors[0], 1)) == ["last"]
+
+
+def test_a_build_overtaken_by_a_compaction_is_dropped(tmp_path, indexed, gated_builds):
+    fill(indexed, clustered(1100, seed=3), start=3000)
+    build = indexed._build
+    assert build is not None
+    gated_builds.set()
+    indexed.reindex()  # a compaction renumbers the rows: it waits for the build and drops it
+    assert indexed._build is None and files(tmp_path, "ivf.build") == []
+    fill(indexed, clustered(10, seed=4), start=4100)
+    assert indexed._ann_meta()[0] == 3 and indexed._build is None
+    assert ids(indexed.query(clustered(1100, seed=3)[500], 1)) == ["k3500"]
+
+
+def test_a_failed_background_build_is_done_inline(tmp_path, indexed, monkeypatch, caplog):
+    from types import SimpleNamespace
+
+    from lightrag.components.storage import vector_index_build
+
+    def broken(*args, **kwargs):
+        raise MemoryError("no room for k-means")
+
+    monkeypatch.setattr(vector_index_build, "BACKGROUND_BUILD_ROWS", 1)
+    monkeypatch.setattr(vector_index_build, "IVFIndex", SimpleNamespace(build=broken))
+    with caplog.at_level(logging.WARNING):
+        fill(indexed, clustered(1100, seed=3), start=3000)
+        indexed._build.join(30)
+        fill(indexed, clustered(10, seed=4), start=4100)
+    assert "no room for k-means" in caplog.text
+    assert indexed._build is None and indexed._ann_meta()[0] == 3  # built in the commit instead
+    assert ids(open_store(tmp_path).query(clustered(10, seed=4)[3], 1)) == ["k4103"]

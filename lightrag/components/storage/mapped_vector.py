@@ -73,7 +73,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
     """
 
     _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped", "_ivf",
-                        "_faiss_warned")
+                        "_faiss_warned", "_build")
 
     def __init__(self, db: SQLiteDatabase, namespace: str, embedder: Any = None,
                  cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
@@ -90,7 +90,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
                          workspace, working_dir, embedding_dim)
         for name, value in (("db", db), ("_map", None), ("_pending", {}), ("_dropped", set()),
-                            ("_ivf", None), ("_faiss_warned", False)):
+                            ("_ivf", None), ("_faiss_warned", False), ("_build", None)):
             object.__setattr__(self, name, value)
         self.ann_min_rows = ann_min_rows
         self.ann_nprobe = ann_nprobe
@@ -252,7 +252,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
             if garbage > max(MIN_COMPACT_ROWS, rows // 2):
                 self._rebuild_file()
             elif self._reindex_due(generation, rows, rows - garbage):
-                self._rebuild_file(compact=False)
+                self._rebuild_file(compact=False, committed_rows=first)
         self.version += 1
 
     def _present(self, ids: Sequence[str]) -> int:
@@ -279,6 +279,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         """Nothing to do: every write is in the database (and the file) at commit."""
 
     def drop(self) -> None:
+        self._drop_build()
         with self.db.transaction():
             self.db.execute("DELETE FROM vectors WHERE ns = ?", (self.namespace,))
             self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))

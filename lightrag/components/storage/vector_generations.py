@@ -13,7 +13,10 @@ one before it is removed:
 * a **new index** (the rows appended since the last build outgrow it) links the new
   generation's name to the same file (a hard link: no row moves, no ``vector_rows`` entry
   changes; appends reach both names) and writes only the index, whose copy of the vectors is
-  in list order. At 1M chunks this was a 22 s stall (rows rewritten into list order).
+  in list order. At 1M chunks this was a 22 s stall (rows rewritten into list order). From
+  :data:`~lightrag.components.storage.vector_index_build.BACKGROUND_BUILD_ROWS` live rows the
+  index is trained in a thread beside the writer and swapped in by a later commit
+  (:mod:`~lightrag.components.storage.vector_index_build`).
 :class:`VectorGenerations` is a mixin of ``MappedVectorStorage`` (its file, meta and append
 helpers).
 """
@@ -26,8 +29,9 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from lightrag.components.storage import vector_ivf
+from lightrag.components.storage import vector_index_build, vector_ivf
 from lightrag.components.storage.mapped_search import BLOCK_ROWS
+from lightrag.components.storage.vector_index_build import IndexBuild
 from lightrag.components.storage.vector_ivf import IndexFileError, IVFIndex, TailLists
 
 log = logging.getLogger(__name__)
@@ -86,17 +90,20 @@ class VectorGenerations:
     ``MappedVectorStorage``)."""
 
     db: Any
+    _build: Optional[IndexBuild]
     namespace: str
     ann_min_rows: Optional[int]
     version: int
 
-    def _rebuild_file(self, compact: bool = True) -> None:
+    def _rebuild_file(self, compact: bool = True, committed_rows: Optional[int] = None) -> None:
         """A new generation (in a write transaction): a compaction, or (``compact`` False and
-        the store has a file) the same rows under a new index (see the module doc)."""
+        the store has a file) the same rows under a new index (see the module doc), built in a
+        thread from the ``committed_rows`` rows committed before this transaction when large."""
         meta = self._file_meta()
-        if not compact and meta is not None and self._index_in_place(meta):
+        if not compact and meta is not None and self._index_in_place(meta, committed_rows):
             return
         generation = (meta[0] + 1) if meta else 1
+        self._drop_build()  # of rows this compaction renumbers
         ids, matrix, rows = self._live_vectors()
         rebuild_row_index = len(ids) >= REINDEX_ROWS_FROM and 3 * len(ids) >= self._all_vector_rows()
         if rebuild_row_index:  # see REINDEX_ROWS_FROM
@@ -122,14 +129,33 @@ class VectorGenerations:
         log.info("vectors %s: file generation %d with %d rows%s", self.namespace, generation, len(ids),
                  f" in {index.lists} inverted lists" if index is not None else "")
 
-    def _index_in_place(self, meta: Tuple[int, int]) -> bool:
+    def _index_in_place(self, meta: Tuple[int, int], committed_rows: Optional[int] = None) -> bool:
         """A new generation linked to the current file with a new index of its live rows
-        (nothing else rewritten); False (nothing done) where that cannot be: no mapped rows,
+        (nothing else rewritten), or a build of it started or still running in a thread (the
+        old index serves meanwhile); False (nothing done) where that cannot be: no mapped rows,
         no index wanted or built, or the file system refuses the link."""
         generation, dim = meta
         matrix = self._matrix(meta)
         if matrix is None or not matrix.shape[0]:
             return False
+        build: Optional[IndexBuild] = self._build
+        failed = False
+        if build is not None:
+            if not build.done:
+                return True
+            object.__setattr__(self, "_build", None)
+            if build.index is not None and build.generation == generation:
+                return self._swap_in(build, meta, matrix)
+            build.discard()  # failed (build inline below), or for a generation since compacted
+            failed = build.error is not None
+        live = matrix.shape[0] - self._garbage()
+        if (not failed and committed_rows and live >= vector_index_build.BACKGROUND_BUILD_ROWS
+                and self._index_wanted(live)):
+            object.__setattr__(self, "_build", IndexBuild(
+                self.db.path, self.namespace, generation, self._path(generation), dim,
+                min(committed_rows, matrix.shape[0]), self._path(generation, "ivf.build"),
+                durable=self._durable))
+            return True
         found = self.db.read("SELECT row FROM vector_rows WHERE ns = ? ORDER BY row", (self.namespace,))
         rows = np.fromiter((r for (r,) in found), dtype=np.int64, count=len(found))
         rows = rows[rows < matrix.shape[0]]
@@ -153,6 +179,35 @@ class VectorGenerations:
                  self.namespace, new, len(rows), index.lists)
         return True
 
+    def _swap_in(self, build: IndexBuild, meta: Tuple[int, int], matrix: np.ndarray) -> bool:
+        """Make a finished thread's index the next generation's (the file linked, the rows
+        appended since its snapshot assigned to its lists)."""
+        generation, dim = meta
+        new = generation + 1
+        index = build.index
+        assert index is not None
+        for suffix in ("f32", "ivf", "lst"):
+            self._path(new, suffix).unlink(missing_ok=True)
+        try:
+            os.link(self._path(generation), self._path(new))
+        except OSError as e:
+            log.info("vectors %s: cannot link a new generation (%s); compacting instead", self.namespace, e)
+            build.discard()
+            return False
+        os.replace(build.target, self._path(new, "ivf"))
+        tail = matrix[build.file_rows:]
+        if tail.shape[0]:
+            vector_ivf.append_lists(self._path(new, "lst"), 0, vector_ivf.assign(index.centroids, tail),
+                                    durable=self._durable)
+        if self._durable:
+            _fsync_folder(self._path(new).parent)
+        self.db.set_meta(self._ann_key, f"{new}:{index.lists}:{index.indexed_rows}")
+        self._set_file_meta(new, dim)
+        self._drop_generation(new - 2)
+        log.info("vectors %s: generation %d takes the index built beside the writer (%d rows since)",
+                 self.namespace, new, tail.shape[0])
+        return True
+
     def _built_index(self, matrix: np.ndarray, rows: np.ndarray, live: int,
                      rowids: Optional[np.ndarray] = None) -> Optional[IVFIndex]:
         """The index of rows ``rows`` of ``matrix`` (their file rows ``rowids``), or None:
@@ -173,9 +228,18 @@ class VectorGenerations:
             _fsync_folder(self._path(generation).parent)
         self.db.set_meta(self._ann_key, f"{generation}:{index.lists}:{index.indexed_rows}")
 
+    def _drop_build(self) -> None:
+        """Wait for an index build running beside the writer, and drop it (its rows are about
+        to be renumbered or deleted)."""
+        build = self._build
+        if build is not None:
+            object.__setattr__(self, "_build", None)
+            build.join()
+            build.discard()
+
     def _drop_generation(self, generation: int) -> None:
         """Remove a generation's files (the previous one stays for readers still mapping it)."""
-        for suffix in ("f32", "ivf", "lst"):
+        for suffix in ("f32", "ivf", "lst", "ivf.build"):
             self._path(generation, suffix).unlink(missing_ok=True)
 
     def _all_vector_rows(self) -> int:
