@@ -515,3 +515,54 @@ def test_a_failed_background_build_is_done_inline(tmp_path, indexed, monkeypatch
     assert "no room for k-means" in caplog.text
     assert indexed._build is None and indexed._ann_meta()[0] == 3  # built in the commit instead
     assert ids(open_store(tmp_path).query(clustered(10, seed=4)[3], 1)) == ["k4103"]
+
+
+KILLED_WRITER = r"""
+import sys, time
+sys.path.insert(0, sys.argv[2])
+import test_storage_mapped_ann as t
+from lightrag.components.storage import vector_index_build, vector_ivf
+from pathlib import Path
+
+real = vector_ivf.IVFIndex.build
+
+class Slow:
+    @staticmethod
+    def build(*args, **kwargs):
+        index = real(*args, **kwargs)
+        Path(sys.argv[1], "built").write_text("x")
+        time.sleep(60)  # killed here, before the index file is written
+
+vector_index_build.BACKGROUND_BUILD_ROWS = 1
+vector_index_build.IVFIndex = Slow
+store = t.open_store(Path(sys.argv[1]))
+t.fill(store, t.clustered(1100, seed=3), start=3000)
+print("building", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_writer_killed_mid_build_leaves_a_store_that_reloads_and_builds_again(tmp_path, indexed):
+    import os
+    import signal
+
+    writer = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(tmp_path), os.path.dirname(__file__)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout.readline().strip() == "building"
+        for _ in range(300):
+            if (tmp_path / "built").exists():
+                break
+            subprocess.run(["sleep", "0.1"])
+        writer.send_signal(signal.SIGKILL)
+    finally:
+        writer.wait(30)
+    (tmp_path / "vectors-chunks-2.ivf.build").write_bytes(vector_ivf.MAGIC_COPY + bytes(99))  # as if cut mid-write
+    reopened = open_store(tmp_path)
+    assert reopened._ann_meta() == (2, vector_ivf.lists_for(2000), 2000)  # the old index serves
+    more = clustered(1100, seed=3)
+    for row in (0, 777, 1099):  # the killed writer's commits, found through the old index's tail
+        assert ids(reopened.query(more[row], 1)) == [f"k{3000 + row}"]
+    fill(reopened, clustered(10, seed=4), start=4100)  # still outgrown: built again, inline here
+    assert reopened._ann_meta()[0] == 3 and files(tmp_path, "ivf.build") == []
+    assert ids(open_store(tmp_path).query(more[500], 1)) == ["k3500"]

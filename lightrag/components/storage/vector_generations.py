@@ -148,6 +148,8 @@ class VectorGenerations:
                 return self._swap_in(build, meta, matrix)
             build.discard()  # failed (build inline below), or for a generation since compacted
             failed = build.error is not None
+        else:  # what a process that ended mid-build left
+            self._path(generation, "ivf.build").unlink(missing_ok=True)
         live = matrix.shape[0] - self._garbage()
         if (not failed and committed_rows and live >= vector_index_build.BACKGROUND_BUILD_ROWS
                 and self._index_wanted(live)):
