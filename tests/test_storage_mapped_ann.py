@@ -557,7 +557,8 @@ def test_a_writer_killed_mid_build_leaves_a_store_that_reloads_and_builds_again(
         writer.send_signal(signal.SIGKILL)
     finally:
         writer.wait(30)
-    (tmp_path / "vectors-chunks-2.ivf.build").write_bytes(vector_ivf.MAGIC_COPY + bytes(99))  # as if cut mid-write
+    cut = vector_ivf.MAGIC_COPY + bytes(99)  # as if the build's file was cut mid-write
+    (tmp_path / "vectors-chunks-2.ivf.build").write_bytes(cut)
     reopened = open_store(tmp_path)
     assert reopened._ann_meta() == (2, vector_ivf.lists_for(2000), 2000)  # the old index serves
     more = clustered(1100, seed=3)
