@@ -109,6 +109,8 @@ def main() -> None:
     parser.add_argument("--scratch", default=None, help="where the copy of the store goes")
     parser.add_argument("--json", default=None, help="write the results here too")
     args = parser.parse_args()
+    if not (Path(args.store) / "lightrag.sqlite3").is_file():
+        parser.error(f"{args.store} is not a store (no lightrag.sqlite3 in it)")
     scratch = Path(tempfile.mkdtemp(prefix="vector-rebuild-", dir=args.scratch))
     results = []
     try:
