@@ -567,3 +567,18 @@ def test_a_writer_killed_mid_build_leaves_a_store_that_reloads_and_builds_again(
     fill(reopened, clustered(10, seed=4), start=4100)  # still outgrown: built again, inline here
     assert reopened._ann_meta()[0] == 3 and files(tmp_path, "ivf.build") == []
     assert ids(open_store(tmp_path).query(more[500], 1)) == ["k3500"]
+
+
+def test_the_file_check_names_a_damaged_index_copy_and_rows_past_the_file(tmp_path, indexed):
+    assert indexed.verify_files() == []
+    path = tmp_path / "vectors-chunks-2.ivf"
+    data = bytearray(path.read_bytes())
+    data[-4 * DIM * 500:] = bytes(4 * DIM * 500)  # the last 500 copied vectors zeroed
+    path.write_bytes(bytes(data))
+    problems = open_store(tmp_path).verify_files()
+    assert len(problems) == 1 and "sampled index rows differ from the file" in problems[0]
+    path.write_bytes(bytes(data[:-8]))
+    assert "truncated" in open_store(tmp_path).verify_files()[0]
+    with indexed.db.transaction():
+        indexed.db.execute("UPDATE vector_rows SET row = 99999 WHERE ns = 'chunks' AND id = 'k3'")
+    assert any("1 ids point past the end of its file" in p for p in open_store(tmp_path).verify_files())

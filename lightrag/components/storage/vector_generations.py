@@ -337,6 +337,39 @@ class VectorGenerations:
             return True
         return rows - found[0].indexed_rows > ANN_TAIL_RATIO * found[0].indexed_rows
 
+    def verify_files(self, sample: int = 2048) -> List[str]:
+        """Problems of the vector file and its index (empty: consistent): ``vector_rows``
+        entries past the file's end, an index that cannot be read, or (checked on ``sample``
+        positions spread over the index) a listed row whose copy differs from the file's row.
+        Run by ``lightrag check``."""
+        meta, ann = self._metas()
+        if meta is None:
+            return []
+        name = f"vectors {self.namespace}"
+        matrix = self._matrix(meta)
+        rows = matrix.shape[0] if matrix is not None else 0
+        past = self.db.read("SELECT COUNT(*) FROM vector_rows WHERE ns = ? AND row >= ?",
+                            (self.namespace, rows))[0][0]
+        problems = [f"{name}: {past} ids point past the end of its file ({rows} rows)"] if past else []
+        if ann is None or ann[0] != meta[0] or matrix is None:
+            return problems
+        try:
+            index = IVFIndex.read(self._path(meta[0], "ivf"), meta[1], ann[1], ann[2])
+        except IndexFileError as e:
+            return problems + [f"{name}: {e} (searched exactly until the next build)"]
+        if index.rowids is None or not len(index.rowids):
+            return problems
+        if index.indexed_rows > rows:
+            return problems + [f"{name}: the index covers {index.indexed_rows} rows, the file has {rows}"]
+        listed = len(index.rowids)
+        positions = np.unique(np.linspace(0, listed - 1, min(sample, listed)).astype(np.int64))
+        copies, originals = index.vectors[positions], matrix[index.rowids[positions]]  # type: ignore[index]
+        differ = int(np.count_nonzero(np.any(copies != originals, axis=1)))
+        if differ:
+            problems.append(f"{name}: {differ} of {len(positions)} sampled index rows differ from the "
+                            "file (run `reindex`)")
+        return problems
+
     def reindex(self) -> None:
         """Rebuild the vector file now as a new generation (indexed if above ``ann_min_rows``),
         in a write transaction of its own (or the caller's)."""

@@ -25,7 +25,8 @@ def verify_index(stores: IndexStores) -> List[str]:
     Every PROCESSED document has its text, chunks, chunk vectors and graph items; every chunk
     belongs to a known document and every chunk vector to a chunk; every entity and relation
     cites only stored chunks and has a vector or is queued for one, and its stored degree is its
-    number of edges; every entity or relation vector belongs to a graph item. ``lightrag check``
+    number of edges; every entity or relation vector belongs to a graph item; a memory-mapped
+    vector file holds every row its ids point at, and its index copies them. ``lightrag check``
     runs it (through ``GraphIndex.verify``, which applies other processes' commits first).
 
     Records are read a batch at a time (``iter_items``, ``iter_node_sources``,
@@ -56,7 +57,10 @@ def verify_index(stores: IndexStores) -> List[str]:
         problems += _legacy_relation_vector_problems(stores, edges.legacy_keys, pending)
     else:
         problems += edges.vectors.problems("relation", lambda k: pending_key("r", *k) in pending)
-    return problems + _leftovers(stores, chunks, nodes, edges.found_pending, pending)
+    problems += _leftovers(stores, chunks, nodes, edges.found_pending, pending)
+    for store in (stores.chunks_vdb, stores.entities_vdb, stores.relations_vdb, stores.entity_names):
+        problems += getattr(store, "verify_files", lambda: [])()  # file-backed vector stores
+    return problems
 
 
 class _VectorMatch:
