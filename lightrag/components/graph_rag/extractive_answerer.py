@@ -50,6 +50,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tup
 
 import numpy as np
 
+from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import (
     STOPWORDS,
     content_words,
@@ -61,12 +62,10 @@ from lightrag.components.graph_rag.answer_words import (
     stems,
 )
 from lightrag.components.graph_rag.question_types import (
-    choice_options,
     has_candidate,
     names_in,
     question_type,
     words,
-    years_in,
 )
 from lightrag.components.graph_rag.sentence_prefilter import Lexical, keep_best
 from lightrag.components.graph_rag.sentences import Sentence, split_sentences
@@ -79,9 +78,6 @@ log = logging.getLogger(__name__)
 
 EmbedFn = Callable[[List[str]], Awaitable[Any]]
 
-NEGATIONS = frozenset({"not", "never", "no", "none", "neither", "nor", "n't", "cannot"})
-EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before|sooner|predate)", re.I)
-LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|after|newer|recent|more recently)", re.I)
 NOT_FOUND = "The retrieved context does not contain a sentence that answers this question."
 CACHE_SIZE = 50_000
 TYPED_KINDS = ("date", "number", "name")  # question types whose answers a sentence can hold
@@ -404,38 +400,6 @@ class ExtractiveAnswerer(Component):
         text = candidate.sentence.text
         return 1.0 if any(b in text for b in bridges) else 0.0
 
-    # ------------------------------------------------------------------ verdicts
-    @staticmethod
-    def _choice(query: str, candidates: List[_Candidate]) -> Optional[str]:
-        """The option of "A or B" the context's years decide, else ``None``."""
-        options = choice_options(query)
-        if options is None:
-            return None
-        earliest: Dict[str, Optional[int]] = {}
-        for option in options:
-            years = [y for c in candidates if option.lower() in
-                     (c.sentence.text + " " + c.sentence.heading).lower()
-                     for y in years_in(c.sentence.text)]
-            earliest[option] = min(years) if years else None
-        a, b = options
-        if earliest[a] is None or earliest[b] is None or earliest[a] == earliest[b]:
-            return None
-        if LATER.search(query):
-            return a if earliest[a] > earliest[b] else b
-        if EARLIER.search(query):
-            return a if earliest[a] < earliest[b] else b
-        return None
-
-    def _yes_no(self, query: str, chain: List[_Candidate], weights: Dict[str, float]) -> Optional[str]:
-        """"Yes" when the quoted sentences together state every word of the question's claim
-        without a negation; otherwise undecided (absence of evidence is not a "no")."""
-        claim = stems(query)
-        said = set().union(*(c.words | c.heading_words for c in chain))
-        negated = any(words(c.sentence.text) & NEGATIONS for c in chain)
-        weight = sum(weights.get(w, 1.0) for w in claim)
-        share = sum(weights.get(w, 1.0) for w in claim & said) / weight if weight else 0.0
-        return "Yes" if claim and share >= 0.9 and not negated else None
-
     @staticmethod
     def _with_antecedents(chain: List[_Candidate], candidates: List[_Candidate]) -> List[_Candidate]:
         """Each quote that opens with a pronoun ("Its close look at Titan ...") comes with the
@@ -500,12 +464,13 @@ class ExtractiveAnswerer(Component):
         decided: Optional[bool] = None
         text = quoted
         if kind == "choice":
-            pick = self._choice(query, every)
+            pick = choice_verdict(query, [(c.sentence.text, c.sentence.heading) for c in every])
             decided = pick is not None
             text = (f"{pick}, according to the dates in the sources: {quoted}" if pick else
                     f"The sources do not settle which one; the closest evidence: {quoted}")
         elif kind == "yes_no":
-            verdict = self._yes_no(query, chain, weights)
+            verdict = yes_no_verdict(query, [(c.sentence.text, c.words | c.heading_words) for c in chain],
+                                     weights)
             decided = verdict is not None
             text = (f"{verdict}: {quoted}" if verdict else
                     f"The sources do not say yes or no directly; the closest evidence: {quoted}")
