@@ -60,7 +60,7 @@ import os
 import time
 from typing import Any, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
-from lightrag.tracing import otel_wrapping as wrapping
+import lightrag.tracing.otel_wrapping as wrapping
 from lightrag.tracing.otel_attributes import (
     _OTelApi,
 )

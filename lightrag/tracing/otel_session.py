@@ -11,8 +11,8 @@ import logging
 import time
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+import lightrag.tracing.otel_wrapping as wrapping
 from lightrag.core.component import Component
-from lightrag.tracing import otel_wrapping as wrapping
 from lightrag.tracing.otel_attributes import (
     _attribute_in,
     _error_type,
