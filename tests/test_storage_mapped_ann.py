@@ -545,18 +545,21 @@ time.sleep(60)
 def test_a_writer_killed_mid_build_leaves_a_store_that_reloads_and_builds_again(tmp_path, indexed):
     import os
     import signal
+    import time
 
     writer = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(tmp_path), os.path.dirname(__file__)],
                               stdout=subprocess.PIPE, text=True)
-    try:
-        assert writer.stdout.readline().strip() == "building"
-        for _ in range(300):
-            if (tmp_path / "built").exists():
+    try:  # wait (bounded) for the build to be trained, then kill the writer mid-build
+        for _ in range(600):
+            if (tmp_path / "built").exists() or writer.poll() is not None:
                 break
-            subprocess.run(["sleep", "0.1"])
+            time.sleep(0.1)
+        assert writer.poll() is None and (tmp_path / "built").exists(), "the writer never reached its build"
         writer.send_signal(signal.SIGKILL)
     finally:
+        writer.kill()
         writer.wait(30)
+    assert writer.stdout.read().strip() == "building"
     cut = vector_ivf.MAGIC_COPY + bytes(99)  # as if the build's file was cut mid-write
     (tmp_path / "vectors-chunks-2.ivf.build").write_bytes(cut)
     reopened = open_store(tmp_path)
