@@ -54,10 +54,19 @@ from lightrag.components.storage.base import BaseVectorStorage
 from lightrag.components.storage.mapped_search import RowSearch
 from lightrag.components.storage.sql_db import SQLiteDatabase
 from lightrag.components.storage.vector_generations import VectorGenerations, _create_vector_rows
+from lightrag.components.storage.vector_row_cache import RowCache
 
 log = logging.getLogger(__name__)
 
 MIN_COMPACT_ROWS = 10_000  # never compact files smaller than this many garbage rows
+
+
+def _parse_file_meta(value: Optional[str]) -> Optional[Tuple[int, int]]:
+    """``(generation, dim)`` of a ``vector_file`` meta value (None: no file)."""
+    if not value:
+        return None
+    generation, dim = value.split(":")
+    return int(generation), int(dim)
 DEFAULT_ANN_MIN_ROWS = 100_000  # live rows from which the search is approximate (see benchmarks)
 class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
     """Cosine search over a memory-mapped matrix file; ids and metadata read by key.
@@ -90,7 +99,8 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
                          workspace, working_dir, embedding_dim)
         for name, value in (("db", db), ("_map", None), ("_pending", {}), ("_dropped", set()),
-                            ("_ivf", None), ("_faiss_warned", False), ("_build", None)):
+                            ("_ivf", None), ("_faiss_warned", False), ("_build", None),
+                            ("_row_cache", RowCache())):
             object.__setattr__(self, name, value)
         self.ann_min_rows = ann_min_rows
         self.ann_nprobe = ann_nprobe
@@ -108,6 +118,15 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
     def _meta_key(self) -> str:
         return f"vector_file:{self.namespace}"
 
+    @property
+    def _moves_key(self) -> str:
+        """A counter bumped by each commit that moves or removes an existing id's row (the
+        token of :class:`RowCache`, with the file generation)."""
+        return f"vector_moves:{self.namespace}"
+
+    def _bump_moves(self) -> None:
+        self.db.set_meta(self._moves_key, str(int(self.db.meta(self._moves_key) or 0) + 1))
+
     def _file_meta(self) -> Optional[Tuple[int, int]]:
         """``(generation, dim)`` of the current file, or None before the first vector."""
         return self._metas()[0]
@@ -117,12 +136,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         (None: no file / no index), in one read."""
         found = dict(self.db.read("SELECT name, value FROM meta WHERE name IN (?, ?)",
                                   (self._meta_key, self._ann_key)))
-        value = found.get(self._meta_key)
-        file_meta = None
-        if value:
-            generation, dim = value.split(":")
-            file_meta = int(generation), int(dim)
-        return file_meta, vector_ivf.read_meta(found.get(self._ann_key))
+        return _parse_file_meta(found.get(self._meta_key)), vector_ivf.read_meta(found.get(self._ann_key))
 
     def _set_file_meta(self, generation: int, dim: int) -> None:
         self.db.set_meta(self._meta_key, f"{generation}:{dim}")
@@ -236,6 +250,8 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
                                 ((self.namespace, i) for i in dropped))
         garbage = self._garbage() + replaced
         self._set_garbage(garbage)
+        if replaced:
+            self._bump_moves()
         if pending:
             meta = self._file_meta()
             generation = meta[0] if meta else 1
@@ -284,6 +300,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
             self.db.execute("DELETE FROM vectors WHERE ns = ?", (self.namespace,))
             self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
             self.db.delete_meta(self._meta_key, f"vector_garbage:{self.namespace}", self._ann_key)
+            self._bump_moves()  # the ids' rows are gone (a new file numbers its rows anew)
             self._forget()
 
     # ------------------------------------------------------------------- reads
@@ -382,22 +399,27 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         return [found.get(i) for i in ids]
 
     def get_vectors_by_ids(self, ids: Sequence[str]) -> Dict[str, np.ndarray]:
-        """Vectors by id, read from the mapped file (one indexed look-up for all ids)."""
+        """Vectors by id, read from the mapped file. Outside a write transaction the rows of
+        ids asked before come from :class:`RowCache` while the row map is unchanged; the
+        others are one indexed look-up per 500 ids."""
         ids = list(dict.fromkeys(ids))
         out: Dict[str, np.ndarray] = {}
         if self.db.in_transaction:  # this transaction's own writes first
             out = {i: self._pending[i].copy() for i in ids if i in self._pending}
             ids = [i for i in ids if i not in out and i not in self._dropped]
-        matrix = self._matrix()
-        if matrix is None or not ids:
+        if not ids:
             return out
-        found: List[Tuple[str, int]] = []
-        for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
-            found += self.db.read(
-                f"SELECT id, row FROM vector_rows WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
-                (self.namespace, *part))
-        if not found:
+        if self.db.in_transaction:  # its own view of the rows: not cached
+            matrix = self._matrix()
+            found = list(self._lookup_rows(ids).items()) if matrix is not None else []
+        else:
+            state = dict(self.db.read("SELECT name, value FROM meta WHERE name IN (?, ?)",
+                                      (self._meta_key, self._moves_key)))
+            file_meta = state.get(self._meta_key)
+            matrix = self._matrix(_parse_file_meta(file_meta))
+            found = ([] if matrix is None else
+                     self._row_cache.rows((file_meta, state.get(self._moves_key)), ids, self._lookup_rows))
+        if matrix is None or not found:
             return out
         keys, row_numbers = zip(*found)
         rows = np.array(row_numbers, dtype=np.int64)
@@ -405,6 +427,15 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
             matrix = self._matrix()
         out.update(zip(keys, matrix[rows]))  # type: ignore[index]
         return out
+
+    def _lookup_rows(self, ids: Sequence[str]) -> Dict[str, int]:
+        found: Dict[str, int] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            found.update(self.db.read(
+                f"SELECT id, row FROM vector_rows WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
+                (self.namespace, *part)))
+        return found
 
     def keys(self) -> List[str]:
         return [r[0] for r in self.db.read("SELECT id FROM vectors WHERE ns = ?", (self.namespace,))]
