@@ -185,7 +185,9 @@ def test_numpy_fallback_gives_the_scipy_scores(monkeypatch):
     from lightrag.components.graph_rag import ppr
 
     entities = [("Alice", ["c1", "c2"]), ("Bob", ["c2", "c3"]), ("Carol", ["c3"]), ("Dan", ["c4"])]
+    monkeypatch.setattr(ppr, "SCIPY_FROM_NNZ", 0)  # every block large: scipy's CSR
     with_scipy = ppr.PassageGraph.build(entities, synonyms=[("Alice", "Carol", 0.95)])
+    assert not isinstance(with_scipy.to_passages, ppr.CooMatrix)
     real_import = builtins.__import__
 
     def no_scipy(name, *args, **kwargs):
@@ -199,6 +201,13 @@ def test_numpy_fallback_gives_the_scipy_scores(monkeypatch):
     seeds = {without.entity_index["Alice"]: 1.0}
     assert np.allclose(ppr.personalized_pagerank(without, seeds),
                        ppr.personalized_pagerank(with_scipy, seeds), atol=1e-6)
+
+
+def test_a_query_sized_graph_is_multiplied_with_numpy():
+    from lightrag.components.graph_rag import ppr
+
+    graph = ppr.PassageGraph.build([("Alice", ["c1", "c2"]), ("Bob", ["c2"])])
+    assert isinstance(graph.to_passages, ppr.CooMatrix)  # a query's neighbourhood: NumPy only
 
 
 @pytest.mark.parametrize("values, error, words", [

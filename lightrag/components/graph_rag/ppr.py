@@ -213,8 +213,17 @@ class CooMatrix:
         return np.bincount(self.rows, weights=products, minlength=self.shape[0]).astype(np.float32)
 
 
+#: From this many entries a block is scipy's CSR matrix. Below it (a query's neighbourhood: ~7k
+#: entries at 1M chunks) NumPy's product costs ~1 ms a query more, and a fresh process does not
+#: import scipy.sparse for it (0.13 s of its first query).
+SCIPY_FROM_NNZ = 50_000
+
+
 def _sparse(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: Tuple[int, int]) -> Any:
-    """scipy's CSR matrix when scipy is installed (the ``local`` extra), else :class:`CooMatrix`."""
+    """scipy's CSR matrix for a large block when scipy is installed (the ``local`` extra), else
+    :class:`CooMatrix`."""
+    if len(values) < SCIPY_FROM_NNZ:
+        return CooMatrix(rows, cols, values, shape)
     try:
         from scipy import sparse
     except ImportError:
