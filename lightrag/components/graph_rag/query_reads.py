@@ -1,6 +1,13 @@
 """What one query reads, read once: :class:`QueryReads` remembers a query's keyed reads and
 vector searches so a row one retrieval step read is not read again by the next, and
 :func:`collection_paused` keeps Python's cycle collector out of the query while it runs.
+
+A store in a SQL database also keeps its keyed reads *between* queries (:class:`SharedReads`)
+for as long as the database's :meth:`~lightrag.components.storage.sql_db.SQLDatabase.commit_token`
+is the same: no writer has committed anything since, so every remembered row is still the
+stored one. Questions about the same popular entities (hubs, cited by thousands of chunks) then
+read their nodes, degrees and chunk citations once, not once per question. Any commit, by this
+process or another, starts the shared reads over.
 """
 
 from __future__ import annotations
@@ -10,7 +17,8 @@ import functools
 import gc
 import threading
 import time
-from typing import Any, Callable, Dict, Iterator, List, Sequence, Tuple
+import weakref
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -86,14 +94,19 @@ class QueryReads:
     """
 
     #: keyed reads remembered, by the shape of their answer
-    REMEMBERED = {"get_nodes_batch": "dict", "node_degrees_batch": "dict", "chunk_entities": "dict",
+    REMEMBERED = {"get_nodes_batch": "dict", "get_edges_batch": "dict", "node_degrees_batch": "dict",
+                  "chunk_entities": "dict",
                   "get_vectors_by_ids": "dict", "has_nodes_batch": "set", "get_by_ids": "list"}
     #: reads whose values are handed out shared, not copied (vectors and id lists: only read)
     SHARED = frozenset({"get_vectors_by_ids", "chunk_entities", "node_degrees_batch"})
+    #: reads remembered for one query only (the mapped vector store keeps its own id -> row
+    #: cache across queries; its rows are the most numerous reads of a query)
+    PER_QUERY = frozenset({"get_vectors_by_ids"})
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, shared: Optional[SharedReads] = None) -> None:
         self.store = store
         self._rows: Dict[str, Dict[Any, Any]] = {}
+        self._shared = shared
         self._searched: Dict[bytes, Tuple[int, List[Dict[str, Any]]]] = {}
 
     def __getattr__(self, name: str) -> Any:
@@ -110,7 +123,8 @@ class QueryReads:
         if len(args) != 1 or kwargs:  # not the one-list call remembered here
             return read(*args, **kwargs)
         ids: Sequence[Any] = args[0]
-        known = self._rows.setdefault(name, {})
+        shared = self._shared is not None and name not in self.PER_QUERY
+        known = (self._shared.rows if shared else self._rows).setdefault(name, {})  # type: ignore[union-attr]
         wanted = list(dict.fromkeys(ids))
         missing = [i for i in wanted if i not in known]
         shape = self.REMEMBERED[name]
@@ -167,10 +181,70 @@ def store_of(store: Any) -> Any:
     return store.store if isinstance(store, QueryReads) else store
 
 
+class SharedReads:
+    """The keyed reads of one store kept across queries while ``token`` (its database's commit
+    token) is unchanged; past ``capacity`` remembered rows they start over.
+
+    Example:
+        >>> shared = SharedReads("7")
+        >>> shared.rows.setdefault("get_nodes_batch", {})["a"] = {"id": "a"}
+        >>> shared.full()
+        False
+    """
+
+    def __init__(self, token: str, capacity: int = 100_000) -> None:
+        self.token = token
+        self.capacity = capacity
+        self.rows: Dict[str, Dict[Any, Any]] = {}
+
+    def full(self) -> bool:
+        return sum(len(rows) for rows in self.rows.values()) > self.capacity
+
+
+_shared: Dict[int, Tuple[weakref.ref[Any], SharedReads]] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_reads(store: Any, token: str) -> Optional[SharedReads]:
+    """The :class:`SharedReads` of ``store`` under ``token`` (a new one when the token changed
+    or the last one is full; forgotten with the store); None for a store that cannot be
+    referenced weakly (nothing is shared for it)."""
+    key = id(store)
+    with _shared_lock:
+        entry = _shared.get(key)
+        current = entry[1] if entry is not None and entry[0]() is store else None
+        if current is None or current.token != token or current.full():
+            current = SharedReads(token)
+            try:
+                ref = weakref.ref(store, lambda _, key=key: _shared.pop(key, None))
+            except TypeError:
+                return None
+            _shared[key] = (ref, current)
+        return current
+
+
+def _commit_token(store: Any, tokens: Dict[int, Optional[str]]) -> Optional[str]:
+    """The commit token of the SQL database ``store`` reads from (read once per database and
+    query), or None: not a SQL store, or read inside this thread's write transaction (its own
+    uncommitted rows are not for other queries)."""
+    db = getattr(store, "db", None)
+    if db is None or not callable(getattr(db, "commit_token", None)):
+        return None
+    if id(db) not in tokens:
+        tokens[id(db)] = None if db.in_transaction else db.commit_token()
+    return tokens[id(db)]
+
+
 def query_reads(stores: GraphStores) -> GraphStores:
-    """``stores`` seen through one query (:class:`QueryReads` around each store)."""
+    """``stores`` seen through one query (:class:`QueryReads` around each store, sharing the
+    reads of earlier queries while nothing was committed since)."""
+    tokens: Dict[int, Optional[str]] = {}
+
     def wrap(store: Any) -> Any:
-        return store if store is None or isinstance(store, QueryReads) else QueryReads(store)
+        if store is None or isinstance(store, QueryReads):
+            return store
+        token = _commit_token(store, tokens)
+        return QueryReads(store, shared_reads(store, token) if token is not None else None)
 
     return GraphStores(graph=wrap(stores.graph), entities_vdb=wrap(stores.entities_vdb),
                        relations_vdb=wrap(stores.relations_vdb), chunks_vdb=wrap(stores.chunks_vdb),

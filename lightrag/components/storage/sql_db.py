@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_LOCK_TIMEOUT = 120.0
 CHANGE_LOG_KEEP = 200_000
+COMMITS_META = "commits"  #: the meta row every commit bumps (:meth:`SQLDatabase.commit_token`)
 
 
 class StoreLockedError(RuntimeError):
@@ -254,6 +255,9 @@ class SQLDatabase:
         try:
             for hook in self._commit_hooks:
                 hook()
+            self._conn.execute(self._sql(
+                "INSERT INTO meta (name, value) VALUES (?, '1') ON CONFLICT (name) "
+                "DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)"), (COMMITS_META,))
             seq = self._max_seq()
             self._prune(seq)
             self._end(commit=True)
@@ -319,6 +323,13 @@ class SQLDatabase:
         or None."""
         rows = self.query("SELECT value FROM meta WHERE name = ?", (name,))
         return rows[0][0] if rows else None
+
+    def commit_token(self) -> str:
+        """A value that changes with every commit of any writer (a counter in ``meta`` that
+        each write transaction bumps as it commits): readers keep what they read from committed
+        data while it is the same (see :class:`~lightrag.components.graph_rag.query_reads.QueryReads`)."""
+        rows = self.read("SELECT value FROM meta WHERE name = ?", (COMMITS_META,))
+        return rows[0][0] if rows else "0"
 
     def set_meta(self, name: str, value: str) -> None:
         """Set the metadata ``name`` (in the current write transaction, or one of its own)."""

@@ -78,7 +78,7 @@ class ReadOnly:
     :attr:`wrapped` where the class matters.
     """
 
-    __slots__ = ("wrapped",)
+    __slots__ = ("wrapped", "__weakref__")
 
     def __init__(self, store: Any) -> None:
         object.__setattr__(self, "wrapped", store)
