@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -38,53 +37,36 @@ import lightrag.components.graph_rag.index.bulk as bulk
 import lightrag.components.graph_rag.index.custom_kg as custom_kg
 import lightrag.components.graph_rag.index.intake as intake
 import lightrag.components.graph_rag.index.maintenance as maintenance
+import lightrag.components.graph_rag.index.recording as recording
 import lightrag.components.graph_rag.index.relation_edits as relation_edits
 from lightrag.components.graph_rag.context import GraphStores
 from lightrag.components.graph_rag.embedding import embed_texts
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 from lightrag.components.graph_rag.index.check import verify_index
+from lightrag.components.graph_rag.index.recording import RecordResult
 from lightrag.components.graph_rag.index.stores import SEP, open_stores
 from lightrag.components.graph_rag.index.vectors import (
-    add_synonyms,
-    embed_items,
-    pending_items,
     queue_vectors,
     rekey_relation_vectors,
     relation_ids_current,
-    write_vectors,
 )
 from lightrag.components.graph_rag.index.view import ReadOnly
 from lightrag.components.graph_rag.insert_result import SUPERSEDED
-from lightrag.components.graph_rag.merger import GraphMerger, unify_case_variants
+from lightrag.components.graph_rag.merger import GraphMerger
 from lightrag.components.graph_rag.schemas import (
     DocStatus,
     TextChunkSchema,
     compute_mdhash_id,
     now_iso,
-    relation_key,
 )
 from lightrag.components.storage.databases import open_database
 from lightrag.components.storage.sql_db import SQLDatabase
-from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 from lightrag.utils.lazy_list import LazyList
 from lightrag.utils.secrets import redact_text
 from lightrag.utils.writer_lock import WriterLock
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class RecordResult(DataClass):
-    """What recording one document wrote."""
-
-    doc_id: str = field(default="", metadata={"desc": "The document"})
-    status: str = field(default="", metadata={"desc": "processed, failed or superseded"})
-    chunks: int = field(default=0, metadata={"desc": "Chunks written"})
-    entities: List[str] = field(default_factory=list, metadata={"desc": "Entities touched"})
-    relations: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Relations"})
-    failed_chunks: Dict[str, str] = field(default_factory=dict, metadata={"desc": "Chunk -> error"})
-    error: Optional[str] = field(default=None, metadata={"desc": "Why the document failed"})
 
 
 class GraphIndex(Component):
@@ -368,56 +350,8 @@ class GraphIndex(Component):
             extractions: one :class:`ExtractionResult` per chunk (failed ones carry ``error``).
             content_hash: ``compute_mdhash_id`` of the text these chunks were cut from.
         """
-        good = [e for e in extractions if e.error is None]
-        failed = {e.chunk_id: str(e.error) for e in extractions if e.error is not None}
-        result = RecordResult(doc_id=doc_id, chunks=len(chunks), failed_chunks=failed)
-        async with self.writing():
-            if not self._still_current(doc_id, content_hash):
-                log.info("%s changed or was deleted while it was processed: not recorded", doc_id)
-                return RecordResult(doc_id=doc_id, status=SUPERSEDED)
-            status = self.doc_status.get_by_id(doc_id) or {}
-            earlier = ((status.get("metadata") or {}).get("failed_chunks") or []) if part else []
-            replaced = (status.get("metadata") or {}).get("replaces_chunks")
-            if replaced:
-                await self._delete_document_data(doc_id, replaced)
-            self.text_chunks.replace({cid: c.to_dict() for cid, c in chunks.items()})
-            if chunks:
-                self.chunks_vdb.upsert({
-                    cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
-                          "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
-                    vectors=chunk_vectors)
-            unify_case_variants(self.graph, good)  # "Acmecorp" joins a stored "AcmeCorp"
-            self.stores.extractions.add(good, chunks)
-            stats = await self.merger.acall(good, self.graph)
-            queue_vectors(self.stores, stats.entities, stats.relations)
-            self.stores.doc_graph_items.add(  # rows added: a part never rewrites earlier ones
-                doc_id, (x.entity_name for e in good for x in e.entities),
-                (relation_key(r.src_id, r.tgt_id) for e in good for r in e.relations))
-            result.entities, result.relations = stats.entities, stats.relations
-            failed_ids = [*earlier, *failed]
-            if not final:
-                result.status = DocStatus.PROCESSING.value
-                self._set_status(doc_id, status=DocStatus.PROCESSING,
-                                 metadata={"failed_chunks": failed_ids})
-                return result
-            chunks_list = list(all_chunks) if all_chunks is not None else list(chunks)
-            if failed_ids:
-                result.status = DocStatus.FAILED.value
-                result.error = redact_text(
-                    f"{len(failed_ids)} of {len(chunks_list)} chunks failed extraction: " + "; ".join(
-                        [f"{cid}: {err}" for cid, err in list(failed.items())[:3]]
-                        or [f"{cid}: see an earlier part" for cid in earlier[:3]]))
-                self._set_status(doc_id, status=DocStatus.FAILED, error_msg=result.error,
-                                 chunks_count=len(chunks_list), chunks_list=chunks_list,
-                                 metadata={"failed_chunks": failed_ids})
-            else:
-                result.status = DocStatus.PROCESSED.value
-                items = self.stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
-                self._set_status(doc_id, status=DocStatus.PROCESSED, error_msg=None,
-                                 chunks_count=len(chunks_list), chunks_list=chunks_list,
-                                 metadata={"entities": len(items["entities"]),
-                                           "relations": len(items["relations"])})
-        return result
+        return await recording.record_document(self, doc_id, chunks, chunk_vectors, extractions,
+                                               content_hash, part, final, all_chunks)
 
     async def index_pending(self, limit: int = 50_000) -> int:
         """Embed the queued entities and relations (current text, once each); returns how many.
@@ -425,34 +359,7 @@ class GraphIndex(Component):
         Texts are read and embedded outside the writer lock; a vector is written only if its
         item's text is still the embedded one (else the item stays queued for the next call).
         """
-        done = 0
-        while True:
-            self.refresh()
-            keys = self.stores.pending_vectors.keys()[:limit]
-            if not keys:
-                return done
-            items = pending_items(self.stores, keys)
-            vectors, new_names = await embed_items(self.stores, items, self.embed_texts)
-            async with self.writing():
-                current = pending_items(self.stores, keys)
-                entities, relations, finished = {}, {}, []
-                for key, (kind, payload, text) in items.items():
-                    now = current.get(key)
-                    if now is not None and now[2] != text:
-                        continue  # changed since it was read: stays queued
-                    finished.append(key)
-                    if now is None:
-                        continue  # deleted meanwhile
-                    target = entities if kind == "e" else relations
-                    target[key] = (payload, vectors[key])
-                write_vectors(self.stores, entities, relations)
-                if new_names:
-                    add_synonyms(self.stores, list(new_names), np.stack(list(new_names.values())),
-                                 self.synonym_threshold)
-                self.stores.pending_vectors.delete(finished)
-            done += len(finished)
-            if not finished:
-                return done
+        return await recording.embed_pending(self, limit)
 
     def bulk_load(self, chunks: Dict[str, Dict[str, Any]], entities: Dict[str, Dict[str, Any]],
                   relations: Dict[Tuple[str, str], Dict[str, Any]],

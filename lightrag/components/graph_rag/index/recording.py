@@ -1,0 +1,130 @@
+"""Writing documents into the index: :func:`record_document` (one document, or one part of a
+large one, in one transaction) and :func:`embed_pending` (the entities and relations queued
+since the last call, embedded once each). :class:`GraphIndex` calls them with itself: they use
+its writer lock, status helpers and stores, never import it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from lightrag.components.graph_rag.index.vectors import (
+    add_synonyms,
+    embed_items,
+    pending_items,
+    queue_vectors,
+    write_vectors,
+)
+from lightrag.components.graph_rag.insert_result import SUPERSEDED
+from lightrag.components.graph_rag.merger import unify_case_variants
+from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema, relation_key
+from lightrag.core.base_data_class import DataClass
+from lightrag.utils.secrets import redact_text
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RecordResult(DataClass):
+    """What recording one document wrote."""
+
+    doc_id: str = field(default="", metadata={"desc": "The document"})
+    status: str = field(default="", metadata={"desc": "processed, failed or superseded"})
+    chunks: int = field(default=0, metadata={"desc": "Chunks written"})
+    entities: List[str] = field(default_factory=list, metadata={"desc": "Entities touched"})
+    relations: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Relations"})
+    failed_chunks: Dict[str, str] = field(default_factory=dict, metadata={"desc": "Chunk -> error"})
+    error: Optional[str] = field(default=None, metadata={"desc": "Why the document failed"})
+
+
+async def record_document(index: Any, doc_id: str, chunks: Dict[str, TextChunkSchema],
+                          chunk_vectors: Optional[np.ndarray], extractions: Sequence[Any],
+                          content_hash: Optional[str], part: int, final: bool,
+                          all_chunks: Optional[Sequence[str]]) -> RecordResult:
+    """:meth:`GraphIndex.record <lightrag.components.graph_rag.index.GraphIndex.record>`."""
+    good = [e for e in extractions if e.error is None]
+    failed = {e.chunk_id: str(e.error) for e in extractions if e.error is not None}
+    result = RecordResult(doc_id=doc_id, chunks=len(chunks), failed_chunks=failed)
+    async with index.writing():
+        if not index._still_current(doc_id, content_hash):
+            log.info("%s changed or was deleted while it was processed: not recorded", doc_id)
+            return RecordResult(doc_id=doc_id, status=SUPERSEDED)
+        status = index.doc_status.get_by_id(doc_id) or {}
+        earlier = ((status.get("metadata") or {}).get("failed_chunks") or []) if part else []
+        replaced = (status.get("metadata") or {}).get("replaces_chunks")
+        if replaced:
+            await index._delete_document_data(doc_id, replaced)
+        index.text_chunks.replace({cid: c.to_dict() for cid, c in chunks.items()})
+        if chunks:
+            index.chunks_vdb.upsert({
+                cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
+                      "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
+                vectors=chunk_vectors)
+        unify_case_variants(index.graph, good)  # "Acmecorp" joins a stored "AcmeCorp"
+        index.stores.extractions.add(good, chunks)
+        stats = await index.merger.acall(good, index.graph)
+        queue_vectors(index.stores, stats.entities, stats.relations)
+        index.stores.doc_graph_items.add(  # rows added: a part never rewrites earlier ones
+            doc_id, (x.entity_name for e in good for x in e.entities),
+            (relation_key(r.src_id, r.tgt_id) for e in good for r in e.relations))
+        result.entities, result.relations = stats.entities, stats.relations
+        failed_ids = [*earlier, *failed]
+        if not final:
+            result.status = DocStatus.PROCESSING.value
+            index._set_status(doc_id, status=DocStatus.PROCESSING,
+                             metadata={"failed_chunks": failed_ids})
+            return result
+        chunks_list = list(all_chunks) if all_chunks is not None else list(chunks)
+        if failed_ids:
+            result.status = DocStatus.FAILED.value
+            result.error = redact_text(
+                f"{len(failed_ids)} of {len(chunks_list)} chunks failed extraction: " + "; ".join(
+                    [f"{cid}: {err}" for cid, err in list(failed.items())[:3]]
+                    or [f"{cid}: see an earlier part" for cid in earlier[:3]]))
+            index._set_status(doc_id, status=DocStatus.FAILED, error_msg=result.error,
+                             chunks_count=len(chunks_list), chunks_list=chunks_list,
+                             metadata={"failed_chunks": failed_ids})
+        else:
+            result.status = DocStatus.PROCESSED.value
+            items = index.stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
+            index._set_status(doc_id, status=DocStatus.PROCESSED, error_msg=None,
+                             chunks_count=len(chunks_list), chunks_list=chunks_list,
+                             metadata={"entities": len(items["entities"]),
+                                       "relations": len(items["relations"])})
+    return result
+
+
+async def embed_pending(index: Any, limit: int) -> int:
+    """:meth:`GraphIndex.index_pending <lightrag.components.graph_rag.index.GraphIndex.index_pending>`."""
+    done = 0
+    while True:
+        index.refresh()
+        keys = index.stores.pending_vectors.keys()[:limit]
+        if not keys:
+            return done
+        items = pending_items(index.stores, keys)
+        vectors, new_names = await embed_items(index.stores, items, index.embed_texts)
+        async with index.writing():
+            current = pending_items(index.stores, keys)
+            entities, relations, finished = {}, {}, []
+            for key, (kind, payload, text) in items.items():
+                now = current.get(key)
+                if now is not None and now[2] != text:
+                    continue  # changed since it was read: stays queued
+                finished.append(key)
+                if now is None:
+                    continue  # deleted meanwhile
+                target = entities if kind == "e" else relations
+                target[key] = (payload, vectors[key])
+            write_vectors(index.stores, entities, relations)
+            if new_names:
+                add_synonyms(index.stores, list(new_names), np.stack(list(new_names.values())),
+                             index.synonym_threshold)
+            index.stores.pending_vectors.delete(finished)
+        done += len(finished)
+        if not finished:
+            return done
