@@ -125,7 +125,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         return f"vector_moves:{self.namespace}"
 
     def _bump_moves(self) -> None:
-        self.db.set_meta(self._moves_key, str(int(self.db.meta(self._moves_key) or 0) + 1))
+        self.db.increment_meta(self._moves_key)
 
     def _file_meta(self) -> Optional[Tuple[int, int]]:
         """``(generation, dim)`` of the current file, or None before the first vector."""
@@ -429,13 +429,8 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         return out
 
     def _lookup_rows(self, ids: Sequence[str]) -> Dict[str, int]:
-        found: Dict[str, int] = {}
-        for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
-            found.update(self.db.read(
-                f"SELECT id, row FROM vector_rows WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
-                (self.namespace, *part)))
-        return found
+        return dict(self.db.query_in("SELECT id, row FROM vector_rows WHERE ns = ? AND id IN ({in_})",
+                                     ids, (self.namespace,)))
 
     def keys(self) -> List[str]:
         return [r[0] for r in self.db.read("SELECT id FROM vectors WHERE ns = ?", (self.namespace,))]

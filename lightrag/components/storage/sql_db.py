@@ -39,12 +39,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from lightrag.components.storage.change_log import ChangeLog, Reloader
 from lightrag.components.storage.wal_checkpointer import WRITER_CHECKPOINT_PAGES, WalCheckpointer
 
 log = logging.getLogger(__name__)
 
 DEFAULT_LOCK_TIMEOUT = 120.0
-CHANGE_LOG_KEEP = 200_000
 COMMITS_META = "commits"  #: the meta row every commit bumps (:meth:`SQLDatabase.commit_token`)
 
 
@@ -62,11 +62,11 @@ def _is_full_error(error: BaseException) -> bool:
     return "disk is full" in text or "no space left" in text or "disk full" in text
 
 
-Reloader = Callable[[Optional[Set[str]]], None]
 
 
-class SQLDatabase:
-    """The database-independent part: transactions, change log, refresh of in-memory stores.
+class SQLDatabase(ChangeLog):
+    """The database-independent part: transactions, metadata, and (from :class:`ChangeLog`) the
+    change log that refreshes in-memory stores.
 
     Subclasses provide :meth:`_connect`, :meth:`_begin` and the SQL dialect (``blob_type``,
     ``serial_key``, placeholders written as ``?``).
@@ -255,9 +255,7 @@ class SQLDatabase:
         try:
             for hook in self._commit_hooks:
                 hook()
-            self._conn.execute(self._sql(
-                "INSERT INTO meta (name, value) VALUES (?, '1') ON CONFLICT (name) "
-                "DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)"), (COMMITS_META,))
+            self.increment_meta(COMMITS_META)
             seq = self._max_seq()
             self._prune(seq)
             self._end(commit=True)
@@ -288,36 +286,6 @@ class SQLDatabase:
     def describe(self) -> str:
         return "the store"
 
-    # ----------------------------------------------------------- change log
-    def _create_change_log(self) -> None:
-        self._begin()
-        try:
-            self._conn.execute(f"CREATE TABLE IF NOT EXISTS changes (seq {self.serial_key}, "
-                               "store TEXT NOT NULL, key TEXT NOT NULL)")
-            self._conn.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
-        except BaseException:
-            self._end(commit=False)
-            raise
-        self._end(commit=True)
-
-    def _max_seq(self) -> int:
-        row = self._conn.execute("SELECT MAX(seq) FROM changes").fetchone()
-        return int(row[0] or 0)
-
-    def _pruned_upto(self) -> int:
-        row = self._conn.execute(self._sql("SELECT value FROM meta WHERE name = ?"),
-                                 ("changes_pruned_upto",)).fetchone()
-        return int(row[0]) if row else 0
-
-    def _prune(self, seq: int) -> None:
-        cut = seq - CHANGE_LOG_KEEP
-        if cut > 0 and cut - self._pruned_upto() > CHANGE_LOG_KEEP // 4:
-            self._conn.execute(self._sql("DELETE FROM changes WHERE seq <= ?"), (cut,))
-            self._conn.execute(self._sql(
-                "INSERT INTO meta (name, value) VALUES (?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
-                ("changes_pruned_upto", str(cut)))
-
     def meta(self, name: str) -> Optional[str]:
         """The value of the store's metadata ``name`` (its layout markers, file generations),
         or None."""
@@ -336,61 +304,19 @@ class SQLDatabase:
         self.execute("INSERT INTO meta (name, value) VALUES (?, ?) "
                      "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
 
+    def increment_meta(self, name: str) -> None:
+        """Add one to the integer metadata ``name`` (0 when absent), in one statement."""
+        self.execute("INSERT INTO meta (name, value) VALUES (?, '1') ON CONFLICT (name) "
+                     "DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)", (name,))
+
     def delete_meta(self, *names: str) -> None:
         self.executemany("DELETE FROM meta WHERE name = ?", ((n,) for n in names))
-
-    def register(self, store: str, reload: Reloader) -> None:
-        """Ask to be told when keys of ``store`` change in another process: ``reload(keys)``
-        (``keys`` None: reload everything)."""
-        self._reloaders[store] = reload
 
     def on_commit(self, before_commit: Callable[[], None], after_rollback: Callable[[], None]) -> None:
         """Register a store that buffers its writes: ``before_commit`` writes them inside the
         transaction, ``after_rollback`` forgets (and reloads) them."""
         self._commit_hooks.append(before_commit)
         self._rollback_hooks.append(after_rollback)
-
-    def log_changes(self, store: str, keys: Iterable[str]) -> None:
-        """Record that ``keys`` of ``store`` changed (inside the current write transaction)."""
-        keys = list(keys)
-        if not keys:
-            return
-        self._touched.setdefault(store, set()).update(keys)
-        self.executemany("INSERT INTO changes (store, key) VALUES (?, ?)", ((store, k) for k in keys))
-
-    def refresh(self) -> bool:
-        """Apply other processes' committed changes to the in-memory stores; True if any.
-        Skipped (False) while this process has a write transaction open: a reader never waits
-        for the writer."""
-        if not self._mutex.acquire(blocking=False):
-            return False
-        try:
-            if self._depth:
-                return False
-            return self._apply_changes()
-        finally:
-            self._mutex.release()
-
-    def _apply_changes(self) -> bool:
-        latest = self._max_seq()
-        if latest <= self._seen:
-            return False
-        if self._seen < self._pruned_upto():
-            log.info("%s: change log pruned past this reader; reloading everything", self.describe())
-            for reload in self._reloaders.values():
-                reload(None)
-        else:
-            rows = self._conn.execute(self._sql(
-                "SELECT store, key FROM changes WHERE seq > ? AND seq <= ?"), (self._seen, latest))
-            by_store: Dict[str, Set[str]] = {}
-            for store, key in rows.fetchall():
-                by_store.setdefault(store, set()).add(key)
-            for store, keys in by_store.items():
-                reload = self._reloaders.get(store)
-                if reload is not None:
-                    reload(keys)
-        self._seen = latest
-        return True
 
     def close(self) -> None:
         with self._mutex:
