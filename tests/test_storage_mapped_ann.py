@@ -486,6 +486,21 @@ def test_a_large_retrain_runs_beside_the_writer_and_a_later_commit_takes_it(tmp_
         assert ids(store.query(-vectors[0], 1)) == ["last"]
 
 
+def test_a_writer_that_finishes_its_build_leaves_the_next_writer_nothing_to_build(
+        tmp_path, indexed, gated_builds):
+    more = clustered(1100, seed=3)
+    fill(indexed, more, start=3000)  # the index of 2,000 rows is outgrown: a build starts
+    assert indexed._build is not None and indexed._ann_meta()[0] == 2
+    gated_builds.set()
+    assert indexed.finish_index_build() is True  # what GraphIndex.close runs
+    assert indexed._build is None and indexed._ann_meta() == (3, indexed._ann_meta()[1], 4000)
+    assert files(tmp_path, "ivf.build") == [] and indexed.finish_index_build() is False
+    reopened = open_store(tmp_path)
+    fill(reopened, clustered(10, seed=4), start=4100)  # the next writer's first commit
+    assert reopened._build is None and reopened._ann_meta()[0] == 3
+    assert ids(reopened.query(more[700], 1)) == ["k3700"]
+
+
 def test_a_build_overtaken_by_a_compaction_is_dropped(tmp_path, indexed, gated_builds):
     fill(indexed, clustered(1100, seed=3), start=3000)
     build = indexed._build

@@ -370,6 +370,25 @@ class VectorGenerations:
                             "file (run `reindex`)")
         return problems
 
+    def finish_index_build(self) -> bool:
+        """Wait for an index build running beside the writer and commit it (a transaction of
+        its own); True when one was swapped in. A writer that closes calls this so that a
+        finished build is not thrown away and started again by the next writer's first commit
+        (a bulk load that ended past :data:`~lightrag.components.storage.vector_index_build.
+        BACKGROUND_BUILD_ROWS` rows left the first insert building the index of 1M rows)."""
+        build = self._build
+        if build is None:
+            return False
+        log.info("vectors %s: finishing the index build beside the writer", self.namespace)
+        build.join()
+        with self.db.transaction():
+            meta = self._file_meta()
+            before = self._ann_meta()
+            if meta is None or not self._index_in_place(meta):
+                return False
+            self.version += 1
+            return self._ann_meta() != before
+
     def reindex(self) -> None:
         """Rebuild the vector file now as a new generation (indexed if above ``ann_min_rows``),
         in a write transaction of its own (or the caller's)."""

@@ -489,4 +489,11 @@ class GraphIndex(Component):
         return self.graph.export(path, format=format)
 
     def close(self) -> None:
+        """Close the store; an index build running beside this writer is waited for and
+        committed first (see ``MappedVectorStorage.finish_index_build``)."""
+        for store in (self.chunks_vdb, self.entities_vdb, self.relations_vdb,
+                      self.stores.entity_names):
+            finish = getattr(store, "finish_index_build", None)
+            if finish is not None:
+                finish()
         self.db.close()
