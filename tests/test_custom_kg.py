@@ -462,3 +462,36 @@ def test_relation_edit_errors(tmp_path):
             with rag.index.writing_sync():
                 call()
     assert snapshot(rag) == before and rag.index.verify() == []
+
+
+def test_a_relation_edited_while_its_vector_is_embedded_is_embedded_again(tmp_path, monkeypatch):
+    rag, _ = imported(tmp_path)
+    index = rag.index
+    run_sync(index.index_pending())
+    with index.writing_sync():
+        create_relation(index.stores, "Velmora", "Quillon Freya",
+                        {"description": "Quillon Freya lives in Velmora."})
+    real, calls, edits = index.embed_texts, [], ["Quillon Freya was born in Velmora."]
+
+    async def embed_then_edit(texts):
+        calls.append(list(texts))
+        if edits:  # another writer commits while the first batch is embedded
+            with index.writing_sync():
+                edit_relation(index.stores, "Velmora", "Quillon Freya", {"description": edits.pop()})
+        return await real(texts)
+
+    monkeypatch.setattr(index, "embed_texts", embed_then_edit)
+    run_sync(index.index_pending())  # the vector of the old text is not written: still queued
+    pair = ("Quillon Freya", "Velmora")
+    assert index.stores.relations_vdb.get_by_id(relation_vector_id(*pair)) is None
+    assert index.pending_vector_count() == 1
+    run_sync(index.index_pending())
+    assert "born" in index.stores.relations_vdb.get_by_id(relation_vector_id(*pair))["content"]
+    assert len(calls) == 2 and index.pending_vector_count() == 0
+
+    calls.clear()
+    with index.writing_sync():
+        edit_relation(index.stores, "Velmora", "Quillon Freya", {"description": "Velmora is home."})
+    run_sync(index.index_pending())  # nothing committed meanwhile: embedded once
+    assert len(calls) == 1 and "home" in index.stores.relations_vdb.get_by_id(
+        relation_vector_id(*pair))["content"]

@@ -271,6 +271,24 @@ def test_tail_lists_after_a_crashed_writer(tmp_path):
     assert tail.entries.tolist() == [1, 2, 4, -1, 3]
 
 
+def test_tail_lists_refreshed_at_each_append_match_a_fresh_reading(tmp_path):
+    path = tmp_path / "t.lst"
+    kept = TailLists(path, indexed_rows=100, lists=5)
+    appends = [(0, [1, 2]), (2, [4]), (5, [0, 9]), (7, [3, 3, 1]), (12, [2]), (10, [1])]
+    # rows 3, 4, 10, 11: a crashed writer's (no entry, or NO_LIST); 10 is rewritten at the end
+    for position, lists in appends:
+        vector_ivf.append_lists(path, position, np.array(lists))
+        kept.refresh()  # a writer's refresh after each commit scans only what was appended
+        fresh = TailLists(path, indexed_rows=100, lists=5)
+        fresh.refresh()
+        rows = 100 + position + len(lists) + 1
+        for wanted in ([0], [1], [2, 3], [4]):
+            assert (sorted(kept.rows_in(np.array(wanted), rows=rows).tolist())
+                    == sorted(fresh.rows_in(np.array(wanted), rows=rows).tolist())), (position, wanted)
+        assert ({k: v.tolist() for k, v in kept.rows_by_list(rows=rows).items()}
+                == {k: v.tolist() for k, v in fresh.rows_by_list(rows=rows).items()})
+
+
 def test_a_search_racing_a_compaction_returns_the_right_ids(tmp_path, monkeypatch):
     writer = open_store(tmp_path, ann_min_rows=None)
     vectors = clustered(600, seed=8)

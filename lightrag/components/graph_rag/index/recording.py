@@ -106,10 +106,11 @@ async def embed_pending(index: Any, limit: int) -> int:
         keys = index.stores.pending_vectors.keys()[:limit]
         if not keys:
             return done
+        token = index.db.commit_token()  # read first: no commit after it predates the items
         items = pending_items(index.stores, keys)
         vectors, new_names = await embed_items(index.stores, items, index.embed_texts)
-        async with index.writing():
-            current = pending_items(index.stores, keys)
+        async with index.writing():  # read again only if a writer committed meanwhile
+            current = items if index.db.commit_token() == token else pending_items(index.stores, keys)
             entities, relations, finished = {}, {}, []
             for key, (kind, payload, text) in items.items():
                 now = current.get(key)
