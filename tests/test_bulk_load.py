@@ -71,3 +71,23 @@ def test_name_vectors_index_the_names_once_and_an_insert_reuses_them(tmp_path):
     assert np.allclose(again, names[0], atol=1e-6) and len(rag.index.entity_names) == 2
     with pytest.raises(ValueError, match="1 entity name vectors for 2"):
         rag.index.bulk_load({}, ENTITIES, {}, name_vectors=unit(5))
+
+
+def test_a_hub_vector_record_keeps_its_recent_chunks_and_the_graph_keeps_them_all(tmp_path):
+    from lightrag.components.graph_rag.index.vectors import VECTOR_SOURCE_IDS
+    from lightrag.components.graph_rag.merger import entity_vector_id, relation_vector_id
+
+    rag = make_rag(tmp_path)
+    docs = [f"Zorblax Prime met Quillon Vask on day {i}." for i in range(VECTOR_SOURCE_IDS + 9)]
+    rag.insert(docs, ids=[f"d{i:02d}" for i in range(len(docs))])
+    cited = rag.graph.get_node("Zorblax Prime")["source_id"].split("<SEP>")
+    assert len(cited) == len(docs)
+    record = rag.entities_vdb.get_by_id(entity_vector_id("Zorblax Prime"))
+    assert record["source_id"].split("<SEP>") == cited[-VECTOR_SOURCE_IDS:]
+    pair = tuple(sorted(("Zorblax Prime", "Quillon Vask")))
+    edge_record = rag.relations_vdb.get_by_id(relation_vector_id(*pair))
+    assert edge_record["source_id"].split("<SEP>") == rag.graph.get_edge(*pair)["source_id"].split(
+        "<SEP>")[-VECTOR_SOURCE_IDS:]
+    first = rag.text_chunks.get_by_id(cited[0])["content"]  # the oldest chunk is still found
+    context = rag.query("Zorblax Prime day 0", mode="local", only_need_context=True)
+    assert "day 0." in first and "day 0." in str(context)

@@ -14,6 +14,7 @@ import numpy as np
 
 from lightrag.components.graph_rag.index.stores import SEP, IndexStores
 from lightrag.components.graph_rag.merger import (
+    GRAPH_FIELD_SEP,
     entity_vector_id,
     legacy_relation_vector_id,
     relation_vector_id,
@@ -25,6 +26,11 @@ EMBED_TEXT_CHARS = 2000
 ENTITY_VECTOR_CHARS = 300
 RELATION_DESCRIPTION_CHARS = 300
 RELATION_PART_WEIGHT = 0.5
+#: chunk ids a vector record's ``source_id`` keeps (the most recent): queries read the chunks of
+#: an entity or relation from the graph, so the vector's copy is for a reader's information; a
+#: hub's full 512 (~20 KB) made every re-embedding rewrite five overflow pages (at 1M chunks a
+#: quarter of the pages an insert wrote were the vector records')
+VECTOR_SOURCE_IDS = 16
 RELATION_IDS_META = "relation_vector_ids"
 RELATION_IDS_VERSION = "2"
 
@@ -113,21 +119,34 @@ async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str,
     return vectors, new_names
 
 
+def recent_sources(source_id: Any, keep: int = VECTOR_SOURCE_IDS) -> str:
+    """The last ``keep`` chunk ids of a ``<SEP>``-joined ``source_id`` (the most recent).
+
+    Example:
+        >>> recent_sources("c1<SEP>c2<SEP>c3", keep=2)
+        'c2<SEP>c3'
+    """
+    ids = split_field(source_id)
+    return GRAPH_FIELD_SEP.join(ids[-keep:]) if len(ids) > keep else str(source_id or "")
+
+
 def write_vectors(stores: IndexStores, entities: Dict[str, Tuple[Dict[str, Any], np.ndarray]],
                    relations: Dict[str, Tuple[Dict[str, Any], np.ndarray]]) -> None:
+    """Write entity and relation vectors with their records (``source_id``: the most recent
+    :data:`VECTOR_SOURCE_IDS` chunk ids; the graph holds them all)."""
     if entities:
         stores.entities_vdb.upsert({
             entity_vector_id(n["entity_id"]): {
                 "content": entity_text(n["entity_id"], n), "entity_name": n["entity_id"],
                 "entity_type": n.get("entity_type", "unknown"),
-                "source_id": n.get("source_id", ""), "file_path": n.get("file_path", "")}
+                "source_id": recent_sources(n.get("source_id")), "file_path": n.get("file_path", "")}
             for n, _ in entities.values()}, vectors=np.stack([v for _, v in entities.values()]))
     if relations:
         stores.relations_vdb.upsert({
             relation_vector_id(e["src_id"], e["tgt_id"]): {
                 "content": relation_text(e["src_id"], e["tgt_id"], e),
                 "src_id": e["src_id"], "tgt_id": e["tgt_id"], "keywords": e.get("keywords", ""),
-                "weight": e.get("weight", 1.0), "source_id": e.get("source_id", ""),
+                "weight": e.get("weight", 1.0), "source_id": recent_sources(e.get("source_id")),
                 "file_path": e.get("file_path", "")}
             for e, _ in relations.values()}, vectors=np.stack([v for _, v in relations.values()]))
 
