@@ -27,6 +27,7 @@ class ChangeLog:
     serial_key: str
     _reloaders: Dict[str, Reloader]
     _touched: Dict[str, Set[str]]
+    set_meta: Callable[[str, str], None]
 
     def _create_change_log(self) -> None:
         self._begin()
@@ -52,10 +53,7 @@ class ChangeLog:
         cut = seq - CHANGE_LOG_KEEP
         if cut > 0 and cut - self._pruned_upto() > CHANGE_LOG_KEEP // 4:
             self._conn.execute(self._sql("DELETE FROM changes WHERE seq <= ?"), (cut,))
-            self._conn.execute(self._sql(
-                "INSERT INTO meta (name, value) VALUES (?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
-                ("changes_pruned_upto", str(cut)))
+            self.set_meta("changes_pruned_upto", str(cut))  # inside the committing transaction
 
     def register(self, store: str, reload: Reloader) -> None:
         """Ask to be told when keys of ``store`` change in another process: ``reload(keys)``

@@ -62,8 +62,6 @@ def _is_full_error(error: BaseException) -> bool:
     return "disk is full" in text or "no space left" in text or "disk full" in text
 
 
-
-
 class SQLDatabase(ChangeLog):
     """The database-independent part: transactions, metadata, and (from :class:`ChangeLog`) the
     change log that refreshes in-memory stores.
