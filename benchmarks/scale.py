@@ -14,8 +14,12 @@ is built once through :meth:`GraphIndex.bulk_load` in batches (bounded memory), 
 * ``p50_ms`` / ``p95_ms`` per mode over the queries (context only, no answer model), and
   ``found``: the share of queries ("Who did NAME meet?") whose context chunks mention NAME (a
   check that the per-query bounds on hubs do not lose the evidence as the store grows);
-* ``insert_docs_per_s``: ``rag.insert`` of ``--insert`` new documents (4 chunks each) into a
-  copy of the store, through the real pipeline (chunk, embed, extract, merge, vectors);
+* ``insert_docs_per_s``: ``rag.insert`` of ``--insert`` new documents (4 chunks each, 100 per
+  call) into a copy of the store, through the real pipeline (chunk, embed, extract, merge,
+  vectors); beside it the first call's rate and the megabytes the inserts read from the disk
+  (a store the page cache did not hold is measured at the disk's speed). The sizes' copies take
+  turns, 100 documents each, in one fresh process: their rates are compared over the same
+  minutes of the machine;
 * ``delete_s``: ``rag.delete_by_doc_id`` of 5 of them, seconds each (their hubs are rebuilt).
 
 Usage::
@@ -23,6 +27,7 @@ Usage::
     python benchmarks/scale.py --sizes 10000 100000 --workdir /tmp/scale
     python benchmarks/scale.py --sizes 1000000 --workdir /tmp/scale --queries 50
     python benchmarks/scale.py --sizes 100000 --zipf 1.1 --names-per-chunk 0.3 --seed 7  # another corpus
+    python benchmarks/scale.py --sizes 10000 1000000 --writes-only --warm-cache --insert 500
 
 Results are printed as a Markdown table (with the growth ratio of each figure between sizes)
 and appended to ``docs/benchmarks/scale.md`` when ``--write`` is given.
@@ -47,6 +52,7 @@ sys.path.insert(0, str(HERE))
 import _graph_fakes as F  # noqa: E402
 
 DIM = 64
+INSERT_BATCH = 100  # documents per rag.insert call of the write probe
 DELETES = 5  # inserted documents deleted again (each names hubs: their rebuild is measured)
 MODES = ("naive", "local", "global", "hybrid", "mix", "ppr")
 #: the corpus of the documented runs: ``chunks / 2`` names drawn with weights ``1 / rank^0.9``
@@ -226,32 +232,69 @@ def probe_queries(workdir: str, n_queries: int) -> Dict[str, Any]:
             "latency": latency}
 
 
-def probe_writes(workdir: str, n_insert: int) -> Dict[str, Any]:
-    """Run in a fresh process on a copy of the store: insert rate, then delete time."""
-    corpus = Corpus.of_store(workdir)
-    rag = make_rag(workdir, corpus.dim)
-    rag.query("Who did anyone meet?", mode="naive", only_need_context=True)  # files mapped
-    base = corpus.n_chunks
-    docs = [" ".join(corpus.chunk_text(base + 4 * d + k) for k in range(4)) for d in range(n_insert)]
-    del corpus
-    started = time.perf_counter()
-    result = rag.insert(docs, ids=[f"new-{base}-{d}" for d in range(n_insert)])
-    insert_s = time.perf_counter() - started
-    if result.failed:
-        raise RuntimeError(f"insert failed: {list(result.failed.items())[:2]}")
-    deleted = min(DELETES, n_insert)
-    started = time.perf_counter()
-    for d in range(deleted):
-        rag.delete_by_doc_id(f"new-{base}-{d}")
-    delete_s = (time.perf_counter() - started) / max(deleted, 1)
-    return {"insert_docs_per_s": round(n_insert / insert_s, 1), "delete_s": round(delete_s, 2)}
+class _WriteProbe:
+    """Inserts into (a copy of) one store, ``INSERT_BATCH`` documents per ``rag.insert`` call,
+    then deletes a few of them again (see :func:`probe_writes`)."""
+
+    def __init__(self, workdir: str, n_insert: int) -> None:
+        corpus = Corpus.of_store(workdir)
+        self.rag = make_rag(workdir, corpus.dim)
+        self.rag.query("Who did anyone meet?", mode="naive", only_need_context=True)  # files mapped
+        base = corpus.n_chunks
+        self.docs = [" ".join(corpus.chunk_text(base + 4 * d + k) for k in range(4))
+                     for d in range(n_insert)]
+        self.ids = [f"new-{base}-{d}" for d in range(n_insert)]
+        self.seconds: List[float] = []
+
+    def insert_batch(self, number: int) -> None:
+        part = slice(number * INSERT_BATCH, (number + 1) * INSERT_BATCH)
+        started = time.perf_counter()
+        result = self.rag.insert(self.docs[part], ids=self.ids[part])
+        self.seconds.append(time.perf_counter() - started)
+        if result.failed:
+            raise RuntimeError(f"insert failed: {list(result.failed.items())[:2]}")
+
+    def result(self) -> Dict[str, Any]:
+        deleted = min(DELETES, len(self.ids))
+        started = time.perf_counter()
+        for d in range(deleted):
+            self.rag.delete_by_doc_id(self.ids[d])
+        delete_s = (time.perf_counter() - started) / max(deleted, 1)
+        return {"insert_docs_per_s": round(len(self.ids) / sum(self.seconds), 1),
+                "first_batch_docs_per_s": round(min(INSERT_BATCH, len(self.ids)) / self.seconds[0], 1),
+                "batch_docs_per_s": [round(min(INSERT_BATCH, len(self.ids) - INSERT_BATCH * b) / t, 1)
+                                     for b, t in enumerate(self.seconds)],
+                "delete_s": round(delete_s, 2)}
 
 
-def _fresh_process(flag: str, workdir: str, *args: str) -> Dict[str, Any]:
-    out = subprocess.run([sys.executable, __file__, flag, workdir, *args],
+def probe_writes(workdirs: Sequence[str], n_insert: int) -> List[Dict[str, Any]]:
+    """Run in a fresh process on copies of the stores: insert rate, then delete time, of each.
+
+    The documents go in as ``rag.insert`` calls of ``INSERT_BATCH`` each (a sustained insert,
+    as a user's indexing run is), **the stores taking turns batch by batch**, so that each
+    size's rate is measured over the same minutes of the machine (its speed drifts by +-15 %
+    from one minute to the next here; sizes probed one after the other compared two moments as
+    much as two sizes). Per store: ``insert_docs_per_s`` over all its documents,
+    ``first_batch_docs_per_s`` the first call's alone (it also reads the B-trees the process has
+    not touched yet), ``batch_docs_per_s`` each call's; and ``insert_disk_reads_mb``, what the
+    inserts of all stores read from the disk rather than the page cache (above a few MB: a store
+    was not cached, and its rate is the disk's)."""
+    import resource
+
+    probes = [_WriteProbe(w, n_insert) for w in workdirs]
+    reads_before = resource.getrusage(resource.RUSAGE_SELF).ru_inblock
+    for number in range(-(-n_insert // INSERT_BATCH)):
+        for probe in probes:
+            probe.insert_batch(number)
+    disk_reads_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_inblock - reads_before) * 512 / 2**20
+    return [{**probe.result(), "insert_disk_reads_mb": round(disk_reads_mb, 1)} for probe in probes]
+
+
+def _fresh_process(flag: str, *args: str) -> Any:
+    out = subprocess.run([sys.executable, __file__, flag, *args],
                          capture_output=True, text=True, check=False)
     if out.returncode != 0:
-        raise RuntimeError(f"{flag} {workdir} failed:\n{out.stderr[-3000:]}")
+        raise RuntimeError(f"{flag} {' '.join(args)} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -265,8 +308,10 @@ def read_files(workdir: str) -> None:
                     pass
 
 
-def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool,
-             shape: Optional[Dict[str, Any]] = None, warm_cache: bool = False) -> Dict[str, Any]:
+def ensure_store(n: int, root: str, rebuild: bool,
+                 shape: Optional[Dict[str, Any]] = None) -> Tuple[str, Dict[str, Any]]:
+    """The folder of the store of ``n`` chunks of this corpus shape (built when missing or
+    ``rebuild``), and its row's first figures (size, build time)."""
     shape = {**DEFAULT_SHAPE, **(shape or {})}
     differs = {k: v for k, v in shape.items() if v != DEFAULT_SHAPE[k]}
     workdir = str(Path(root) / ("n" + str(n) + "".join(f"-{k}{v}" for k, v in sorted(differs.items()))))
@@ -283,55 +328,86 @@ def run_size(n: int, root: str, n_queries: int, n_insert: int, rebuild: bool,
         Path(workdir, "built.json").write_text(json.dumps(built))
     else:
         built = json.loads(Path(workdir, "built.json").read_text())
-    # queries on the store itself (they write nothing); inserts on a copy made afterwards, so
-    # the next run starts from the same store. (Queried on a fresh copy, a 1M store's 9.4 GB
-    # were in the page cache twice on a 24 GB machine, and its queries read evicted pages:
-    # mix p95 182-211 ms against 132-136 ms here.)
-    if warm_cache:
-        read_files(workdir)
-    measured = _fresh_process("--probe-queries", workdir, "--queries", str(n_queries))
-    probe_dir = workdir + "-probe"
-    subprocess.run(["rm", "-rf", probe_dir], check=True)
-    subprocess.run(["cp", "-r", workdir, probe_dir], check=True)
-    # the copy's gigabytes are still being written back to the disk: the insert's checkpoint
+    return workdir, {"n_chunks": n, **shape, **built}
+
+
+def run_sizes(sizes: Sequence[int], root: str, n_queries: int, n_insert: int, rebuild: bool,
+              shape: Optional[Dict[str, Any]] = None, warm_cache: bool = False,
+              writes_only: bool = False) -> List[Dict[str, Any]]:
+    """One row per size: the query probe on each store itself (they write nothing), then one
+    write probe over copies of all of them (so the next run starts from the same stores)."""
+    rows, workdirs = [], []
+    for n in sizes:
+        workdir, row = ensure_store(n, root, rebuild, shape)
+        if not writes_only:
+            # (queried on a fresh copy, a 1M store's 9.4 GB were in the page cache twice on a
+            # 24 GB machine, and its queries read evicted pages: mix p95 182-211 ms against
+            # 132-136 ms on the store itself)
+            if warm_cache:
+                read_files(workdir)
+            row.update(_fresh_process("--probe-queries", workdir, "--queries", str(n_queries)))
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        rows.append(row)
+        workdirs.append(workdir)
+    copies = [w + "-probe" for w in workdirs]
+    for workdir, copy in zip(workdirs, copies):
+        subprocess.run(["rm", "-rf", copy], check=True)
+        subprocess.run(["cp", "-r", workdir, copy], check=True)
+    # the copies' gigabytes are still being written back to the disk: the insert's checkpoint
     # syncs would wait behind them (1M: 36 docs/s in the first insert into a fresh copy, 50-56
     # once written back), which is the benchmark's own copy, not the store's writer
     os.sync()
     if warm_cache:
-        read_files(probe_dir)
-    measured.update(_fresh_process("--probe-writes", probe_dir, "--insert", str(n_insert)))
-    subprocess.run(["rm", "-rf", probe_dir], check=True)
-    return {"n_chunks": n, **shape, **built, **measured}
+        for copy in copies:
+            read_files(copy)
+    try:
+        for row, measured in zip(rows, _fresh_process("--probe-writes", *copies, "--insert", str(n_insert))):
+            row.update(measured)
+    finally:
+        for copy in copies:
+            subprocess.run(["rm", "-rf", copy], check=True)
+    return rows
+
+
+def _insert_cell(r: Dict[str, Any]) -> str:
+    """``rate (first batch, disk MB read)``: see :func:`probe_writes`."""
+    if "first_batch_docs_per_s" not in r:  # rows of runs before the batched probe
+        return str(r["insert_docs_per_s"])
+    return f"{r['insert_docs_per_s']} ({r['first_batch_docs_per_s']}, {r['insert_disk_reads_mb']})"
 
 
 def table(rows: Sequence[Dict[str, Any]]) -> str:
     head = ["chunks", "entities", "relations", "open s", "first ctx s", "RSS open MB",
-            "RSS +queries MB", "insert docs/s", "delete s",
+            "RSS +queries MB", "insert docs/s (first 100, disk MB)", "delete s",
             *(f"{m} p50/p95 ms (found)" for m in MODES)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         other = ", ".join(f"{k} {r[k]}" for k, v in DEFAULT_SHAPE.items() if r.get(k, v) != v)
         cells = [f"{r['n_chunks']:,}" + (f" ({other})" if other else ""),
                  f"{r['entities']:,}", f"{r['relations']:,}",
-                 str(r["open_s"]), str(r["first_context_s"]), str(r["rss_open_mb"]),
-                 str(r["rss_after_queries_mb"]), str(r["insert_docs_per_s"]),
-                 str(r.get("delete_s", "-")),
+                 str(r.get("open_s", "-")), str(r.get("first_context_s", "-")),
+                 str(r.get("rss_open_mb", "-")), str(r.get("rss_after_queries_mb", "-")),
+                 _insert_cell(r), str(r.get("delete_s", "-")),
                  *(f"{r['latency'][m]['p50_ms']} / {r['latency'][m]['p95_ms']}"
-                   f" ({r['latency'][m].get('found', '-')})" for m in MODES)]
+                   f" ({r['latency'][m].get('found', '-')})" if "latency" in r else "-"
+                   for m in MODES)]
         lines.append("| " + " | ".join(cells) + " |")
     if len(rows) > 1:
         a, b = rows[0], rows[-1]
         growth = b["n_chunks"] / a["n_chunks"]
-
-        def p95_ratio(mode: str) -> float:
-            return b["latency"][mode]["p95_ms"] / max(a["latency"][mode]["p95_ms"], 1e-3)
-
+        figures = [f"insert rate {b['insert_docs_per_s'] / max(a['insert_docs_per_s'], 1e-3):.2f}x"]
+        if a.get("batch_docs_per_s") and b.get("batch_docs_per_s"):
+            turns = sorted(y / max(x, 1e-3) for x, y in zip(a["batch_docs_per_s"], b["batch_docs_per_s"]))
+            figures[0] += (f" (batch by batch {turns[0]:.2f}-{turns[-1]:.2f}x, "
+                           f"median {float(np.median(turns)):.2f}x)")
+        if "latency" in a and "latency" in b:
+            figures = [f"open {b['open_s'] / max(a['open_s'], 1e-3):.1f}x",
+                       f"RSS after open {b['rss_open_mb'] / max(a['rss_open_mb'], 1):.1f}x", *figures,
+                       *(f"{m} p95 {b['latency'][m]['p95_ms'] / max(a['latency'][m]['p95_ms'], 1e-3):.1f}x"
+                         for m in MODES)]
         lines.append("")
-        lines.append(f"From {a['n_chunks']:,} to {b['n_chunks']:,} chunks ({growth:.0f}x): open "
-                     f"{b['open_s'] / max(a['open_s'], 1e-3):.1f}x, RSS after open "
-                     f"{b['rss_open_mb'] / max(a['rss_open_mb'], 1):.1f}x, insert rate "
-                     f"{b['insert_docs_per_s'] / max(a['insert_docs_per_s'], 1e-3):.2f}x, "
-                     + ", ".join(f"{m} p95 {p95_ratio(m):.1f}x" for m in MODES) + ".")
+        lines.append(f"From {a['n_chunks']:,} to {b['n_chunks']:,} chunks ({growth:.0f}x): "
+                     + ", ".join(figures) + ".")
     return "\n".join(lines)
 
 
@@ -352,9 +428,11 @@ def main() -> None:
                         help="another seed: other names, words and sentences")
     parser.add_argument("--warm-cache", action="store_true",
                         help="read the store's files before the query probe (a serving machine's page cache)")
+    parser.add_argument("--writes-only", action="store_true",
+                        help="only the write probe (insert and delete on a copy), not the queries")
     parser.add_argument("--write", action="store_true", help="append to docs/benchmarks/scale.md")
     parser.add_argument("--probe-queries", help=argparse.SUPPRESS)
-    parser.add_argument("--probe-writes", help=argparse.SUPPRESS)
+    parser.add_argument("--probe-writes", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.probe_queries:
         print(json.dumps(probe_queries(args.probe_queries, args.queries)))
@@ -362,12 +440,9 @@ def main() -> None:
     if args.probe_writes:
         print(json.dumps(probe_writes(args.probe_writes, args.insert)))
         return
-    rows = []
-    for n in args.sizes:
-        rows.append(run_size(n, args.workdir, args.queries, args.insert, args.rebuild,
-                             {"seed": args.seed, "zipf": args.zipf, "dim": args.dim,
-                              "names_per_chunk": args.names_per_chunk}, args.warm_cache))
-        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    rows = run_sizes(args.sizes, args.workdir, args.queries, args.insert, args.rebuild,
+                     {"seed": args.seed, "zipf": args.zipf, "dim": args.dim,
+                      "names_per_chunk": args.names_per_chunk}, args.warm_cache, args.writes_only)
     text = table(rows)
     print(text)
     if args.write:
