@@ -98,6 +98,37 @@ def test_most_connected_labels_come_first_then_the_unconnected(open_db):
     assert graph.get_popular_labels(10) == ["Hub", "L0", "L1", "L2", "L3", "Alone"]
 
 
+def test_busiest_labels_stay_in_order_as_degrees_cross_the_busy_line(open_db):
+    from lightrag.components.storage.node_degrees import BUSY_DEGREE
+
+    graph = SQLGraphStorage(open_db())
+    spokes = {f"H{h}": BUSY_DEGREE - 2 + 2 * h for h in range(5)}  # H0 under the line
+    graph.upsert_edges_batch({(hub, f"{hub}-{i}"): {} for hub, n in spokes.items() for i in range(n)})
+
+    def expected(limit: int) -> list:
+        return [n for n, _ in sorted(counted(graph).items(), key=lambda nd: (-nd[1], nd[0]))][:limit]
+
+    assert graph.get_popular_labels(3) == ["H4", "H3", "H2"] == expected(3)  # the busy ones
+    assert graph.get_popular_labels(6) == expected(6)  # more than are busy: all sorted
+    graph.remove_edges([("H4", f"H4-{i}") for i in range(8)])  # H4 falls under the line
+    graph.upsert_edges_batch({("H0", f"H0-new-{i}"): {} for i in range(20)})  # H0 rises over it
+    assert graph.get_popular_labels(3) == expected(3) == ["H0", "H3", "H2"]
+    assert graph.get_popular_labels(5) == expected(5)
+    assert SQLGraphStorage(open_db()).get_popular_labels(4) == expected(4)  # as another process reads it
+
+
+def test_an_older_store_loses_its_index_of_every_degree(tmp_path):
+    path = str(tmp_path / "g.sqlite3")
+    SQLGraphStorage(SQLiteDatabase(path)).upsert_edges_batch({("A", "B"): {}})
+    db = SQLiteDatabase(path)
+    with db.transaction():
+        db.execute("CREATE INDEX node_degrees_by_degree ON node_degrees (ns, degree)")
+    graph = SQLGraphStorage(SQLiteDatabase(path))
+    indexes = {r[0] for r in graph.db.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "node_degrees_by_degree" not in indexes and "node_degrees_busy" in indexes
+    assert graph.get_popular_labels(2) == ["A", "B"]
+
+
 def test_check_reports_a_degree_that_disagrees_with_the_edges(tmp_path):
     from graph_fakes import fake_graph_rag
 

@@ -5,6 +5,11 @@ is a scan of its 100k index entries, and a ``local`` query asks for the degrees 
 nodes (~60 ms per query in a store of 2M relations). Here each commit adds the change in degree
 of the nodes it touches (one upsert per touched node) and a query reads degrees by key.
 
+Only the busy nodes (degree ``BUSY_DEGREE`` or more) are indexed by degree, for the busiest-first
+listing of the graph explorer: the index of every node's degree had one entry moved per degree
+change, on random leaves of a B-tree of 500k entries at 1M chunks (~1,200 pages written per 100
+documents, 5 % of an insert's pages); the busy nodes' entries fit in a few dozen pages.
+
 A store written before this table gets its rows counted once from ``edges`` when first opened
 (logged).
 
@@ -27,6 +32,9 @@ from lightrag.components.storage.sql_db import SQLDatabase
 log = logging.getLogger(__name__)
 
 _BATCH = 400
+#: nodes of at least this degree are in the index by degree (a partial index); a graph with fewer
+#: busy nodes than a listing asks for is small enough to sort whole
+BUSY_DEGREE = 16
 
 
 class NodeDegrees:
@@ -38,7 +46,9 @@ class NodeDegrees:
         with db.transaction():
             db.execute("CREATE TABLE IF NOT EXISTS node_degrees (ns TEXT NOT NULL, node TEXT NOT NULL, "
                        "degree INTEGER NOT NULL, PRIMARY KEY (ns, node))")
-            db.execute("CREATE INDEX IF NOT EXISTS node_degrees_by_degree ON node_degrees (ns, degree)")
+            db.execute("DROP INDEX IF EXISTS node_degrees_by_degree")  # every node's (older stores)
+            db.execute("CREATE INDEX IF NOT EXISTS node_degrees_busy ON node_degrees (ns, degree) "
+                       f"WHERE degree >= {BUSY_DEGREE}")
             if db.meta(self._built_key) is None:
                 self._count_from_edges()
 
@@ -69,7 +79,13 @@ class NodeDegrees:
         return degrees
 
     def highest(self, limit: int) -> List[str]:
-        """The ``limit`` nodes of highest degree (ties by name)."""
+        """The ``limit`` nodes of highest degree (ties by name): read from the index of the busy
+        nodes, or all rows sorted when fewer than ``limit`` are busy."""
+        busy = [n for (n,) in self.db.read(
+            f"SELECT node FROM node_degrees WHERE ns = ? AND degree >= {BUSY_DEGREE} "
+            "ORDER BY degree DESC, node LIMIT ?", (self.namespace, limit))]
+        if len(busy) >= limit:
+            return busy
         return [n for (n,) in self.db.read(
             "SELECT node FROM node_degrees WHERE ns = ? AND degree > 0 "
             "ORDER BY degree DESC, node LIMIT ?", (self.namespace, limit))]
