@@ -260,10 +260,10 @@ class _WriteProbe:
         for d in range(deleted):
             self.rag.delete_by_doc_id(self.ids[d])
         delete_s = (time.perf_counter() - started) / max(deleted, 1)
+        rates = [round(min(INSERT_BATCH, len(self.ids) - INSERT_BATCH * b) / t, 1)
+                 for b, t in enumerate(self.seconds)]
         return {"insert_docs_per_s": round(len(self.ids) / sum(self.seconds), 1),
-                "first_batch_docs_per_s": round(min(INSERT_BATCH, len(self.ids)) / self.seconds[0], 1),
-                "batch_docs_per_s": [round(min(INSERT_BATCH, len(self.ids) - INSERT_BATCH * b) / t, 1)
-                                     for b, t in enumerate(self.seconds)],
+                "first_batch_docs_per_s": rates[0], "batch_docs_per_s": rates,
                 "delete_s": round(delete_s, 2)}
 
 

@@ -8,7 +8,7 @@ of the nodes it touches (one upsert per touched node) and a query reads degrees 
 Only the busy nodes (degree ``BUSY_DEGREE`` or more) are indexed by degree, for the busiest-first
 listing of the graph explorer: the index of every node's degree had one entry moved per degree
 change, on random leaves of a B-tree of 500k entries at 1M chunks (~1,200 pages written per 100
-documents, 5 % of an insert's pages); the busy nodes' entries fit in a few dozen pages.
+documents, 5 % of an insert's pages); the busy nodes are a small share of them.
 
 A store written before this table gets its rows counted once from ``edges`` when first opened
 (logged).
