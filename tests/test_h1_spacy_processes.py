@@ -107,12 +107,26 @@ extractor.extract_many([(t, f"c{i}") for i, t in enumerate(texts)])
 """
 
 
+def _children(pid: int) -> list[int]:
+    """The child pids of ``pid``'s threads; a thread that ends between the listing and
+    the read is skipped (its ``children`` file is gone by then)."""
+    import glob
+
+    found = []
+    for path in glob.glob(f"/proc/{pid}/task/*/children"):
+        try:
+            with open(path) as handle:
+                found.extend(int(child) for child in handle.read().split())
+        except OSError:
+            continue
+    return found
+
+
 @pytest.mark.skipif(not spacy_extractor._forks_cheaply() or not __import__("os").path.exists("/proc/self"),
                     reason="needs fork and /proc (Linux)")
 def test_workers_die_when_the_indexing_process_is_killed(loaded, tmp_path):
     """A ``lightrag index`` killed by SIGKILL mid-parse must not leave spaCy's workers
     waiting for work forever (each holds a copy of the model)."""
-    import glob
     import os
     import signal
     import subprocess
@@ -127,8 +141,7 @@ def test_workers_die_when_the_indexing_process_is_killed(loaded, tmp_path):
         assert proc.stdout.readline().strip() == b"parsing"
         deadline = time.monotonic() + 30
         while len(workers) < 2 and time.monotonic() < deadline:
-            workers = [int(pid) for f in glob.glob(f"/proc/{proc.pid}/task/*/children")
-                       for pid in open(f).read().split()]
+            workers = _children(proc.pid)
             time.sleep(0.05)
         assert len(workers) == 2, "the workers did not start"
         os.kill(proc.pid, signal.SIGKILL)
