@@ -108,14 +108,14 @@ def test_retrained_when_the_tail_outgrows_the_indexed_rows(tmp_path, indexed):
 def test_a_retrain_moves_no_row_and_readers_of_either_generation_find_every_id(tmp_path, indexed):
     vectors = clustered(3000, seed=1)
     indexed.upsert({"k5": {"content": "again", "file_path": "f.md"}}, vectors=vectors[6:7])  # garbage row 5
-    before = dict(indexed.db.query("SELECT id, row FROM vector_rows"))
+    before = dict(indexed.db.query("SELECT id, row FROM vectors WHERE row IS NOT NULL"))
     reader = open_store(tmp_path)
     assert ids(reader.query(vectors[1], 1)) == ["k1"]  # maps generation 2 and its index
     new = clustered(3100, seed=3)
     fill(indexed, new, start=3000)
     # retrained at 4,001 file rows (2,001 appended since the build at 2,000), 4,000 of them live
     assert indexed._ann_meta() == (3, vector_ivf.lists_for(4000), 4001)
-    after = dict(indexed.db.query("SELECT id, row FROM vector_rows"))
+    after = dict(indexed.db.query("SELECT id, row FROM vectors WHERE row IS NOT NULL"))
     assert {k: after[k] for k in before} == before  # the retrain rewrote no entry
     assert (tmp_path / "vectors-chunks-3.f32").samefile(tmp_path / "vectors-chunks-2.f32")
     fresh = open_store(tmp_path)
@@ -137,9 +137,9 @@ def test_an_index_of_an_older_store_is_searched_then_replaced(tmp_path, indexed)
     tail = matrix[index.indexed_rows:]  # rows appended after the build stay after the lists
     (tmp_path / "vectors-chunks-2.f32").write_bytes(matrix[index.rowids].tobytes() + tail.tobytes())
     position = {int(row): n for n, row in enumerate(index.rowids.tolist())}
-    rows = indexed.db.query("SELECT id, row FROM vector_rows")
+    rows = indexed.db.query("SELECT id, row FROM vectors WHERE row IS NOT NULL")
     with indexed.db.transaction():
-        indexed.db.executemany("UPDATE vector_rows SET row = ? WHERE ns = 'chunks' AND id = ?",
+        indexed.db.executemany("UPDATE vectors SET row = ? WHERE ns = 'chunks' AND id = ?",
                                [(position.get(row, row), key) for key, row in rows])
     (tmp_path / "vectors-chunks-2.ivf").write_bytes(
         vector_ivf.MAGIC + np.array([DIM, index.lists, 2000], dtype=np.int64).tobytes()
@@ -314,7 +314,7 @@ def test_a_store_with_vectors_only_in_its_table_is_indexed_at_open(tmp_path):
     vectors = clustered(2500, seed=9)
     fill(store, vectors)
     with store.db.transaction():  # as a store copied from PostgreSQL: no file, no rows
-        store.db.execute("DELETE FROM vector_rows")
+        store.db.execute("UPDATE vectors SET row = NULL")
         store.db.execute("DELETE FROM meta WHERE name LIKE 'vector_%'")
     store.db.close()
     for path in tmp_path.glob("vectors-*"):
@@ -393,30 +393,34 @@ def test_tail_rows_grouped_by_list(tmp_path):
         assert got == expected
 
 
-def test_an_older_rowid_layout_of_vector_rows_is_laid_out_again_at_open(tmp_path):
+@pytest.mark.parametrize("clustered_by_id", [True, False])
+def test_an_older_stores_vector_rows_table_is_folded_into_vectors_at_open(tmp_path, clustered_by_id):
+    """Stores of earlier versions kept the file rows in a table ``vector_rows`` (clustered by id,
+    or before that a rowid table): opening moves them into ``vectors.row`` once."""
     store = open_store(tmp_path, ann_min_rows=None)
     vectors = clustered(300, seed=12)
     fill(store, vectors, batch=100)
+    store.upsert({"k5": {"content": "again", "file_path": "f.md"}}, vectors=vectors[6:7])  # garbage
     store.delete(["k7"])
     db = store.db
-    with db.transaction():  # the layout of the previous version: a rowid table, two indexes
-        db.execute("CREATE TABLE old_rows (ns TEXT NOT NULL, id TEXT NOT NULL, row INTEGER NOT NULL, "
-                   "PRIMARY KEY (ns, id))")
-        db.execute("INSERT INTO old_rows SELECT ns, id, row FROM vector_rows")
-        db.execute("DROP TABLE vector_rows")
-        db.execute("ALTER TABLE old_rows RENAME TO vector_rows")
-        db.execute("CREATE INDEX vector_rows_by_id ON vector_rows (ns, id, row)")
-        db.execute("CREATE INDEX vector_rows_by_row ON vector_rows (ns, row, id)")
-    before = sorted(db.query("SELECT ns, id, row FROM vector_rows"))
+    before = sorted(db.query("SELECT ns, id, row FROM vectors WHERE row IS NOT NULL"))
+    with db.transaction():  # the layout of the earlier versions
+        db.execute("CREATE TABLE vector_rows (ns TEXT NOT NULL, id TEXT NOT NULL, row INTEGER NOT NULL, "
+                   f"PRIMARY KEY (ns, id)){' WITHOUT ROWID' if clustered_by_id else ''}")
+        db.execute("INSERT INTO vector_rows SELECT ns, id, row FROM vectors WHERE row IS NOT NULL")
+        db.execute("CREATE INDEX vector_rows_by_row ON vector_rows (ns, row)")
+        db.execute("DROP INDEX vectors_by_row")
+        db.execute("ALTER TABLE vectors DROP COLUMN row")
     db.close()
     reopened = open_store(tmp_path, ann_min_rows=None)
-    layout = reopened.db.query("SELECT sql FROM sqlite_master WHERE name = 'vector_rows'")[0][0]
-    assert "WITHOUT ROWID" in layout.upper()
-    assert sorted(reopened.db.query("SELECT ns, id, row FROM vector_rows")) == before
+    assert not reopened.db.query("SELECT name FROM sqlite_master WHERE name LIKE 'vector_rows%'")
+    assert sorted(reopened.db.query("SELECT ns, id, row FROM vectors WHERE row IS NOT NULL")) == before
     assert reopened.query(vectors[123], 1)[0]["id"] == "k123"
     assert reopened.get_by_id("k7") is None and "k8" in reopened.get_vectors_by_ids(["k8"])
+    assert reopened._garbage() == 2  # k5's first row and k7's row
     fill(reopened, clustered(50, seed=13), start=300)  # writes go on in the new layout
     assert reopened.query(clustered(50, seed=13)[10], 1)[0]["id"] == "k310"
+    assert open_store(tmp_path, ann_min_rows=None).query(vectors[6], 1)[0]["id"] in ("k5", "k6")
 
 
 def test_a_large_rebuild_rewrites_its_rows_with_the_row_index_rebuilt(indexed, monkeypatch):
@@ -429,7 +433,7 @@ def test_a_large_rebuild_rewrites_its_rows_with_the_row_index_rebuilt(indexed, m
     indexed.upsert({"late": {"content": "late", "file_path": "f.md"}}, vectors=vectors[7:8] * 1.01)
     indexed.reindex()
     db = indexed.db
-    assert db.query("SELECT name FROM sqlite_master WHERE name = 'vector_rows_by_row'")
+    assert db.query("SELECT name FROM sqlite_master WHERE name = 'vectors_by_row'")
     for key in ("k0", "k1234", "k2999", "late"):
         row = indexed.get_vectors_by_ids([key])[key]
         expected = vectors[7] if key == "late" else vectors[int(key[1:])]
@@ -451,7 +455,7 @@ def test_a_failed_large_rebuild_keeps_the_row_index(indexed, monkeypatch):
     with pytest.raises(OSError, match="disk gone"):
         indexed.reindex()
     monkeypatch.undo()
-    assert indexed.db.query("SELECT name FROM sqlite_master WHERE name = 'vector_rows_by_row'")
+    assert indexed.db.query("SELECT name FROM sqlite_master WHERE name = 'vectors_by_row'")
     assert ids(open_store(indexed.db.path.parent).query(clustered(3000, seed=1)[42], 1)) == ["k42"]
 
 
@@ -476,7 +480,7 @@ def gated_builds(monkeypatch):
 
 def test_a_large_retrain_runs_beside_the_writer_and_a_later_commit_takes_it(tmp_path, indexed, gated_builds):
     vectors, more = clustered(3000, seed=1), clustered(1200, seed=3)
-    before = dict(indexed.db.query("SELECT id, row FROM vector_rows"))
+    before = dict(indexed.db.query("SELECT id, row FROM vectors WHERE row IS NOT NULL"))
     fill(indexed, more[:1100], start=3000)  # at 4,100 rows the tail outgrows the index of 2,000
     build = indexed._build
     assert build is not None and not build.done and build.file_rows == 4000
@@ -491,7 +495,7 @@ def test_a_large_retrain_runs_beside_the_writer_and_a_later_commit_takes_it(tmp_
     assert indexed._build is None and indexed._ann_meta() == (3, build.index.lists, 4000)
     assert files(tmp_path, "ivf.build") == [] and files(tmp_path, "ivf") == ["vectors-chunks-2.ivf",
                                                                              "vectors-chunks-3.ivf"]
-    after = dict(indexed.db.query("SELECT id, row FROM vector_rows"))
+    after = dict(indexed.db.query("SELECT id, row FROM vectors WHERE row IS NOT NULL"))
     assert {k: after[k] for k in before if k not in ("k10", "k20")} == {
         k: v for k, v in before.items() if k not in ("k10", "k20")}
     for store in (indexed, open_store(tmp_path)):
@@ -616,5 +620,37 @@ def test_the_file_check_names_a_damaged_index_copy_and_rows_past_the_file(tmp_pa
     path.write_bytes(bytes(data[:-8]))
     assert "truncated" in open_store(tmp_path).verify_files()[0]
     with indexed.db.transaction():
-        indexed.db.execute("UPDATE vector_rows SET row = 99999 WHERE ns = 'chunks' AND id = 'k3'")
+        indexed.db.execute("UPDATE vectors SET row = 99999 WHERE ns = 'chunks' AND id = 'k3'")
     assert any("1 ids point past the end of its file" in p for p in open_store(tmp_path).verify_files())
+
+
+def test_replaced_and_deleted_vectors_are_counted_as_garbage_once(tmp_path):
+    """Every file row no id points to any more is garbage (what triggers a compaction): a
+    replaced vector's old row, a deleted one's row, counted once however the writes interleave
+    in a transaction; a rolled-back transaction counts nothing."""
+    store = open_store(tmp_path, ann_min_rows=None)
+    vectors = clustered(20, seed=4)
+    fill(store, vectors[:10])
+    db = store.db
+    with db.transaction():
+        store.upsert({"k1": {"content": "again"}}, vectors=vectors[10:11])  # k1's row 1: garbage
+        store.delete(["k1"])  # its new vector was never written: nothing more
+        store.delete(["k2"])  # row 2
+        store.upsert({"k2": {"content": "back"}}, vectors=vectors[11:12])  # a new id again
+        store.upsert({"new": {"content": "new"}}, vectors=vectors[12:13])
+        store.delete(["new", "never-stored"])
+    assert store._garbage() == 2
+    with pytest.raises(RuntimeError):
+        with db.transaction():
+            store.delete(["k3"])
+            store.upsert({"k4": {"content": "x"}}, vectors=vectors[13:14])
+            raise RuntimeError("abort")
+    with db.transaction():
+        store.upsert({"k5": {"content": "x"}}, vectors=vectors[14:15])
+    assert store._garbage() == 3  # the rolled-back delete and replacement counted nothing
+    reader = open_store(tmp_path, ann_min_rows=None)
+    assert reader.get_by_id("k1") is None and reader.get_by_id("k2")["content"] == "back"
+    live = dict(zip(*reader.rows()))
+    assert sorted(live) == sorted([f"k{i}" for i in range(10) if i != 1])
+    assert np.allclose(live["k2"], vectors[11] / np.linalg.norm(vectors[11]), atol=1e-5)
+    assert len(db.query("SELECT row FROM vectors WHERE row IS NOT NULL")) == 9

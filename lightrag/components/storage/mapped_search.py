@@ -3,8 +3,8 @@
 The search half of :class:`~lightrag.components.storage.mapped_vector.MappedVectorStorage`:
 given the mapped rows (and, above the ANN size, the generation's inverted-file index), score the
 queries against them block by block or list by list, keep the best rows at or above the cosine
-threshold, and read the ids and metadata of those rows by key. Rows that no ``vector_rows``
-entry points to (replaced or deleted vectors, a crashed writer's appends) have no record: they
+threshold, and read the ids and metadata of those rows by key. Rows that no id's ``row``
+points to (replaced or deleted vectors, a crashed writer's appends) have no record: they
 are skipped, and the search reads further down (or probes more lists) only when they cost hits.
 
 Example:

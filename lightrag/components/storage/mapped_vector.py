@@ -2,18 +2,18 @@
 
 Opening costs nothing proportional to the store: no vector and no id is read. The ``vectors``
 table of the :class:`SQLiteDatabase` stays the durable truth (id, float32 bytes, metadata; the
-same rows a PostgreSQL store holds, so ``copy_store`` works unchanged); beside it:
+same rows a PostgreSQL store holds, so ``copy_store`` works unchanged), and says in its ``row``
+column which file row holds each id's current vector; beside it:
 
 * a file ``vectors-<namespace>-<generation>.f32`` of float32 rows, appended at each commit
   (before it; fsynced too when the database's ``synchronous`` is ``FULL``), memory-mapped by
-  every process that searches: processes share the OS page cache instead of each holding a copy;
-* a table ``vector_rows (ns, id, row)`` saying which file row holds each id's current vector.
+  every process that searches: processes share the OS page cache instead of each holding a copy.
 
 A search (:class:`~lightrag.components.storage.mapped_search.RowSearch`) multiplies the mapped
 rows by the query (in blocks, so memory stays bounded), takes the best rows, and reads their ids
 and metadata by key on a read connection (committed data only). Rows of replaced or deleted
-vectors (and of a crashed writer's uncommitted appends) are garbage that no ``vector_rows``
-entry points to: they are skipped, and the file is compacted into a new generation once
+vectors (and of a crashed writer's uncommitted appends) are garbage that no id's ``row``
+points to: they are skipped, and the file is compacted into a new generation once
 garbage outweighs the live rows.
 
 Above ``ann_min_rows`` live rows the search is approximate: the writer builds an inverted-file
@@ -53,7 +53,7 @@ from lightrag.components.storage import vector_ivf
 from lightrag.components.storage.base import BaseVectorStorage
 from lightrag.components.storage.mapped_search import RowSearch
 from lightrag.components.storage.sql_db import SQLiteDatabase
-from lightrag.components.storage.vector_generations import VectorGenerations, _create_vector_rows
+from lightrag.components.storage.vector_generations import VectorGenerations, _create_row_column
 from lightrag.components.storage.vector_row_cache import RowCache
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
     """
 
     _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped", "_ivf",
-                        "_faiss_warned", "_build")
+                        "_faiss_warned", "_build", "_dropped_rows")
 
     def __init__(self, db: SQLiteDatabase, namespace: str, embedder: Any = None,
                  cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
@@ -99,6 +99,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
                          workspace, working_dir, embedding_dim)
         for name, value in (("db", db), ("_map", None), ("_pending", {}), ("_dropped", set()),
+                            ("_dropped_rows", 0),
                             ("_ivf", None), ("_faiss_warned", False), ("_build", None),
                             ("_row_cache", RowCache())):
             object.__setattr__(self, name, value)
@@ -107,8 +108,9 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         self.version = 0
         with db.transaction():
             db.execute(f"CREATE TABLE IF NOT EXISTS vectors (ns TEXT NOT NULL, id TEXT NOT NULL, "
-                       f"vector {db.blob_type} NOT NULL, meta TEXT NOT NULL, PRIMARY KEY (ns, id))")
-            _create_vector_rows(db)
+                       f"vector {db.blob_type} NOT NULL, meta TEXT NOT NULL, row INTEGER, "
+                       "PRIMARY KEY (ns, id))")
+            _create_row_column(db)
             if self._file_meta() is None and self._has_table_rows():
                 self._rebuild_file()
         db.on_commit(self._flush, self._forget)
@@ -231,6 +233,8 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         if not wanted:
             return
         with self.db.transaction():
+            # the file rows of deleted records become garbage (counted before their row goes)
+            object.__setattr__(self, "_dropped_rows", self._dropped_rows + self._present(wanted))
             self.db.executemany("DELETE FROM vectors WHERE ns = ? AND id = ?",
                                 ((self.namespace, i) for i in wanted))
             for key in wanted:
@@ -242,12 +246,8 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         pending, dropped = self._pending, self._dropped
         if not pending and not dropped:
             return
-        object.__setattr__(self, "_pending", {})
-        object.__setattr__(self, "_dropped", set())
-        replaced = self._present([*pending, *dropped])
-        if dropped:
-            self.db.executemany("DELETE FROM vector_rows WHERE ns = ? AND id = ?",
-                                ((self.namespace, i) for i in dropped))
+        replaced = self._present(list(pending)) + self._dropped_rows
+        self._forget()
         garbage = self._garbage() + replaced
         self._set_garbage(garbage)
         if replaced:
@@ -258,10 +258,8 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
             matrix = np.stack(list(pending.values()))
             first = self._append(generation, matrix)
             self._index_new_rows(generation, first, matrix)
-            self.db.executemany(
-                "INSERT INTO vector_rows (ns, id, row) VALUES (?, ?, ?) "
-                "ON CONFLICT (ns, id) DO UPDATE SET row = excluded.row",
-                ((self.namespace, k, first + n) for n, k in enumerate(pending)))
+            self.db.executemany("UPDATE vectors SET row = ? WHERE ns = ? AND id = ?",
+                                ((first + n, self.namespace, k) for n, k in enumerate(pending)))
             if meta is None:
                 self._set_file_meta(generation, matrix.shape[1])
             rows = first + len(pending)
@@ -277,7 +275,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         for start in range(0, len(ids), 500):
             part = ids[start:start + 500]
             count += int(self.db.query(
-                f"SELECT COUNT(*) FROM vector_rows WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
+                f"SELECT COUNT(row) FROM vectors WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
                 (self.namespace, *part))[0][0])
         return count
 
@@ -290,6 +288,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
     def _forget(self) -> None:
         object.__setattr__(self, "_pending", {})
         object.__setattr__(self, "_dropped", set())
+        object.__setattr__(self, "_dropped_rows", 0)
 
     def index_done_callback(self) -> None:
         """Nothing to do: every write is in the database (and the file) at commit."""
@@ -298,7 +297,6 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         self._drop_build()
         with self.db.transaction():
             self.db.execute("DELETE FROM vectors WHERE ns = ?", (self.namespace,))
-            self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
             self.db.delete_meta(self._meta_key, f"vector_garbage:{self.namespace}", self._ann_key)
             self._bump_moves()  # the ids' rows are gone (a new file numbers its rows anew)
             self._forget()
@@ -333,14 +331,13 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         return hits
 
     def _records_at(self, rows: Sequence[int]) -> Dict[int, Tuple[str, Dict[str, Any]]]:
-        """``row -> (id, metadata)`` of the file rows a ``vector_rows`` entry points to."""
+        """``row -> (id, metadata)`` of the file rows an id's ``row`` points to."""
         found: Dict[int, Tuple[str, Dict[str, Any]]] = {}
         for start in range(0, len(rows), 500):
             part = rows[start:start + 500]
             marks = ",".join("?" * len(part))
             for row, key, meta in self.db.read(
-                    "SELECT r.row, r.id, v.meta FROM vector_rows r JOIN vectors v "
-                    f"ON v.ns = r.ns AND v.id = r.id WHERE r.ns = ? AND r.row IN ({marks})",
+                    f"SELECT row, id, meta FROM vectors WHERE ns = ? AND row IN ({marks})",
                     (self.namespace, *part)):
                 found[int(row)] = (key, json.loads(meta))
         return found
@@ -429,8 +426,8 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         return out
 
     def _lookup_rows(self, ids: Sequence[str]) -> Dict[str, int]:
-        return dict(self.db.query_in("SELECT id, row FROM vector_rows WHERE ns = ? AND id IN ({in_})",
-                                     ids, (self.namespace,)))
+        return dict(self.db.query_in("SELECT id, row FROM vectors WHERE ns = ? AND id IN ({in_}) "
+                                     "AND row IS NOT NULL", ids, (self.namespace,)))
 
     def keys(self) -> List[str]:
         return [r[0] for r in self.db.read("SELECT id FROM vectors WHERE ns = ?", (self.namespace,))]
@@ -445,7 +442,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
 
     def rows(self) -> Tuple[List[str], np.ndarray]:
         """``(ids, matrix)`` of every live vector (reads them all: for maintenance, not queries)."""
-        rows = self.db.read("SELECT id, row FROM vector_rows WHERE ns = ? ORDER BY row",
+        rows = self.db.read("SELECT id, row FROM vectors WHERE ns = ? AND row IS NOT NULL ORDER BY row",
                             (self.namespace,))
         matrix = self._matrix()
         ids: List[str] = []

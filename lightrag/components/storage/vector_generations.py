@@ -1,17 +1,17 @@
 """The generations of a :class:`~lightrag.components.storage.mapped_vector.MappedVectorStorage`
 file and its inverted-file index: when the writer rewrites the file (compaction, or a rebuild
-in list order for the index), when the index is due, and the ``vector_rows`` layout.
+in list order for the index), when the index is due, and the ``row`` column of ``vectors``.
 
 A new generation ``vectors-<namespace>-<generation>.f32`` comes two ways, inside the writer's
 transaction; readers keep mapping the previous generation until they see the new one, and the
 one before it is removed:
 
 * a **compaction** (garbage rows outweigh the live ones, or :meth:`VectorGenerations.reindex`)
-  writes a file holding exactly the live vectors, points every ``vector_rows`` entry at its new
-  row, and indexes it when the store is big enough
+  writes a file holding exactly the live vectors, points every id's ``row`` at its new row,
+  and indexes it when the store is big enough
   (:mod:`~lightrag.components.storage.vector_ivf`);
 * a **new index** (the rows appended since the last build outgrow it) links the new
-  generation's name to the same file (a hard link: no row moves, no ``vector_rows`` entry
+  generation's name to the same file (a hard link: no row moves, no id's ``row``
   changes; appends reach both names) and writes only the index, whose copy of the vectors is
   in list order. At 1M chunks this was a 22 s stall (rows rewritten into list order). From
   :data:`~lightrag.components.storage.vector_index_build.BACKGROUND_BUILD_ROWS` live rows the
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -36,27 +36,12 @@ from lightrag.components.storage.vector_ivf import IndexFileError, IVFIndex, Tai
 
 log = logging.getLogger(__name__)
 
-#: a rebuild rewrites every ``vector_rows`` entry of its namespace (the rows move into list
-#: order). From this many rows, when they are at least a third of the table, the index by row is
-#: dropped and built again by one sort, and the entries are inserted in id order (sequential in
-#: the primary key): 2.15M entries were rewritten in ~36 s by random B-tree inserts and deletes
+#: a rebuild rewrites every id's ``row`` in its namespace (the rows move into list order). From
+#: this many rows, when they are at least a third of the table, the index by row is dropped and
+#: built again by one sort; the rows are updated in the table's storage order either way
+#: (sequential pages): 2.15M entries were rewritten in ~36 s by random B-tree inserts and deletes
 REINDEX_ROWS_FROM = 200_000
 ANN_TAIL_RATIO = 1.0  # retrain when rows appended since the build exceed this times the indexed
-
-
-def _vector_rows_table(name: str) -> str:
-    return (f"CREATE TABLE IF NOT EXISTS {name} (ns TEXT NOT NULL, id TEXT NOT NULL, "
-            "row INTEGER NOT NULL, PRIMARY KEY (ns, id)) WITHOUT ROWID")
-
-
-def _id_order(ids: Sequence[str]) -> List[int]:
-    """Positions of ``ids`` in id order (a NumPy sort of their bytes: ~5x faster than sorting
-    millions of Python tuples). ``vector_rows`` entries inserted in this order extend its primary
-    key B-tree in sequence instead of splitting pages at random."""
-    encoded = [i.encode("utf-8") for i in ids]
-    if not encoded or max(map(len, encoded)) > 256:  # NumPy pads every key to the longest
-        return sorted(range(len(ids)), key=encoded.__getitem__)
-    return np.argsort(np.array(encoded), kind="stable").tolist()
 
 
 def _fsync_folder(folder: Any) -> None:
@@ -68,21 +53,24 @@ def _fsync_folder(folder: Any) -> None:
         os.close(fd)
 
 
-def _create_vector_rows(db: Any) -> None:
-    """The ``vector_rows`` table (which file row holds each id), clustered by id, and its index
-    by row (which holds the id too): each look-up either way reads one B-tree, and a new
-    vector writes two (a rowid table with a covering index each way wrote four). A table of an
-    older store is copied into this layout once."""
-    found = db.query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'vector_rows'")
-    if found and "WITHOUT ROWID" not in found[0][0].upper():
-        log.info("laying out the vector rows of %s clustered by id (once)", db.describe())
-        db.execute(_vector_rows_table("vector_rows_by_id_new"))
-        db.execute("INSERT INTO vector_rows_by_id_new (ns, id, row) "
-                   "SELECT ns, id, row FROM vector_rows ORDER BY ns, id")
+def _create_row_column(db: Any) -> None:
+    """The ``row`` column of ``vectors`` (which file row holds each id's vector; NULL until the
+    commit appends it, or for rows a table-only store wrote) and its index by row.
+
+    The row lives in the record's own table row: a new vector's insert already dirties that
+    page, so pointing it at its file row costs no further random page (a table of its own,
+    ``vector_rows``, cost one more random leaf per new vector: ~2,700 of the 22k pages 100
+    documents wrote at 1M chunks). An older store's ``vector_rows`` is folded in once."""
+    if "row" not in db.columns("vectors"):
+        db.execute("ALTER TABLE vectors ADD COLUMN row INTEGER")
+    if db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vector_rows'"):
+        log.warning("moving the vector rows of %s into the vectors table (once; minutes for "
+                    "millions of vectors)", db.describe())
+        db.execute("DROP INDEX IF EXISTS vector_rows_by_row")
+        db.execute("UPDATE vectors SET row = r.row FROM vector_rows r "
+                   "WHERE r.ns = vectors.ns AND r.id = vectors.id")
         db.execute("DROP TABLE vector_rows")
-        db.execute("ALTER TABLE vector_rows_by_id_new RENAME TO vector_rows")
-    db.execute(_vector_rows_table("vector_rows"))
-    db.execute("CREATE INDEX IF NOT EXISTS vector_rows_by_row ON vector_rows (ns, row)")
+    db.execute("CREATE INDEX IF NOT EXISTS vectors_by_row ON vectors (ns, row)")
 
 
 class VectorGenerations:
@@ -104,11 +92,10 @@ class VectorGenerations:
             return
         generation = (meta[0] + 1) if meta else 1
         self._drop_build()  # of rows this compaction renumbers
-        ids, matrix, rows = self._live_vectors()
+        ids, matrix, rows, table_rows = self._live_vectors()
         rebuild_row_index = len(ids) >= REINDEX_ROWS_FROM and 3 * len(ids) >= self._all_vector_rows()
         if rebuild_row_index:  # see REINDEX_ROWS_FROM
-            self.db.execute("DROP INDEX IF EXISTS vector_rows_by_row")
-        self.db.execute("DELETE FROM vector_rows WHERE ns = ?", (self.namespace,))
+            self.db.execute("DROP INDEX IF EXISTS vectors_by_row")
         self.db.delete_meta(self._ann_key)
         if not ids:
             return
@@ -117,10 +104,11 @@ class VectorGenerations:
         index = self._built_index(matrix, rows, len(ids), rowids=np.arange(len(ids), dtype=np.int64))
         for start in range(0, len(ids), BLOCK_ROWS):
             self._append(generation, matrix[rows[start:start + BLOCK_ROWS]])
-        self.db.executemany("INSERT INTO vector_rows (ns, id, row) VALUES (?, ?, ?)",
-                            ((self.namespace, ids[n], n) for n in _id_order(ids)))
+        order = np.argsort(table_rows, kind="stable").tolist()  # the table's page order
+        self.db.executemany("UPDATE vectors SET row = ? WHERE rowid = ?",
+                            ((n, int(table_rows[n])) for n in order))
         if rebuild_row_index:
-            _create_vector_rows(self.db)
+            _create_row_column(self.db)
         self._set_file_meta(generation, matrix.shape[1])
         self._set_garbage(0)
         if index is not None:
@@ -158,7 +146,8 @@ class VectorGenerations:
                 min(committed_rows, matrix.shape[0]), self._path(generation, "ivf.build"),
                 durable=self._durable))
             return True
-        found = self.db.read("SELECT row FROM vector_rows WHERE ns = ? ORDER BY row", (self.namespace,))
+        found = self.db.read("SELECT row FROM vectors WHERE ns = ? AND row IS NOT NULL ORDER BY row",
+                             (self.namespace,))
         rows = np.fromiter((r for (r,) in found), dtype=np.int64, count=len(found))
         rows = rows[rows < matrix.shape[0]]
         if not self._index_wanted(len(rows)):
@@ -245,23 +234,28 @@ class VectorGenerations:
             self._path(generation, suffix).unlink(missing_ok=True)
 
     def _all_vector_rows(self) -> int:
-        return int(self.db.query("SELECT COUNT(*) FROM vector_rows")[0][0])
+        return int(self.db.query("SELECT COUNT(*) FROM vectors")[0][0])
 
-    def _live_vectors(self) -> Tuple[List[str], np.ndarray, np.ndarray]:
-        """``(ids, matrix, rows)``: row ``rows[i]`` of ``matrix`` is the vector of ``ids[i]``
-        (the mapped file when there is one, else the ``vectors`` table read whole)."""
+    def _live_vectors(self) -> Tuple[List[str], np.ndarray, np.ndarray, np.ndarray]:
+        """``(ids, matrix, rows, table_rows)``: row ``rows[i]`` of ``matrix`` is the vector of
+        ``ids[i]``, whose record is the ``vectors`` table's row ``table_rows[i]`` (the mapped file
+        when there is one, else the table read whole)."""
         matrix = self._matrix() if self._file_meta() is not None else None
         if matrix is not None:
-            found = self.db.read("SELECT id, row FROM vector_rows WHERE ns = ? ORDER BY row",
-                                 (self.namespace,))
-            rows = np.fromiter((r for _, r in found), dtype=np.int64, count=len(found))
+            found = self.db.read("SELECT id, row, rowid FROM vectors WHERE ns = ? AND row IS NOT NULL "
+                                 "ORDER BY row", (self.namespace,))
+            rows = np.fromiter((r for _, r, _ in found), dtype=np.int64, count=len(found))
             if found and rows.max() < matrix.shape[0]:
-                return [i for i, _ in found], matrix, rows
-        stored = self.db.query("SELECT id, vector FROM vectors WHERE ns = ? ORDER BY id", (self.namespace,))
+                table_rows = np.fromiter((t for _, _, t in found), dtype=np.int64, count=len(found))
+                return [i for i, _, _ in found], matrix, rows, table_rows
+        stored = self.db.query("SELECT id, vector, rowid FROM vectors WHERE ns = ? ORDER BY rowid",
+                               (self.namespace,))
         if not stored:
-            return [], np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64)
-        matrix = np.stack([np.frombuffer(bytes(v), dtype=np.float32) for _, v in stored])
-        return [i for i, _ in stored], matrix, np.arange(len(stored), dtype=np.int64)
+            empty = np.zeros(0, dtype=np.int64)
+            return [], np.zeros((0, 0), dtype=np.float32), empty, empty
+        matrix = np.stack([np.frombuffer(bytes(v), dtype=np.float32) for _, v, _ in stored])
+        table_rows = np.fromiter((t for _, _, t in stored), dtype=np.int64, count=len(stored))
+        return [i for i, _, _ in stored], matrix, np.arange(len(stored), dtype=np.int64), table_rows
 
     # --------------------------------------------------------- the ANN index
     @property
@@ -338,8 +332,8 @@ class VectorGenerations:
         return rows - found[0].indexed_rows > ANN_TAIL_RATIO * found[0].indexed_rows
 
     def verify_files(self, sample: int = 2048) -> List[str]:
-        """Problems of the vector file and its index (empty: consistent): ``vector_rows``
-        entries past the file's end, an index that cannot be read, or (checked on ``sample``
+        """Problems of the vector file and its index (empty: consistent): ids whose ``row``
+        points past the file's end, an index that cannot be read, or (checked on ``sample``
         positions spread over the index) a listed row whose copy differs from the file's row.
         Run by ``lightrag check``."""
         meta, ann = self._metas()
@@ -348,7 +342,7 @@ class VectorGenerations:
         name = f"vectors {self.namespace}"
         matrix = self._matrix(meta)
         rows = matrix.shape[0] if matrix is not None else 0
-        past = self.db.read("SELECT COUNT(*) FROM vector_rows WHERE ns = ? AND row >= ?",
+        past = self.db.read("SELECT COUNT(*) FROM vectors WHERE ns = ? AND row >= ?",
                             (self.namespace, rows))[0][0]
         problems = [f"{name}: {past} ids point past the end of its file ({rows} rows)"] if past else []
         if ann is None or ann[0] != meta[0] or matrix is None:

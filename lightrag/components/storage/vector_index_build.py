@@ -90,7 +90,7 @@ class IndexBuild:
         """The committed live rows below ``file_rows``, in row order."""
         conn = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=30)
         try:
-            found = conn.execute("SELECT row FROM vector_rows WHERE ns = ? AND row < ? ORDER BY row",
+            found = conn.execute("SELECT row FROM vectors WHERE ns = ? AND row < ? ORDER BY row",
                                  (self.namespace, self.file_rows)).fetchall()
         finally:
             conn.close()

@@ -5,7 +5,7 @@ above a size. The index file holds the live rows' vectors grouped by their neare
 the file row of each, so each inverted list is a contiguous slice of the memory-mapped copy and is
 searched where it lies (single-threaded ``einsum``: these products are small, and BLAS threads
 cost more than they save on a busy machine). The vector file itself keeps its rows where they
-are: building an index moves no row, so no ``vector_rows`` entry changes (rewriting 2.15M of them
+are: building an index moves no row, so no id's ``row`` changes (rewriting 2.15M of them
 into list order was most of a 22 s writer stall at 1M chunks). Beside the matrix file of a
 generation:
 

@@ -1,7 +1,7 @@
 """``RowCache``: which file row holds each vector id, remembered between reads.
 
 A ``mix`` query compares the query with every chunk its entities and relations cite: ~4,600
-chunk ids at 1M chunks, each an indexed look-up in ``vector_rows`` (~3 us, ~14 ms a query).
+chunk ids at 1M chunks, each an indexed look-up in ``vectors`` (~3 us, ~14 ms a query).
 Hub entities are cited by most questions, so the same ids come back query after query (78 % of
 the look-ups of 100 MuSiQue-like questions repeated an earlier one). This cache keeps the answers
 for as long as the store's row map is unchanged, which a reader checks in the metadata it reads

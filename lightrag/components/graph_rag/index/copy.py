@@ -2,7 +2,8 @@
 a PostgreSQL workspace when a deployment outgrows one machine, or back for a local copy.
 
 The rows of every store table (documents, chunks, status, extraction cache, pending work, graph,
-vectors) are copied as they are, in one transaction of the target, so the target is either the
+vectors) are copied as they are (save the mapped vector file's row numbers, which the target
+builds anew), in one transaction of the target, so the target is either the
 complete copy or untouched. The target must be empty (a fresh workspace); the source is only
 read (stop its writers first, or the copy may miss their last commits). Query-time side tables
 and the change log are not copied: they are rebuilt on use.
@@ -31,6 +32,10 @@ from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
 
+#: columns that point into files beside the source database (the mapped vector file's rows):
+#: not copied; the target lays out files of its own on first open
+LOCAL_COLUMNS = {"vectors": ("row",)}
+
 
 def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000) -> Dict[str, int]:
     """Copy every store table of ``source`` into the empty ``target``; returns rows per table.
@@ -57,7 +62,7 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
                              f"({', '.join(f'{t}: {n}' for t, n in busy.items())}); use a new "
                              "workspace or database")
         for table, key in STORE_TABLES.items():
-            columns = source.columns(table)
+            columns = [c for c in source.columns(table) if c not in LOCAL_COLUMNS.get(table, ())]
             names = ", ".join(columns)
             insert = (f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})")
             copied[table] = 0
