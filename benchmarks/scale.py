@@ -352,7 +352,9 @@ def run_sizes(sizes: Sequence[int], root: str, n_queries: int, n_insert: int, re
     copies = [w + "-probe" for w in workdirs]
     for workdir, copy in zip(workdirs, copies):
         subprocess.run(["rm", "-rf", copy], check=True)
-        subprocess.run(["cp", "-r", workdir, copy], check=True)
+        # -a keeps the hard links of a file's generations (``cp -r`` doubled them: a 1M copy
+        # took 14 GB of the page cache instead of 9 GB, and the cached stores no longer fit)
+        subprocess.run(["cp", "-a", workdir, copy], check=True)
     # the copies' gigabytes are still being written back to the disk: the insert's checkpoint
     # syncs would wait behind them (1M: 36 docs/s in the first insert into a fresh copy, 50-56
     # once written back), which is the benchmark's own copy, not the store's writer
