@@ -654,3 +654,24 @@ def test_replaced_and_deleted_vectors_are_counted_as_garbage_once(tmp_path):
     assert sorted(live) == sorted([f"k{i}" for i in range(10) if i != 1])
     assert np.allclose(live["k2"], vectors[11] / np.linalg.norm(vectors[11]), atol=1e-5)
     assert len(db.query("SELECT row FROM vectors WHERE row IS NOT NULL")) == 9
+
+
+def test_an_upsert_that_keeps_the_vector_keeps_the_file_row(tmp_path):
+    """Re-embedding an entity whose text did not change yields the same vector: its record is
+    rewritten, but the file gains no row and no garbage (a different vector still moves)."""
+    store = open_store(tmp_path, ann_min_rows=None)
+    vectors = clustered(10, seed=5)
+    fill(store, vectors)
+    rows = dict(store.db.query("SELECT id, row FROM vectors"))
+    size = store._matrix().shape[0]
+    store.upsert({"k3": {"content": "k3 again", "file_path": "g.md"},
+                  "k4": {"content": "k4 moved", "file_path": "g.md"}},
+                 vectors=np.stack([vectors[3], vectors[6]]))
+    after = dict(store.db.query("SELECT id, row FROM vectors"))
+    assert after["k3"] == rows["k3"] and after["k4"] == size
+    assert store._matrix().shape[0] == size + 1 and store._garbage() == 1
+    reader = open_store(tmp_path, ann_min_rows=None)
+    hit = reader.query(vectors[3], 1)[0]
+    assert (hit["id"], hit["content"], hit["file_path"]) == ("k3", "k3 again", "g.md")
+    assert np.allclose(reader.get_vectors_by_ids(["k4"])["k4"], vectors[6] / np.linalg.norm(vectors[6]),
+                       atol=1e-6)

@@ -242,15 +242,27 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
                 self._dropped.add(key)
 
     def _flush(self) -> None:
-        """Before the commit: append the transaction's vectors and point their ids at them."""
-        pending, dropped = self._pending, self._dropped
+        """Before the commit: append the transaction's vectors and point their ids at them.
+
+        An id whose new vector is bitwise the one its file row holds keeps that row (only its
+        record changed): re-embedding an entity whose name and first description fragment
+        stay the same, as most entities a new document cites do, appends nothing, leaves no
+        garbage row and moves no entry of the index by row."""
+        pending, dropped = dict(self._pending), self._dropped
         if not pending and not dropped:
             return
-        replaced = self._present(list(pending)) + self._dropped_rows
+        replaced = self._dropped_rows
         self._forget()
+        current = self._lookup_rows(list(pending)) if pending else {}
+        matrix = self._matrix() if current else None
+        for key, row in current.items():
+            if matrix is not None and row < matrix.shape[0] and np.array_equal(matrix[row], pending[key]):
+                del pending[key]
+            else:
+                replaced += 1
         garbage = self._garbage() + replaced
-        self._set_garbage(garbage)
         if replaced:
+            self._set_garbage(garbage)
             self._bump_moves()
         if pending:
             meta = self._file_meta()
@@ -426,8 +438,10 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         return out
 
     def _lookup_rows(self, ids: Sequence[str]) -> Dict[str, int]:
-        return dict(self.db.query_in("SELECT id, row FROM vectors WHERE ns = ? AND id IN ({in_}) "
-                                     "AND row IS NOT NULL", ids, (self.namespace,)))
+        # (no "row IS NOT NULL" in the SQL: SQLite then scans the namespace by the row index)
+        found = self.db.query_in("SELECT id, row FROM vectors WHERE ns = ? AND id IN ({in_})",
+                                 ids, (self.namespace,))
+        return {key: row for key, row in found if row is not None}
 
     def keys(self) -> List[str]:
         return [r[0] for r in self.db.read("SELECT id FROM vectors WHERE ns = ?", (self.namespace,))]
