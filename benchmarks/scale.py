@@ -151,6 +151,26 @@ def make_rag(workdir: str, dim: int = DIM) -> Any:
                     cosine_threshold=0.05)
 
 
+def composed_vectors(entities: Dict[str, Dict[str, Any]], relations: Dict[Tuple[str, str], Dict[str, Any]],
+                     dim: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Entity, relation and name vectors composed from their parts as an insert composes them
+    (:func:`~lightrag.components.graph_rag.index.vectors.vector_plans`). Embedding whole texts
+    instead gave every item other vectors than the pipeline's: the probe's first touch of an
+    item then re-embedded it, one more file row per touched entity (~1,000 per 100 documents)."""
+    from lightrag.components.graph_rag.index.vectors import compose_vectors, unit_rows, vector_plans
+
+    items: Dict[Any, Tuple[str, Dict[str, Any], str]] = {
+        ("e", n): ("e", {**d, "entity_id": n}, "") for n, d in entities.items()}
+    items.update({("r", s, t): ("r", {**d, "src_id": s, "tgt_id": t}, "") for (s, t), d in relations.items()})
+    plans, names = vector_plans(items)
+    texts = list(dict.fromkeys([*(t for plan in plans.values() for t, _ in plan), *names]))
+    by_text = dict(zip(texts, unit_rows(F.embed_texts(texts, dim))))
+    vectors = compose_vectors(plans, by_text)
+    return (np.stack([vectors[("e", n)] for n in entities]),
+            np.stack([vectors[("r", s, t)] for s, t in relations]),
+            np.stack([by_text[n] for n in entities]))
+
+
 def build(corpus: Corpus, workdir: str, batch: int = 5000) -> Dict[str, Any]:
     """Bulk-load a store of the chunks of ``corpus`` into ``workdir``."""
     from lightrag.components.graph_rag.schemas import relation_key
@@ -178,14 +198,12 @@ def build(corpus: Corpus, workdir: str, batch: int = 5000) -> Dict[str, Any]:
                                                   "description": desc, "source_id": cid,
                                                   "file_path": f"{doc}.txt"})
                 edge["weight"] += 1.0
+        entity_vectors, relation_vectors, name_vectors = composed_vectors(entities, relations, corpus.dim)
         rag.index.bulk_load(
             chunks, entities, relations,
             chunk_vectors=F.embed_texts([c["content"] for c in chunks.values()], corpus.dim),
-            entity_vectors=F.embed_texts([f"{n}\n{d['description']}" for n, d in entities.items()],
-                                         corpus.dim),
-            relation_vectors=F.embed_texts([f"{d['keywords']}\t{s}\n{t}\n{d['description']}"
-                                            for (s, t), d in relations.items()], corpus.dim),
-            name_vectors=F.embed_texts(list(entities), corpus.dim))
+            entity_vectors=entity_vectors, relation_vectors=relation_vectors,
+            name_vectors=name_vectors)
         print(f"  built {start + len(texts):,}/{n_chunks:,} chunks "
               f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
     status = rag.status()
@@ -349,6 +367,8 @@ def run_sizes(sizes: Sequence[int], root: str, n_queries: int, n_insert: int, re
         print(json.dumps(row), file=sys.stderr, flush=True)
         rows.append(row)
         workdirs.append(workdir)
+    if n_insert <= 0:  # the query probe alone
+        return rows
     copies = [w + "-probe" for w in workdirs]
     for workdir, copy in zip(workdirs, copies):
         subprocess.run(["rm", "-rf", copy], check=True)
@@ -373,6 +393,8 @@ def run_sizes(sizes: Sequence[int], root: str, n_queries: int, n_insert: int, re
 
 def _insert_cell(r: Dict[str, Any]) -> str:
     """``rate (first batch, disk MB read)``: see :func:`probe_writes`."""
+    if "insert_docs_per_s" not in r:  # no write probe (--insert 0)
+        return "-"
     if "first_batch_docs_per_s" not in r:  # rows of runs before the batched probe
         return str(r["insert_docs_per_s"])
     return f"{r['insert_docs_per_s']} ({r['first_batch_docs_per_s']}, {r['insert_disk_reads_mb']})"
@@ -397,8 +419,9 @@ def table(rows: Sequence[Dict[str, Any]]) -> str:
     if len(rows) > 1:
         a, b = rows[0], rows[-1]
         growth = b["n_chunks"] / a["n_chunks"]
-        figures = [f"insert rate {b['insert_docs_per_s'] / max(a['insert_docs_per_s'], 1e-3):.2f}x"]
-        if a.get("batch_docs_per_s") and b.get("batch_docs_per_s"):
+        figures = ([f"insert rate {b['insert_docs_per_s'] / max(a['insert_docs_per_s'], 1e-3):.2f}x"]
+                   if "insert_docs_per_s" in a and "insert_docs_per_s" in b else [])
+        if figures and a.get("batch_docs_per_s") and b.get("batch_docs_per_s"):
             turns = sorted(y / max(x, 1e-3) for x, y in zip(a["batch_docs_per_s"], b["batch_docs_per_s"]))
             figures[0] += (f" (batch by batch {turns[0]:.2f}-{turns[-1]:.2f}x, "
                            f"median {float(np.median(turns)):.2f}x)")

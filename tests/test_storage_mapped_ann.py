@@ -675,3 +675,23 @@ def test_an_upsert_that_keeps_the_vector_keeps_the_file_row(tmp_path):
     assert (hit["id"], hit["content"], hit["file_path"]) == ("k3", "k3 again", "g.md")
     assert np.allclose(reader.get_vectors_by_ids(["k4"])["k4"], vectors[6] / np.linalg.norm(vectors[6]),
                        atol=1e-6)
+
+
+def test_a_vector_equal_but_for_its_last_bits_keeps_the_row_and_its_bytes(tmp_path):
+    """A unit vector normalised again (or composed from a stored, normalised part) differs in
+    its last bits: the same vector for the file, whose bytes the record keeps too."""
+    store = open_store(tmp_path, ann_min_rows=None)
+    vectors = clustered(5, seed=8)
+    fill(store, vectors)
+    stored = store.get_vectors_by_ids(["k2"])["k2"]
+    nudged = stored + np.float32(2e-7) * np.sign(stored)
+    assert not np.array_equal(nudged, stored)
+    row = dict(store.db.query("SELECT id, row FROM vectors"))["k2"]
+    store.upsert({"k2": {"content": "k2 again"}}, vectors=nudged[None, :])
+    assert dict(store.db.query("SELECT id, row FROM vectors"))["k2"] == row and store._garbage() == 0
+    blob = store.db.query("SELECT vector FROM vectors WHERE id = 'k2'")[0][0]
+    assert np.frombuffer(bytes(blob), dtype=np.float32).tobytes() == stored.tobytes()
+    far = stored.copy()
+    far[0] += 1e-3
+    store.upsert({"k2": {"content": "k2 moved"}}, vectors=far[None, :])
+    assert dict(store.db.query("SELECT id, row FROM vectors"))["k2"] != row and store._garbage() == 1

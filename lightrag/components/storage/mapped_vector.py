@@ -59,6 +59,10 @@ from lightrag.components.storage.vector_row_cache import RowCache
 log = logging.getLogger(__name__)
 
 MIN_COMPACT_ROWS = 10_000  # never compact files smaller than this many garbage rows
+#: a new vector this close to the stored one (largest difference of a component of the unit
+#: vectors) is the same vector: its file row is kept. Re-normalising a unit vector, or composing
+#: it once from a fresh and once from a stored (normalised) part, moves the last bits (~1e-7)
+SAME_VECTOR_ATOL = 1e-6
 
 
 def _parse_file_meta(value: Optional[str]) -> Optional[Tuple[int, int]]:
@@ -244,10 +248,10 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
     def _flush(self) -> None:
         """Before the commit: append the transaction's vectors and point their ids at them.
 
-        An id whose new vector is bitwise the one its file row holds keeps that row (only its
-        record changed): re-embedding an entity whose name and first description fragment
-        stay the same, as most entities a new document cites do, appends nothing, leaves no
-        garbage row and moves no entry of the index by row."""
+        An id whose new vector is the one its file row holds (within :data:`SAME_VECTOR_ATOL`)
+        keeps that row, and its record the row's exact bytes: re-embedding an entity whose name
+        and first description fragment stay the same, as most entities a new document cites
+        do, appends nothing, leaves no garbage row and moves no entry of the index by row."""
         pending, dropped = dict(self._pending), self._dropped
         if not pending and not dropped:
             return
@@ -255,11 +259,17 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         self._forget()
         current = self._lookup_rows(list(pending)) if pending else {}
         matrix = self._matrix() if current else None
+        restore = []
         for key, row in current.items():
-            if matrix is not None and row < matrix.shape[0] and np.array_equal(matrix[row], pending[key]):
+            stored = matrix[row] if matrix is not None and row < matrix.shape[0] else None
+            if stored is not None and np.allclose(stored, pending[key], rtol=0.0, atol=SAME_VECTOR_ATOL):
+                if not np.array_equal(stored, pending[key]):
+                    restore.append((stored.tobytes(), self.namespace, key))
                 del pending[key]
             else:
                 replaced += 1
+        if restore:  # the table keeps the file's bytes (it is what a rebuilt file is made of)
+            self.db.executemany("UPDATE vectors SET vector = ? WHERE ns = ? AND id = ?", restore)
         garbage = self._garbage() + replaced
         if replaced:
             self._set_garbage(garbage)

@@ -75,19 +75,17 @@ def pending_items(stores: IndexStores, keys: Sequence[str]) -> Dict[str, Tuple[s
     return items
 
 
-async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str, Any], str]],
-                      embed: Callable[[Sequence[str]], Awaitable[np.ndarray]],
-                      ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
-    """Vectors of queued items, and of the entity names not indexed yet.
+def unit_rows(matrix: Any) -> np.ndarray:
+    """Rows scaled to unit length (float32; zero rows stay zero)."""
+    rows = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms > 0, norms, 1.0)
 
-    Vectors are composed from cached parts (unit vectors, summed, normalised), so each
-    distinct text is embedded once however many items share it: an entity is its name plus
-    the first fragment of its description (cut at :data:`ENTITY_VECTOR_CHARS`; later
-    fragments add little and cost the most); a relation is its description plus
-    :data:`RELATION_PART_WEIGHT` times its keywords and each endpoint's name. A sentence is
-    typically shared by an entity's first fragment and the co-occurrence relations it
-    states; a name by every relation of the entity. All distinct texts go to the embedder
-    in one length-sorted call."""
+
+def vector_plans(items: Dict[str, Tuple[str, Dict[str, Any], str]]
+                 ) -> Tuple[Dict[str, List[Tuple[str, float]]], List[str]]:
+    """``key -> [(text, weight)]`` of the parts each queued item's vector is composed of, and
+    the entity names the items involve (see :func:`embed_items`)."""
     plans: Dict[str, List[Tuple[str, float]]] = {}
     names: Dict[str, None] = {}
     for key, (kind, record, _) in items.items():
@@ -103,17 +101,44 @@ async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str,
                  (str(record.get("keywords", "")), RELATION_PART_WEIGHT),
                  (src, RELATION_PART_WEIGHT), (tgt, RELATION_PART_WEIGHT)]
         plans[key] = [(t, w) for t, w in parts if t.strip()]
-    known = stores.entity_names.get_vectors_by_ids(list(names))
+    return plans, list(names)
+
+
+def compose_vectors(plans: Dict[str, List[Tuple[str, float]]],
+                    by_text: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    """Each plan's weighted sum of the unit vectors ``by_text`` of its parts, normalised."""
+    vectors = {}
+    for key, plan in plans.items():
+        vector = sum(w * by_text[t] for t, w in plan)
+        vectors[key] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+    return vectors
+
+
+async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str, Any], str]],
+                      embed: Callable[[Sequence[str]], Awaitable[np.ndarray]],
+                      ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+    """Vectors of queued items, and of the entity names not indexed yet.
+
+    Vectors are composed from cached parts (unit vectors, summed, normalised), so each
+    distinct text is embedded once however many items share it: an entity is its name plus
+    the first fragment of its description (cut at :data:`ENTITY_VECTOR_CHARS`; later
+    fragments add little and cost the most); a relation is its description plus
+    :data:`RELATION_PART_WEIGHT` times its keywords and each endpoint's name. A sentence is
+    typically shared by an entity's first fragment and the co-occurrence relations it
+    states; a name by every relation of the entity. All distinct texts go to the embedder
+    in one length-sorted call. Fresh embeddings are made unit vectors, as the stored name
+    vectors are: an item composes the same vector whether its parts were embedded just now or
+    read back, so re-embedding an unchanged item gives its stored vector (which keeps its row
+    in the vector file)."""
+    plans, names = vector_plans(items)
+    known = stores.entity_names.get_vectors_by_ids(names)
     wanted = list(dict.fromkeys(
         [*(t for plan in plans.values() for t, _ in plan if t not in known),
          *(n for n in names if n not in known)]))
     by_text: Dict[str, np.ndarray] = dict(known)
     if wanted:
-        by_text.update(zip(wanted, await embed(wanted)))
-    vectors = {}
-    for key, plan in plans.items():
-        vector = sum(w * by_text[t] for t, w in plan)
-        vectors[key] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        by_text.update(zip(wanted, unit_rows(await embed(wanted))))
+    vectors = compose_vectors(plans, by_text)
     new_names = {items[k][1]["entity_id"]: by_text[items[k][1]["entity_id"]]
                  for k in items if items[k][0] == "e" and items[k][1]["entity_id"] not in known}
     return vectors, new_names
