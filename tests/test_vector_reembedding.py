@@ -1,0 +1,39 @@
+"""Re-embedding an entity whose embedded text did not change gives its stored vector, so the
+mapped vector file keeps its row: no append, no garbage, whatever scale the embedder's vectors
+have (its fresh vectors are made unit vectors, as the stored name vectors are)."""
+
+import numpy as np
+import pytest
+from graph_fakes import fake_graph_rag
+
+from lightrag.components.graph_rag.merger import entity_vector_id
+from lightrag.components.model_client import ScriptedClient
+from lightrag.core.types import ModelType
+
+
+class ScaledClient(ScriptedClient):
+    """Hashed bag-of-words embeddings times 3.7: an embedder that does not normalise."""
+
+    def call(self, api_kwargs=None, model_type=ModelType.UNDEFINED):
+        out = super().call(api_kwargs, model_type)
+        if model_type is ModelType.EMBEDDER:
+            return [[3.7 * x for x in row] for row in out]
+        return out
+
+
+@pytest.mark.parametrize("client", [ScriptedClient, ScaledClient], ids=["unit", "unnormalised"])
+def test_an_entity_cited_again_keeps_its_vector_row(tmp_path, client):
+    rag = fake_graph_rag(tmp_path, embedder_client=client(embedding_dim=64), chunk_tokens=400)
+    rag.insert(["Ada Lovelace wrote the first program. Charles Babbage designed the engine."],
+               ids=["doc-1"])
+    store = rag.index.entities_vdb
+    ada = entity_vector_id("Ada Lovelace")
+    row = dict(store.db.query("SELECT id, row FROM vectors WHERE ns = 'entities'"))[ada]
+    vector = store.get_vectors_by_ids([ada])[ada].copy()
+    garbage = store._garbage()
+    rag.insert(["Ada Lovelace met Charles Babbage in London."], ids=["doc-2"])
+    assert dict(store.db.query("SELECT id, row FROM vectors WHERE ns = 'entities'"))[ada] == row
+    assert np.array_equal(store.get_vectors_by_ids([ada])[ada], vector)
+    assert store._garbage() == garbage
+    hits = rag.index.entities_vdb.query(vector, 1)
+    assert hits[0]["id"] == ada and len(hits[0]["source_id"].split("<SEP>")) == 2
