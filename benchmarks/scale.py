@@ -157,7 +157,8 @@ def composed_vectors(entities: Dict[str, Dict[str, Any]], relations: Dict[Tuple[
     (:func:`~lightrag.components.graph_rag.index.vectors.vector_plans`). Embedding whole texts
     instead gave every item other vectors than the pipeline's: the probe's first touch of an
     item then re-embedded it, one more file row per touched entity (~1,000 per 100 documents)."""
-    from lightrag.components.graph_rag.index.vectors import compose_vectors, unit_rows, vector_plans
+    from lightrag.components.graph_rag.index.vectors import compose_vectors, vector_plans
+    from lightrag.components.storage.base import unit_rows
 
     items: Dict[Any, Tuple[str, Dict[str, Any], str]] = {
         ("e", n): ("e", {**d, "entity_id": n}, "") for n, d in entities.items()}

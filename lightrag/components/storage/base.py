@@ -122,6 +122,26 @@ class BaseKVStorage(StorageNameSpace):
         return len(self.keys())
 
 
+
+def unit_rows(matrix: Any) -> np.ndarray:
+    """Rows scaled to unit length, as a float32 2-D array (zero rows stay zero). What every
+    vector store keeps; code that composes vectors from parts uses it too, so that a part
+    embedded just now and one read back from a store are the same bits.
+
+    Example:
+        >>> unit_rows([[3.0, 4.0], [0.0, 0.0]]).tolist()
+        [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
+    """
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    if matrix.ndim != 2:
+        raise ValueError(f"vectors must be a 1-D or 2-D array, got shape {matrix.shape}")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
 class BaseVectorStorage(StorageNameSpace):
     """Vectors with metadata, searched by cosine similarity (results under the threshold dropped).
 
@@ -163,15 +183,8 @@ class BaseVectorStorage(StorageNameSpace):
 
     @staticmethod
     def _normalize(matrix: Any) -> np.ndarray:
-        """Rows scaled to unit length, as a float32 2-D array (zero rows stay zero)."""
-        matrix = np.asarray(matrix, dtype=np.float32)
-        if matrix.ndim == 1:
-            matrix = matrix[None, :]
-        if matrix.ndim != 2:
-            raise ValueError(f"vectors must be a 1-D or 2-D array, got shape {matrix.shape}")
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return matrix / norms
+        """:func:`unit_rows`: every store keeps unit vectors."""
+        return unit_rows(matrix)
 
     def _collect(self, outputs: List[Any], texts: Sequence[str]) -> np.ndarray:
         rows: List[List[float]] = []

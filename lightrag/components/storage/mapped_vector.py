@@ -238,7 +238,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
             return
         with self.db.transaction():
             # the file rows of deleted records become garbage (counted before their row goes)
-            object.__setattr__(self, "_dropped_rows", self._dropped_rows + self._present(wanted))
+            object.__setattr__(self, "_dropped_rows", self._dropped_rows + len(self._lookup_rows(wanted)))
             self.db.executemany("DELETE FROM vectors WHERE ns = ? AND id = ?",
                                 ((self.namespace, i) for i in wanted))
             for key in wanted:
@@ -258,10 +258,10 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         replaced = self._dropped_rows
         self._forget()
         current = self._lookup_rows(list(pending)) if pending else {}
-        matrix = self._matrix() if current else None
+        mapped = self._matrix() if current else None
         restore = []
         for key, row in current.items():
-            stored = matrix[row] if matrix is not None and row < matrix.shape[0] else None
+            stored = mapped[row] if mapped is not None and row < mapped.shape[0] else None
             if stored is not None and np.allclose(stored, pending[key], rtol=0.0, atol=SAME_VECTOR_ATOL):
                 if not np.array_equal(stored, pending[key]):
                     restore.append((stored.tobytes(), self.namespace, key))
@@ -290,16 +290,6 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
             elif self._reindex_due(generation, rows, rows - garbage):
                 self._rebuild_file(compact=False, committed_rows=first)
         self.version += 1
-
-    def _present(self, ids: Sequence[str]) -> int:
-        """How many of ``ids`` point at a file row now (their rows become garbage)."""
-        count = 0
-        for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
-            count += int(self.db.query(
-                f"SELECT COUNT(row) FROM vectors WHERE ns = ? AND id IN ({','.join('?' * len(part))})",
-                (self.namespace, *part))[0][0])
-        return count
 
     def _garbage(self) -> int:
         return int(self.db.meta(f"vector_garbage:{self.namespace}") or 0)

@@ -21,6 +21,7 @@ from lightrag.components.graph_rag.merger import (
     split_field,
 )
 from lightrag.components.graph_rag.schemas import relation_key
+from lightrag.components.storage.base import unit_rows
 
 EMBED_TEXT_CHARS = 2000
 ENTITY_VECTOR_CHARS = 300
@@ -73,13 +74,6 @@ def pending_items(stores: IndexStores, keys: Sequence[str]) -> Dict[str, Tuple[s
             edge = {**edges[(src, tgt)], "src_id": src, "tgt_id": tgt}
             items[pending_key("r", src, tgt)] = ("r", edge, relation_text(src, tgt, edge))
     return items
-
-
-def unit_rows(matrix: Any) -> np.ndarray:
-    """Rows scaled to unit length (float32; zero rows stay zero)."""
-    rows = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return rows / np.where(norms > 0, norms, 1.0)
 
 
 def vector_plans(items: Dict[str, Tuple[str, Dict[str, Any], str]]
