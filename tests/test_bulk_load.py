@@ -73,21 +73,25 @@ def test_name_vectors_index_the_names_once_and_an_insert_reuses_them(tmp_path):
         rag.index.bulk_load({}, ENTITIES, {}, name_vectors=unit(5))
 
 
-def test_a_hub_vector_record_keeps_its_recent_chunks_and_the_graph_keeps_them_all(tmp_path):
+def test_a_hub_vector_record_keeps_its_first_chunks_and_the_graph_keeps_them_all(tmp_path):
     from lightrag.components.graph_rag.index.vectors import VECTOR_SOURCE_IDS
     from lightrag.components.graph_rag.merger import entity_vector_id, relation_vector_id
 
     rag = make_rag(tmp_path)
     docs = [f"Zorblax Prime met Quillon Vask on day {i}." for i in range(VECTOR_SOURCE_IDS + 9)]
-    rag.insert(docs, ids=[f"d{i:02d}" for i in range(len(docs))])
+    rag.insert(docs[:VECTOR_SOURCE_IDS], ids=[f"d{i:02d}" for i in range(VECTOR_SOURCE_IDS)])
+    before = rag.entities_vdb.get_by_id(entity_vector_id("Zorblax Prime"))
+    rag.insert(docs[VECTOR_SOURCE_IDS:], ids=[f"d{i:02d}" for i in range(VECTOR_SOURCE_IDS, len(docs))])
     cited = rag.graph.get_node("Zorblax Prime")["source_id"].split("<SEP>")
     assert len(cited) == len(docs)
     record = rag.entities_vdb.get_by_id(entity_vector_id("Zorblax Prime"))
-    assert record["source_id"].split("<SEP>") == cited[-VECTOR_SOURCE_IDS:]
+    assert record["source_id"].split("<SEP>") == cited[:VECTOR_SOURCE_IDS]
+    assert record == before  # cited again: its record stays as it was
+    assert record["content"].startswith("Zorblax Prime\n")
     pair = tuple(sorted(("Zorblax Prime", "Quillon Vask")))
     edge_record = rag.relations_vdb.get_by_id(relation_vector_id(*pair))
     assert edge_record["source_id"].split("<SEP>") == rag.graph.get_edge(*pair)["source_id"].split(
-        "<SEP>")[-VECTOR_SOURCE_IDS:]
+        "<SEP>")[:VECTOR_SOURCE_IDS]
     first = rag.text_chunks.get_by_id(cited[0])["content"]  # the oldest chunk is still found
     context = rag.query("Zorblax Prime day 0", mode="local", only_need_context=True)
     assert "day 0." in first and "day 0." in str(context)

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from lightrag.components.storage import vector_ivf
+from lightrag.components.storage import vector_generations, vector_ivf
 from lightrag.components.storage.mapped_vector import MappedVectorStorage
 from lightrag.components.storage.sql_db import SQLiteDatabase
 from lightrag.components.storage.vector_ivf import IndexFileError, IVFIndex, TailLists
@@ -46,10 +46,23 @@ def files(tmp_path, suffix):
 
 
 @pytest.fixture
-def indexed(tmp_path):
+def indexed(tmp_path, monkeypatch):
+    """An index of 2,000 rows with a tail of 1,000 (retrained only past the index's own size)."""
+    monkeypatch.setattr(vector_generations, "ANN_TAIL_RATIO", 1.0)
     store = open_store(tmp_path)
     fill(store, clustered(3000, seed=1))
     return store
+
+
+def test_the_index_is_retrained_once_its_tail_passes_a_quarter_of_it(tmp_path):
+    store = open_store(tmp_path)
+    vectors = clustered(2600, seed=1)
+    fill(store, vectors[:2000])
+    fill(store, vectors[2000:2500], start=2000)
+    assert files(tmp_path, "ivf") == ["vectors-chunks-2.ivf"] and store._ann_meta()[2] == 2000
+    fill(store, vectors[2500:], start=2500)
+    assert files(tmp_path, "ivf")[-1] == "vectors-chunks-3.ivf" and store._ann_meta()[2] == 2600
+    assert ids(store.query(vectors[2550], 1)) == ["k2550"]
 
 
 def test_below_the_size_no_index_and_exact_search(tmp_path):
@@ -695,3 +708,46 @@ def test_a_vector_equal_but_for_its_last_bits_keeps_the_row_and_its_bytes(tmp_pa
     far[0] += 1e-3
     store.upsert({"k2": {"content": "k2 moved"}}, vectors=far[None, :])
     assert dict(store.db.query("SELECT id, row FROM vectors"))["k2"] != row and store._garbage() == 1
+
+
+def test_tail_rows_of_a_growing_tail_match_a_direct_reading(tmp_path):
+    """A search's tail rows (grouped by list once, appended entries matched one by one until
+    they are many) are those a direct reading of the entries gives, across regroupings."""
+    path = tmp_path / "t.lst"
+    rng = np.random.default_rng(3)
+    tail = TailLists(path, indexed_rows=1000, lists=40)
+    position = 0
+    for size in (3000, 2000, 5000, 900, 12000):
+        lists = rng.integers(0, 40, size)
+        lists[rng.random(size) < 0.01] = vector_ivf.NO_LIST
+        vector_ivf.append_lists(path, position, lists)
+        position += size
+        tail.refresh()
+        entries = np.fromfile(path, dtype=np.int32)
+        for wanted in ([0], [5, 17, 39], list(range(40))):
+            rows = 1000 + position - 7  # a reader whose matrix is a little shorter
+            seen = entries[:position - 7]
+            expected = 1000 + np.flatnonzero(np.isin(seen, wanted) | (seen < 0))
+            assert tail.rows_in(np.array(wanted), rows=rows).tolist() == expected.tolist()
+            grouped = tail.rows_by_list(rows=rows, lists=wanted)
+            assert sorted(r for k in [*wanted, None] for r in grouped.get(k, np.zeros(0)).tolist()) \
+                == expected.tolist()
+
+
+def test_an_upsert_of_the_stored_record_and_vector_writes_nothing(tmp_path):
+    store = open_store(tmp_path, ann_min_rows=None)
+    vectors = clustered(6, seed=4)
+    fill(store, vectors)
+    conn = store.db._conn
+    before = conn.total_changes
+    store.upsert({"k1": {"content": "c1", "file_path": "f.md"}, "k2": {"content": "c2", "file_path": "f.md"}},
+                 vectors=vectors[1:3] * 1.5)  # the same direction: the same unit vector
+    assert conn.total_changes - before <= 1  # the commit counter every transaction bumps
+    before = conn.total_changes
+    store.upsert({"k1": {"content": "c1", "file_path": "g.md"},  # a new record
+                  "k2": {"content": "c2", "file_path": "f.md"}}, vectors=vectors[[1, 3]])  # a new vector
+    assert conn.total_changes - before >= 3  # two records, their rows, the counter
+    assert store.get_by_id("k1")["file_path"] == "g.md"
+    assert ids(store.query(vectors[3], 2)) == ["k3", "k2"] and store.query(vectors[1], 1)[0]["id"] == "k1"
+    reopened = open_store(tmp_path, ann_min_rows=None)
+    assert np.allclose(reopened.get_vectors_by_ids(["k2"])["k2"], vectors[3] / np.linalg.norm(vectors[3]), atol=1e-6)

@@ -224,13 +224,32 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
                 "ones: the embedding model changed; drop the store (or use another working_dir) "
                 "and re-index")
         with self.db.transaction():
+            unchanged = self._unchanged(list(data), vectors, metas)
             self.db.executemany(
                 "INSERT INTO vectors (ns, id, vector, meta) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (ns, id) DO UPDATE SET vector = excluded.vector, meta = excluded.meta",
-                ((self.namespace, k, v.tobytes(), m) for k, v, m in zip(data, vectors, metas)))
+                ((self.namespace, k, v.tobytes(), m) for k, v, m in zip(data, vectors, metas)
+                 if k not in unchanged))
             for key, vector in zip(data, vectors):
-                self._pending[key] = vector
-                self._dropped.discard(key)
+                if key not in unchanged:
+                    self._pending[key] = vector
+                    self._dropped.discard(key)
+
+    def _unchanged(self, keys: Sequence[str], vectors: np.ndarray, metas: Sequence[str]) -> Set[str]:
+        """The ids among ``keys`` whose stored record is ``metas``' and whose file row holds
+        their vector (within :data:`SAME_VECTOR_ATOL`), and that this transaction has not
+        written: an upsert leaves them as they are. Re-embedding the entities a document
+        cites again mostly gives their stored records; rewriting them was a third of the pages
+        an insert wrote at 1M chunks."""
+        matrix = self._matrix()
+        if matrix is None:
+            return set()
+        wanted = {k: n for n, k in enumerate(keys) if k not in self._pending and k not in self._dropped}
+        found = self.db.query_in("SELECT id, row, meta FROM vectors WHERE ns = ? AND id IN ({in_})",
+                                 list(wanted), (self.namespace,))
+        return {key for key, row, meta in found
+                if row is not None and row < matrix.shape[0] and meta == metas[wanted[key]]
+                and np.allclose(matrix[row], vectors[wanted[key]], rtol=0.0, atol=SAME_VECTOR_ATOL)}
 
     def delete(self, ids: Iterable[str]) -> None:
         wanted = list(dict.fromkeys(ids))

@@ -3,8 +3,8 @@
 The approximate search of :class:`~lightrag.components.storage.mapped_vector.MappedVectorStorage`
 above a size. The index file holds the live rows' vectors grouped by their nearest centroid, with
 the file row of each, so each inverted list is a contiguous slice of the memory-mapped copy and is
-searched where it lies (single-threaded ``einsum``: these products are small, and BLAS threads
-cost more than they save on a busy machine). The vector file itself keeps its rows where they
+searched where it lies (a BLAS matrix-vector product per list: at 1M chunks ``einsum``, which
+does not use BLAS, made a query's ~150 list products 2-3x slower). The vector file itself keeps its rows where they
 are: building an index moves no row, so no id's ``row`` changes (rewriting 2.15M of them
 into list order was most of a 22 s writer stall at 1M chunks). Beside the matrix file of a
 generation:
@@ -39,7 +39,7 @@ import mmap
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
@@ -251,11 +251,11 @@ class IVFIndex:
             listed, block = self.listed(part, matrix)
             if listed.size:
                 rows.append(listed)
-                scores.append(np.einsum("rd,d->r", block, query))
+                scores.append(block @ query)
         extra = tail.rows_in(lists, matrix.shape[0])
         if extra.size:
             rows.append(extra)
-            scores.append(np.einsum("rd,d->r", matrix[extra], query))
+            scores.append(matrix[extra] @ query)
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         return np.concatenate(rows), np.concatenate(scores)
@@ -270,7 +270,7 @@ class IVFIndex:
         for query, probed in enumerate(lists.tolist()):
             for part in probed:
                 by_list.setdefault(part, []).append(query)
-        tail_rows = tail.rows_by_list(matrix.shape[0])
+        tail_rows = tail.rows_by_list(matrix.shape[0], by_list)
         rows: List[List[np.ndarray]] = [[] for _ in range(queries.shape[0])]
         scores: List[List[np.ndarray]] = [[] for _ in range(queries.shape[0])]
         for part, asking in by_list.items():
@@ -310,6 +310,8 @@ class TailLists:
         empty = np.zeros(0, dtype=np.int32)
         # (file identity and entry count, entries, entries of no valid list): replaced whole
         self._state: Tuple[Tuple[int, int], np.ndarray, np.ndarray] = ((0, 0), empty, empty)
+        # (file identity, entries covered, their valid positions by list, where each list starts)
+        self._groups: Tuple[int, int, np.ndarray, np.ndarray] = (0, 0, empty, np.zeros(lists + 1, np.int64))
 
     @property
     def entries(self) -> np.ndarray:
@@ -332,44 +334,77 @@ class TailLists:
             entries = np.frombuffer(mapped, dtype=np.int32)
         # The file grew (each commit appends): only the new entries are scanned (the whole tail,
         # up to a million entries, took ~1 ms at every commit). Entries marked stray before may
-        # have been rewritten since (a crashed writer's rows): :meth:`_strays` checks them.
+        # have been rewritten since (a crashed writer's rows): :meth:`_strays` reads them again.
         grown = key[0] == seen_ino and key[1] >= seen
         first = seen if grown else 0
         fresh = entries[first:]
         found = first + np.flatnonzero((fresh < 0) | (fresh >= self._lists))
         self._state = (key, entries, np.concatenate([stray, found]) if grown else found)
 
-    def _strays(self, entries: np.ndarray) -> np.ndarray:
-        """Positions among ``entries`` of no valid list (those marked at a refresh that are
-        still of no list: a garbage entry rewritten in place belongs to its list now)."""
+    def _strays(self, entries: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """The positions among ``entries`` marked of no valid list when the file was mapped (a
+        crashed writer's rows) and their entries now: one rewritten in place since belongs to
+        its list."""
         stray = self._state[2]
         stray = stray[stray < entries.shape[0]]
-        kept = entries[stray]
-        return stray[(kept < 0) | (kept >= self._lists)]
+        return stray, entries[stray]
+
+    def _grouped(self, count: int) -> Tuple[int, np.ndarray, np.ndarray]:
+        """``(covered, positions, starts)``: the positions of the first ``covered`` entries
+        that hold a valid list, ordered by list (stably), list ``l``'s at
+        ``positions[starts[l]:starts[l + 1]]``; ``covered <= count``. Kept between searches:
+        an entry of a complete row is never rewritten, so the grouping of a file only grows.
+        It is made again once the entries it leaves out (appended since, matched one by one)
+        are more than an eighth of it (a 1M-row tail: ~60 ms; matching every entry against
+        the probed lists at each search took 1-3 ms at 1M chunks)."""
+        ino = self._state[0][0]
+        seen_ino, covered, positions, starts = self._groups
+        if seen_ino == ino and covered <= count and count - covered <= max(4096, covered // 8):
+            return covered, positions, starts
+        entries = self._state[1][:count]
+        valid = np.flatnonzero((entries >= 0) & (entries < self._lists))
+        positions = valid[np.argsort(entries[valid], kind="stable")]
+        starts = np.zeros(self._lists + 1, dtype=np.int64)
+        np.cumsum(np.bincount(entries[valid], minlength=self._lists), out=starts[1:])
+        self._groups = (ino, count, positions, starts)
+        return count, positions, starts
 
     def rows_in(self, lists: np.ndarray, rows: int) -> np.ndarray:
-        """Tail rows (below ``rows``, the mapped matrix's size) in ``lists``, or in no list."""
+        """Tail rows (below ``rows``, the mapped matrix's size) in ``lists``, or in no list,
+        in ascending order."""
         entries = self._state[1][:max(0, rows - self.indexed_rows)]
-        hit = np.flatnonzero(np.isin(entries, lists))
-        stray = self._strays(entries)
+        covered, positions, starts = self._grouped(entries.shape[0])
+        parts = [positions[starts[part]:starts[part + 1]] for part in lists.tolist()]
+        parts.append(covered + np.flatnonzero(np.isin(entries[covered:], lists)))
+        hit = np.concatenate(parts)
+        stray, now = self._strays(entries)
+        if stray.size:
+            wanted = (now < 0) | (now >= self._lists) | np.isin(now, lists)
+            hit = np.concatenate([hit[~np.isin(hit, stray)], stray[wanted]])
         unlisted = np.arange(self.indexed_rows + entries.shape[0], rows, dtype=np.int64)
-        return np.concatenate([hit + self.indexed_rows, stray + self.indexed_rows, unlisted])
+        return np.concatenate([np.sort(hit).astype(np.int64) + self.indexed_rows, unlisted])
 
-    def rows_by_list(self, rows: int) -> Dict[Optional[int], np.ndarray]:
-        """The tail rows below ``rows`` grouped by list; ``None``: those of no list (searched by
-        every query)."""
+    def rows_by_list(self, rows: int, lists: Optional[Iterable[int]] = None
+                     ) -> Dict[Optional[int], np.ndarray]:
+        """The tail rows below ``rows`` of each of ``lists`` (default: all) that has any, in
+        ascending order; ``None``: those of no list (searched by every query)."""
         entries = self._state[1][:max(0, rows - self.indexed_rows)]
-        stray = self._strays(entries)
+        covered, positions, starts = self._grouped(entries.shape[0])
+        fresh = entries[covered:]
+        later = covered + np.flatnonzero((fresh >= 0) & (fresh < self._lists))
+        later = later[np.argsort(entries[later], kind="stable")]
+        later_lists = entries[later]
+        stray, now = self._strays(entries)
         out: Dict[Optional[int], np.ndarray] = {}
-        valid = np.ones(entries.shape[0], dtype=bool)
-        valid[stray] = False
-        positions = np.flatnonzero(valid)
-        if positions.size:
-            order = positions[np.argsort(entries[positions], kind="stable")]
-            keys, starts = np.unique(entries[order], return_index=True)
-            for key, part in zip(keys.tolist(), np.split(order, starts[1:])):
-                out[int(key)] = part.astype(np.int64) + self.indexed_rows
-        unlisted = np.concatenate([stray.astype(np.int64) + self.indexed_rows,
+        for part in range(self._lists) if lists is None else lists:
+            found = np.concatenate([
+                positions[starts[part]:starts[part + 1]],
+                later[np.searchsorted(later_lists, part):np.searchsorted(later_lists, part, "right")]])
+            if stray.size:
+                found = np.sort(np.concatenate([found[~np.isin(found, stray)], stray[now == part]]))
+            if found.size:
+                out[int(part)] = found.astype(np.int64) + self.indexed_rows
+        unlisted = np.concatenate([stray[(now < 0) | (now >= self._lists)].astype(np.int64) + self.indexed_rows,
                                    np.arange(self.indexed_rows + entries.shape[0], rows, dtype=np.int64)])
         if unlisted.size:
             out[None] = unlisted

@@ -112,9 +112,9 @@ async def embed_pending(index: Any, limit: int) -> int:
         async with index.writing():  # read again only if a writer committed meanwhile
             current = items if index.db.commit_token() == token else pending_items(index.stores, keys)
             entities, relations, finished = {}, {}, []
-            for key, (kind, payload, text) in items.items():
+            for key, (kind, payload, record) in items.items():
                 now = current.get(key)
-                if now is not None and now[2] != text:
+                if now is not None and now[2] != record:
                     continue  # changed since it was read: stays queued
                 finished.append(key)
                 if now is None:

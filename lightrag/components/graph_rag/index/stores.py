@@ -34,7 +34,7 @@ from lightrag.components.storage.sql_vector import SQLVectorStorage
 from lightrag.utils.registry import EntityMapping
 
 ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
-RELATION_META = ["src_id", "tgt_id", "keywords", "weight", "source_id", "file_path"]
+RELATION_META = ["src_id", "tgt_id", "keywords", "source_id", "file_path"]
 CHUNK_META = ["full_doc_id", "file_path", "chunk_order_index"]
 SEP = "\x1f"
 

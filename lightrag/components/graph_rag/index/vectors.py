@@ -23,14 +23,15 @@ from lightrag.components.graph_rag.merger import (
 from lightrag.components.graph_rag.schemas import relation_key
 from lightrag.components.storage.base import unit_rows
 
-EMBED_TEXT_CHARS = 2000
 ENTITY_VECTOR_CHARS = 300
 RELATION_DESCRIPTION_CHARS = 300
 RELATION_PART_WEIGHT = 0.5
-#: chunk ids a vector record's ``source_id`` keeps (the most recent): queries read the chunks of
-#: an entity or relation from the graph, so the vector's copy is for a reader's information; a
-#: hub's full 512 (~20 KB) made every re-embedding rewrite five overflow pages (at 1M chunks a
-#: quarter of the pages an insert wrote were the vector records')
+#: chunk ids (and file paths) a vector record keeps, the first ones cited: queries read the
+#: chunks of an entity or relation from the graph, so the vector's copy is for a reader's
+#: information. A hub's full 512 (~20 KB) made every re-embedding rewrite five overflow pages;
+#: the most recent 16 changed at every citation, so every document rewrote the record of every
+#: entity it cited. With the first 16 and the vector's own text (below) the record of an entity
+#: cited 16 times stays the same when it is cited again, and its upsert writes nothing.
 VECTOR_SOURCE_IDS = 16
 RELATION_IDS_META = "relation_vector_ids"
 RELATION_IDS_VERSION = "2"
@@ -48,35 +49,64 @@ def queue_vectors(stores: IndexStores, entities: Sequence[str] = (),
     stores.pending_vectors.replace({k: {} for k in dict.fromkeys(keys)})
 
 
+def _first_fragment(description: Any, chars: int) -> str:
+    return next(iter(split_field(description)), "")[:chars]
+
+
 def entity_text(name: str, node: Dict[str, Any]) -> str:
-    """What an entity vector embeds: its name and (the start of) its description."""
-    return f"{name}\n{node.get('description', '')}"[:EMBED_TEXT_CHARS]
+    """The text an entity vector stands for (its record's ``content``): the name and the first
+    fragment of the description, the parts :func:`vector_plans` composes it of."""
+    return f"{name}\n{_first_fragment(node.get('description'), ENTITY_VECTOR_CHARS)}"
 
 
 def relation_text(src: str, tgt: str, edge: Dict[str, Any]) -> str:
-    """What a relation vector embeds: keywords, both ends and (the start of) the description."""
-    return f"{edge.get('keywords', '')}\t{src}\n{tgt}\n{edge.get('description', '')}"[:EMBED_TEXT_CHARS]
+    """The text a relation vector stands for (its record's ``content``): keywords, both ends
+    and the start of the description, the parts :func:`vector_plans` composes it of."""
+    description = str(edge.get("description", ""))[:RELATION_DESCRIPTION_CHARS]
+    return f"{edge.get('keywords', '')}\t{src}\n{tgt}\n{description}"
 
 
-def pending_items(stores: IndexStores, keys: Sequence[str]) -> Dict[str, Tuple[str, Dict[str, Any], str]]:
-    """``key -> (kind, record, embedded text)`` for the queued items that still exist."""
+def entity_record(node: Dict[str, Any]) -> Dict[str, Any]:
+    """The vector record of an entity (``node`` with its ``entity_id``): the text its vector
+    stands for, its name and type, and its first :data:`VECTOR_SOURCE_IDS` chunk ids and file
+    paths (the graph holds them all)."""
+    name = node["entity_id"]
+    return {"content": entity_text(name, node), "entity_name": name,
+            "entity_type": node.get("entity_type", "unknown"),
+            "source_id": first_sources(node.get("source_id")),
+            "file_path": first_sources(node.get("file_path"))}
+
+
+def relation_record(edge: Dict[str, Any]) -> Dict[str, Any]:
+    """The vector record of a relation (``edge`` with its ``src_id`` and ``tgt_id``), as
+    :func:`entity_record` (the weight is the graph's: it changes at every citation)."""
+    src, tgt = edge["src_id"], edge["tgt_id"]
+    return {"content": relation_text(src, tgt, edge), "src_id": src, "tgt_id": tgt,
+            "keywords": edge.get("keywords", ""),
+            "source_id": first_sources(edge.get("source_id")),
+            "file_path": first_sources(edge.get("file_path"))}
+
+
+def pending_items(stores: IndexStores, keys: Sequence[str]
+                  ) -> Dict[str, Tuple[str, Dict[str, Any], Dict[str, Any]]]:
+    """``key -> (kind, graph record, vector record)`` for the queued items that still exist."""
     names = [k.split(SEP, 1)[1] for k in keys if k.startswith("e" + SEP)]
     pairs = [tuple(k.split(SEP)[1:3]) for k in keys if k.startswith("r" + SEP)]
     nodes = stores.graph.get_nodes_batch(names)
     edges = stores.graph.get_edges_batch(pairs)  # type: ignore[arg-type]
-    items: Dict[str, Tuple[str, Dict[str, Any], str]] = {}
+    items: Dict[str, Tuple[str, Dict[str, Any], Dict[str, Any]]] = {}
     for name in names:
         if name in nodes:
             node = {**nodes[name], "entity_id": name}
-            items[pending_key("e", name)] = ("e", node, entity_text(name, node))
+            items[pending_key("e", name)] = ("e", node, entity_record(node))
     for src, tgt in pairs:
         if (src, tgt) in edges:
             edge = {**edges[(src, tgt)], "src_id": src, "tgt_id": tgt}
-            items[pending_key("r", src, tgt)] = ("r", edge, relation_text(src, tgt, edge))
+            items[pending_key("r", src, tgt)] = ("r", edge, relation_record(edge))
     return items
 
 
-def vector_plans(items: Dict[str, Tuple[str, Dict[str, Any], str]]
+def vector_plans(items: Dict[str, Tuple[str, Dict[str, Any], Any]]
                  ) -> Tuple[Dict[str, List[Tuple[str, float]]], List[str]]:
     """``key -> [(text, weight)]`` of the parts each queued item's vector is composed of, and
     the entity names the items involve (see :func:`embed_items`)."""
@@ -108,7 +138,7 @@ def compose_vectors(plans: Dict[str, List[Tuple[str, float]]],
     return vectors
 
 
-async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str, Any], str]],
+async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str, Any], Any]],
                       embed: Callable[[Sequence[str]], Awaitable[np.ndarray]],
                       ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
     """Vectors of queued items, and of the entity names not indexed yet.
@@ -138,36 +168,31 @@ async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str,
     return vectors, new_names
 
 
-def recent_sources(source_id: Any, keep: int = VECTOR_SOURCE_IDS) -> str:
-    """The last ``keep`` chunk ids of a ``<SEP>``-joined ``source_id`` (the most recent).
+def first_sources(value: Any, keep: int = VECTOR_SOURCE_IDS) -> str:
+    """The first ``keep`` entries of a ``<SEP>``-joined field (``source_id``, ``file_path``):
+    the part of it a vector record keeps, the same however often the item is cited again.
 
     Example:
-        >>> recent_sources("c1<SEP>c2<SEP>c3", keep=2)
-        'c2<SEP>c3'
+        >>> first_sources("c1<SEP>c2<SEP>c3", keep=2)
+        'c1<SEP>c2'
     """
-    ids = split_field(source_id)
-    return GRAPH_FIELD_SEP.join(ids[-keep:]) if len(ids) > keep else str(source_id or "")
+    ids = split_field(value)
+    return GRAPH_FIELD_SEP.join(ids[:keep]) if len(ids) > keep else str(value or "")
 
 
 def write_vectors(stores: IndexStores, entities: Dict[str, Tuple[Dict[str, Any], np.ndarray]],
                    relations: Dict[str, Tuple[Dict[str, Any], np.ndarray]]) -> None:
-    """Write entity and relation vectors with their records (``source_id``: the most recent
-    :data:`VECTOR_SOURCE_IDS` chunk ids; the graph holds them all)."""
+    """Write entity and relation vectors with their records (:func:`entity_record`,
+    :func:`relation_record`). A record and vector that are the ones stored are not written
+    again (the store skips them)."""
     if entities:
         stores.entities_vdb.upsert({
-            entity_vector_id(n["entity_id"]): {
-                "content": entity_text(n["entity_id"], n), "entity_name": n["entity_id"],
-                "entity_type": n.get("entity_type", "unknown"),
-                "source_id": recent_sources(n.get("source_id")), "file_path": n.get("file_path", "")}
-            for n, _ in entities.values()}, vectors=np.stack([v for _, v in entities.values()]))
+            entity_vector_id(n["entity_id"]): entity_record(n) for n, _ in entities.values()},
+            vectors=np.stack([v for _, v in entities.values()]))
     if relations:
         stores.relations_vdb.upsert({
-            relation_vector_id(e["src_id"], e["tgt_id"]): {
-                "content": relation_text(e["src_id"], e["tgt_id"], e),
-                "src_id": e["src_id"], "tgt_id": e["tgt_id"], "keywords": e.get("keywords", ""),
-                "weight": e.get("weight", 1.0), "source_id": recent_sources(e.get("source_id")),
-                "file_path": e.get("file_path", "")}
-            for e, _ in relations.values()}, vectors=np.stack([v for _, v in relations.values()]))
+            relation_vector_id(e["src_id"], e["tgt_id"]): relation_record(e) for e, _ in relations.values()},
+            vectors=np.stack([v for _, v in relations.values()]))
 
 
 # lists of an approximate name index searched for a new name's synonyms: pairs at cosine >= 0.9
