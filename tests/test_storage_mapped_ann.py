@@ -750,4 +750,5 @@ def test_an_upsert_of_the_stored_record_and_vector_writes_nothing(tmp_path):
     assert store.get_by_id("k1")["file_path"] == "g.md"
     assert ids(store.query(vectors[3], 2)) == ["k3", "k2"] and store.query(vectors[1], 1)[0]["id"] == "k1"
     reopened = open_store(tmp_path, ann_min_rows=None)
-    assert np.allclose(reopened.get_vectors_by_ids(["k2"])["k2"], vectors[3] / np.linalg.norm(vectors[3]), atol=1e-6)
+    unit = vectors[3] / np.linalg.norm(vectors[3])
+    assert np.allclose(reopened.get_vectors_by_ids(["k2"])["k2"], unit, atol=1e-6)

@@ -4,9 +4,9 @@ The approximate search of :class:`~lightrag.components.storage.mapped_vector.Map
 above a size. The index file holds the live rows' vectors grouped by their nearest centroid, with
 the file row of each, so each inverted list is a contiguous slice of the memory-mapped copy and is
 searched where it lies (a BLAS matrix-vector product per list: at 1M chunks ``einsum``, which
-does not use BLAS, made a query's ~150 list products 2-3x slower). The vector file itself keeps its rows where they
-are: building an index moves no row, so no id's ``row`` changes (rewriting 2.15M of them
-into list order was most of a 22 s writer stall at 1M chunks). Beside the matrix file of a
+does not use BLAS, made a query's ~150 list products 2-3x slower). The vector file itself keeps
+its rows where they are: building an index moves no row, so no id's ``row`` changes (rewriting
+2.15M of them into list order was most of a 22 s writer stall at 1M chunks). Beside the matrix file of a
 generation:
 
 * ``<stem>.ivf``: the centroids, the first position of each list, the file row of each position
@@ -404,8 +404,9 @@ class TailLists:
                 found = np.sort(np.concatenate([found[~np.isin(found, stray)], stray[now == part]]))
             if found.size:
                 out[int(part)] = found.astype(np.int64) + self.indexed_rows
-        unlisted = np.concatenate([stray[(now < 0) | (now >= self._lists)].astype(np.int64) + self.indexed_rows,
-                                   np.arange(self.indexed_rows + entries.shape[0], rows, dtype=np.int64)])
+        lost = stray[(now < 0) | (now >= self._lists)].astype(np.int64)
+        beyond = np.arange(self.indexed_rows + entries.shape[0], rows, dtype=np.int64)
+        unlisted = np.concatenate([lost + self.indexed_rows, beyond])
         if unlisted.size:
             out[None] = unlisted
         return out
