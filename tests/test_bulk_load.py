@@ -87,6 +87,11 @@ def test_a_hub_vector_record_keeps_its_first_chunks_and_the_graph_keeps_them_all
     record = rag.entities_vdb.get_by_id(entity_vector_id("Zorblax Prime"))
     assert record["source_id"].split("<SEP>") == cited[:VECTOR_SOURCE_IDS]
     assert record == before  # cited again: its record stays as it was
+    rag.delete_by_doc_id("d03")  # a sampled chunk goes: the sample is taken again
+    record = rag.entities_vdb.get_by_id(entity_vector_id("Zorblax Prime"))
+    cited = rag.graph.get_node("Zorblax Prime")["source_id"].split("<SEP>")
+    assert record["source_id"].split("<SEP>") == cited[:VECTOR_SOURCE_IDS]
+    assert not any(c.startswith("d03") for c in record["source_id"].split("<SEP>"))
     assert record["content"].startswith("Zorblax Prime\n")
     pair = tuple(sorted(("Zorblax Prime", "Quillon Vask")))
     edge_record = rag.relations_vdb.get_by_id(relation_vector_id(*pair))

@@ -37,3 +37,29 @@ def test_an_entity_cited_again_keeps_its_vector_row(tmp_path, client):
     assert store._garbage() == garbage
     hits = rag.index.entities_vdb.query(vector, 1)
     assert hits[0]["id"] == ada and len(hits[0]["source_id"].split("<SEP>")) == 2
+
+
+def test_a_hubs_sample_of_chunk_ids_is_kept_while_it_still_cites_them():
+    """A hub's graph record keeps its most recent 512 chunk ids: the first 16 of them slide at
+    every citation, but its vector record keeps the sample it has while the hub cites it all."""
+    from lightrag.components.graph_rag.index.vectors import VECTOR_SOURCE_IDS, keep_samples
+
+    sample = [f"c{i}" for i in range(VECTOR_SOURCE_IDS)]
+
+    class Stored:
+        def get_by_ids(self, ids):
+            return [{"source_id": "<SEP>".join(sample), "file_path": "a.md"} if i != "new" else None
+                    for i in ids]
+
+    window = "<SEP>".join([f"c{i}" for i in range(1, 600)])  # c0 left the window
+    records = {
+        "kept": {"source_id": "<SEP>".join(f"c{i}" for i in range(5, 21)), "file_path": "b.md"},
+        "slid": {"source_id": "<SEP>".join(f"c{i}" for i in range(1, 17)), "file_path": "a.md"},
+        "new": {"source_id": "c1", "file_path": "a.md"}}
+    cited = {"kept": {"source_id": "<SEP>".join(sample + ["c99"]), "file_path": "a.md<SEP>b.md"},
+             "slid": {"source_id": window, "file_path": "a.md"}, "new": {"source_id": "c1"}}
+    keep_samples(Stored(), records, cited)
+    assert records["kept"]["source_id"].split("<SEP>") == sample  # all still cited: kept
+    assert records["kept"]["file_path"] == "b.md"  # a sample of one path is not full: current
+    assert records["slid"]["source_id"].split("<SEP>")[0] == "c1"  # c0 is gone: a new sample
+    assert records["new"] == {"source_id": "c1", "file_path": "a.md"}

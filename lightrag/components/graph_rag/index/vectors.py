@@ -62,7 +62,7 @@ def entity_text(name: str, node: Dict[str, Any]) -> str:
 def relation_text(src: str, tgt: str, edge: Dict[str, Any]) -> str:
     """The text a relation vector stands for (its record's ``content``): keywords, both ends
     and the start of the description, the parts :func:`vector_plans` composes it of."""
-    description = str(edge.get("description", ""))[:RELATION_DESCRIPTION_CHARS]
+    description = _first_fragment(edge.get("description"), RELATION_DESCRIPTION_CHARS)
     return f"{edge.get('keywords', '')}\t{src}\n{tgt}\n{description}"
 
 
@@ -121,7 +121,7 @@ def vector_plans(items: Dict[str, Tuple[str, Dict[str, Any], Any]]
             continue
         src, tgt = record["src_id"], record["tgt_id"]
         names.update(dict.fromkeys((src, tgt)))
-        parts = [(str(record.get("description", ""))[:RELATION_DESCRIPTION_CHARS], 1.0),
+        parts = [(_first_fragment(record.get("description"), RELATION_DESCRIPTION_CHARS), 1.0),
                  (str(record.get("keywords", "")), RELATION_PART_WEIGHT),
                  (src, RELATION_PART_WEIGHT), (tgt, RELATION_PART_WEIGHT)]
         plans[key] = [(t, w) for t, w in parts if t.strip()]
@@ -146,8 +146,10 @@ async def embed_items(stores: IndexStores, items: Dict[str, Tuple[str, Dict[str,
     Vectors are composed from cached parts (unit vectors, summed, normalised), so each
     distinct text is embedded once however many items share it: an entity is its name plus
     the first fragment of its description (cut at :data:`ENTITY_VECTOR_CHARS`; later
-    fragments add little and cost the most); a relation is its description plus
-    :data:`RELATION_PART_WEIGHT` times its keywords and each endpoint's name. A sentence is
+    fragments add little and cost the most); a relation is the first fragment of its
+    description (cut at :data:`RELATION_DESCRIPTION_CHARS`) plus :data:`RELATION_PART_WEIGHT`
+    times its keywords and each endpoint's name, so an item cited again keeps its vector
+    unless its first fragment, keywords or names change. A sentence is
     typically shared by an entity's first fragment and the co-occurrence relations it
     states; a name by every relation of the entity. All distinct texts go to the embedder
     in one length-sorted call. Fresh embeddings are made unit vectors, as the stored name
@@ -180,19 +182,38 @@ def first_sources(value: Any, keep: int = VECTOR_SOURCE_IDS) -> str:
     return GRAPH_FIELD_SEP.join(ids[:keep]) if len(ids) > keep else str(value or "")
 
 
+def keep_samples(store: Any, records: Dict[str, Dict[str, Any]], cited: Dict[str, Any]) -> None:
+    """Keep the stored ``source_id`` (and ``file_path``) sample of a record when it is full
+    (:data:`VECTOR_SOURCE_IDS` entries) and the item still cites all of it (``cited``: the
+    item's graph record). A hub's graph record keeps its most recent 512 chunk ids, so the first
+    16 of them change at every citation; the kept sample changes only once a sampled chunk
+    leaves the hub's window or is deleted, and the hub's upsert writes nothing meanwhile."""
+    stored = store.get_by_ids(list(records))
+    for (key, record), old in zip(records.items(), stored):
+        if old is None:
+            continue
+        for field in ("source_id", "file_path"):
+            sample = split_field(old.get(field))
+            if (len(sample) == VECTOR_SOURCE_IDS and record[field] != old.get(field)
+                    and set(sample) <= set(split_field(cited[key].get(field)))):
+                record[field] = old[field]
+
+
 def write_vectors(stores: IndexStores, entities: Dict[str, Tuple[Dict[str, Any], np.ndarray]],
                    relations: Dict[str, Tuple[Dict[str, Any], np.ndarray]]) -> None:
     """Write entity and relation vectors with their records (:func:`entity_record`,
-    :func:`relation_record`). A record and vector that are the ones stored are not written
-    again (the store skips them)."""
-    if entities:
-        stores.entities_vdb.upsert({
-            entity_vector_id(n["entity_id"]): entity_record(n) for n, _ in entities.values()},
-            vectors=np.stack([v for _, v in entities.values()]))
-    if relations:
-        stores.relations_vdb.upsert({
-            relation_vector_id(e["src_id"], e["tgt_id"]): relation_record(e) for e, _ in relations.values()},
-            vectors=np.stack([v for _, v in relations.values()]))
+    :func:`relation_record`, samples kept by :func:`keep_samples`). A record and vector that
+    are the ones stored are not written again (the store skips them)."""
+    for store, items, vector_id, record_of in (
+            (stores.entities_vdb, entities, lambda r: entity_vector_id(r["entity_id"]), entity_record),
+            (stores.relations_vdb, relations, lambda r: relation_vector_id(r["src_id"], r["tgt_id"]),
+             relation_record)):
+        if not items:
+            continue
+        graph_records = {vector_id(r): r for r, _ in items.values()}
+        records = {key: record_of(r) for key, r in graph_records.items()}
+        keep_samples(store, records, graph_records)
+        store.upsert(records, vectors=np.stack([v for _, v in items.values()]))
 
 
 # lists of an approximate name index searched for a new name's synonyms: pairs at cosine >= 0.9
