@@ -36,30 +36,35 @@ def test_an_entity_cited_again_keeps_its_vector_row(tmp_path, client):
     assert np.array_equal(store.get_vectors_by_ids([ada])[ada], vector)
     assert store._garbage() == garbage
     hits = rag.index.entities_vdb.query(vector, 1)
-    assert hits[0]["id"] == ada and len(hits[0]["source_id"].split("<SEP>")) == 2
+    assert hits[0]["id"] == ada and hits[0]["source_id"] == "doc-1-chunk-000"  # its sample, kept
+    assert len(rag.graph.get_node("Ada Lovelace")["source_id"].split("<SEP>")) == 2
 
 
-def test_a_hubs_sample_of_chunk_ids_is_kept_while_it_still_cites_them():
-    """A hub's graph record keeps its most recent 512 chunk ids: the first 16 of them slide at
-    every citation, but its vector record keeps the sample it has while the hub cites it all."""
+def test_a_records_sample_of_chunk_ids_is_kept_while_the_item_still_cites_it():
+    """A vector record's chunk ids (and file paths) are a sample taken when it was written: a
+    new citation keeps it; a sampled chunk deleted, or gone from a hub's window of its most
+    recent 512, makes a new one."""
     from lightrag.components.graph_rag.index.vectors import VECTOR_SOURCE_IDS, keep_samples
 
     sample = [f"c{i}" for i in range(VECTOR_SOURCE_IDS)]
 
     class Stored:
         def get_by_ids(self, ids):
-            return [{"source_id": "<SEP>".join(sample), "file_path": "a.md"} if i != "new" else None
-                    for i in ids]
+            return [{"source_id": "<SEP>".join(sample if i != "small" else ["c1", "c2"]),
+                     "file_path": "a.md"} if i != "new" else None for i in ids]
 
     window = "<SEP>".join([f"c{i}" for i in range(1, 600)])  # c0 left the window
     records = {
         "kept": {"source_id": "<SEP>".join(f"c{i}" for i in range(5, 21)), "file_path": "b.md"},
+        "small": {"source_id": "c1<SEP>c2<SEP>c3", "file_path": "a.md<SEP>b.md"},
         "slid": {"source_id": "<SEP>".join(f"c{i}" for i in range(1, 17)), "file_path": "a.md"},
         "new": {"source_id": "c1", "file_path": "a.md"}}
-    cited = {"kept": {"source_id": "<SEP>".join(sample + ["c99"]), "file_path": "a.md<SEP>b.md"},
+    cited = {"kept": {"source_id": "<SEP>".join(sample + ["c99"]), "file_path": "b.md"},
+             "small": {"source_id": "c1<SEP>c2<SEP>c3", "file_path": "a.md<SEP>b.md"},
              "slid": {"source_id": window, "file_path": "a.md"}, "new": {"source_id": "c1"}}
     keep_samples(Stored(), records, cited)
     assert records["kept"]["source_id"].split("<SEP>") == sample  # all still cited: kept
-    assert records["kept"]["file_path"] == "b.md"  # a sample of one path is not full: current
+    assert records["kept"]["file_path"] == "b.md"  # a.md is no longer cited: the current one
+    assert records["small"] == {"source_id": "c1<SEP>c2", "file_path": "a.md"}  # cited again: kept
     assert records["slid"]["source_id"].split("<SEP>")[0] == "c1"  # c0 is gone: a new sample
     assert records["new"] == {"source_id": "c1", "file_path": "a.md"}

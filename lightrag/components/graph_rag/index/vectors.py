@@ -26,12 +26,12 @@ from lightrag.components.storage.base import unit_rows
 ENTITY_VECTOR_CHARS = 300
 RELATION_DESCRIPTION_CHARS = 300
 RELATION_PART_WEIGHT = 0.5
-#: chunk ids (and file paths) a vector record keeps, the first ones cited: queries read the
-#: chunks of an entity or relation from the graph, so the vector's copy is for a reader's
-#: information. A hub's full 512 (~20 KB) made every re-embedding rewrite five overflow pages;
-#: the most recent 16 changed at every citation, so every document rewrote the record of every
-#: entity it cited. With the first 16 and the vector's own text (below) the record of an entity
-#: cited 16 times stays the same when it is cited again, and its upsert writes nothing.
+#: chunk ids (and file paths) a vector record keeps as a sample (:func:`keep_samples`): queries
+#: read the chunks of an entity or relation from the graph, so the vector's copy is for a
+#: reader's information. A hub's full 512 (~20 KB) made every re-embedding rewrite five overflow
+#: pages; the most recent 16 changed at every citation, so every document rewrote the record of
+#: every item it cited. With a kept sample and the vector's own text (below) an item cited again
+#: keeps its record, and its upsert writes nothing.
 VECTOR_SOURCE_IDS = 16
 RELATION_IDS_META = "relation_vector_ids"
 RELATION_IDS_VERSION = "2"
@@ -183,19 +183,20 @@ def first_sources(value: Any, keep: int = VECTOR_SOURCE_IDS) -> str:
 
 
 def keep_samples(store: Any, records: Dict[str, Dict[str, Any]], cited: Dict[str, Any]) -> None:
-    """Keep the stored ``source_id`` (and ``file_path``) sample of a record when it is full
-    (:data:`VECTOR_SOURCE_IDS` entries) and the item still cites all of it (``cited``: the
-    item's graph record). A hub's graph record keeps its most recent 512 chunk ids, so the first
-    16 of them change at every citation; the kept sample changes only once a sampled chunk
-    leaves the hub's window or is deleted, and the hub's upsert writes nothing meanwhile."""
+    """Keep a record's stored ``source_id`` (and ``file_path``) sample while the item still
+    cites all of it (``cited``: the item's graph record): a sample of at most
+    :data:`VECTOR_SOURCE_IDS` of the chunks (and files) that cite the item, taken when the
+    record was written, not updated at each new citation (most items a document cites were
+    cited before: rewriting their records was a third of the pages an insert wrote at 1M
+    chunks). It is taken again once a sampled chunk is deleted or leaves a hub's window (the
+    graph record keeps a hub's most recent 512 chunk ids)."""
     stored = store.get_by_ids(list(records))
     for (key, record), old in zip(records.items(), stored):
         if old is None:
             continue
         for field in ("source_id", "file_path"):
             sample = split_field(old.get(field))
-            if (len(sample) == VECTOR_SOURCE_IDS and record[field] != old.get(field)
-                    and set(sample) <= set(split_field(cited[key].get(field)))):
+            if sample and set(sample) <= set(split_field(cited[key].get(field))):
                 record[field] = old[field]
 
 
