@@ -239,7 +239,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         """The ids among ``keys`` whose stored record is ``metas``' and whose file row holds
         their vector (within :data:`SAME_VECTOR_ATOL`), and that this transaction has not
         written: an upsert leaves them as they are. Re-embedding the entities a document
-        cites again mostly gives their stored records; rewriting them was a third of the pages
+        cites again mostly gives their stored records; rewriting them was a quarter of the pages
         an insert wrote at 1M chunks."""
         matrix = self._matrix()
         if matrix is None:

@@ -187,7 +187,7 @@ def keep_samples(store: Any, records: Dict[str, Dict[str, Any]], cited: Dict[str
     cites all of it (``cited``: the item's graph record): a sample of at most
     :data:`VECTOR_SOURCE_IDS` of the chunks (and files) that cite the item, taken when the
     record was written, not updated at each new citation (most items a document cites were
-    cited before: rewriting their records was a third of the pages an insert wrote at 1M
+    cited before: rewriting their records was a quarter of the pages an insert wrote at 1M
     chunks). It is taken again once a sampled chunk is deleted or leaves a hub's window (the
     graph record keeps a hub's most recent 512 chunk ids)."""
     stored = store.get_by_ids(list(records))
