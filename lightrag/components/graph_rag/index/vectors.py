@@ -178,8 +178,14 @@ def first_sources(value: Any, keep: int = VECTOR_SOURCE_IDS) -> str:
         >>> first_sources("c1<SEP>c2<SEP>c3", keep=2)
         'c1<SEP>c2'
     """
-    ids = split_field(value)
-    return GRAPH_FIELD_SEP.join(ids[:keep]) if len(ids) > keep else str(value or "")
+    text = str(value or "")
+    parts = text.split(GRAPH_FIELD_SEP, keep)  # a hub's 512 ids are not all split
+    if len(parts) <= keep:
+        return text
+    if "" in parts[:keep]:  # empty entries (not written by the merger): count only the others
+        ids = split_field(text)
+        return GRAPH_FIELD_SEP.join(ids[:keep]) if len(ids) > keep else text
+    return GRAPH_FIELD_SEP.join(parts[:keep])
 
 
 def keep_samples(store: Any, records: Dict[str, Dict[str, Any]], cited: Dict[str, Any]) -> None:
@@ -196,7 +202,8 @@ def keep_samples(store: Any, records: Dict[str, Dict[str, Any]], cited: Dict[str
             continue
         for field in ("source_id", "file_path"):
             sample = split_field(old.get(field))
-            if sample and set(sample) <= set(split_field(cited[key].get(field))):
+            current = f"{GRAPH_FIELD_SEP}{cited[key].get(field) or ''}{GRAPH_FIELD_SEP}"
+            if sample and all(f"{GRAPH_FIELD_SEP}{v}{GRAPH_FIELD_SEP}" in current for v in sample):
                 record[field] = old[field]
 
 
