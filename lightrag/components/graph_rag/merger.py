@@ -268,7 +268,7 @@ class GraphMerger(Component):
         graph.upsert_node(name, node)
         graph.add_node_sources(name, [r.source_id for r in fresh])  # by key: a hub's size costs nothing
         stats.entities.append(name)
-        return graph.get_node(name)
+        return node  # what was written (not read back: a hub's record is ~12 KB of chunk ids)
 
     # --------------------------------------------------------------- relations
     async def _merge_relation(
