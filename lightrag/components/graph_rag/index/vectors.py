@@ -116,7 +116,7 @@ def vector_plans(items: Dict[str, Tuple[str, Dict[str, Any], Any]]
         if kind == "e":
             name = record["entity_id"]
             names[name] = None
-            first = next(iter(split_field(record.get("description"))), "")[:ENTITY_VECTOR_CHARS]
+            first = _first_fragment(record.get("description"), ENTITY_VECTOR_CHARS)
             plans[key] = [(t, 1.0) for t in (name, first) if t.strip()]
             continue
         src, tgt = record["src_id"], record["tgt_id"]
