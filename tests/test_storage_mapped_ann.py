@@ -752,3 +752,54 @@ def test_an_upsert_of_the_stored_record_and_vector_writes_nothing(tmp_path):
     reopened = open_store(tmp_path, ann_min_rows=None)
     unit = vectors[3] / np.linalg.norm(vectors[3])
     assert np.allclose(reopened.get_vectors_by_ids(["k2"])["k2"], unit, atol=1e-6)
+
+
+def test_a_transaction_reads_its_own_writes_and_ends_as_separate_transactions_would(tmp_path):
+    """Within one write transaction the store answers from what it read and wrote (each stored
+    record read once): reads see the transaction's upserts and deletes, a compaction in the
+    middle moves the rows it knew, and the end state is that of the same writes committed one
+    by one."""
+    vectors = clustered(40, seed=11)
+    steps = [("upsert", {"k1": "one"}, 20), ("get", ["k1", "k2", "zz"]), ("delete", ["k2"]),
+             ("upsert", {"k2": "two back", "k3": "three"}, 22), ("reindex",),
+             ("upsert", {"k1": "one again", "k4": "four"}, 24), ("get", ["k1", "k2", "k4"]),
+             ("delete", ["k4", "never"]), ("upsert", {"k5": "five"}, 5), ("get", ["k5", "k4"])]
+
+    def run(store, one_transaction):
+        seen = []
+        db = store.db
+        with db.transaction() if one_transaction else _nothing():
+            for step in steps:
+                if step[0] == "upsert":
+                    records, first = step[1], step[2]
+                    store.upsert({k: {"content": v, "file_path": "f.md"} for k, v in records.items()},
+                                 vectors=vectors[first:first + len(records)])
+                elif step[0] == "delete":
+                    store.delete(step[1])
+                elif step[0] == "reindex":
+                    store.reindex()
+                else:
+                    seen.append([r and r["content"] for r in store.get_by_ids(step[1])])
+        return seen
+
+    results = []
+    for one_transaction, folder in ((True, tmp_path / "one"), (False, tmp_path / "many")):
+        store = open_store(folder, ann_min_rows=None)
+        fill(store, vectors[:10])
+        seen = run(store, one_transaction)
+        reader = open_store(folder, ann_min_rows=None)
+        live = dict(zip(*reader.rows()))
+        assert reader._garbage() == reader._matrix().shape[0] - len(live)  # every dead row counted
+        assert reader.verify_files() == []
+        results.append((seen, {k: np.round(v, 5).tolist() for k, v in live.items()},
+                        [r and r["content"] for r in reader.get_by_ids(sorted(live))]))
+    assert results[0][0] == [["one", "c2", None], ["one again", "two back", "four"], ["five", None]]
+    assert results[0] == results[1]
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -96,6 +96,7 @@ class VectorGenerations:
             return
         generation = (meta[0] + 1) if meta else 1
         self._drop_build()  # of rows this compaction renumbers
+        self._rows_renumbered()
         ids, matrix, rows, table_rows = self._live_vectors()
         rebuild_row_index = len(ids) >= REINDEX_ROWS_FROM and 3 * len(ids) >= self._all_vector_rows()
         if rebuild_row_index:  # see REINDEX_ROWS_FROM
@@ -120,6 +121,10 @@ class VectorGenerations:
         self._drop_generation(generation - 2)
         log.info("vectors %s: file generation %d with %d rows%s", self.namespace, generation, len(ids),
                  f" in {index.lists} inverted lists" if index is not None else "")
+
+    def _rows_renumbered(self) -> None:
+        """Called as a compaction starts renumbering the rows, in the write transaction (a store
+        that keeps what the transaction read of them forgets it)."""
 
     def _index_in_place(self, meta: Tuple[int, int], committed_rows: Optional[int] = None) -> bool:
         """A new generation linked to the current file with a new index of its live rows
@@ -282,9 +287,12 @@ class VectorGenerations:
             return False
         return True
 
-    def _index(self, generation: int, dim: int, ann: Any = False) -> Optional[Tuple[IVFIndex, TailLists]]:
+    def _index(self, generation: int, dim: int, ann: Any = False,
+               fresh_tail: bool = True) -> Optional[Tuple[IVFIndex, TailLists]]:
         """The index of ``generation`` and its tail lists (mapped), or None: search exactly.
-        ``ann``: the index's meta if just read."""
+        ``ann``: the index's meta if just read; ``fresh_tail`` False: the tail lists as last
+        mapped (for a caller that uses the index alone: mapping the grown file again at every
+        commit was a third of the writer's index upkeep)."""
         if self.ann_min_rows is None:
             return None
         ann = self._ann_meta() if ann is False else ann
@@ -309,31 +317,38 @@ class VectorGenerations:
                             self.namespace, e)
                 found = None
             object.__setattr__(self, "_ivf", (key, found))
-        if found is not None:
+        if found is not None and fresh_tail:
             found[1].refresh()
         return found
 
-    def _index_new_rows(self, generation: int, first: int, vectors: np.ndarray) -> None:
-        """Append the lists of rows ``first ..`` to the tail file of an indexed generation."""
+    def _index_new_rows(self, generation: int, first: int, vectors: np.ndarray) -> Optional[IVFIndex]:
+        """Append the lists of rows ``first ..`` to the tail file of an indexed generation;
+        returns its index (None: the generation has none)."""
         meta = self._ann_meta()
         if meta is None or meta[0] != generation or self.ann_min_rows is None:
-            return
-        found = self._index(generation, vectors.shape[1])
-        if found is not None:
-            index = found[0]
-            vector_ivf.append_lists(self._path(generation, "lst"), first - index.indexed_rows,
-                                    vector_ivf.assign(index.centroids, vectors), durable=self._durable)
+            return None
+        found = self._index(generation, vectors.shape[1], meta, fresh_tail=False)
+        if found is None:
+            return None
+        index = found[0]
+        vector_ivf.append_lists(self._path(generation, "lst"), first - index.indexed_rows,
+                                vector_ivf.assign(index.centroids, vectors), durable=self._durable)
+        return index
 
-    def _reindex_due(self, generation: int, rows: int, live: int) -> bool:
+    def _reindex_due(self, generation: int, rows: int, live: int,
+                     index: Optional[IVFIndex] = None) -> bool:
         """Whether the index of a file of ``rows`` rows (``live`` of them live) must be (re)built:
-        none yet above the size, missing or corrupt, or outgrown by the rows appended since."""
+        none yet above the size, missing or corrupt, or outgrown by the rows appended since
+        (``index``: the generation's, when the caller has it)."""
         if not self._index_wanted(live):
             return False
-        meta = self._file_meta()
-        found = self._index(generation, meta[1]) if meta else None
-        if found is None:
-            return True
-        return rows - found[0].indexed_rows > ANN_TAIL_RATIO * found[0].indexed_rows
+        if index is None:
+            meta = self._file_meta()
+            found = self._index(generation, meta[1], fresh_tail=False) if meta else None
+            if found is None:
+                return True
+            index = found[0]
+        return rows - index.indexed_rows > ANN_TAIL_RATIO * index.indexed_rows
 
     def verify_files(self, sample: int = 2048) -> List[str]:
         """Problems of the vector file and its index (empty: consistent): ids whose ``row``

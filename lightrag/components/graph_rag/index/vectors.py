@@ -50,7 +50,11 @@ def queue_vectors(stores: IndexStores, entities: Sequence[str] = (),
 
 
 def _first_fragment(description: Any, chars: int) -> str:
-    return next(iter(split_field(description)), "")[:chars]
+    """The first non-empty ``<SEP>`` fragment of ``description``, cut at ``chars`` (a hub's
+    24 fragments are not all split for it)."""
+    text = str(description or "")
+    head = text.split(GRAPH_FIELD_SEP, 1)[0]
+    return (head or next(iter(split_field(text)), ""))[:chars]
 
 
 def entity_text(name: str, node: Dict[str, Any]) -> str:
@@ -238,7 +242,8 @@ def add_synonyms(stores: IndexStores, names: Sequence[str], vectors: np.ndarray,
     names alone (the descriptions of entities of one sentence are alike, their names are not)."""
     from lightrag.components.graph_rag.ppr import SYNONYM_TOP_K, synonym_pairs
 
-    present = [i for i, n in enumerate(names) if stores.graph.has_node(n)]
+    nodes = stores.graph.has_nodes_batch(list(names))
+    present = [i for i, n in enumerate(names) if n in nodes]
     if not present:
         return
     new_names = [names[i] for i in present]
