@@ -1,8 +1,9 @@
-"""Which chunks cite an entity: all of them kept as rows, the most recent in ``source_id``.
+"""Which chunks cite an entity: all of them kept as rows, a window of them in ``source_id``.
 
 A hub's merges must not rewrite its whole citation list, and nothing may be lost when the
-property holds only the recent ids: re-merges stay idempotent, deletes rebuild instead of
-dropping an entity other chunks still cite, edits and renames keep every citation.
+property holds only a window of the ids (all of them up to the cap, then a hub's smallest ids):
+re-merges stay idempotent, deletes rebuild instead of dropping an entity other chunks still
+cite, edits and renames keep every citation.
 """
 
 from __future__ import annotations
@@ -24,18 +25,82 @@ def small_cap(monkeypatch):
     monkeypatch.setattr(node_sources, "SOURCE_ID_CAP", 5)
 
 
-def test_the_property_keeps_the_recent_ids_and_the_rows_keep_all(tmp_path, small_cap):
+def test_the_property_keeps_a_window_of_the_ids_and_the_rows_keep_all(tmp_path, small_cap):
     graph = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "g.sqlite")))
-    graph.upsert_node("Hub", {"entity_type": "person", "source_id": SEP.join(f"c{i}" for i in range(3))})
-    for i in range(3, 12):
-        assert graph.add_node_sources("Hub", [f"c{i}", "c0"]) == [f"c{i}"]
+    graph.upsert_node("Hub", {"entity_type": "person", "source_id": SEP.join(["c09", "c03", "c07"])})
+    assert graph.add_node_sources("Hub", ["c05", "c09"]) == ["c05"]
+    assert graph.get_node("Hub")["source_id"].split(SEP) == ["c09", "c03", "c07", "c05"]  # all, in order
+    for i in (11, 1, 8, 4, 10, 0, 2, 6):
+        assert graph.add_node_sources("Hub", [f"c{i:02d}", "c03"]) == [f"c{i:02d}"]
     node = graph.get_node("Hub")
-    assert node["source_id"].split(SEP) == [f"c{i}" for i in range(7, 12)]
+    assert node["source_id"].split(SEP) == ["c00", "c01", "c02", "c03", "c04"]  # a hub: its smallest
     assert node["source_count"] == 12
-    assert sorted(graph.node_source_ids(["Hub"])["Hub"]) == sorted(f"c{i}" for i in range(12))
-    assert graph.node_cites("Hub", ["c0", "c99"]) == {"c0"}
+    assert sorted(graph.node_source_ids(["Hub"])["Hub"]) == [f"c{i:02d}" for i in range(12)]
+    assert graph.node_cites("Hub", ["c00", "c99"]) == {"c00"}
     reopened = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "g.sqlite")))
     assert len(reopened.node_source_ids(["Hub"])["Hub"]) == 12
+
+
+def test_a_hubs_window_is_the_same_whatever_order_its_citations_came_in(tmp_path, small_cap):
+    ids = [f"chunk-{i:03d}" for i in range(40)]
+    windows = []
+    for n, order in enumerate((ids, ids[::-1], ids[1::2] + ids[::2])):
+        graph = SQLGraphStorage(SQLiteDatabase(str(tmp_path / f"g{n}.sqlite")))
+        graph.upsert_node("Hub", {"entity_type": "person", "source_id": ""})
+        for start in range(0, len(order), 3):
+            graph.add_node_sources("Hub", order[start:start + 3])
+        windows.append(graph.get_node("Hub")["source_id"])
+    assert windows == [SEP.join(ids[:5])] * 3
+
+
+def test_a_citation_outside_a_hubs_window_changes_only_its_count_in_place(tmp_path, small_cap):
+    """The hub's record keeps its size: SQLite rewrites one page of it, not all of them."""
+    db = SQLiteDatabase(str(tmp_path / "g.sqlite"))
+    graph = SQLGraphStorage(db)
+    graph.upsert_node("Hub", {"entity_type": "person", "description": "x" * 9000,
+                              "source_id": SEP.join(f"c{i:03d}" for i in range(100, 120))})
+    before = graph.get_node("Hub")
+    _empty_log(db)
+    graph.add_node_sources("Hub", ["c500"])  # sorts after the window
+    after = graph.get_node("Hub")
+    assert after["source_id"] == before["source_id"] and after["source_count"] == 21
+    node_pages = {p for (p,) in db.query("SELECT pageno FROM dbstat WHERE name = 'nodes'")}
+    assert len(_pages_in_log(db) & node_pages) == 1
+    graph.add_node_sources("Hub", ["c050"])  # sorts first: enters, the last id leaves
+    assert graph.get_node("Hub")["source_id"].split(SEP) == ["c050", "c100", "c101", "c102", "c103"]
+
+
+def _empty_log(db):
+    """Checkpoint the whole log and start it over (retried while the background checkpointer
+    holds it)."""
+    import time
+
+    for _ in range(200):
+        busy, frames, _copied = db._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy and frames == 0:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the log could not be emptied")
+
+
+def _pages_in_log(db):
+    import struct
+
+    data = (db.path.parent / (db.path.name + "-wal")).read_bytes()
+    size = struct.unpack(">I", data[8:12])[0]
+    return {struct.unpack(">I", data[at:at + 4])[0] for at in range(32, len(data) - size, 24 + size)}
+
+
+def test_deleting_citations_of_a_hubs_window_refills_it_from_the_rows(tmp_path, small_cap):
+    graph = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "g.sqlite")))
+    graph.upsert_node("Hub", {"entity_type": "person", "source_id": ""})
+    graph.add_node_sources("Hub", [f"c{i:02d}" for i in range(9)])
+    assert graph.remove_node_sources("Hub", ["c01", "c03", "c99"]) == ["c01", "c03"]
+    node = graph.get_node("Hub")
+    assert node["source_id"].split(SEP) == ["c00", "c02", "c04", "c05", "c06"]
+    assert node["source_count"] == 7
+    graph.remove_node_sources("Hub", ["c00", "c02", "c04"])
+    assert graph.get_node("Hub")["source_id"].split(SEP) == ["c05", "c06", "c07", "c08"]  # all four left
 
 
 def test_a_store_written_before_the_rows_gets_them_when_opened(tmp_path):
@@ -92,10 +157,10 @@ def test_editing_and_renaming_a_hub_keep_all_its_citations(tmp_path, small_cap):
     assert rag.graph.node_source_ids(["Zorblat"])["Zorblat"] == []
 
 
-def test_opening_an_old_store_cuts_its_hubs_to_the_recent_ids(tmp_path, small_cap):
+def test_opening_an_old_store_cuts_its_hubs_to_their_windows(tmp_path, small_cap):
     db = SQLiteDatabase(str(tmp_path / "old.sqlite"))
     SQLGraphStorage(db)
-    ids = [f"c{i}" for i in range(9)]
+    ids = [f"c{i}" for i in range(8, -1, -1)]
     with db.transaction():
         db.execute("DELETE FROM meta WHERE name LIKE 'node_chunks:%'")
         db.execute("INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?)",
@@ -103,7 +168,7 @@ def test_opening_an_old_store_cuts_its_hubs_to_the_recent_ids(tmp_path, small_ca
                     json.dumps({"entity_type": "x", "source_id": SEP.join(ids)})))
     graph = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "old.sqlite")))
     node = graph.get_node("Hub")
-    assert node["source_id"].split(SEP) == ids[-5:] and node["source_count"] == 9
+    assert node["source_id"].split(SEP) == sorted(ids)[:5] and node["source_count"] == 9
     assert node["entity_type"] == "x"
     assert sorted(graph.node_source_ids(["Hub"])["Hub"]) == sorted(ids)
 

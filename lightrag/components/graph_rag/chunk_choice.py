@@ -2,8 +2,9 @@
 
 An entity cited by 100k chunks must not make a query slow: a query takes at most
 :data:`MAX_CHUNKS_PER_ITEM` chunks of any item, for a hub the ones most similar to the query
-among its latest :data:`HUB_SCAN_CHUNKS` (:func:`hub_chunk_choice`), and the joined id lists are
-split once and cached.
+among the :data:`HUB_SCAN_CHUNKS` of its record's window (a uniform sample of its chunks, see
+:func:`~lightrag.components.storage.node_sources.window_ids`; :func:`hub_chunk_choice`), and the
+joined id lists are split once and cached.
 
 Example:
     >>> item_chunk_ids({"source_id": "c1<SEP>c2<SEP>c1"})
@@ -37,14 +38,15 @@ def query_similarities(chunks_vdb: Any, ids: Sequence[str], query_vector: np.nda
 
 
 #: chunks of one entity or relation considered by a query: a hub cited by 100k chunks
-#: contributes this many (the closest to the query among its latest ones), never all of them
+#: contributes this many (the closest to the query among its window's), never all of them
 MAX_CHUNKS_PER_ITEM = 64
 
 
 def item_chunk_ids(item: Dict[str, Any], chosen: Optional[Dict[str, tuple]] = None,
                    cap: int = MAX_CHUNKS_PER_ITEM) -> List[str]:
     """The distinct chunk ids an entity or relation cites, at most ``cap``: a hub's ``chosen``
-    ones (by :func:`hub_chunk_choice`) when given, else its most recently added. The cost is
+    ones (by :func:`hub_chunk_choice`) when given, else the last of its window (an item cited by
+    up to 512 chunks: its most recently added). The cost is
     bounded for hubs (a split of the id list, cached; no per-id work beyond the cap)."""
     source = str(item.get("source_id") or "")
     if chosen and source in chosen:
@@ -58,7 +60,7 @@ HUB_SCAN_CHUNKS = 512
 
 #: chunk vectors one query compares for all its hubs together. Hubs take up to
 #: ``HUB_SCAN_CHUNKS`` each in the order the items are ranked while the budget lasts; the rest
-#: keep their most recent ``MAX_CHUNKS_PER_ITEM``. In a store of 1M chunks a query's entities and
+#: keep the last ``MAX_CHUNKS_PER_ITEM`` of their windows. In a store of 1M chunks a query's entities and
 #: relations held ~100 hubs (50k-70k vectors read, ~0.4 s). MuSiQue-100 R@2/R@5 are the same in
 #: every mode with budgets (this and ``CITED_BUDGET``) of 2,048 as with none; at 1,024 hybrid
 #: R@2 lost 0.5.
@@ -71,7 +73,7 @@ def hub_chunk_choice(chunks_vdb: Any, items: Sequence[Dict[str, Any]],
                      known: Optional[Dict[str, float]] = None) -> Dict[str, tuple]:
     """For the hubs among ``items`` (citing more than ``MAX_CHUNKS_PER_ITEM`` chunks), best
     ranked first while ``budget`` chunk vectors last: the ``MAX_CHUNKS_PER_ITEM`` of a hub's
-    latest ``HUB_SCAN_CHUNKS`` chunks most similar to the query, keyed by its ``source_id``
+    window's last ``HUB_SCAN_CHUNKS`` chunks most similar to the query, keyed by its ``source_id``
     text. One vector look-up for all hubs; ``known`` as in :func:`query_similarities`."""
     if query_vector is None:
         return {}
@@ -107,7 +109,7 @@ def allot_chunk_ids(items: Sequence[Dict[str, Any]], chosen: Dict[str, tuple], f
     """``chosen`` (from :func:`hub_chunk_choice`) extended so that the ids of all ``items``
     together stay within ``budget``: in order, each item keeps its ids (at most
     ``MAX_CHUNKS_PER_ITEM``) while the budget lasts; once it is spent, an item keeps its first
-    ``floor`` (a hub's most similar to the query, another item's most recent)."""
+    ``floor`` (a hub's most similar to the query, another item's last cited)."""
     budget = CITED_BUDGET if budget is None else budget
     allotted = dict(chosen)
     seen: set = set()

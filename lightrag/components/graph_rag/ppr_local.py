@@ -9,8 +9,9 @@ the store at the first query after each change (over 10 s at a million chunks) a
 would cross millions of edges, so the walk runs on the seeds' neighbourhood instead, read by key
 for each query (~100-150 ms whatever the store's size):
 
-* hop 1: the seed entities and the entities of the seed passages, each with its most recent
-  :data:`ENTITY_CHUNKS` passages (a hub contributes a bounded share);
+* hop 1: the seed entities and the entities of the seed passages, each with the last
+  :data:`ENTITY_CHUNKS` passages of its ``source_id`` window (its most recent, or for a hub a
+  uniform sample: a hub contributes a bounded share);
 * hop 2: the entities of those passages, linked to the passages already taken (no new ones).
 
 Mass that would leave the neighbourhood restarts, as at a dangling node: the walk's damping
@@ -35,7 +36,7 @@ from lightrag.components.graph_rag.merger import split_field
 
 #: citations up to which the whole entity–passage graph is built (and cached per version)
 GLOBAL_MAX_CITATIONS = 1_000_000
-#: passages of one entity the neighbourhood takes (its most recent; ``PprSettings``'s default)
+#: passages of one entity the neighbourhood takes (the last of its window; ``PprSettings``'s default)
 ENTITY_CHUNKS = 32
 #: passages in one neighbourhood at most (``PprSettings``'s default). MuSiQue-100 with the
 #: neighbourhood forced: ppr/mix R@5 72.0 at 2,000 passages and 64 per entity, 72.3 at 1,000

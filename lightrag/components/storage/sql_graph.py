@@ -31,7 +31,7 @@ from lightrag.components.storage.graph_display import GraphDisplayReads, Pair, _
 from lightrag.components.storage.graph_whole_reads import WholeGraphReads
 from lightrag.components.storage.networkx_graph import _clean
 from lightrag.components.storage.node_degrees import NodeDegrees
-from lightrag.components.storage.node_sources import NodeChunks, append_recent, recent_ids, split_ids
+from lightrag.components.storage.node_sources import NodeChunks, add_to_window, split_ids, window_ids
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -256,8 +256,8 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     # ----------------------------------------------------------------- writes
     def upsert_nodes_batch(self, nodes: Dict[str, Dict[str, Any]]) -> None:
         """Merge properties into the nodes; a ``source_id`` given replaces the node's sources
-        (the rows), of which the property keeps the most recent
-        :data:`~lightrag.components.storage.node_sources.SOURCE_ID_CAP`."""
+        (the rows), of which the property keeps a window
+        (:func:`~lightrag.components.storage.node_sources.window_ids`)."""
         cleaned = {}
         for node_id, data in nodes.items():
             _check_id(node_id)
@@ -267,7 +267,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
                 if "source_id" in data:
                     ids = split_ids(data["source_id"])
                     self._sources.replace(node_id, ids)
-                    data.update(source_id=recent_ids(ids), source_count=len(ids))
+                    data.update(source_id=window_ids(ids), source_count=len(ids))
             current = self.get_nodes_batch([n for n in cleaned if n not in self._pending_nodes
                                             or self._pending_nodes[n] is not None])
             for node_id, data in cleaned.items():
@@ -280,7 +280,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         return self._sources.cited(node_id, chunk_ids)
 
     def add_node_sources(self, node_id: str, chunk_ids: Sequence[str]) -> List[str]:
-        """Insert the new (node, chunk) rows and append them to the node's recent ``source_id``:
+        """Insert the new (node, chunk) rows and add them to the node's ``source_id`` window:
         work independent of how many chunks already cite the node."""
         with self.db.transaction():
             known = self._sources.cited(node_id, chunk_ids)
@@ -291,13 +291,15 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             current = self.get_node(node_id) or {}
             joined = str(current.get("source_id") or "")
             count = int(current.get("source_count") or len(split_ids(joined)))
-            self._pending_nodes[node_id] = {**current, "source_id": append_recent(joined, new),
+            self._pending_nodes[node_id] = {**current, "source_id": add_to_window(joined, count, new),
                                             "source_count": count + len(new)}
             return new
 
     def remove_node_sources(self, node_id: str, chunk_ids: Sequence[str]) -> List[str]:
         """Delete the (node, chunk) rows of those of ``chunk_ids`` citing the node, and take them
-        out of its recent ``source_id`` and its ``source_count``; returns the ids removed."""
+        out of its ``source_id`` window and its ``source_count``; returns the ids removed. A
+        window left shorter than the citations allow is read again from the rows (its first
+        ``SOURCE_ID_CAP`` in id order: what a hub's window is)."""
         with self.db.transaction():
             cited = self._sources.cited(node_id, chunk_ids)
             gone = [c for c in dict.fromkeys(chunk_ids) if c in cited]
@@ -305,12 +307,11 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
                 return []
             self._sources.remove(node_id, gone)
             current = self.get_node(node_id) or {}
-            recent = split_ids(current.get("source_id"))
-            count = int(current.get("source_count") or len(recent))
+            window = split_ids(current.get("source_id"))
+            count = max(0, int(current.get("source_count") or len(window)) - len(gone))
             dropped = set(gone)
-            self._pending_nodes[node_id] = {
-                **current, "source_id": recent_ids([c for c in recent if c not in dropped]),
-                "source_count": max(0, count - len(gone))}
+            kept = self._sources.window_after_removal(node_id, [c for c in window if c not in dropped], count)
+            self._pending_nodes[node_id] = {**current, "source_id": kept, "source_count": count}
             return gone
 
     def first_node_sources(self, node_id: str, limit: int) -> List[str]:

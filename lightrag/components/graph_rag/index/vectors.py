@@ -199,7 +199,7 @@ def keep_samples(store: Any, records: Dict[str, Dict[str, Any]], cited: Dict[str
     record was written, not updated at each new citation (most items a document cites were
     cited before: rewriting their records was a quarter of the pages an insert wrote at 1M
     chunks). It is taken again once a sampled chunk is deleted or leaves a hub's window (the
-    graph record keeps a hub's most recent 512 chunk ids)."""
+    graph record keeps a hub's 512 smallest chunk ids, of which the sample is the first)."""
     stored = store.get_by_ids(list(records))
     for (key, record), old in zip(records.items(), stored):
         if old is None:
