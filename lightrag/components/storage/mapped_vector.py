@@ -238,11 +238,11 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
                 "ON CONFLICT (ns, id) DO UPDATE SET vector = excluded.vector, meta = excluded.meta",
                 ((self.namespace, k, v.tobytes(), m) for k, v, m in zip(data, vectors, metas)
                  if k not in unchanged))
-            for key, vector, meta in zip(data, vectors, metas):
+            for key, vector, record_meta in zip(data, vectors, metas):
                 if key not in unchanged:
                     self._pending[key] = vector
                     self._dropped.discard(key)
-                    self._seen[key] = (stored[key][0] if key in stored else None, meta)
+                    self._seen[key] = (stored[key][0] if key in stored else None, record_meta)
 
     def _unchanged(self, keys: Sequence[str], vectors: np.ndarray, metas: Sequence[str],
                    file_meta: Optional[Tuple[int, int]]) -> Set[str]:
