@@ -55,6 +55,7 @@ from lightrag.components.storage.mapped_search import RowSearch
 from lightrag.components.storage.sql_db import SQLiteDatabase
 from lightrag.components.storage.vector_generations import VectorGenerations, _create_row_column
 from lightrag.components.storage.vector_row_cache import RowCache
+from lightrag.components.storage.vector_write_view import TransactionRecords, kept_rows
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +64,6 @@ MIN_COMPACT_ROWS = 10_000  # never compact files smaller than this many garbage 
 #: vectors) is the same vector: its file row is kept. Re-normalising a unit vector, or composing
 #: it once from a fresh and once from a stored (normalised) part, moves the last bits (~1e-7)
 SAME_VECTOR_ATOL = 1e-6
-
-
-def _same_vectors(stored: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-    """Per row, whether ``fresh`` is ``stored`` within :data:`SAME_VECTOR_ATOL` (one array
-    operation for all rows; ``np.allclose`` per row cost ~15 us each, 2,000 rows per 100
-    documents)."""
-    return np.abs(stored - fresh).max(axis=1, initial=0.0) <= SAME_VECTOR_ATOL
 
 
 def _parse_file_meta(value: Optional[str]) -> Optional[Tuple[int, int]]:
@@ -93,7 +87,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
     """
 
     _to_dict_exclude = ("db", "embedder", "version", "_map", "_pending", "_dropped", "_ivf",
-                        "_faiss_warned", "_build", "_dropped_rows", "_seen")
+                        "_faiss_warned", "_build", "_dropped_rows", "_records")
 
     def __init__(self, db: SQLiteDatabase, namespace: str, embedder: Any = None,
                  cosine_threshold: float = 0.2, meta_fields: Optional[Sequence[str]] = None,
@@ -110,7 +104,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
                          workspace, working_dir, embedding_dim)
         for name, value in (("db", db), ("_map", None), ("_pending", {}), ("_dropped", set()),
-                            ("_dropped_rows", 0), ("_seen", {}),
+                            ("_dropped_rows", 0), ("_records", TransactionRecords(db, namespace)),
                             ("_ivf", None), ("_faiss_warned", False), ("_build", None),
                             ("_row_cache", RowCache())):
             object.__setattr__(self, name, value)
@@ -231,8 +225,10 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
                 "ones: the embedding model changed; drop the store (or use another working_dir) "
                 "and re-index")
         with self.db.transaction():
-            unchanged = self._unchanged(list(data), vectors, metas, meta)
-            stored = self._stored([k for k in data if k not in unchanged])
+            unchanged = self._records.unchanged(  # (an upsert leaves them as they are)
+                self._matrix(meta), dict(zip(data, metas)), vectors, {*self._pending, *self._dropped},
+                SAME_VECTOR_ATOL)
+            stored = self._records.stored([k for k in data if k not in unchanged])
             self.db.executemany(
                 "INSERT INTO vectors (ns, id, vector, meta) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (ns, id) DO UPDATE SET vector = excluded.vector, meta = excluded.meta",
@@ -242,45 +238,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
                 if key not in unchanged:
                     self._pending[key] = vector
                     self._dropped.discard(key)
-                    self._seen[key] = (stored[key][0] if key in stored else None, record_meta)
-
-    def _unchanged(self, keys: Sequence[str], vectors: np.ndarray, metas: Sequence[str],
-                   file_meta: Optional[Tuple[int, int]]) -> Set[str]:
-        """The ids among ``keys`` whose stored record is ``metas``' and whose file row holds
-        their vector (within :data:`SAME_VECTOR_ATOL`), and that this transaction has not
-        written: an upsert leaves them as they are. Re-embedding the entities a document
-        cites again mostly gives their stored records; rewriting them was a quarter of the pages
-        an insert wrote at 1M chunks."""
-        matrix = self._matrix(file_meta)
-        if matrix is None:
-            return set()
-        wanted = {k: n for n, k in enumerate(keys) if k not in self._pending and k not in self._dropped}
-        same_meta = [(key, row) for key, (row, meta) in self._stored(list(wanted)).items()
-                     if row is not None and row < matrix.shape[0] and meta == metas[wanted[key]]]
-        if not same_meta:
-            return set()
-        rows = np.array([row for _, row in same_meta], dtype=np.int64)
-        fresh = vectors[[wanted[key] for key, _ in same_meta]]
-        same = _same_vectors(matrix[rows], fresh)
-        return {key for (key, _), keep in zip(same_meta, same) if keep}
-
-    def _stored(self, ids: Sequence[str]) -> Dict[str, Tuple[Optional[int], str]]:
-        """``id -> (file row, meta)`` of the stored records among ``ids``. Inside the write
-        transaction each id is read once (what it upserts is kept as written): the samples of
-        :func:`~lightrag.components.graph_rag.index.vectors.keep_samples`, the check for an
-        unchanged record and the commit's row look-up ask for the same ids, each a B-tree
-        descent per id on a random leaf at 1M chunks."""
-        wanted = list(dict.fromkeys(ids))
-        writing = self.db.in_transaction
-        seen = self._seen if writing else {}
-        fresh = [i for i in wanted if i not in seen]
-        found = {key: (row, meta) for key, row, meta in self.db.query_in(
-            "SELECT id, row, meta FROM vectors WHERE ns = ? AND id IN ({in_})",
-            fresh, (self.namespace,))} if fresh else {}
-        if not writing:
-            return found
-        seen.update({i: found.get(i) for i in fresh})
-        return {i: seen[i] for i in wanted if seen[i] is not None}  # type: ignore[misc]
+                    self._records.wrote(key, stored[key][0] if key in stored else None, record_meta)
 
     def delete(self, ids: Iterable[str]) -> None:
         wanted = list(dict.fromkeys(ids))
@@ -288,13 +246,14 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
             return
         with self.db.transaction():
             # the file rows of deleted records become garbage (counted before their row goes)
-            object.__setattr__(self, "_dropped_rows", self._dropped_rows + len(self._lookup_rows(wanted)))
+            rows = [row for row, _ in self._records.stored(wanted).values() if row is not None]
+            object.__setattr__(self, "_dropped_rows", self._dropped_rows + len(rows))
             self.db.executemany("DELETE FROM vectors WHERE ns = ? AND id = ?",
                                 ((self.namespace, i) for i in wanted))
             for key in wanted:
                 self._pending.pop(key, None)
                 self._dropped.add(key)
-                self._seen[key] = None
+                self._records.deleted(key)
 
     def _flush(self) -> None:
         """Before the commit: append the transaction's vectors and point their ids at them.
@@ -308,23 +267,16 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         if not pending and not dropped:
             self._forget()
             return
-        current = {key: row for key, (row, _) in self._stored(list(pending)).items() if row is not None}
+        stored = self._records.stored(list(pending))
+        current = {key: row for key, (row, _) in stored.items() if row is not None}
         self._forget()
         meta = self._file_meta()
         mapped = self._matrix(meta) if current else None
-        restore = []
-        in_file = {key: row for key, row in current.items() if mapped is not None and row < mapped.shape[0]}
-        replaced += len(current) - len(in_file)
-        if in_file:
-            stored_rows = mapped[np.array(list(in_file.values()), dtype=np.int64)]  # type: ignore[index]
-            fresh = np.stack([pending[key] for key in in_file])
-            for key, stored, new, same in zip(in_file, stored_rows, fresh, _same_vectors(stored_rows, fresh)):
-                if not same:
-                    replaced += 1
-                    continue
-                if not np.array_equal(stored, new):
-                    restore.append((stored.tobytes(), self.namespace, key))
-                del pending[key]
+        kept, nudged = kept_rows(mapped, current, pending, SAME_VECTOR_ATOL)
+        replaced += len(current) - len(kept)
+        for key in kept:
+            del pending[key]
+        restore = [(stored, self.namespace, key) for key, stored in nudged.items()]
         if restore:  # the table keeps the file's bytes (it is what a rebuilt file is made of)
             self.db.executemany("UPDATE vectors SET vector = ? WHERE ns = ? AND id = ?", restore)
         garbage = self._garbage() + replaced
@@ -350,7 +302,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
     def _rows_renumbered(self) -> None:
         """A compaction inside the transaction: the rows it knew are read again, and the rows
         its deletes and replacements made garbage are not in the new file (not counted)."""
-        self._seen.clear()
+        self._records.forget()
         object.__setattr__(self, "_dropped_rows", 0)
 
     def _garbage(self) -> int:
@@ -360,7 +312,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         self.db.set_meta(f"vector_garbage:{self.namespace}", str(value))
 
     def _forget(self) -> None:
-        object.__setattr__(self, "_seen", {})
+        self._records.forget()
         object.__setattr__(self, "_pending", {})
         object.__setattr__(self, "_dropped", set())
         object.__setattr__(self, "_dropped_rows", 0)
@@ -462,7 +414,7 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
     def get_by_ids(self, ids: Sequence[str]) -> List[Optional[Dict[str, Any]]]:
         ids = list(ids)
         if self.db.in_transaction:  # the writer's view, read once per transaction
-            stored = self._stored(ids)
+            stored = self._records.stored(ids)
             return [{"id": i, **json.loads(stored[i][1])} if i in stored else None for i in ids]
         found: Dict[str, Dict[str, Any]] = {}
         for start in range(0, len(ids), 500):
