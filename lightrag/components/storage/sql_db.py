@@ -45,13 +45,13 @@ from lightrag.components.storage.wal_checkpointer import WRITER_CHECKPOINT_PAGES
 log = logging.getLogger(__name__)
 
 DEFAULT_LOCK_TIMEOUT = 120.0
-#: bytes of the database file SQLite reads through a memory map (``PRAGMA mmap_size``): a page
-#: read is then a memory access into the OS page cache, shared by every process of the store,
-#: instead of a ``read()`` into each connection's own cache. 2 GiB is the most the standard
-#: library's SQLite maps (a larger value is cut to it). Measured on the 1M-chunk scale store
-#: (docs/benchmarks.md, fourteenth session): inserts 1-12 % faster at 1M chunks and 10-12 % at
-#: 10k, ``local`` queries ~10 % faster.
-DEFAULT_MMAP_SIZE = 2**31
+#: bytes of the database file SQLite reads through a memory map (``PRAGMA mmap_size``; the
+#: standard library's SQLite maps at most 2 GiB). Off by default: on the 1M-chunk scale store
+#: a map of 2 GiB changed neither the insert rate nor query latency beyond the machine's noise
+#: (alternating rounds in one process: 1M inserts 6 % faster in one campaign, 4 % slower in the
+#: next; docs/benchmarks.md, fourteenth session), while the pages it touches count in the
+#: process's resident memory (3.0 GB after 100 queries against 1.4 GB).
+DEFAULT_MMAP_SIZE = 0
 COMMITS_META = "commits"  #: the meta row every commit bumps (:meth:`SQLDatabase.commit_token`)
 
 
@@ -340,9 +340,9 @@ class SQLiteDatabase(SQLDatabase):
         lock_timeout: seconds a writer waits for another process's writer lock.
         synchronous: SQLite's ``synchronous`` pragma. ``NORMAL`` (default) survives a killed
             process; ``FULL`` also survives a power cut, at one fsync per commit.
-        mmap_size: bytes of the file read through a memory map (:data:`DEFAULT_MMAP_SIZE`);
-            ``0`` reads with ``read()`` calls only, for a store on a network file system, where
-            an I/O error on a mapped page would end the process instead of raising an error.
+        mmap_size: bytes of the file read through a memory map instead of ``read()`` calls
+            (:data:`DEFAULT_MMAP_SIZE`: none). Not for a store on a network file system: an I/O
+            error on a mapped page ends the process instead of raising an error.
     """
 
     def __init__(self, path: os.PathLike | str, lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
