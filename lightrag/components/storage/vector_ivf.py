@@ -396,10 +396,13 @@ class TailLists:
         later_lists = entries[later]
         stray, now = self._strays(entries)
         out: Dict[Optional[int], np.ndarray] = {}
-        for part in range(self._lists) if lists is None else lists:
-            found = np.concatenate([
-                positions[starts[part]:starts[part + 1]],
-                later[np.searchsorted(later_lists, part):np.searchsorted(later_lists, part, "right")]])
+        parts = list(range(self._lists) if lists is None else lists)
+        low = np.searchsorted(later_lists, parts).tolist()
+        high = np.searchsorted(later_lists, parts, "right").tolist()
+        begin, end = starts[parts].tolist(), starts[np.asarray(parts, dtype=np.int64) + 1].tolist()
+        for part, first, last, lo, hi in zip(parts, begin, end, low, high):
+            found = positions[first:last] if lo == hi else np.concatenate([positions[first:last],
+                                                                         later[lo:hi]])
             if stray.size:
                 found = np.sort(np.concatenate([found[~np.isin(found, stray)], stray[now == part]]))
             if found.size:
