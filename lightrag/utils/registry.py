@@ -44,6 +44,8 @@ class EntityMapping:
             cls._library_loaded = True
             _import_library()
             found = cls._registry.get(name)
+        if found is None:  # a class a package imports when first asked for (its __getattr__)
+            found = _lazy_library_class(name)
         return found
 
     @classmethod
@@ -95,6 +97,21 @@ def _import_library() -> None:
         except ModuleNotFoundError as e:
             if e.name != package:
                 raise
+
+
+def _lazy_library_class(name: str) -> Optional[Any]:
+    """``name`` from a library package that imports it on first access (its module
+    ``__getattr__``: ``NetworkXGraphStorage``, whose NetworkX import is left to the processes
+    that use it). The import registers the class (``Component.__init_subclass__``)."""
+    import sys
+
+    for package in LIBRARY_PACKAGES:
+        module = sys.modules.get(package)
+        if module is not None and hasattr(module, "__getattr__"):
+            found = getattr(module, name, None)
+            if isinstance(found, type):
+                return found
+    return None
 
 
 def register_all(namespace: Dict[str, Any], names: list[str]) -> None:

@@ -19,6 +19,8 @@ Example:
     'Saturn has rings.'
 """
 
+from typing import Any
+
 from lightrag.components.storage.base import (
     GRAPH_FIELD_SEP,
     BaseGraphStorage,
@@ -33,7 +35,6 @@ from lightrag.components.storage.databases import open_database
 from lightrag.components.storage.doc_status import DocProcessingStatus, DocStatus
 from lightrag.components.storage.json_doc_status import JsonDocStatusStorage
 from lightrag.components.storage.json_kv import JsonKVStorage
-from lightrag.components.storage.networkx_graph import NetworkXGraphStorage
 from lightrag.components.storage.numpy_vector import NumpyVectorStorage
 from lightrag.components.storage.pg_vector import PgVectorStorage
 from lightrag.components.storage.sql_db import (
@@ -72,3 +73,13 @@ __all__ = [
     "StoreLockedError",
     "open_database",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``NetworkXGraphStorage`` is imported when first asked for: importing NetworkX takes
+    ~0.2 s, which a process that opens a SQL store (every ``lightrag query``) does not need."""
+    if name == "NetworkXGraphStorage":
+        from lightrag.components.storage.networkx_graph import NetworkXGraphStorage
+
+        return NetworkXGraphStorage
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Sequence, Set, Tuple
 
 from lightrag.components.storage.base import KnowledgeGraph
-from lightrag.components.storage.networkx_graph import busy_first_bfs, rank_labels
+from lightrag.components.storage.graph_properties import busy_first_bfs, rank_labels
 
 Pair = Tuple[str, str]
 

@@ -46,13 +46,14 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Dict, Iterable, List, Set, Tuple
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Iterable, List, Set, Tuple
 from xml.sax.saxutils import escape as xml_escape
-
-import networkx as nx
 
 from lightrag.components.storage.base import GRAPH_FIELD_SEP, LEGACY_FIELDS
 from lightrag.utils.file_io import atomic_open
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 EXPORT_FORMATS = ("graphml", "json", "csv")
 _LIST_FIELDS = ("source_id", "file_path")
@@ -111,6 +112,8 @@ def export_graph(path: str, format: str, nodes: Nodes, edges: Edges) -> List[Pat
 
 def graphml_bytes(graph: nx.Graph) -> bytes:
     buffer = io.BytesIO()
+    import networkx as nx  # (imported when used: ~0.2 s)
+
     nx.write_graphml(graph, buffer)
     return buffer.getvalue()
 

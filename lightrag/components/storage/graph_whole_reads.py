@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
 
 from lightrag.components.storage.base import ITER_BATCH
 from lightrag.components.storage.graph_export import export_graph
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 Pair = Tuple[str, str]
 
@@ -64,6 +65,8 @@ class WholeGraphReads:
 
     def snapshot(self) -> nx.Graph:
         """The whole graph as a NetworkX graph (reads every row: exports and analyses)."""
+        import networkx as nx  # (imported when used: ~0.2 s)
+
         graph = nx.Graph()
         graph.add_nodes_from(self._scan_nodes().items())
         graph.add_edges_from((s, t, d) for (s, t), d in self._scan_edges().items())

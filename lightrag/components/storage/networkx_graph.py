@@ -14,73 +14,22 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections import deque
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import networkx as nx
-import numpy as np
 
 from lightrag.components.storage.base import (
     BaseGraphStorage,
     KnowledgeGraph,
 )
 from lightrag.components.storage.graph_export import export_graph, graphml_bytes
+from lightrag.components.storage.graph_properties import busy_first_bfs, clean_properties, rank_labels
 from lightrag.utils.file_io import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
 __all__ = ["KnowledgeGraph", "NetworkXGraphStorage"]
-
-_GRAPHML_TYPES = (str, int, float, bool)
-
-
-def _clean(data: Dict[str, Any], what: str) -> Dict[str, Any]:
-    """Properties GraphML can hold: None dropped, NumPy scalars unwrapped, others rejected."""
-    if not isinstance(data, dict):
-        raise TypeError(f"{what} properties must be a dict, got {type(data).__name__}")
-    clean = {}
-    for key, value in data.items():
-        if not isinstance(key, str):
-            raise TypeError(f"{what} property names must be strings, got {key!r}")
-        if value is None:
-            continue
-        if isinstance(value, np.generic):
-            value = value.item()
-        if not isinstance(value, _GRAPHML_TYPES):
-            raise TypeError(f"{what} property {key!r} is a {type(value).__name__}; GraphML holds "
-                            "only str, int, float and bool (join lists with GRAPH_FIELD_SEP)")
-        clean[key] = value
-    return clean
-
-
-def rank_labels(found: List[str], query: str, limit: int) -> List[str]:
-    """Labels containing ``query`` (lower case), best first: exact, then prefix, then shorter."""
-    found = [n for n in found if query in n.lower()]
-    found.sort(key=lambda n: (n.lower() != query, not n.lower().startswith(query), len(n), n))
-    return found[:limit]
-
-
-def busy_first_bfs(start: str, max_depth: int, max_nodes: int,
-                   neighbours: Callable[[str], List[str]],
-                   degrees: Callable[[List[str]], Dict[str, int]]) -> Tuple[List[str], bool]:
-    """Nodes reached from ``start`` within ``max_depth`` hops, busier neighbours first, at most
-    ``max_nodes``; and whether the walk was cut short."""
-    chosen: List[str] = []
-    seen, queue = {start}, deque([(start, 0)])
-    while queue:
-        if len(chosen) >= max_nodes:
-            return chosen, True
-        node, depth = queue.popleft()
-        chosen.append(node)
-        if depth < max_depth:
-            fresh = [o for o in neighbours(node) if o not in seen]
-            degree = degrees(fresh)
-            fresh.sort(key=lambda o: (-degree.get(o, 0), o))
-            seen.update(fresh)
-            queue.extend((o, depth + 1) for o in fresh)
-    return chosen, False
-
 
 class NetworkXGraphStorage(BaseGraphStorage):
     """The whole graph in memory (fine to millions of edges on one machine).
@@ -225,7 +174,7 @@ class NetworkXGraphStorage(BaseGraphStorage):
 
     # ----------------------------------------------------------------- writes
     def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None:
-        clean = _clean(data, f"node {node_id!r}")
+        clean = clean_properties(data, f"node {node_id!r}")
         if not isinstance(node_id, str) or not node_id:
             raise ValueError(f"node ids must be non-empty strings, got {node_id!r}")
         if self._graph.has_node(node_id):
@@ -236,7 +185,7 @@ class NetworkXGraphStorage(BaseGraphStorage):
         self.version += 1
 
     def upsert_edge(self, src: str, tgt: str, data: Dict[str, Any]) -> None:
-        clean = _clean(data, f"edge {src!r}-{tgt!r}")
+        clean = clean_properties(data, f"edge {src!r}-{tgt!r}")
         for end in (src, tgt):
             if not isinstance(end, str) or not end:
                 raise ValueError(f"node ids must be non-empty strings, got {end!r}")

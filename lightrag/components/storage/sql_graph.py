@@ -28,8 +28,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, 
 
 from lightrag.components.storage.base import BaseGraphStorage
 from lightrag.components.storage.graph_display import GraphDisplayReads, Pair, _pair
+from lightrag.components.storage.graph_properties import clean_properties
 from lightrag.components.storage.graph_whole_reads import WholeGraphReads
-from lightrag.components.storage.networkx_graph import _clean
 from lightrag.components.storage.node_degrees import NodeDegrees
 from lightrag.components.storage.node_sources import NodeChunks, add_to_window, split_ids, window_ids
 from lightrag.components.storage.sql_db import SQLDatabase
@@ -261,7 +261,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         cleaned = {}
         for node_id, data in nodes.items():
             _check_id(node_id)
-            cleaned[node_id] = _clean(data, f"node {node_id!r}")
+            cleaned[node_id] = clean_properties(data, f"node {node_id!r}")
         with self.db.transaction():
             for node_id, data in cleaned.items():
                 if "source_id" in data:
@@ -335,7 +335,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             _check_id(src)
             _check_id(tgt)
             key = _pair(src, tgt)
-            cleaned[key] = {**cleaned.get(key, {}), **_clean(data, f"edge {src!r}-{tgt!r}")}
+            cleaned[key] = {**cleaned.get(key, {}), **clean_properties(data, f"edge {src!r}-{tgt!r}")}
         with self.db.transaction():
             ends = list(dict.fromkeys(n for pair in cleaned for n in pair))
             present = self.has_nodes_batch(ends)
