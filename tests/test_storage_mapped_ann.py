@@ -406,6 +406,34 @@ def test_tail_rows_grouped_by_list(tmp_path):
         assert got == expected
 
 
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_batch_of_searches_scores_the_same_candidates_as_searches_one_by_one(tmp_path, shared):
+    """Queries sharing their lists (scored together) or not (scored one by one), with rows
+    appended after the index was built (in lists, and a crashed writer's of no list)."""
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(600, 8)).astype(np.float32)
+    IVFIndex.build(matrix, np.arange(500), lists=40, file_rows=500).write(tmp_path / "x.ivf", matrix)
+    index = IVFIndex.read(tmp_path / "x.ivf", 8, 40, 500)
+    path = tmp_path / "t.lst"
+    vector_ivf.append_lists(path, 0, vector_ivf.assign(index.centroids, matrix[500:590]))
+    tail = TailLists(path, indexed_rows=500, lists=40)  # rows 590-599: no entry (crashed writer)
+    tail.refresh()
+    if shared:  # four near queries: the same three best lists
+        queries = (rng.normal(size=8) + 0.01 * rng.normal(size=(4, 8))).astype(np.float32)
+    else:  # four centroids: each its own best list
+        queries = np.array(index.centroids[[0, 10, 20, 30]], dtype=np.float32)
+    probed = index.probe(queries, 3 if shared else 1)
+    assert (len(set(probed.ravel().tolist())) > vector_ivf.SHARED_LISTS_SPLIT * probed.size) is not shared
+    batch = index.candidates_batch(matrix, tail, queries, probed)
+    for query, probes, (rows, scores) in zip(queries, probed, batch):
+        alone_rows, alone_scores = index.candidates(matrix, tail, query, probes)
+        assert sorted(rows.tolist()) == sorted(alone_rows.tolist())
+        assert set(range(590, 600)) <= set(rows.tolist())
+        by_row = dict(zip(rows.tolist(), scores.tolist()))
+        assert np.allclose([by_row[r] for r in alone_rows.tolist()], alone_scores, atol=1e-5)
+        assert np.allclose(scores, matrix[rows] @ query, atol=1e-5)
+
+
 @pytest.mark.parametrize("clustered_by_id", [True, False])
 def test_an_older_stores_vector_rows_table_is_folded_into_vectors_at_open(tmp_path, clustered_by_id):
     """Stores of earlier versions kept the file rows in a table ``vector_rows`` (clustered by id,
