@@ -283,7 +283,7 @@ class IVFIndex:
             listed, block = self.listed(part, matrix)
             pieces = [(listed, block)] if listed.size else []
             extra = tail_rows.get(part)
-            if extra is not None:  # scored apart (joined, the list's block was copied)
+            if extra is not None:  # scored apart: joining them would copy the list's block
                 pieces.append((extra, matrix[extra]))
             for found, vectors in pieces:
                 if len(asking) == 1:
