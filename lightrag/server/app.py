@@ -331,6 +331,16 @@ def _mount_routes(app: FastAPI, keyed: List[Any], ui: bool) -> None:
         mount_ui(app, dependencies=keyed, openapi_url="/openapi.json")
 
 
+def warm_up_models(state: AppState) -> None:
+    """Load the local models of a workspace's first query (its embedder's, the keyword
+    extractor's spaCy pipeline: ~2-8 s) on one of its query threads, in the background: the
+    server answers ``/health`` at once, and a query that arrives meanwhile waits only for what
+    is left of the load (each model loads once, under its own lock) instead of all of it."""
+    warm_up = getattr(state.rag, "warm_up", None)
+    if callable(warm_up):
+        state.query_pool.submit(warm_up)
+
+
 def create_app(rag: Any, api_keys: Optional[KeySpec] = None,
                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
                resume_pending: bool = True, metrics: Optional[ServerMetrics] = None,
@@ -373,6 +383,7 @@ def create_app(rag: Any, api_keys: Optional[KeySpec] = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if resume_pending:
             server.default.intake.resume()
+        warm_up_models(server.default)
         yield
         await server.drain(drain_timeout)
         log.info("shutdown: all inserts finished and stores flushed")
