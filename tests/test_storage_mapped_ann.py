@@ -831,3 +831,38 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_vectors_read_as_one_matrix_are_the_vectors_read_by_id(tmp_path):
+    """``get_vector_matrix`` (a query's 2-4k chunk vectors in one gather) returns what
+    ``get_vectors_by_ids`` returns, in the ids' order: committed rows, a writer's own pending
+    and deleted ids, unknown ids left out; the base class's version agrees on another store."""
+    from lightrag.components.storage.base import BaseVectorStorage
+
+    store = open_store(tmp_path)
+    vectors = clustered(50, seed=21)
+    fill(store, vectors)
+
+    def agree(asked):
+        found, matrix = store.get_vector_matrix(asked)
+        by_id = store.get_vectors_by_ids(asked)
+        assert found == [i for i in dict.fromkeys(asked) if i in by_id]
+        if found:
+            assert np.array_equal(matrix, np.stack([by_id[i] for i in found]))
+        else:
+            assert matrix.size == 0
+        assert BaseVectorStorage.get_vector_matrix(store, asked)[0] == found
+        return found, matrix
+
+    found, matrix = agree(["k7", "gone", "k3", "k7"])
+    assert found == ["k7", "k3"]
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert np.allclose(matrix, unit[[7, 3]], atol=1e-6)
+    assert agree(["gone"])[0] == []
+    with store.db.transaction():
+        store.upsert({"k3": {"content": "new", "file_path": "f.md"},
+                      "k60": {"content": "x", "file_path": "f.md"}}, vectors=vectors[[10, 11]])
+        store.delete(["k7"])
+        found, matrix = agree(["k60", "k7", "k3", "k1"])
+        assert found == ["k60", "k3", "k1"]
+        assert np.allclose(matrix[1], unit[10], atol=1e-6)

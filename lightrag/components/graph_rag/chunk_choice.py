@@ -14,11 +14,12 @@ Example:
 from __future__ import annotations
 
 import functools
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from lightrag.components.graph_rag.merger import split_field
+from lightrag.components.storage.base import BaseVectorStorage
 
 
 def query_similarities(chunks_vdb: Any, ids: Sequence[str], query_vector: np.ndarray,
@@ -28,13 +29,19 @@ def query_similarities(chunks_vdb: Any, ids: Sequence[str], query_vector: np.nda
     to it)."""
     known = {} if known is None else known
     fresh = [c for c in dict.fromkeys(ids) if c not in known]
-    vectors = chunks_vdb.get_vectors_by_ids(fresh) if fresh else {}
-    found = [c for c in fresh if c in vectors]
+    found, vectors = _vector_matrix(chunks_vdb, fresh) if fresh else ([], None)
     if found:
         norm = float(np.linalg.norm(query_vector)) or 1.0
         unit_query = np.asarray(query_vector, dtype=np.float32) / norm
-        known.update(zip(found, (np.stack([vectors[c] for c in found]) @ unit_query).tolist()))
+        known.update(zip(found, (vectors @ unit_query).tolist()))
     return {c: known[c] for c in ids if c in known}
+
+
+def _vector_matrix(store: Any, ids: Sequence[str]) -> Tuple[List[str], np.ndarray]:
+    """``store.get_vector_matrix(ids)``; for a store that only reads vectors by id (the duck
+    type of :meth:`get_vectors_by_ids`), the base class's version built on that."""
+    read = getattr(store, "get_vector_matrix", None)
+    return read(ids) if read is not None else BaseVectorStorage.get_vector_matrix(store, ids)
 
 
 #: chunks of one entity or relation considered by a query: a hub cited by 100k chunks

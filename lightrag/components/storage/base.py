@@ -251,6 +251,17 @@ class BaseVectorStorage(StorageNameSpace):
     def get_vectors_by_ids(self, ids: Sequence[str]) -> Dict[str, np.ndarray]:
         """The stored (unit) vectors of the ids that exist."""
 
+    def get_vector_matrix(self, ids: Sequence[str]) -> Tuple[List[str], np.ndarray]:
+        """The stored vectors of ``ids`` as one matrix: ``(found, matrix)``, row ``i`` the
+        vector of ``found[i]`` (ids in their first order; those not stored left out). A store
+        that reads vectors by file row overrides it to skip the dict of
+        :meth:`get_vectors_by_ids` (a query compares 2-4k chunk vectors at once)."""
+        vectors = self.get_vectors_by_ids(ids)
+        found = [i for i in dict.fromkeys(ids) if i in vectors]
+        if not found:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return found, np.stack([vectors[i] for i in found])
+
     @abstractmethod
     def __len__(self) -> int: ...
 

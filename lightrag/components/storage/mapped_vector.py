@@ -429,13 +429,31 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
         """Vectors by id, read from the mapped file. Outside a write transaction the rows of
         ids asked before come from :class:`RowCache` while the row map is unchanged; the
         others are one indexed look-up per 500 ids."""
+        pending, keys, vectors = self._read_vectors(ids)
+        pending.update(zip(keys, vectors))
+        return pending
+
+    def get_vector_matrix(self, ids: Sequence[str]) -> Tuple[List[str], np.ndarray]:
+        """:meth:`BaseVectorStorage.get_vector_matrix`: the file's rows of the ids in one
+        gather, no dict of row views to stack again."""
+        pending, keys, vectors = self._read_vectors(ids)
+        if not pending:
+            return list(keys), vectors
+        pending.update(zip(keys, vectors))
+        found = [i for i in dict.fromkeys(ids) if i in pending]
+        return found, np.stack([pending[i] for i in found])
+
+    def _read_vectors(self, ids: Sequence[str]) -> Tuple[Dict[str, np.ndarray], Sequence[str], np.ndarray]:
+        """``(this transaction's own vectors by id, the other found ids, their rows of the
+        file)``; ids neither pending nor stored are left out."""
         ids = list(dict.fromkeys(ids))
         out: Dict[str, np.ndarray] = {}
+        nothing = np.zeros((0, 0), dtype=np.float32)
         if self.db.in_transaction:  # this transaction's own writes first
             out = {i: self._pending[i].copy() for i in ids if i in self._pending}
             ids = [i for i in ids if i not in out and i not in self._dropped]
         if not ids:
-            return out
+            return out, (), nothing
         if self.db.in_transaction:  # its own view of the rows: not cached
             matrix = self._matrix()
             found = list(self._lookup_rows(ids).items()) if matrix is not None else []
@@ -447,13 +465,12 @@ class MappedVectorStorage(VectorGenerations, BaseVectorStorage):
             found = ([] if matrix is None else
                      self._row_cache.rows((file_meta, state.get(self._moves_key)), ids, self._lookup_rows))
         if matrix is None or not found:
-            return out
+            return out, (), nothing
         keys, row_numbers = zip(*found)
         rows = np.array(row_numbers, dtype=np.int64)
         if rows.max() >= matrix.shape[0]:  # appended by a commit after this mapping: map again
             matrix = self._matrix()
-        out.update(zip(keys, matrix[rows]))  # type: ignore[index]
-        return out
+        return out, keys, matrix[rows]  # type: ignore[index]
 
     def _lookup_rows(self, ids: Sequence[str]) -> Dict[str, int]:
         # (no "row IS NOT NULL" in the SQL: SQLite then scans the namespace by the row index)
