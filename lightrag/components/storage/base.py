@@ -256,14 +256,19 @@ class BaseVectorStorage(StorageNameSpace):
         vector of ``found[i]`` (ids in their first order; those not stored left out). A store
         that reads vectors by file row overrides it to skip the dict of
         :meth:`get_vectors_by_ids` (a query compares 2-4k chunk vectors at once)."""
-        vectors = self.get_vectors_by_ids(ids)
-        found = [i for i in dict.fromkeys(ids) if i in vectors]
-        if not found:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        return found, np.stack([vectors[i] for i in found])
+        return stack_by_id(ids, self.get_vectors_by_ids(ids))
 
     @abstractmethod
     def __len__(self) -> int: ...
+
+
+def stack_by_id(ids: Sequence[str], vectors: Dict[str, np.ndarray]) -> Tuple[List[str], np.ndarray]:
+    """``(found, matrix)`` of the ``ids`` in ``vectors`` (first order; others left out), the
+    shape :meth:`BaseVectorStorage.get_vector_matrix` returns."""
+    found = [i for i in dict.fromkeys(ids) if i in vectors]
+    if not found:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    return found, np.stack([vectors[i] for i in found])
 
 
 @dataclass

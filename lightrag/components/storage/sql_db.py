@@ -368,7 +368,8 @@ class SQLiteDatabase(SQLDatabase):
             conn.execute(f"PRAGMA synchronous={self.synchronous}")
             conn.execute("PRAGMA foreign_keys=OFF")
             conn.execute(f"PRAGMA wal_autocheckpoint={WRITER_CHECKPOINT_PAGES}")
-            conn.execute(f"PRAGMA mmap_size={self.mmap_size}")
+            if self.mmap_size:
+                conn.execute(f"PRAGMA mmap_size={self.mmap_size}")
         except sqlite3.DatabaseError as e:
             raise ValueError(f"cannot open the store database {self.path}: {e}") from e
         return conn
@@ -424,7 +425,8 @@ class SQLiteDatabase(SQLDatabase):
         if conn is None:
             conn = sqlite3.connect(str(self.path), timeout=self.lock_timeout,
                                    isolation_level=None, check_same_thread=False)
-            conn.execute(f"PRAGMA mmap_size={self.mmap_size}")
+            if self.mmap_size:
+                conn.execute(f"PRAGMA mmap_size={self.mmap_size}")
             self._readers.conn = conn
         return conn
 
