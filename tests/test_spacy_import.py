@@ -65,3 +65,26 @@ print(json.dumps({"errors": errors, "spacy": spacy.__name__}))
 """
     result = run(code)
     assert result == {"errors": [], "spacy": "spacy"}
+
+
+COMMAND_LINE_LATER = """
+import json, sys
+from lightrag.components.graph_rag.spacy_extractor import load_spacy_model
+nlp = load_spacy_model()
+ents = [e.text for e in nlp("Marie Curie worked in Paris.").ents]
+deferred = "spacy.cli" not in sys.modules and "weasel" not in sys.modules
+import spacy, spacy.cli
+from spacy.cli import download
+info = spacy.info(silent=True)
+print(json.dumps({"ents": ents, "deferred": deferred, "real_cli": hasattr(spacy.cli, "setup_cli"),
+                  "same": spacy.cli is sys.modules["spacy.cli"], "version": info.get("spacy_version")}))
+"""
+
+
+@pytest.mark.parametrize("torch_first", [False, True], ids=["torch refused", "torch already imported"])
+def test_the_command_line_is_imported_only_when_asked_for(torch_first):
+    result = run(("import torch\n" if torch_first else "") + COMMAND_LINE_LATER)
+    assert result["ents"] == ["Marie Curie", "Paris"]
+    assert result["deferred"] is True
+    assert result["real_cli"] is True and result["same"] is True
+    assert result["version"]

