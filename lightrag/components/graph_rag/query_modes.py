@@ -67,12 +67,29 @@ LL_VECTOR = "ll_keywords"
 HL_VECTOR = "hl_keywords"
 SEED_VECTORS = "seed_keywords"  # one row per low-level keyword (each searched on its own)
 
+#: tokens of entity lines, and of relation lines, a mode keeps as candidates (best first) before
+#: the context builder's budgets: the lines the builder chooses from and the items whose chunks
+#: are gathered. HKU LightRAG's budgets are 6k entity and 8k relation tokens; the builder's own
+#: default share is far smaller (:data:`~lightrag.components.graph_rag.context_builder.KG_SHARE`
+#: of the chunk context). Measured (docs/benchmarks.md, fifteenth session): the whole room
+#: (~29k tokens) as the pool instead moved MuSiQue-100 R@2 / R@5 by -0.7 / -0.3 in ``local`` and
+#: -0.8 / -0.1 in ``hybrid`` (the other modes unchanged), and at 1M chunks a query naming a hub
+#: then tokenised and gathered chunks for ~480 relations instead of ~170 (``local`` p95
+#: 139 -> 81 ms). An explicit ``max_entity_tokens`` / ``max_relation_tokens`` above it widens it.
+CANDIDATE_LINE_TOKENS = 10_000
+
 
 class QueryMode(Component):
-    """Base of the query modes: subclasses implement :meth:`search` and name the vectors used."""
+    """Base of the query modes: subclasses implement :meth:`search` and name the vectors used.
+
+    ``candidate_line_tokens`` (default :data:`CANDIDATE_LINE_TOKENS`) bounds the entity lines,
+    and the relation lines, a mode keeps as candidates; set it on an instance to study its
+    effect (``rag.engine.mode("local").candidate_line_tokens = 30000``).
+    """
 
     mode: str = ""
     vectors_needed: tuple = ()
+    candidate_line_tokens: int = CANDIDATE_LINE_TOKENS
 
     def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
         raise NotImplementedError
@@ -97,8 +114,10 @@ class QueryMode(Component):
                   room: int, reranker: Optional[Component], query: str) -> Candidates:
         started = time.perf_counter()
         found = self.search(stores, vectors, param)
-        entities, _, _ = select_lines(found.entities, entity_line, room)
-        relations, _, _ = select_lines(found.relations, relation_line, room)
+        entities, _, _ = select_lines(found.entities, entity_line,
+                                      self._candidate_tokens(room, param.max_entity_tokens))
+        relations, _, _ = select_lines(found.relations, relation_line,
+                                       self._candidate_tokens(room, param.max_relation_tokens))
         chunks = self.rank_chunks(stores, found, entities, relations, param, vectors)
         if reranker is not None and param.enable_rerank and chunks:
             scores = reranker(query, [c["content"] for c in chunks])
@@ -132,6 +151,11 @@ class QueryMode(Component):
         budget = ContextBudget(total=total, reserved=reserved_tokens)
         candidates = self.retrieve(stores, vectors, param, budget.room, reranker, query)
         return ContextBuilder()(candidates, param, budget)
+
+    def _candidate_tokens(self, room: int, budget: Optional[int]) -> int:
+        """Tokens of candidate lines of one kind: :attr:`candidate_line_tokens`, or the explicit
+        budget when larger, within ``room``."""
+        return min(room, max(self.candidate_line_tokens, budget or 0))
 
     def naive_tokens(self, stores: GraphStores, found: SearchResult, vectors: Dict[str, np.ndarray],
                      param: QueryParam, room: int) -> Optional[int]:
