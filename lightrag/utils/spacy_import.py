@@ -12,7 +12,7 @@ The cost: in that process thinc's torch-backed layers (transformer pipelines suc
 way, or import torch before spaCy (then nothing is refused).
 
 spaCy's ``__init__`` also imports its command line (``spacy.cli``: weasel, typer, requests,
-httpx, rich; about 0.2 s) only to offer ``spacy.info``; loading and running a pipeline never
+httpx, rich; about 0.15 s) only to offer ``spacy.info``; loading and running a pipeline never
 touches it. During the import a placeholder stands in for it, and is removed afterwards: a later
 ``import spacy.cli`` imports the real one, and ``spacy.info`` imports it when called.
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import logging
 import os
 import sys
@@ -101,19 +102,32 @@ class _CliPlaceholder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def import_spacy() -> ModuleType:
     """The ``spacy`` module, imported without torch unless torch is loaded already or
     ``LIGHTRAG_SPACY_TORCH=1``, and without its command line (see the module docstring); a clear
-    ``ImportError`` naming the ``spacy`` extra when spaCy is not installed."""
+    ``ImportError`` naming the ``spacy`` extra when spaCy is not installed. Should the import
+    fail with the placeholder (a spaCy version that needs more of its command line), it is
+    imported again with the real one."""
     with _lock:
         if "spacy" in sys.modules:
             return safe_import(*OptionalPackages.SPACY.value)
-        finders: List[importlib.abc.MetaPathFinder] = [_CliPlaceholder()]
-        if "torch" not in sys.modules and os.environ.get(TORCH_ENV) != "1":
-            finders.append(_RefuseTorch())
-        sys.meta_path[:0] = finders
+        refuse_torch = "torch" not in sys.modules and os.environ.get(TORCH_ENV) != "1"
         try:
-            spacy = safe_import(*OptionalPackages.SPACY.value)
-        finally:
-            for finder in finders:
-                sys.meta_path.remove(finder)
-            finders[0].remove()
-        log.debug("imported spaCy (torch %s)", "refused" if len(finders) > 1 else "allowed")
+            spacy = _import_with(_CliPlaceholder(), refuse_torch)
+        except ImportError as e:
+            if importlib.util.find_spec("spacy") is None:
+                raise
+            log.info("spaCy imported again with its command line (%s)", e)
+            spacy = _import_with(None, refuse_torch)
+        log.debug("imported spaCy (torch %s)", "refused" if refuse_torch else "allowed")
         return spacy
+
+
+def _import_with(cli: Optional[_CliPlaceholder], refuse_torch: bool) -> ModuleType:
+    finders: List[importlib.abc.MetaPathFinder] = [f for f in (cli, _RefuseTorch() if refuse_torch else None)
+                                                   if f is not None]
+    sys.meta_path[:0] = finders
+    try:
+        return safe_import(*OptionalPackages.SPACY.value)
+    finally:
+        for finder in finders:
+            sys.meta_path.remove(finder)
+        if cli is not None:
+            cli.remove()
