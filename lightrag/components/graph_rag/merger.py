@@ -68,6 +68,14 @@ def split_field(value: Any) -> List[str]:
     return [v for v in str(value or "").split(GRAPH_FIELD_SEP) if v]
 
 
+def first_fragment(description: Any) -> str:
+    """The first non-empty ``<SEP>`` fragment of a description: what an item's vector stands
+    for besides its name(s) (:mod:`~lightrag.components.graph_rag.index.vectors` cuts it)."""
+    text = str(description or "")
+    head = text.split(GRAPH_FIELD_SEP, 1)[0]
+    return head or next(iter(split_field(text)), "")
+
+
 def _count_ids(joined: str) -> int:
     return joined.count(GRAPH_FIELD_SEP) + 1 if joined else 0
 
@@ -79,6 +87,17 @@ def _join_unique(existing: Iterable[str], new: Iterable[str], cap: Optional[int]
     return GRAPH_FIELD_SEP.join(merged)
 
 
+def _entity_vector_parts(node: Dict[str, Any]) -> Tuple[str, str]:
+    """What an entity's vector record takes from its node besides the name and the chunk and
+    file samples (which a new citation leaves as they are): the type and the first fragment."""
+    return str(node.get("entity_type") or ""), first_fragment(node.get("description"))
+
+
+def _relation_vector_parts(edge: Dict[str, Any]) -> Tuple[str, str]:
+    """As :func:`_entity_vector_parts`, for a relation: its keywords and first fragment."""
+    return str(edge.get("keywords") or ""), first_fragment(edge.get("description"))
+
+
 @dataclass
 class MergeStats(DataClass):
     """What one merge changed."""
@@ -86,6 +105,10 @@ class MergeStats(DataClass):
     entities: List[str] = field(default_factory=list, metadata={"desc": "Entities touched"})
     relations: List[Tuple[str, str]] = field(default_factory=list, metadata={"desc": "Relations"})
     summaries: int = field(default=0, metadata={"desc": "LLM summary calls"})
+    changed_entities: List[str] = field(default_factory=list, metadata={
+        "desc": "Entities new or changed in what their vector record holds (to embed)"})
+    changed_relations: List[Tuple[str, str]] = field(default_factory=list, metadata={
+        "desc": "Relations new or changed in what their vector record holds (to embed)"})
 
 
 def unify_case_variants(graph: Any, extractions: Sequence[Any]) -> Dict[str, str]:
@@ -268,6 +291,8 @@ class GraphMerger(Component):
         graph.upsert_node(name, node)
         graph.add_node_sources(name, [r.source_id for r in fresh])  # by key: a hub's size costs nothing
         stats.entities.append(name)
+        if not existing or _entity_vector_parts(existing) != _entity_vector_parts(node):
+            stats.changed_entities.append(name)
         return node  # what was written (not read back: a hub's record is ~12 KB of chunk ids)
 
     # --------------------------------------------------------------- relations
@@ -300,6 +325,7 @@ class GraphMerger(Component):
                     "source_id": source_id, "file_path": file_path, "created_at": now_iso(),
                 })
                 stats.entities.append(endpoint)
+                stats.changed_entities.append(endpoint)
         edge = {
             "weight": weight, "description": description, "keywords": ",".join(keywords),
             "source_id": source_id, "file_path": file_path,
@@ -307,6 +333,8 @@ class GraphMerger(Component):
         }
         graph.upsert_edge(src, tgt, edge)
         stats.relations.append(key)
+        if not existing or _relation_vector_parts(existing) != _relation_vector_parts(edge):
+            stats.changed_relations.append(key)
         return edge
 
     # -------------------------------------------------------------------- merge

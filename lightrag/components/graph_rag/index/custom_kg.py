@@ -224,7 +224,7 @@ async def ainsert_custom_kg(index: Any, kg: KGSource, doc_id: Optional[str] = No
         _check_shared_texts(stores, plan, kg)
         _write(stores, plan, vectors, doc_id)
         stats = await index.merger.acall(plan.extractions, stores.graph)
-        queue_vectors(stores, stats.entities, stats.relations)
+        queue_vectors(stores, stats.changed_entities, stats.changed_relations)
         items = {"entities": sorted({x.entity_name for e in plan.extractions for x in e.entities}),
                  "relations": sorted({relation_key(r.src_id, r.tgt_id)
                                       for e in plan.extractions for r in e.relations})}

@@ -67,7 +67,7 @@ async def record_document(index: Any, doc_id: str, chunks: Dict[str, TextChunkSc
         unify_case_variants(index.graph, good)  # "Acmecorp" joins a stored "AcmeCorp"
         index.stores.extractions.add(good, chunks)
         stats = await index.merger.acall(good, index.graph)
-        queue_vectors(index.stores, stats.entities, stats.relations)
+        queue_vectors(index.stores, stats.changed_entities, stats.changed_relations)
         index.stores.doc_graph_items.add(  # rows added: a part never rewrites earlier ones
             doc_id, (x.entity_name for e in good for x in e.entities),
             (relation_key(r.src_id, r.tgt_id) for e in good for r in e.relations))

@@ -16,6 +16,7 @@ from lightrag.components.graph_rag.index.stores import SEP, IndexStores
 from lightrag.components.graph_rag.merger import (
     GRAPH_FIELD_SEP,
     entity_vector_id,
+    first_fragment,
     legacy_relation_vector_id,
     relation_vector_id,
     split_field,
@@ -50,11 +51,9 @@ def queue_vectors(stores: IndexStores, entities: Sequence[str] = (),
 
 
 def _first_fragment(description: Any, chars: int) -> str:
-    """The first non-empty ``<SEP>`` fragment of ``description``, cut at ``chars`` (a hub's
-    24 fragments are not all split for it)."""
-    text = str(description or "")
-    head = text.split(GRAPH_FIELD_SEP, 1)[0]
-    return (head or next(iter(split_field(text)), ""))[:chars]
+    """The first non-empty ``<SEP>`` fragment of ``description`` (:func:`first_fragment`: a
+    hub's 24 fragments are not all split for it), cut at ``chars``."""
+    return first_fragment(description)[:chars]
 
 
 def entity_text(name: str, node: Dict[str, Any]) -> str:
