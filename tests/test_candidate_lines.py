@@ -8,19 +8,11 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 import pytest
-from graph_fakes import extraction_reply, the_answer
+from graph_fakes import fake_graph_rag
 
-from lightrag.components.graph_rag import (
-    Chunker,
-    EntityExtractor,
-    GraphRAG,
-    HeuristicKeywordExtractor,
-    QueryParam,
-)
+from lightrag.components.graph_rag import QueryParam
 from lightrag.components.graph_rag.kg_lines import dump_line, relation_line
 from lightrag.components.graph_rag.query_modes import CANDIDATE_LINE_TOKENS
-from lightrag.components.model_client import ScriptedClient
-from lightrag.core import Embedder, Generator
 from lightrag.core.tokenizer import count_tokens
 
 HUBS = ["North", "South", "East", "West"]
@@ -32,14 +24,8 @@ QUESTION = "Who is linked to " + ", ".join(f"Hub Station {h}" for h in HUBS) + "
 
 @pytest.fixture(scope="module")
 def rag(tmp_path_factory):
-    rag = GraphRAG(
-        embedder=Embedder(model_client=ScriptedClient(embedding_dim=64)),
-        extractor=EntityExtractor(generator=Generator(
-            model_client=ScriptedClient(response_fn=extraction_reply)), max_gleaning=0),
-        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
-        keyword_extractor=HeuristicKeywordExtractor(use_spacy=False),
-        chunker=Chunker(chunk_token_size=200, chunk_overlap_token_size=0),
-        working_dir=str(tmp_path_factory.mktemp("hubs")), cosine_threshold=0.05)
+    rag = fake_graph_rag(tmp_path_factory.mktemp("hubs"), chunk_tokens=200, chunk_overlap=0,
+                         embedding_dim=64, max_gleaning=0)
     spokes = [(h, i) for h in HUBS for i in range(SPOKES)]
     rag.insert_custom_kg({
         "chunks": [{"content": f"Hub Station {h} links to Spoke {h}{i}: {FILLER}.",

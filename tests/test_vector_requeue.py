@@ -6,25 +6,17 @@ from __future__ import annotations
 
 from typing import List
 
-from graph_fakes import extraction_reply, the_answer
+from graph_fakes import fake_graph_rag
 
-from lightrag.components.graph_rag import Chunker, EntityExtractor, GraphRAG, HeuristicKeywordExtractor
 from lightrag.components.graph_rag.merger import entity_vector_id, relation_vector_id
 from lightrag.components.model_client import ScriptedClient
-from lightrag.core import Embedder, Generator
 
 
 def make_rag(tmp_path):
-    embedding_client = ScriptedClient(embedding_dim=64)
-    rag = GraphRAG(
-        embedder=Embedder(model_client=embedding_client),
-        extractor=EntityExtractor(generator=Generator(
-            model_client=ScriptedClient(response_fn=extraction_reply)), max_gleaning=0),
-        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
-        keyword_extractor=HeuristicKeywordExtractor(use_spacy=False),
-        chunker=Chunker(chunk_token_size=200, chunk_overlap_token_size=0),
-        working_dir=str(tmp_path), cosine_threshold=0.05)
-    return rag, embedding_client
+    """A GraphRAG on the fakes, and the client that embeds for it (its requests: what was embedded)."""
+    client = ScriptedClient(embedding_dim=64)
+    return fake_graph_rag(tmp_path, embedder_client=client, chunk_tokens=200, chunk_overlap=0,
+                          max_gleaning=0), client
 
 
 def embedded(client: ScriptedClient) -> List[str]:
@@ -83,10 +75,7 @@ def test_new_keywords_embed_the_relation_again(tmp_path):
 
 
 def test_inserting_a_document_embeds_only_its_new_texts(tmp_path):
-    from graph_fakes import fake_graph_rag
-
-    client = ScriptedClient(embedding_dim=64)
-    rag = fake_graph_rag(str(tmp_path), embedder_client=client, chunk_tokens=200)
+    rag, client = make_rag(tmp_path)
     first = "Alice Walker met Bob Stone in Paris."
     rag.insert(first, ids="d1")
     client.requests.clear()
