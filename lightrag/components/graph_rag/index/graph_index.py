@@ -353,6 +353,25 @@ class GraphIndex(Component):
         return await recording.record_document(self, doc_id, chunks, chunk_vectors, extractions,
                                                content_hash, part, final, all_chunks)
 
+    async def record_many(self, documents: Sequence[recording.WholeDocument],
+                          max_seconds: float = float("inf")) -> List[RecordResult]:
+        """Write whole documents, in order, in one transaction, as :meth:`record` writes each:
+        one commit for all of them (a node cited by several is written once, and so are the
+        B-tree pages they share). Stops taking documents once ``max_seconds`` have passed (the
+        writer lock is held that long); returns the results of those written, at least one.
+
+        A document ``record`` would fail with raises here, and rolls back all of them: record
+        them one by one then (:meth:`InsertPipeline.commit_together
+        <lightrag.components.graph_rag.insert_pipeline.InsertPipeline.commit_together>`).
+
+        Args:
+            documents: objects with ``doc_id``, ``content_hash``, ``chunks``, ``vectors`` and
+                ``extractions`` (:class:`~lightrag.components.graph_rag.index.recording.
+                WholeDocument`, e.g. the insert pipeline's prepared documents).
+            max_seconds: how long to keep adding documents to the transaction.
+        """
+        return await recording.record_documents(self, documents, max_seconds)
+
     async def index_pending(self, limit: int = 50_000) -> int:
         """Embed the queued entities and relations (current text, once each); returns how many.
 

@@ -1,14 +1,16 @@
 """Writing documents into the index: :func:`record_document` (one document, or one part of a
-large one, in one transaction) and :func:`embed_pending` (the entities and relations queued
-since the last call, embedded once each). :class:`GraphIndex` calls them with itself: they use
+large one, in one transaction), :func:`record_documents` (several whole documents in one
+transaction) and :func:`embed_pending` (the entities and relations queued since the last call,
+embedded once each). :class:`GraphIndex` calls them with itself: they use
 its writer lock, status helpers and stores, never import it.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
@@ -41,60 +43,94 @@ class RecordResult(DataClass):
     error: Optional[str] = field(default=None, metadata={"desc": "Why the document failed"})
 
 
+class WholeDocument(Protocol):
+    """A document prepared whole (its chunks, their vectors, one extraction per chunk), as
+    :func:`record_documents` takes it (an insert pipeline's ``PreparedDocument``)."""
+
+    doc_id: str
+    content_hash: str
+    chunks: Dict[str, TextChunkSchema]
+    vectors: Optional[np.ndarray]
+    extractions: List[Any]
+
+
 async def record_document(index: Any, doc_id: str, chunks: Dict[str, TextChunkSchema],
                           chunk_vectors: Optional[np.ndarray], extractions: Sequence[Any],
                           content_hash: Optional[str], part: int, final: bool,
                           all_chunks: Optional[Sequence[str]]) -> RecordResult:
     """:meth:`GraphIndex.record <lightrag.components.graph_rag.index.GraphIndex.record>`."""
+    async with index.writing():
+        return await _record(index, doc_id, chunks, chunk_vectors, extractions, content_hash,
+                             part, final, all_chunks)
+
+
+async def record_documents(index: Any, documents: Sequence[WholeDocument],
+                           max_seconds: float) -> List[RecordResult]:
+    """:meth:`GraphIndex.record_many <lightrag.components.graph_rag.index.GraphIndex.record_many>`."""
+    results: List[RecordResult] = []
+    started = time.perf_counter()
+    async with index.writing():
+        for doc in documents:
+            results.append(await _record(index, doc.doc_id, doc.chunks, doc.vectors,
+                                         doc.extractions, doc.content_hash, 0, True, None))
+            if time.perf_counter() - started >= max_seconds:
+                break
+    return results
+
+
+async def _record(index: Any, doc_id: str, chunks: Dict[str, TextChunkSchema],
+                  chunk_vectors: Optional[np.ndarray], extractions: Sequence[Any],
+                  content_hash: Optional[str], part: int, final: bool,
+                  all_chunks: Optional[Sequence[str]]) -> RecordResult:
+    """Write one document (or part) and its status inside the caller's write transaction."""
     good = [e for e in extractions if e.error is None]
     failed = {e.chunk_id: str(e.error) for e in extractions if e.error is not None}
     result = RecordResult(doc_id=doc_id, chunks=len(chunks), failed_chunks=failed)
-    async with index.writing():
-        if not index._still_current(doc_id, content_hash):
-            log.info("%s changed or was deleted while it was processed: not recorded", doc_id)
-            return RecordResult(doc_id=doc_id, status=SUPERSEDED)
-        status = index.doc_status.get_by_id(doc_id) or {}
-        earlier = ((status.get("metadata") or {}).get("failed_chunks") or []) if part else []
-        replaced = (status.get("metadata") or {}).get("replaces_chunks")
-        if replaced:
-            await index._delete_document_data(doc_id, replaced)
-        index.text_chunks.replace({cid: c.to_dict() for cid, c in chunks.items()})
-        if chunks:
-            index.chunks_vdb.upsert({
-                cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
-                      "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
-                vectors=chunk_vectors)
-        unify_case_variants(index.graph, good)  # "Acmecorp" joins a stored "AcmeCorp"
-        index.stores.extractions.add(good, chunks)
-        stats = await index.merger.acall(good, index.graph)
-        queue_vectors(index.stores, stats.changed_entities, stats.changed_relations)
-        index.stores.doc_graph_items.add(  # rows added: a part never rewrites earlier ones
-            doc_id, (x.entity_name for e in good for x in e.entities),
-            (relation_key(r.src_id, r.tgt_id) for e in good for r in e.relations))
-        result.entities, result.relations = stats.entities, stats.relations
-        failed_ids = [*earlier, *failed]
-        if not final:
-            result.status = DocStatus.PROCESSING.value
-            index._set_status(doc_id, status=DocStatus.PROCESSING,
-                             metadata={"failed_chunks": failed_ids})
-            return result
-        chunks_list = list(all_chunks) if all_chunks is not None else list(chunks)
-        if failed_ids:
-            result.status = DocStatus.FAILED.value
-            result.error = redact_text(
-                f"{len(failed_ids)} of {len(chunks_list)} chunks failed extraction: " + "; ".join(
-                    [f"{cid}: {err}" for cid, err in list(failed.items())[:3]]
-                    or [f"{cid}: see an earlier part" for cid in earlier[:3]]))
-            index._set_status(doc_id, status=DocStatus.FAILED, error_msg=result.error,
-                             chunks_count=len(chunks_list), chunks_list=chunks_list,
-                             metadata={"failed_chunks": failed_ids})
-        else:
-            result.status = DocStatus.PROCESSED.value
-            items = index.stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
-            index._set_status(doc_id, status=DocStatus.PROCESSED, error_msg=None,
-                             chunks_count=len(chunks_list), chunks_list=chunks_list,
-                             metadata={"entities": len(items["entities"]),
-                                       "relations": len(items["relations"])})
+    if not index._still_current(doc_id, content_hash):
+        log.info("%s changed or was deleted while it was processed: not recorded", doc_id)
+        return RecordResult(doc_id=doc_id, status=SUPERSEDED)
+    status = index.doc_status.get_by_id(doc_id) or {}
+    earlier = ((status.get("metadata") or {}).get("failed_chunks") or []) if part else []
+    replaced = (status.get("metadata") or {}).get("replaces_chunks")
+    if replaced:
+        await index._delete_document_data(doc_id, replaced)
+    index.text_chunks.replace({cid: c.to_dict() for cid, c in chunks.items()})
+    if chunks:
+        index.chunks_vdb.upsert({
+            cid: {"content": c.content, "full_doc_id": doc_id, "file_path": c.file_path,
+                  "chunk_order_index": c.chunk_order_index} for cid, c in chunks.items()},
+            vectors=chunk_vectors)
+    unify_case_variants(index.graph, good)  # "Acmecorp" joins a stored "AcmeCorp"
+    index.stores.extractions.add(good, chunks)
+    stats = await index.merger.acall(good, index.graph)
+    queue_vectors(index.stores, stats.changed_entities, stats.changed_relations)
+    index.stores.doc_graph_items.add(  # rows added: a part never rewrites earlier ones
+        doc_id, (x.entity_name for e in good for x in e.entities),
+        (relation_key(r.src_id, r.tgt_id) for e in good for r in e.relations))
+    result.entities, result.relations = stats.entities, stats.relations
+    failed_ids = [*earlier, *failed]
+    if not final:
+        result.status = DocStatus.PROCESSING.value
+        index._set_status(doc_id, status=DocStatus.PROCESSING,
+                          metadata={"failed_chunks": failed_ids})
+        return result
+    chunks_list = list(all_chunks) if all_chunks is not None else list(chunks)
+    if failed_ids:
+        result.status = DocStatus.FAILED.value
+        result.error = redact_text(
+            f"{len(failed_ids)} of {len(chunks_list)} chunks failed extraction: " + "; ".join(
+                [f"{cid}: {err}" for cid, err in list(failed.items())[:3]]
+                or [f"{cid}: see an earlier part" for cid in earlier[:3]]))
+        index._set_status(doc_id, status=DocStatus.FAILED, error_msg=result.error,
+                          chunks_count=len(chunks_list), chunks_list=chunks_list,
+                          metadata={"failed_chunks": failed_ids})
+    else:
+        result.status = DocStatus.PROCESSED.value
+        items = index.stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
+        index._set_status(doc_id, status=DocStatus.PROCESSED, error_msg=None,
+                          chunks_count=len(chunks_list), chunks_list=chunks_list,
+                          metadata={"entities": len(items["entities"]),
+                                   "relations": len(items["relations"])})
     return result
 
 
