@@ -255,3 +255,24 @@ def test_the_citation_count_is_bounded_and_namespaces_are_counted_apart(tmp_path
         other.add_node_sources("Solo", ["d1", "d2"])
     assert other.count_citations(100) == 2
     assert graph.count_citations(100) == 30
+
+
+def test_citations_read_at_once_answer_as_lookups_do_within_the_transaction(tmp_path):
+    db = SQLiteDatabase(str(tmp_path / "g.sqlite"))
+    graph = SQLGraphStorage(db)
+    graph.upsert_node("Hub", {"source_id": "c1<SEP>c2"})
+    graph.upsert_node("Moon", {"source_id": "c2"})
+    with db.transaction():
+        graph.prefetch_node_sources(["c1", "c2", "c3"])
+        assert graph.node_cites("Hub", ["c1", "c2", "c3"]) == {"c1", "c2"}
+        assert graph.node_cites("Moon", ["c1", "c2", "c3"]) == {"c2"}
+        assert graph.add_node_sources("Moon", ["c3", "c2"]) == ["c3"]
+        assert graph.remove_node_sources("Hub", ["c1"]) == ["c1"]
+        assert graph.node_cites("Moon", ["c3"]) == {"c3"} and graph.node_cites("Hub", ["c1"]) == set()
+        assert graph.add_node_sources("Hub", ["c1"]) == ["c1"]  # cited again
+    other = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "g.sqlite")))  # another writer
+    assert other.add_node_sources("Moon", ["c1"]) == ["c1"]
+    with db.transaction():  # what the first transaction read is not served any more
+        assert graph.node_cites("Moon", ["c1", "c4"]) == {"c1"}
+    assert graph.node_cites("Hub", ["c1", "c2", "c3"]) == {"c1", "c2"}
+    assert sorted(graph.node_source_ids(["Moon"])["Moon"]) == ["c1", "c2", "c3"]

@@ -141,12 +141,16 @@ def unify_case_variants(graph: Any, extractions: Sequence[Any]) -> Dict[str, str
 
 
 class _Prefetched:
-    """``graph`` with the nodes and edges a merge will read fetched in two batched reads; each
-    prefetched item serves its first read only (the merge then writes it)."""
+    """``graph`` with the nodes and edges a merge will read fetched in two batched reads (and
+    the citations of its chunks, where the graph keeps them as rows); each prefetched item
+    serves its first read only (the merge then writes it)."""
 
-    def __init__(self, graph: Any, names: List[str], pairs: List[Tuple[str, str]]) -> None:
+    def __init__(self, graph: Any, names: List[str], pairs: List[Tuple[str, str]],
+                 chunk_ids: List[str]) -> None:
         self._graph = graph
         self._nodes = graph.get_nodes_batch(names) if names else {}
+        if chunk_ids and hasattr(graph, "prefetch_node_sources"):
+            graph.prefetch_node_sources(chunk_ids)
         self._node_keys = set(names)
         self._edges = graph.get_edges_batch(pairs) if pairs else {}
         self._edge_keys = set(pairs)
@@ -354,7 +358,8 @@ class GraphMerger(Component):
                 by_relation.setdefault(key, []).append(relation)
         stats = MergeStats()
         semaphore = asyncio.Semaphore(self.max_concurrency)
-        graph = _Prefetched(graph, list(by_entity), list(by_relation))
+        chunk_ids = list(dict.fromkeys(e.source_id for es in by_entity.values() for e in es))
+        graph = _Prefetched(graph, list(by_entity), list(by_relation), chunk_ids)
 
         async def bounded(coro: Any) -> Any:
             async with semaphore:

@@ -390,6 +390,10 @@ class BaseGraphStorage(StorageNameSpace):
         node = self.get_node(node_id) or {}
         return list(dict.fromkeys(v for v in str(node.get("source_id") or "").split(GRAPH_FIELD_SEP) if v))
 
+    def prefetch_node_sources(self, chunk_ids: Sequence[str]) -> None:
+        """A hint before a merge asks :meth:`node_cites` about ``chunk_ids``: a store that keeps
+        the citations as rows reads them at once; here (the ``source_id`` property) nothing."""
+
     def node_cites(self, node_id: str, chunk_ids: Sequence[str]) -> Set[str]:
         """Which of ``chunk_ids`` the node already cites (its ``source_id`` here; a store that
         keeps the citations as rows looks them up by key)."""

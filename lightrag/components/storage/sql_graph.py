@@ -279,6 +279,11 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     def node_cites(self, node_id: str, chunk_ids: Sequence[str]) -> Set[str]:
         return self._sources.cited(node_id, chunk_ids)
 
+    def prefetch_node_sources(self, chunk_ids: Sequence[str]) -> None:
+        """Read the citations of ``chunk_ids`` at once for the writer's :meth:`node_cites` and
+        :meth:`add_node_sources` in its open transaction (:meth:`NodeChunks.learn_chunks`)."""
+        self._sources.learn_chunks(chunk_ids)
+
     def add_node_sources(self, node_id: str, chunk_ids: Sequence[str]) -> List[str]:
         """Insert the new (node, chunk) rows and add them to the node's ``source_id`` window:
         work independent of how many chunks already cite the node."""
