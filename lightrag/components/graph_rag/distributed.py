@@ -15,9 +15,10 @@ The expensive steps of an insert run on a Ray cluster; the graph is still writte
 3. **driver**: at most ``max_in_flight`` documents are out at once (backpressure: the next one is
    submitted only when the oldest result has been merged) and results are recorded **in document
    order** by :meth:`InsertPipeline.commit <lightrag.components.graph_rag.insert_pipeline.
-   InsertPipeline.commit>` (one transaction per document, the same code as a single-process
-   insert); entity and relation vectors are embedded at the end. Recording in order makes the
-   graph equal to the one a single-process insert builds.
+   InsertPipeline.commit>` (one transaction per document, as they arrive one at a time; the
+   same recording as a single-process insert, which shares transactions within a batch);
+   entity and relation vectors are embedded at the end. Recording in order makes the graph
+   equal to the one a single-process insert builds.
 
 The pipeline components (chunker, extractor, embedder) travel to the actors pickled with Ray's
 cloudpickle; thread locks inside them are recreated on arrival and an on-disk response cache is

@@ -57,8 +57,9 @@ class GraphRAG(Component):
         index: the :class:`~lightrag.components.graph_rag.index.GraphIndex` to use (built
             from ``index_options`` when None).
         llm_max_async: concurrent extraction calls.
-        insert_batch_size: documents chunked, embedded and extracted together; each document is
-            still committed in a transaction of its own.
+        insert_batch_size: documents chunked, embedded and extracted together, then recorded
+            several per transaction (up to ~1 s of recording each; a document that fails to
+            record fails alone).
         vector_flush_size: entity/relation vectors are embedded when this many are queued, and
             at the end of every insert.
         query_defaults: default :class:`QueryParam` fields.
@@ -200,7 +201,8 @@ class GraphRAG(Component):
         """Insert documents; already processed ones are skipped, unfinished ones retried.
 
         Stored as PENDING first (durable), then chunked, embedded, extracted and recorded by
-        the :meth:`insert_pipeline` (one transaction per document).
+        the :meth:`insert_pipeline` (a document's data and status commit together, in a
+        transaction shared with other documents of its batch).
 
         Args:
             input: a text or a list of texts.
