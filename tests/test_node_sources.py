@@ -344,24 +344,6 @@ def test_an_old_row_holding_a_long_window_is_read_as_it_is_and_slimmed_when_writ
     assert graph.get_node("Hub")["source_id"] == "c0<SEP>c1<SEP>c2<SEP>c3<SEP>c4"
 
 
-def test_opening_a_store_written_with_long_windows_in_rows_takes_them_out_once(tmp_path, monkeypatch):
-    monkeypatch.setattr(node_sources, "INLINE_SOURCES", 3)
-    path = str(tmp_path / "g.sqlite")
-    db = SQLiteDatabase(path)
-    graph = SQLGraphStorage(db)
-    graph.upsert_node("Hub", {"entity_type": "person", "source_id": "c4<SEP>c2<SEP>c3<SEP>c1"})
-    graph.upsert_node("Small", {"entity_type": "person", "source_id": "s2<SEP>s1"})
-    with db.transaction():  # as an older version wrote it
-        db.execute("UPDATE nodes SET data = ? WHERE id = ?", (json.dumps(
-            {"entity_type": "person", "source_id": "c4<SEP>c2<SEP>c3<SEP>c1", "source_count": 4}), "Hub"))
-        db.execute("DELETE FROM meta WHERE name LIKE 'node_windows_apart:%'")
-    reopened = SQLGraphStorage(SQLiteDatabase(path))
-    assert "source_id" not in _row(db, "Hub") and _row(db, "Hub")["source_count"] == 4
-    assert _row(db, "Small")["source_id"] == "s2<SEP>s1"
-    assert reopened.get_node("Hub") == {"entity_type": "person", "source_count": 4,
-                                        "source_id": "c1<SEP>c2<SEP>c3<SEP>c4"}
-
-
 def test_an_index_with_windows_apart_checks_clean_and_answers(tmp_path, monkeypatch):
     monkeypatch.setattr(node_sources, "INLINE_SOURCES", 2)
     rag = fake_graph_rag(str(tmp_path))

@@ -472,29 +472,3 @@ def test_a_pass_reads_one_committed_state_while_another_writer_commits(workspace
     assert len(list(kv.iter_items(batch=3))) == 13
     writer.close()
     db.close()
-
-
-def test_windows_kept_apart_from_the_rows_of_busy_nodes_on_postgres(tmp_path, workspace, monkeypatch):
-    from lightrag.components.storage import node_sources
-
-    monkeypatch.setattr(node_sources, "INLINE_SOURCES", 2)
-    rag = make_rag(tmp_path, workspace)
-    docs = [f"Zorblat met Person{i} in Town{i}. Person{i} wrote a letter." for i in range(6)]
-    assert not rag.insert(docs, ids=[f"doc-{i}" for i in range(6)]).failed
-    db = rag.index.db
-    ((data,),) = db.query("SELECT data FROM nodes WHERE ns = ? AND id = ?",
-                          ("chunk_entity_relation", "Zorblat"))
-    assert "source_id" not in data
-    window = rag.graph.get_node("Zorblat")["source_id"].split("<SEP>")
-    assert len(window) == 6 and window == sorted(window)
-    assert dict(rag.graph.iter_node_sources())["Zorblat"] == "<SEP>".join(window)
-    rag.delete_by_doc_id("doc-2")
-    assert rag.graph.get_node("Zorblat")["source_count"] == 5 and rag.index.verify() == []
-    with db.transaction():  # a row as an older version wrote it, then opened again
-        db.execute("UPDATE nodes SET data = ? WHERE ns = ? AND id = ?",
-                   ('{"entity_type": "concept", "source_id": "x", "source_count": 5}',
-                    "chunk_entity_relation", "Zorblat"))
-        db.execute("DELETE FROM meta WHERE name LIKE 'node_windows_apart:%'")
-    reopened = make_rag(tmp_path, workspace)
-    assert reopened.graph.get_node("Zorblat")["source_id"] == rag.graph.get_node("Zorblat")["source_id"]
-    assert len(reopened.graph.get_node("Zorblat")["source_id"].split("<SEP>")) == 5

@@ -26,7 +26,6 @@ import json
 import logging
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from lightrag.components.storage import node_sources
 from lightrag.components.storage.base import BaseGraphStorage
 from lightrag.components.storage.graph_display import GraphDisplayReads, Pair, _pair
 from lightrag.components.storage.graph_properties import clean_properties
@@ -86,9 +85,6 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             db.execute("DROP INDEX IF EXISTS nodes_folded")
         object.__setattr__(self, "_sources", NodeChunks(db, namespace))
         object.__setattr__(self, "_degrees", NodeDegrees(db, namespace))
-        if db.meta(self._slim_key) is None:
-            with db.transaction():
-                self._slim_rows()
         self._pending_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
         self._pending_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
         # committed node rows the writer read in its open transaction (None: no such row); no
@@ -97,26 +93,6 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         self.version = 0
         db.register(self._log_name, self._changed_elsewhere)
         db.on_commit(self._flush, self._forget)
-
-    @property
-    def _slim_key(self) -> str:
-        return f"node_windows_apart:{self.namespace}"
-
-    def _slim_rows(self) -> None:
-        """Take the ``source_id`` window out of the rows of nodes cited by more than
-        ``INLINE_SOURCES`` chunks (once, for a store written before it was kept apart; inside
-        the opening transaction: one pass over the rows, ~1 s at 450k nodes)."""
-        count, window = self.db.json_text("data", "source_count"), self.db.json_text("data", "source_id")
-        rows = self.db.query(f"SELECT id, data FROM nodes WHERE ns = ? AND {window} IS NOT NULL "
-                             f"AND CAST({count} AS INTEGER) > ?",
-                             (self.namespace, node_sources.INLINE_SOURCES))
-        if rows:
-            log.info("taking the source_id windows of %d nodes out of their rows (once, for a "
-                     "store written before they were kept apart)", len(rows))
-        self.db.executemany("UPDATE nodes SET data = ? WHERE ns = ? AND id = ?", (
-            (json.dumps(without_window(json.loads(data)), ensure_ascii=False), self.namespace, node)
-            for node, data in rows))
-        self.db.set_meta(self._slim_key, "1")
 
     @property
     def _log_name(self) -> str:
