@@ -25,15 +25,6 @@ def small_cap(monkeypatch):
     monkeypatch.setattr(node_sources, "SOURCE_ID_CAP", 5)
 
 
-@pytest.fixture(params=["window in the row", "window apart"])
-def hub_caps(request, monkeypatch):
-    """A window of 5 ids, kept in the node's row (up to 64 citations) or, above 3 citations,
-    read from the citation rows."""
-    monkeypatch.setattr(node_sources, "SOURCE_ID_CAP", 5)
-    if request.param == "window apart":
-        monkeypatch.setattr(node_sources, "INLINE_SOURCES", 3)
-
-
 def test_the_property_keeps_a_window_of_the_ids_and_the_rows_keep_all(tmp_path, small_cap):
     graph = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "g.sqlite")))
     graph.upsert_node("Hub", {"entity_type": "person", "source_id": SEP.join(["c09", "c03", "c07"])})
@@ -131,7 +122,7 @@ def _insert_hub_documents(rag, n):
     assert not result.failed
 
 
-def test_merging_into_a_hub_keeps_every_citation_and_stays_bounded(tmp_path, hub_caps):
+def test_merging_into_a_hub_keeps_every_citation_and_stays_bounded(tmp_path, small_cap):
     rag = fake_graph_rag(str(tmp_path))
     _insert_hub_documents(rag, 12)
     node = rag.graph.get_node("Zorblat")
@@ -145,7 +136,7 @@ def test_merging_into_a_hub_keeps_every_citation_and_stays_bounded(tmp_path, hub
     assert rag.graph.get_node("Zorblat")["source_count"] == 12
 
 
-def test_deleting_an_old_document_rebuilds_the_hub_instead_of_dropping_it(tmp_path, hub_caps):
+def test_deleting_an_old_document_rebuilds_the_hub_instead_of_dropping_it(tmp_path, small_cap):
     rag = fake_graph_rag(str(tmp_path))
     _insert_hub_documents(rag, 12)
     rag.delete_by_doc_id("doc-0")  # its chunk is no longer among the hub's recent ids
@@ -156,7 +147,7 @@ def test_deleting_an_old_document_rebuilds_the_hub_instead_of_dropping_it(tmp_pa
     assert rag.graph.get_node("Zorblat")["source_count"] == 11
 
 
-def test_editing_and_renaming_a_hub_keep_all_its_citations(tmp_path, hub_caps):
+def test_editing_and_renaming_a_hub_keep_all_its_citations(tmp_path, small_cap):
     rag = fake_graph_rag(str(tmp_path))
     _insert_hub_documents(rag, 12)
     rag.edit_entity("Zorblat", {"description": "A traveller."})
@@ -212,8 +203,7 @@ def test_a_rolled_back_merge_leaves_no_trace_in_later_reads(tmp_path):
 
 
 @pytest.mark.parametrize("doc", ["doc-0", "doc-7", "doc-11"])
-def test_a_hub_rebuilt_from_its_first_citations_matches_a_full_rebuild(tmp_path, monkeypatch, doc,
-                                                                      hub_caps):
+def test_a_hub_rebuilt_from_its_first_citations_matches_a_full_rebuild(tmp_path, monkeypatch, doc):
     from lightrag.components.graph_rag.index import maintenance
 
     rebuilt = {}
@@ -286,73 +276,3 @@ def test_citations_read_at_once_answer_as_lookups_do_within_the_transaction(tmp_
         assert graph.node_cites("Moon", ["c1", "c4"]) == {"c1"}
     assert graph.node_cites("Hub", ["c1", "c2", "c3"]) == {"c1", "c2"}
     assert sorted(graph.node_source_ids(["Moon"])["Moon"]) == ["c1", "c2", "c3"]
-
-
-def _row(db, node):
-    ((data,),) = db.query("SELECT data FROM nodes WHERE ns = ? AND id = ?", ("chunk_entity_relation", node))
-    return json.loads(data)
-
-
-def test_a_node_cited_by_many_chunks_keeps_its_window_apart_and_reads_the_same(tmp_path, monkeypatch):
-    monkeypatch.setattr(node_sources, "SOURCE_ID_CAP", 5)
-    monkeypatch.setattr(node_sources, "INLINE_SOURCES", 3)
-    db = SQLiteDatabase(str(tmp_path / "g.sqlite"))
-    graph = SQLGraphStorage(db)
-    graph.upsert_node("Hub", {"entity_type": "person", "source_id": "c09<SEP>c03"})
-    graph.upsert_node("Moon", {"entity_type": "moon"})
-    graph.add_node_sources("Moon", ["m2", "m1"])
-    for i in (11, 1, 8, 4, 10, 0, 2, 6, 3):
-        graph.add_node_sources("Hub", [f"c{i:02d}"])
-    window = ["c00", "c01", "c02", "c03", "c04"]  # the smallest five, as a window in the row keeps them
-    assert "source_id" not in _row(db, "Hub") and _row(db, "Hub")["source_count"] == 10
-    assert _row(db, "Moon")["source_id"] == "m2<SEP>m1"  # a small node: in its row, in citation order
-    reader = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "g.sqlite")))  # another process
-    for g in (graph, reader):
-        assert g.get_node("Hub")["source_id"].split(SEP) == window
-        assert g.get_nodes_batch(["Moon", "Hub"])["Moon"]["source_id"] == "m2<SEP>m1"
-        assert dict(g.node_sources())["Hub"].split(SEP) == window
-        assert dict(g.iter_node_sources(batch=1))["Hub"].split(SEP) == window
-        assert {n["id"]: n for n in g.get_all_nodes()}["Hub"]["source_id"].split(SEP) == window
-        assert g.snapshot().nodes["Hub"]["source_id"].split(SEP) == window
-    assert graph.get_nodes_to_merge(["Hub"])["Hub"]["source_count"] == 10
-    exported = graph.export(str(tmp_path / "g.json"), format="json")
-    nodes = {n["id"]: n for n in json.loads(exported[0].read_text())["nodes"]}
-    assert nodes["Hub"]["source_id"] == window
-    with db.transaction():  # the writer's own view, before and after its changes
-        assert graph.get_node("Hub")["source_id"].split(SEP) == window
-        graph.add_node_sources("Hub", ["b00"])
-        assert graph.get_node("Hub")["source_id"].split(SEP) == ["b00", *window[:4]]
-    graph.remove_node_sources("Hub", ["b00", "c00", "c01", "c02", "c03", "c04", "c06", "c08"])
-    node = graph.get_node("Hub")  # three left: the window is back in the row, from the rows
-    assert node["source_count"] == 3 and _row(db, "Hub")["source_id"].split(SEP) == ["c09", "c10", "c11"]
-    assert graph.get_node("Hub")["entity_type"] == "person"
-
-
-def test_an_old_row_holding_a_long_window_is_read_as_it_is_and_slimmed_when_written(tmp_path, monkeypatch):
-    monkeypatch.setattr(node_sources, "INLINE_SOURCES", 3)
-    db = SQLiteDatabase(str(tmp_path / "g.sqlite"))
-    graph = SQLGraphStorage(db)
-    graph.upsert_node("Hub", {"entity_type": "person"})
-    graph.add_node_sources("Hub", ["c4", "c2", "c3"])
-    with db.transaction():  # as an older version wrote it: a window of more than 3 in the row
-        db.execute("UPDATE nodes SET data = ? WHERE id = ?", (json.dumps(
-            {"entity_type": "person", "source_id": "c4<SEP>c2<SEP>c3<SEP>c1", "source_count": 4}), "Hub"))
-        graph._sources.add("Hub", ["c1"])
-    assert graph.get_node("Hub")["source_id"] == "c4<SEP>c2<SEP>c3<SEP>c1"
-    graph.add_node_sources("Hub", ["c0"])
-    assert "source_id" not in _row(db, "Hub")
-    assert graph.get_node("Hub")["source_id"] == "c0<SEP>c1<SEP>c2<SEP>c3<SEP>c4"
-
-
-def test_an_index_with_windows_apart_checks_clean_and_answers(tmp_path, monkeypatch):
-    monkeypatch.setattr(node_sources, "INLINE_SOURCES", 2)
-    rag = fake_graph_rag(str(tmp_path))
-    _insert_hub_documents(rag, 8)
-    assert "source_id" not in _row(rag.index.db, "Zorblat")
-    assert len(rag.graph.get_node("Zorblat")["source_id"].split(SEP)) == 8
-    rag.delete_by_doc_id("doc-3")
-    assert rag.graph.get_node("Zorblat")["source_count"] == 7
-    assert rag.index.verify() == []
-    for mode in ("local", "hybrid", "ppr", "mix"):
-        context = str(rag.query("Whom did Zorblat meet?", mode=mode, only_need_context=True))
-        assert "Zorblat met Person" in context, mode

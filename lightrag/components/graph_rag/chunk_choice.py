@@ -53,9 +53,8 @@ def item_chunk_ids(item: Dict[str, Any], chosen: Optional[Dict[str, tuple]] = No
                    cap: int = MAX_CHUNKS_PER_ITEM) -> List[str]:
     """The distinct chunk ids an entity or relation cites, at most ``cap``: a hub's ``chosen``
     ones (by :func:`hub_chunk_choice`) when given, else the last of its window (an item cited by
-    up to 64 chunks: its most recently added; one cited by more: a sample, its window being in
-    id order). The cost is bounded for hubs (a split of the id list, cached; no per-id work
-    beyond the cap)."""
+    up to 512 chunks: its most recently added). The cost is
+    bounded for hubs (a split of the id list, cached; no per-id work beyond the cap)."""
     source = str(item.get("source_id") or "")
     if chosen and source in chosen:
         return list(chosen[source])

@@ -142,15 +142,13 @@ def unify_case_variants(graph: Any, extractions: Sequence[Any]) -> Dict[str, str
 
 class _Prefetched:
     """``graph`` with the nodes and edges a merge will read fetched in two batched reads (and
-    the citations of its chunks, where the graph keeps them as rows; nodes without the
-    ``source_id`` windows a graph keeps apart, :meth:`get_nodes_to_merge`); each prefetched
-    item serves its first read only (the merge then writes it)."""
+    the citations of its chunks, where the graph keeps them as rows); each prefetched item
+    serves its first read only (the merge then writes it)."""
 
     def __init__(self, graph: Any, names: List[str], pairs: List[Tuple[str, str]],
                  chunk_ids: List[str]) -> None:
         self._graph = graph
-        self._read = getattr(graph, "get_nodes_to_merge", graph.get_nodes_batch)
-        self._nodes = self._read(names) if names else {}
+        self._nodes = graph.get_nodes_batch(names) if names else {}
         if chunk_ids and hasattr(graph, "prefetch_node_sources"):
             graph.prefetch_node_sources(chunk_ids)
         self._node_keys = set(names)
@@ -161,7 +159,7 @@ class _Prefetched:
         if name in self._node_keys:
             self._node_keys.discard(name)
             return self._nodes.get(name)
-        return self._read([name]).get(name)
+        return self._graph.get_node(name)
 
     def get_edge(self, src: str, tgt: str) -> Optional[Dict[str, Any]]:
         if (src, tgt) in self._edge_keys:

@@ -10,9 +10,8 @@ would cross millions of edges, so the walk runs on the seeds' neighbourhood inst
 for each query (~100-150 ms whatever the store's size):
 
 * hop 1: the seed entities and the entities of the seed passages, each with the last
-  :data:`ENTITY_CHUNKS` passages of its ``source_id`` window (its most recent; for an entity
-  cited by more than 64 passages a uniform sample, its window being in id order: a hub
-  contributes a bounded share);
+  :data:`ENTITY_CHUNKS` passages of its ``source_id`` window (its most recent, or for a hub a
+  uniform sample: a hub contributes a bounded share);
 * hop 2: the entities of those passages, linked to the passages already taken (no new ones).
 
 Mass that would leave the neighbourhood restarts, as at a dangling node: the walk's damping

@@ -390,12 +390,6 @@ class BaseGraphStorage(StorageNameSpace):
         node = self.get_node(node_id) or {}
         return list(dict.fromkeys(v for v in str(node.get("source_id") or "").split(GRAPH_FIELD_SEP) if v))
 
-    def get_nodes_to_merge(self, node_ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
-        """:meth:`get_nodes_batch` for a merge, which reads a node's ``source_count`` but never
-        its ``source_id`` window: a store that keeps the window apart from the node may leave
-        it out."""
-        return self.get_nodes_batch(node_ids)
-
     def prefetch_node_sources(self, chunk_ids: Sequence[str]) -> None:
         """A hint before a merge asks :meth:`node_cites` about ``chunk_ids``: a store that keeps
         the citations as rows reads them at once; here (the ``source_id`` property) nothing."""

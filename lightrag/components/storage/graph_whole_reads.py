@@ -19,14 +19,12 @@ Example:
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
 
 from lightrag.components.storage.base import ITER_BATCH
 from lightrag.components.storage.graph_export import export_graph
-from lightrag.components.storage.node_sources import keeps_window
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -42,8 +40,6 @@ class WholeGraphReads:
     _pending_nodes: Dict[str, Optional[Dict[str, Any]]]
     _pending_edges: Dict[Pair, Optional[Dict[str, Any]]]
     _mine: Any  # () -> bool: whether this thread is the writer (its pending rows count)
-    _with_windows: Any  # (nodes) -> nodes with the source_id windows their rows leave out
-    _sources: Any  # NodeChunks: the citation rows
 
     def _scan_nodes(self) -> Dict[str, Dict[str, Any]]:
         nodes = {n: json.loads(d) for n, d in self.db.read(
@@ -54,21 +50,7 @@ class WholeGraphReads:
                     nodes.pop(n, None)
                 else:
                     nodes[n] = dict(d)
-        return self._with_windows(nodes)
-
-    def _sources_of(self, rows: Iterable[Tuple[str, Optional[str], Any]]) -> Iterator[Tuple[str, str]]:
-        """``(node, source_id)`` of ``(node, source_id in the row, source_count)`` rows, the
-        windows their rows leave out read from the citation rows, ``ITER_BATCH`` rows at a time."""
-        rows = iter(rows)
-        while True:
-            batch = list(itertools.islice(rows, ITER_BATCH))
-            if not batch:
-                return
-            apart = [n for n, source, count in batch
-                     if source is None and not keeps_window({"source_count": count})]
-            windows = self._sources.windows(apart) if apart else {}
-            for node, source, _ in batch:
-                yield node, windows.get(node, source or "")
+        return nodes
 
     def _scan_edges(self) -> Dict[Pair, Dict[str, Any]]:
         edges = {(s, t): json.loads(d) for s, t, d in self.db.read(
@@ -95,16 +77,16 @@ class WholeGraphReads:
         properties (the entity-passage graph of the ``ppr`` mode needs only these)."""
         if self._mine():
             return [(n, str(d.get("source_id") or "")) for n, d in self._scan_nodes().items()]
-        return list(self._sources_of(self.db.read(
-            f"SELECT id, {self._source_field}, {self._count_field} FROM nodes WHERE ns = ?",
-            (self.namespace,))))
+        field = self.db.json_text("data", "source_id")
+        return [(n, s or "") for n, s in self.db.read(
+            f"SELECT id, {field} FROM nodes WHERE ns = ?", (self.namespace,))]
 
     def iter_node_sources(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, str]]:
         if self._mine():
             yield from self.node_sources()
             return
-        yield from self._sources_of(self.db.pages(
-            "nodes", ("id",), (self._source_field, self._count_field), self.namespace, batch))
+        for node, source in self.db.pages("nodes", ("id",), (self._source_field,), self.namespace, batch):
+            yield node, source or ""
 
     def iter_edge_sources(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, str, str]]:
         if self._mine():
@@ -118,10 +100,6 @@ class WholeGraphReads:
     @property
     def _source_field(self) -> str:
         return self.db.json_text("data", "source_id")
-
-    @property
-    def _count_field(self) -> str:
-        return self.db.json_text("data", "source_count")
 
     def get_all_labels(self) -> List[str]:
         if self._mine():
@@ -162,12 +140,8 @@ class WholeGraphReads:
                                 lambda: snapshot.edges(data=True))
 
         def nodes() -> Iterator[Tuple[str, Dict[str, Any]]]:
-            rows = self.db.pages("nodes", ("id",), ("data",), self.namespace, ITER_BATCH)
-            while True:
-                batch = {node: json.loads(data) for node, data in itertools.islice(rows, ITER_BATCH)}
-                if not batch:
-                    return
-                yield from self._with_windows(batch).items()
+            for node, data in self.db.pages("nodes", ("id",), ("data",), self.namespace, ITER_BATCH):
+                yield node, json.loads(data)
 
         def edges() -> Iterator[Tuple[str, str, Dict[str, Any]]]:
             for src, tgt, data in self.db.pages("edges", ("src", "tgt"), ("data",), self.namespace,

@@ -31,14 +31,7 @@ from lightrag.components.storage.graph_display import GraphDisplayReads, Pair, _
 from lightrag.components.storage.graph_properties import clean_properties
 from lightrag.components.storage.graph_whole_reads import WholeGraphReads
 from lightrag.components.storage.node_degrees import NodeDegrees
-from lightrag.components.storage.node_sources import (
-    NodeChunks,
-    add_to_window,
-    keeps_window,
-    split_ids,
-    window_ids,
-    without_window,
-)
+from lightrag.components.storage.node_sources import NodeChunks, add_to_window, split_ids, window_ids
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -130,24 +123,6 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         return [(s, t) for s, t in pairs]
 
     def get_nodes_batch(self, node_ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
-        return self._with_windows(self._nodes(node_ids))
-
-    def get_nodes_to_merge(self, node_ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
-        """The nodes as their rows hold them: a node cited by many chunks without its
-        ``source_id`` window (not read; its ``source_count`` is there)."""
-        return self._nodes(node_ids)
-
-    def _with_windows(self, nodes: Dict[str, Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
-        """``nodes`` (copies of rows) with the ``source_id`` window of those whose row keeps
-        none read from their citation rows (:meth:`NodeChunks.windows`)."""
-        apart = [n for n, d in nodes.items() if "source_id" not in d and not keeps_window(d)]
-        if apart:
-            for node, window in self._sources.windows(apart).items():
-                nodes[node]["source_id"] = window
-        return nodes
-
-    def _nodes(self, node_ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
-        """Copies of the nodes' rows, the writer's pending ones included."""
         wanted = list(dict.fromkeys(node_ids))
         mine = self._mine()
         pending = self._pending_nodes if mine else {}
@@ -293,10 +268,10 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
                     ids = split_ids(data["source_id"])
                     self._sources.replace(node_id, ids)
                     data.update(source_id=window_ids(ids), source_count=len(ids))
-            current = self._nodes([n for n in cleaned if n not in self._pending_nodes
-                                   or self._pending_nodes[n] is not None])
+            current = self.get_nodes_batch([n for n in cleaned if n not in self._pending_nodes
+                                            or self._pending_nodes[n] is not None])
             for node_id, data in cleaned.items():
-                self._pending_nodes[node_id] = without_window({**current.get(node_id, {}), **data})
+                self._pending_nodes[node_id] = {**current.get(node_id, {}), **data}
 
     def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None:
         self.upsert_nodes_batch({node_id: data})
@@ -318,13 +293,11 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             if not new:
                 return []
             self._sources.add(node_id, new)
-            current = self._nodes([node_id]).get(node_id) or {}
+            current = self.get_node(node_id) or {}
             joined = str(current.get("source_id") or "")
             count = int(current.get("source_count") or len(split_ids(joined)))
-            updated = {**current, "source_count": count + len(new)}
-            if keeps_window(updated):
-                updated["source_id"] = add_to_window(joined, count, new)
-            self._pending_nodes[node_id] = without_window(updated)
+            self._pending_nodes[node_id] = {**current, "source_id": add_to_window(joined, count, new),
+                                            "source_count": count + len(new)}
             return new
 
     def remove_node_sources(self, node_id: str, chunk_ids: Sequence[str]) -> List[str]:
@@ -338,15 +311,12 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             if not gone:
                 return []
             self._sources.remove(node_id, gone)
-            current = self._nodes([node_id]).get(node_id) or {}
+            current = self.get_node(node_id) or {}
             window = split_ids(current.get("source_id"))
             count = max(0, int(current.get("source_count") or len(window)) - len(gone))
-            updated = {**current, "source_count": count}
-            if keeps_window(updated):  # a window kept apart comes back from the rows here
-                dropped = set(gone)
-                updated["source_id"] = self._sources.window_after_removal(
-                    node_id, [c for c in window if c not in dropped], count)
-            self._pending_nodes[node_id] = without_window(updated)
+            dropped = set(gone)
+            kept = self._sources.window_after_removal(node_id, [c for c in window if c not in dropped], count)
+            self._pending_nodes[node_id] = {**current, "source_id": kept, "source_count": count}
             return gone
 
     def first_node_sources(self, node_id: str, limit: int) -> List[str]:
@@ -415,8 +385,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         self.db.executemany(
             "INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?) "
             "ON CONFLICT (ns, id) DO UPDATE SET data = excluded.data",
-            ((ns, n, json.dumps(without_window(d), ensure_ascii=False)) for n, d in nodes.items()
-             if d is not None))
+            ((ns, n, json.dumps(d, ensure_ascii=False)) for n, d in nodes.items() if d is not None))
         self.db.executemany("DELETE FROM nodes WHERE ns = ? AND id = ?",
                             ((ns, n) for n, d in nodes.items() if d is None))
         self._degrees.add(self._degree_changes(edges))
