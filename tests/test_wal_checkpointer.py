@@ -101,3 +101,22 @@ def test_the_log_starts_over_while_a_store_commits_without_pause(tmp_path):
     again = SQLiteDatabase(tmp_path / "store.sqlite3")
     assert again.query("SELECT COUNT(*) FROM t") == [(written,)]
     again.close()
+
+
+def test_a_big_commit_is_copied_at_once_and_small_ones_wait_for_their_turn(tmp_path):
+    from lightrag.components.storage.wal_checkpointer import BIG_COMMIT_ROWS
+
+    path = str(tmp_path / "db.sqlite3")
+    conn = _writer(path)
+    checkpointer = WalCheckpointer(path, every=1000)
+    _commit_rows(conn, 3)
+    checkpointer.committed(rows=1)
+    time.sleep(0.2)
+    assert checkpointer.runs == 0  # a small commit: not yet
+    checkpointer.committed(rows=BIG_COMMIT_ROWS)
+    deadline = time.monotonic() + 10
+    while checkpointer.runs == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    checkpointer.stop()
+    assert checkpointer.runs == 1
+    conn.close()

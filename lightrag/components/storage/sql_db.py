@@ -356,6 +356,7 @@ class SQLiteDatabase(SQLDatabase):
         self.mmap_size = mmap_size
         self._readers = threading.local()  # one read connection per thread (WAL: no waiting)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._changes_before = 0  # the connection's total_changes when its transaction began
         self._checkpointer = (None if str(self.path) == ":memory:"
                               else WalCheckpointer(str(self.path), timeout=lock_timeout))
         super().__init__(lock_timeout)
@@ -392,11 +393,12 @@ class SQLiteDatabase(SQLDatabase):
         if self._checkpointer is not None and self._checkpointer.restart_due():
             self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # the log starts over
         self._conn.execute("BEGIN IMMEDIATE")
+        self._changes_before = self._conn.total_changes
 
     def _end(self, commit: bool) -> None:
         super()._end(commit)
         if commit and self._checkpointer is not None:
-            self._checkpointer.committed()
+            self._checkpointer.committed(self._conn.total_changes - self._changes_before)
 
     def close(self) -> None:
         if self._checkpointer is not None:
