@@ -163,3 +163,24 @@ def test_a_dense_display_subgraph_keeps_each_nodes_busiest_edges(open_db):
     assert ends == {n["id"] for n in shown.nodes}
     sparse = graph.get_knowledge_graph("N00", max_depth=1, max_nodes=5)
     assert len(sparse.nodes) == 5 and len(sparse.edges) == 10  # every edge among 5 nodes kept
+
+
+def test_edges_read_in_a_transaction_answer_until_it_commits_and_not_after(open_db):
+    graph, other = SQLGraphStorage(open_db()), SQLGraphStorage(open_db())
+    graph.upsert_edge("Titan", "Saturn", {"weight": 1.0})
+    with graph.db.transaction():
+        assert graph.get_edge("Titan", "Saturn")["weight"] == 1.0
+        assert graph.get_edge("Rhea", "Saturn") is None  # read: no such edge
+        graph.upsert_edge("Rhea", "Saturn", {"weight": 2.0})  # new: its ends' degrees grow
+        graph.upsert_edge("Saturn", "Titan", {"weight": 3.0})  # read before: no degree change
+        assert graph.get_edge("Rhea", "Saturn")["weight"] == 2.0
+        assert graph.has_node("Rhea") and graph.has_node("Titan")
+    assert graph.node_degrees_batch(["Saturn", "Titan", "Rhea"]) == counted(graph) == {
+        "Saturn": 2, "Titan": 1, "Rhea": 1}
+    other.upsert_edge("Titan", "Saturn", {"weight": 4.0})  # another process commits
+    other.remove_edges([("Rhea", "Saturn")])
+    with graph.db.transaction():
+        assert graph.get_edge("Titan", "Saturn")["weight"] == 4.0
+        assert graph.get_edge("Rhea", "Saturn") is None
+        graph.upsert_edge("Rhea", "Saturn", {"weight": 5.0})
+    assert graph.node_degrees_batch(["Saturn", "Rhea"]) == {"Saturn": 2, "Rhea": 1}

@@ -57,7 +57,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     """
 
     _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges", "_sources", "_degrees",
-                        "_read_nodes")
+                        "_read_nodes", "_read_edges")
 
     def __init__(self, db: SQLDatabase, namespace: str = "chunk_entity_relation", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
@@ -83,6 +83,8 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         # committed node rows the writer read in its open transaction (None: no such row); no
         # one else can change them before it commits, so a merge reads each node once
         self._read_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
+        # the same for edge rows (a merge reads an edge, then its upsert reads it again)
+        self._read_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
         self.version = 0
         db.register(self._log_name, self._changed_elsewhere)
         db.on_commit(self._flush, self._forget)
@@ -161,17 +163,23 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     def has_nodes_batch(self, node_ids: Sequence[str]) -> Set[str]:
         wanted = list(dict.fromkeys(node_ids))
         pending = self._pending_nodes if self._mine() else {}
+        read = self._read_nodes if self.db.in_transaction else {}
         found = {r[0] for r in self._read_in("SELECT id FROM nodes WHERE ns = ? AND id IN ({in_})",
-                                             [n for n in wanted if n not in pending])}
-        return found | {n for n in wanted if pending.get(n) is not None}
+                                             [n for n in wanted if n not in pending and n not in read])}
+        return (found | {n for n in wanted if pending.get(n) is not None}
+                | {n for n in wanted if n not in pending and read.get(n) is not None})
 
     def get_edges_batch(self, pairs: Sequence[Pair]) -> Dict[Pair, Dict[str, Any]]:
         keys = {(s, t): _pair(s, t) for s, t in pairs}
         pending = self._pending_edges if self._mine() else {}
-        stored: Dict[Pair, Dict[str, Any]] = {}
-        todo = list(dict.fromkeys(k for k in keys.values() if k not in pending))
-        for s, t, d in self._pair_rows("src, tgt, data", todo):
-            stored[(s, t)] = json.loads(d)
+        writing = self.db.in_transaction
+        read = self._read_edges if writing else {}
+        stored: Dict[Pair, Optional[Dict[str, Any]]] = {k: read[k] for k in keys.values() if k in read}
+        todo = list(dict.fromkeys(k for k in keys.values() if k not in pending and k not in read))
+        found = {(s, t): json.loads(d) for s, t, d in self._pair_rows("src, tgt, data", todo)}
+        stored.update(found)
+        if writing:
+            read.update({k: found.get(k) for k in todo})
         out = {}
         for asked, key in keys.items():
             data = pending[key] if key in pending else stored.get(key)
@@ -376,8 +384,8 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
 
     def _flush(self) -> None:
         """Write this transaction's changes as rows (just before it commits)."""
-        nodes, edges = self._pending_nodes, self._pending_edges
-        self._read_nodes = {}
+        nodes, edges, read_edges = self._pending_nodes, self._pending_edges, self._read_edges
+        self._read_nodes, self._read_edges = {}, {}
         if not nodes and not edges:
             return
         self._pending_nodes, self._pending_edges = {}, {}
@@ -388,7 +396,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             ((ns, n, json.dumps(d, ensure_ascii=False)) for n, d in nodes.items() if d is not None))
         self.db.executemany("DELETE FROM nodes WHERE ns = ? AND id = ?",
                             ((ns, n) for n, d in nodes.items() if d is None))
-        self._degrees.add(self._degree_changes(edges))
+        self._degrees.add(self._degree_changes(edges, read_edges))
         self.db.executemany(
             "INSERT INTO edges (ns, src, tgt, data) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (ns, src, tgt) DO UPDATE SET data = excluded.data",
@@ -399,10 +407,13 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         self.db.log_changes(self._log_name, ["*"])
         self.version += 1
 
-    def _degree_changes(self, edges: Mapping[Pair, Optional[Dict[str, Any]]]) -> Dict[str, int]:
+    def _degree_changes(self, edges: Mapping[Pair, Optional[Dict[str, Any]]],
+                        read: Mapping[Pair, Optional[Dict[str, Any]]]) -> Dict[str, int]:
         """How the degree of each node changes when ``edges`` (pending writes) are written:
-        +1 per end of a new edge, -1 per end of a deleted one (read before the rows change)."""
-        stored = self._stored_pairs(list(edges))
+        +1 per end of a new edge, -1 per end of a deleted one (read before the rows change;
+        ``read``: committed rows the transaction read already, None for a pair without one)."""
+        stored = {k for k in edges if read.get(k) is not None}
+        stored |= self._stored_pairs([k for k in edges if k not in read])
         changes: Dict[str, int] = {}
         for (s, t), data in edges.items():
             step = 1 if data is not None and (s, t) not in stored else (
@@ -431,7 +442,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         return rows
 
     def _forget(self) -> None:
-        self._pending_nodes, self._pending_edges, self._read_nodes = {}, {}, {}
+        self._pending_nodes, self._pending_edges, self._read_nodes, self._read_edges = {}, {}, {}, {}
 
     def index_done_callback(self) -> None:
         """Nothing to do: every write is in the database at commit."""
