@@ -48,10 +48,11 @@ log = logging.getLogger(__name__)
 PART_VECTOR_ROUND = 512
 
 #: Seconds of recording one transaction takes documents for (:meth:`InsertPipeline.
-#: commit_together`). A commit per document wrote the pages every document touches (a hub's
-#: node, degree and index pages; the B-trees' inner pages) once per document: at 1M chunks, 123
-#: commits per 100 small documents took ~20 % of the insert. A longer group makes other writers
-#: (a delete, another process's insert) wait longer for the writer lock.
+#: commit_together`). A commit per document (123 per 100 documents of the scale probe) wrote
+#: the pages the documents share (a hub's node, degree and index pages; the B-trees' inner
+#: pages) once per document; with groups the probe's 10k store took 95-107 documents/s instead
+#: of 68-91 (docs/benchmarks.md). A longer group makes other writers (a delete, another
+#: process's insert) wait longer for the writer lock.
 COMMIT_SECONDS = 1.0
 
 CachedLookup = Callable[[str, TextChunkSchema], Optional[ExtractionResult]]
