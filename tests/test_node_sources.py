@@ -276,3 +276,30 @@ def test_citations_read_at_once_answer_as_lookups_do_within_the_transaction(tmp_
         assert graph.node_cites("Moon", ["c1", "c4"]) == {"c1"}
     assert graph.node_cites("Hub", ["c1", "c2", "c3"]) == {"c1", "c2"}
     assert sorted(graph.node_source_ids(["Moon"])["Moon"]) == ["c1", "c2", "c3"]
+
+
+def test_citations_added_in_a_transaction_are_read_in_it_and_only_committed_with_it(tmp_path):
+    import threading
+
+    db = SQLiteDatabase(str(tmp_path / "g.sqlite"))
+    graph = SQLGraphStorage(db)
+    graph.upsert_node("Hub", {"source_id": "c1"})
+    seen_elsewhere = {}
+    with pytest.raises(RuntimeError):
+        with db.transaction():
+            graph.add_node_sources("Hub", ["c2", "c3"])
+            assert sorted(graph.node_source_ids(["Hub"])["Hub"]) == ["c1", "c2", "c3"]
+            assert graph.chunk_entities(["c3"]) == {"c3": ["Hub"]}
+            reader = threading.Thread(target=lambda: seen_elsewhere.update(
+                graph.node_source_ids(["Hub"])))
+            reader.start()
+            reader.join()
+            raise RuntimeError("rolled back")
+    assert seen_elsewhere == {"Hub": ["c1"]}  # another thread: committed rows only
+    assert graph.node_source_ids(["Hub"])["Hub"] == ["c1"]
+    with db.transaction():
+        graph.add_node_sources("Hub", ["c4"])
+        graph.remove_node_sources("Hub", ["c4"])  # removed before its row was written
+        graph.add_node_sources("Hub", ["c5"])
+    assert graph.node_source_ids(["Hub"])["Hub"] == ["c1", "c5"]
+    assert graph.get_node("Hub")["source_count"] == 2
