@@ -3,8 +3,8 @@
 * :mod:`.stores` opens the stores on one database and is the one list of them and their tables;
 * :mod:`.graph_index` is :class:`GraphIndex`, the owner: transactions, the writer lock, intake,
   recording a document, embedding queued vectors, deletes and edits;
-* :mod:`.vectors`, :mod:`.maintenance` and :mod:`.check` are its parts: they receive the
-  stores (never the index) and run inside the index's transactions;
+* :mod:`.vectors`, :mod:`.statuses`, :mod:`.maintenance` and :mod:`.check` are its parts:
+  they receive the stores (never the index) and run inside the index's transactions;
 * :mod:`.view` gives everyone else read-only views (:class:`ReadOnly`, typed by Protocols);
 * :mod:`.copy` copies a store between databases (SQLite to PostgreSQL and back).
 

@@ -39,6 +39,7 @@ import lightrag.components.graph_rag.index.intake as intake
 import lightrag.components.graph_rag.index.maintenance as maintenance
 import lightrag.components.graph_rag.index.recording as recording
 import lightrag.components.graph_rag.index.relation_edits as relation_edits
+import lightrag.components.graph_rag.index.statuses as statuses
 from lightrag.components.graph_rag.context import GraphStores
 from lightrag.components.graph_rag.embedding import embed_texts
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
@@ -53,12 +54,7 @@ from lightrag.components.graph_rag.index.vectors import (
 from lightrag.components.graph_rag.index.view import ReadOnly
 from lightrag.components.graph_rag.insert_result import SUPERSEDED
 from lightrag.components.graph_rag.merger import GraphMerger
-from lightrag.components.graph_rag.schemas import (
-    DocStatus,
-    TextChunkSchema,
-    compute_mdhash_id,
-    now_iso,
-)
+from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema
 from lightrag.components.storage.databases import open_database
 from lightrag.components.storage.sql_db import SQLDatabase
 from lightrag.core.component import Component
@@ -283,7 +279,7 @@ class GraphIndex(Component):
     def set_status(self, doc_id: str, **changes: Any) -> None:
         """Update fields of a document's status record (its own small transaction)."""
         with self.writing_sync():
-            self._set_status(doc_id, **changes)
+            statuses.set_status(self.stores, doc_id, **changes)
 
     async def aset_status(self, doc_id: str, **changes: Any) -> None:
         """Async :meth:`set_status` (waits for the writer lock without blocking the loop)."""
@@ -299,26 +295,8 @@ class GraphIndex(Component):
         """
         async with self.writing():
             return [doc_id for doc_id, fields in changes.items()
-                    if self._still_current(doc_id, (content_hashes or {}).get(doc_id))
-                    and self._set_status(doc_id, **fields)]
-
-    def _still_current(self, doc_id: str, content_hash: Optional[str]) -> bool:
-        """Whether ``doc_id`` is still stored (its status) and, given ``content_hash``, still
-        holds the text that hashes to it (inside a write transaction)."""
-        if self.doc_status.get_by_id(doc_id) is None:
-            return False
-        if content_hash is None:
-            return True
-        doc = self.full_docs.get_by_id(doc_id)
-        return doc is not None and compute_mdhash_id(doc.get("content", "")) == content_hash
-
-    def _set_status(self, doc_id: str, **changes: Any) -> bool:
-        if self.doc_status.get_by_id(doc_id) is None:
-            log.info("status of %s not set: the document was deleted", doc_id)
-            return False
-        changes = {k: (v.value if isinstance(v, DocStatus) else v) for k, v in changes.items()}
-        self.doc_status.upsert({doc_id: {**changes, "updated_at": now_iso()}})
-        return True
+                    if statuses.still_current(self.stores, doc_id, (content_hashes or {}).get(doc_id))
+                    and statuses.set_status(self.stores, doc_id, **fields)]
 
     # ----------------------------------------------------------------- record
     async def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
@@ -355,14 +333,11 @@ class GraphIndex(Component):
 
     async def record_many(self, documents: Sequence[recording.WholeDocument],
                           max_seconds: float = float("inf")) -> List[RecordResult]:
-        """Write whole documents, in order, in one transaction, as :meth:`record` writes each:
-        one commit for all of them (a node cited by several is written once, and so are the
-        B-tree pages they share). Stops taking documents once ``max_seconds`` have passed (the
-        writer lock is held that long); returns the results of those written, at least one.
-
-        A document ``record`` would fail with raises here, and rolls back all of them: record
-        them one by one then (:meth:`InsertPipeline.commit_together
-        <lightrag.components.graph_rag.insert_pipeline.InsertPipeline.commit_together>`).
+        """Write whole documents in order, each as :meth:`record` does, in one transaction (a
+        node cited by several is written once, and so are the pages they share), taking
+        documents until ``max_seconds`` have passed; returns the results of those written (at
+        least one). An error rolls back all of them (the insert pipeline then records them one
+        by one).
 
         Args:
             documents: objects with ``doc_id``, ``content_hash``, ``chunks``, ``vectors`` and

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
+from lightrag.components.graph_rag.index.statuses import set_status, still_current
 from lightrag.components.graph_rag.index.vectors import (
     add_synonyms,
     embed_items,
@@ -86,7 +87,7 @@ async def _record(index: Any, doc_id: str, chunks: Dict[str, TextChunkSchema],
     good = [e for e in extractions if e.error is None]
     failed = {e.chunk_id: str(e.error) for e in extractions if e.error is not None}
     result = RecordResult(doc_id=doc_id, chunks=len(chunks), failed_chunks=failed)
-    if not index._still_current(doc_id, content_hash):
+    if not still_current(index.stores, doc_id, content_hash):
         log.info("%s changed or was deleted while it was processed: not recorded", doc_id)
         return RecordResult(doc_id=doc_id, status=SUPERSEDED)
     status = index.doc_status.get_by_id(doc_id) or {}
@@ -111,8 +112,8 @@ async def _record(index: Any, doc_id: str, chunks: Dict[str, TextChunkSchema],
     failed_ids = [*earlier, *failed]
     if not final:
         result.status = DocStatus.PROCESSING.value
-        index._set_status(doc_id, status=DocStatus.PROCESSING,
-                          metadata={"failed_chunks": failed_ids})
+        set_status(index.stores, doc_id, status=DocStatus.PROCESSING,
+                   metadata={"failed_chunks": failed_ids})
         return result
     chunks_list = list(all_chunks) if all_chunks is not None else list(chunks)
     if failed_ids:
@@ -121,16 +122,16 @@ async def _record(index: Any, doc_id: str, chunks: Dict[str, TextChunkSchema],
             f"{len(failed_ids)} of {len(chunks_list)} chunks failed extraction: " + "; ".join(
                 [f"{cid}: {err}" for cid, err in list(failed.items())[:3]]
                 or [f"{cid}: see an earlier part" for cid in earlier[:3]]))
-        index._set_status(doc_id, status=DocStatus.FAILED, error_msg=result.error,
-                          chunks_count=len(chunks_list), chunks_list=chunks_list,
-                          metadata={"failed_chunks": failed_ids})
+        set_status(index.stores, doc_id, status=DocStatus.FAILED, error_msg=result.error,
+                   chunks_count=len(chunks_list), chunks_list=chunks_list,
+                   metadata={"failed_chunks": failed_ids})
     else:
         result.status = DocStatus.PROCESSED.value
         items = index.stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
-        index._set_status(doc_id, status=DocStatus.PROCESSED, error_msg=None,
-                          chunks_count=len(chunks_list), chunks_list=chunks_list,
-                          metadata={"entities": len(items["entities"]),
-                                   "relations": len(items["relations"])})
+        set_status(index.stores, doc_id, status=DocStatus.PROCESSED, error_msg=None,
+                   chunks_count=len(chunks_list), chunks_list=chunks_list,
+                   metadata={"entities": len(items["entities"]),
+                             "relations": len(items["relations"])})
     return result
 
 
