@@ -82,3 +82,18 @@ def fake_graph_rag(working_dir, *, chunk_tokens=40, chunk_overlap=5, embedding_d
         working_dir=str(working_dir),
         **kwargs,
     )
+
+
+def with_pipeline(rag, **attributes):
+    """``rag`` whose insert pipelines get ``attributes`` set (e.g. ``part_chunks=4``,
+    ``commit_seconds=0``) each time one is made; returns ``rag``."""
+    original = rag.insert_pipeline
+
+    def pipeline():
+        made = original()
+        for name, value in attributes.items():
+            setattr(made, name, value)
+        return made
+
+    rag.insert_pipeline = pipeline
+    return rag

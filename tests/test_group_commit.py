@@ -3,22 +3,10 @@ transaction per document, fewer commits, and a document whose recording fails fa
 
 from __future__ import annotations
 
-from graph_fakes import fake_graph_rag
+from graph_fakes import fake_graph_rag, with_pipeline
 
 DOCS = [f"Person{i} met Person{i + 1} in Town{i % 3}. Person{i} wrote to Acme{i % 2}." for i in range(12)]
 IDS = [f"doc-{i}" for i in range(12)]
-
-
-def _commit_seconds(rag, seconds):
-    original = rag.insert_pipeline
-
-    def pipeline():
-        made = original()
-        made.commit_seconds = seconds
-        return made
-
-    rag.insert_pipeline = pipeline
-    return rag
 
 
 def _fields(item):
@@ -38,7 +26,7 @@ def _commits(rag):
 def test_a_batch_gives_the_store_of_one_commit_per_document_in_fewer_commits(tmp_path):
     stores, commits = {}, {}
     for name, seconds in (("together", 60.0), ("apart", 0.0), ("out_of_time", 1e-9)):
-        rag = _commit_seconds(fake_graph_rag(tmp_path / name), seconds)
+        rag = with_pipeline(fake_graph_rag(tmp_path / name), commit_seconds=seconds)
         before = _commits(rag)
         result = rag.insert(DOCS, ids=IDS)
         assert sorted(result.processed) == sorted(IDS) and not result.failed

@@ -5,7 +5,7 @@ and finishes the document when it is inserted again."""
 from __future__ import annotations
 
 import pytest
-from graph_fakes import fake_graph_rag
+from graph_fakes import fake_graph_rag, with_pipeline
 
 from lightrag.components.graph_rag.index import GraphIndex
 
@@ -19,15 +19,7 @@ def _store(rag):
 
 
 def _with_parts(rag, size):
-    original = rag.insert_pipeline
-
-    def pipeline():
-        made = original()
-        made.part_chunks = size
-        return made
-
-    rag.insert_pipeline = pipeline
-    return rag
+    return with_pipeline(rag, part_chunks=size)
 
 
 def test_parts_give_the_same_store_as_one_commit(tmp_path):
