@@ -164,10 +164,10 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         wanted = list(dict.fromkeys(node_ids))
         pending = self._pending_nodes if self._mine() else {}
         read = self._read_nodes if self.db.in_transaction else {}
+        known = {n: pending[n] if n in pending else read[n] for n in wanted if n in pending or n in read}
         found = {r[0] for r in self._read_in("SELECT id FROM nodes WHERE ns = ? AND id IN ({in_})",
-                                             [n for n in wanted if n not in pending and n not in read])}
-        return (found | {n for n in wanted if pending.get(n) is not None}
-                | {n for n in wanted if n not in pending and read.get(n) is not None})
+                                             [n for n in wanted if n not in known])}
+        return found | {n for n, data in known.items() if data is not None}
 
     def get_edges_batch(self, pairs: Sequence[Pair]) -> Dict[Pair, Dict[str, Any]]:
         keys = {(s, t): _pair(s, t) for s, t in pairs}
