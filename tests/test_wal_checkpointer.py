@@ -120,3 +120,52 @@ def test_a_big_commit_is_copied_at_once_and_small_ones_wait_for_their_turn(tmp_p
     checkpointer.stop()
     assert checkpointer.runs == 1
     conn.close()
+
+
+def test_the_writer_leaves_a_big_commit_to_the_thread_and_restarts_the_log_after(tmp_path, monkeypatch):
+    """After a long log the writer copies the tail itself before its next transaction, so the
+    log starts over; but not while the tail is a big commit the thread is copying (the writer
+    would copy thousands of pages inline): then at a later transaction."""
+    import threading
+
+    from lightrag.components.storage import wal_checkpointer as module
+
+    gate = threading.Event()
+    gate.set()
+    real_connect = sqlite3.connect
+
+    class GatedConnection:  # the thread's connection: its checkpoint waits for the gate
+        def __init__(self, *args, **kwargs):
+            self._conn = real_connect(*args, **kwargs)
+
+        def execute(self, sql, *args):
+            gate.wait(10)
+            return self._conn.execute(sql, *args)
+
+        def close(self):
+            self._conn.close()
+
+    path = str(tmp_path / "db.sqlite3")
+    conn = _writer(path)
+    monkeypatch.setattr(module.sqlite3, "connect", GatedConnection)  # the thread's, not the writer's
+    checkpointer = WalCheckpointer(path, every=1000)
+
+    def wait_runs(n):
+        deadline = time.monotonic() + 10
+        while checkpointer.runs < n and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert checkpointer.runs == n
+
+    _commit_rows(conn, module.RESTART_PAGES // 2 + 10)  # 8,000-byte rows: two pages each
+    checkpointer.committed(rows=module.BIG_COMMIT_ROWS)
+    wait_runs(1)  # a long log copied by the thread
+    gate.clear()
+    _commit_rows(conn, 600)
+    checkpointer.committed(rows=module.BIG_COMMIT_ROWS)  # the thread now copies it, held at the gate
+    assert not checkpointer.restart_due()
+    gate.set()
+    wait_runs(2)
+    assert checkpointer.restart_due()  # copied: the writer restarts the log once
+    assert not checkpointer.restart_due()
+    checkpointer.stop()
+    conn.close()
