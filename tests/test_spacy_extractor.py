@@ -105,3 +105,10 @@ async def test_acall(extractor):
 def test_missing_model_is_a_clear_error():
     with pytest.raises(OSError, match="no_such_spacy_model"):
         load_spacy_model("no_such_spacy_model")
+
+
+def test_the_model_is_loaded_once_however_it_is_named(extractor):
+    from lightrag.components.graph_rag.spacy_extractor import DEFAULT_SPACY_MODEL
+
+    assert load_spacy_model() is load_spacy_model(DEFAULT_SPACY_MODEL)
+    assert load_spacy_model(name=DEFAULT_SPACY_MODEL) is load_spacy_model()

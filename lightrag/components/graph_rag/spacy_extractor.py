@@ -80,10 +80,16 @@ _LEADING_POS = {"DET", "PRON", "NUM", "PUNCT", "CCONJ", "ADP", "PART"}
 ChunkInput = Union[Mapping[str, Any], Sequence[Sequence[str]]]
 
 
-@functools.lru_cache(maxsize=4)
 def load_spacy_model(name: str = DEFAULT_SPACY_MODEL) -> Any:
     """Load a spaCy pipeline once per process: a package name or a model directory. If one of
-    the two English small-model names fails, the other is tried."""
+    the two English small-model names fails, the other is tried. ``load_spacy_model()`` and
+    ``load_spacy_model(DEFAULT_SPACY_MODEL)`` return the same pipeline (an ``lru_cache`` on this
+    function keyed them apart, and a process loaded the model twice)."""
+    return _load_spacy_model(name)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_spacy_model(name: str) -> Any:
     spacy = import_spacy()
     candidates = [name] + [alt for alt in _MODEL_ALTERNATIVES if name in _MODEL_ALTERNATIVES and alt != name]
     errors: List[str] = []
