@@ -143,16 +143,16 @@ class WalCheckpointer:
                     asked, self._asked = self._asked, False
                     self._big_running, self._big_asked = self._big_asked, False
                 if asked:
-                    long = False
+                    ran = long = False
                     try:
                         busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-                        long = not busy and frames >= RESTART_PAGES
+                        ran, long = True, not busy and frames >= RESTART_PAGES
                     except sqlite3.Error as e:  # e.g. busy: the next one, or the writer's, copies
                         log.debug("background checkpoint of %s: %s", self.path, e)
                     with self._lock:
                         self._long = self._long or long
                         self._big_running = False
-                        self.runs += 1
+                        self.runs += ran
                 if self._stopping:
                     return
         finally:
