@@ -338,6 +338,12 @@ class SQLDatabase(ChangeLog):
             self._readers.conn = None
 
 
+def _require_whole(name: str, value: object, unit: str, minimum: int) -> None:
+    """Refuse, by name, an argument that is not a whole number (bools are not) >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be a whole number of {unit} >= {minimum}, got {value!r}")
+
+
 class SQLiteDatabase(SQLDatabase):
     """The embedded database: one SQLite file in WAL mode.
 
@@ -358,11 +364,8 @@ class SQLiteDatabase(SQLDatabase):
                  writer_cache_mb: int = DEFAULT_WRITER_CACHE_MB) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}")
-        if isinstance(mmap_size, bool) or not isinstance(mmap_size, int) or mmap_size < 0:
-            raise ValueError(f"mmap_size must be a whole number of bytes >= 0, got {mmap_size!r}")
-        if isinstance(writer_cache_mb, bool) or not isinstance(writer_cache_mb, int) or writer_cache_mb < 1:
-            raise ValueError(f"writer_cache_mb must be a whole number of megabytes >= 1, "
-                             f"got {writer_cache_mb!r}")
+        _require_whole("mmap_size", mmap_size, "bytes", 0)
+        _require_whole("writer_cache_mb", writer_cache_mb, "megabytes", 1)
         self.writer_cache_mb = writer_cache_mb
         self.path = Path(path)
         self.synchronous = synchronous.upper()
