@@ -66,8 +66,8 @@ class DocItemsStorage:
         self.db = db
         self.namespace = namespace
         with db.transaction():
-            db.execute("CREATE TABLE IF NOT EXISTS doc_items (ns TEXT NOT NULL, doc TEXT NOT NULL, "
-                       "item TEXT NOT NULL, PRIMARY KEY (ns, doc, item))")
+            db.create_keyed_table("doc_items", "ns TEXT NOT NULL, doc TEXT NOT NULL, "
+                                  "item TEXT NOT NULL, PRIMARY KEY (ns, doc, item)")
             db.execute("CREATE INDEX IF NOT EXISTS doc_items_by_item ON doc_items (ns, item, doc)")
 
     # ------------------------------------------------------------------ writes

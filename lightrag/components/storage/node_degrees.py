@@ -44,8 +44,8 @@ class NodeDegrees:
         self.db = db
         self.namespace = namespace
         with db.transaction():
-            db.execute("CREATE TABLE IF NOT EXISTS node_degrees (ns TEXT NOT NULL, node TEXT NOT NULL, "
-                       "degree INTEGER NOT NULL, PRIMARY KEY (ns, node))")
+            db.create_keyed_table("node_degrees", "ns TEXT NOT NULL, node TEXT NOT NULL, "
+                                  "degree INTEGER NOT NULL, PRIMARY KEY (ns, node)")
             db.execute("DROP INDEX IF EXISTS node_degrees_by_degree")  # every node's (older stores)
             db.execute("CREATE INDEX IF NOT EXISTS node_degrees_busy ON node_degrees (ns, degree) "
                        f"WHERE degree >= {BUSY_DEGREE}")

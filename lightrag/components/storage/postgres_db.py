@@ -165,6 +165,11 @@ class PostgresDatabase(SQLDatabase):
     def json_text(column: str, key: str) -> str:
         return f"(({column})::jsonb ->> '{key}')"
 
+    def create_keyed_table(self, name: str, columns: str) -> None:
+        """A plain table: PostgreSQL keeps rows in a heap and the primary key in its index
+        whatever the table is declared as."""
+        self.execute(f"CREATE TABLE IF NOT EXISTS {name} ({columns})")
+
     def __init__(self, dsn: Optional[str] = None, dsn_env: str = DEFAULT_DSN_ENV,
                  workspace: str = "", schema: Optional[str] = None,
                  lock_timeout: float = DEFAULT_LOCK_TIMEOUT, connect_timeout: float = 10.0,
