@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
 
 from lightrag.components.storage.base import ITER_BATCH
 from lightrag.components.storage.graph_export import export_graph
+from lightrag.components.storage.node_windows import WINDOW_COLUMN, NodeWindows
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -42,8 +43,8 @@ class WholeGraphReads:
     _mine: Any  # () -> bool: whether this thread is the writer (its pending rows count)
 
     def _scan_nodes(self) -> Dict[str, Dict[str, Any]]:
-        nodes = {n: json.loads(d) for n, d in self.db.read(
-            "SELECT id, data FROM nodes WHERE ns = ?", (self.namespace,))}
+        nodes = {n: NodeWindows.joined(d, w) for n, d, w in self.db.read(
+            f"SELECT id, data, {WINDOW_COLUMN} FROM nodes WHERE ns = ?", (self.namespace,))}
         if self._mine():
             for n, d in self._pending_nodes.items():
                 if d is None:
@@ -77,15 +78,15 @@ class WholeGraphReads:
         properties (the entity-passage graph of the ``ppr`` mode needs only these)."""
         if self._mine():
             return [(n, str(d.get("source_id") or "")) for n, d in self._scan_nodes().items()]
-        field = self.db.json_text("data", "source_id")
         return [(n, s or "") for n, s in self.db.read(
-            f"SELECT id, {field} FROM nodes WHERE ns = ?", (self.namespace,))]
+            f"SELECT id, {self._node_source_field} FROM nodes WHERE ns = ?", (self.namespace,))]
 
     def iter_node_sources(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, str]]:
         if self._mine():
             yield from self.node_sources()
             return
-        for node, source in self.db.pages("nodes", ("id",), (self._source_field,), self.namespace, batch):
+        for node, source in self.db.pages("nodes", ("id",), (self._node_source_field,),
+                                          self.namespace, batch):
             yield node, source or ""
 
     def iter_edge_sources(self, batch: int = ITER_BATCH) -> Iterator[Tuple[str, str, str]]:
@@ -100,6 +101,11 @@ class WholeGraphReads:
     @property
     def _source_field(self) -> str:
         return self.db.json_text("data", "source_id")
+
+    @property
+    def _node_source_field(self) -> str:
+        """A node's ``source_id``: its window row's (a hub's) or its own property's."""
+        return f"COALESCE({WINDOW_COLUMN}, {self._source_field})"
 
     def get_all_labels(self) -> List[str]:
         if self._mine():

@@ -11,10 +11,10 @@ The window of a node cited by at most :data:`SOURCE_ID_CAP` chunks is all of the
 they cited it; a hub's is the :data:`SOURCE_ID_CAP` smallest ids (chunk ids are content hashes,
 so a uniform sample of its chunks, the same whatever order they came in). A new citation enters
 it only when its id sorts before the window's last, with probability ``cap / n`` for a hub cited
-``n`` times: a hub's record then changes only in its count, and SQLite rewrites a record of
-unchanged size in place, one page of it (the most recent ids changed at every citation, and all
-~4 pages of a 12 KB record with them: measured at 1M chunks, 676 hub records rewritten per 100
-documents).
+``n`` times (the most recent ids changed at every citation). A hub's window is a row of its own
+beside the node's (:mod:`~lightrag.components.storage.node_windows`), written only when it
+changes: a merge that changes the hub's description or count rewrites a few hundred bytes, not
+the ~12 KB record.
 
 A store written before this table gets its rows built once, from the nodes' ``source_id``
 values, when it is first opened (logged); its hubs' properties are cut to their windows then.
@@ -25,7 +25,7 @@ from __future__ import annotations
 import heapq
 import json
 import logging
-from typing import Dict, Iterable, List, Optional, Sequence, Set
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set
 
 from lightrag.components.storage.base import GRAPH_FIELD_SEP
 from lightrag.components.storage.sql_db import SQLDatabase, SQLiteDatabase
@@ -41,6 +41,20 @@ _BATCH = 400
 def split_ids(value: object) -> List[str]:
     """The ids of a ``GRAPH_FIELD_SEP``-joined value, duplicates removed, order kept."""
     return list(dict.fromkeys(v for v in str(value or "").split(GRAPH_FIELD_SEP) if v))
+
+
+def is_hub(data: Dict[str, Any]) -> bool:
+    """Whether a node's properties are a hub's: cited by more chunks than its window holds
+    (:data:`SOURCE_ID_CAP`).
+
+    Example:
+        >>> is_hub({"source_count": 600}), is_hub({"source_count": 3}), is_hub({})
+        (True, False, False)
+    """
+    try:
+        return int(data.get("source_count") or 0) > SOURCE_ID_CAP
+    except (TypeError, ValueError):
+        return False
 
 
 def window_ids(ids: Sequence[str], cap: Optional[int] = None) -> str:

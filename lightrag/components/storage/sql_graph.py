@@ -32,6 +32,7 @@ from lightrag.components.storage.graph_properties import clean_properties
 from lightrag.components.storage.graph_whole_reads import WholeGraphReads
 from lightrag.components.storage.node_degrees import NodeDegrees
 from lightrag.components.storage.node_sources import NodeChunks, add_to_window, split_ids, window_ids
+from lightrag.components.storage.node_windows import WINDOW_COLUMN, NodeWindows
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     """
 
     _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges", "_sources", "_degrees",
-                        "_read_nodes", "_read_edges")
+                        "_windows", "_read_nodes", "_read_edges", "_split")
 
     def __init__(self, db: SQLDatabase, namespace: str = "chunk_entity_relation", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
@@ -78,11 +79,14 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             db.execute("DROP INDEX IF EXISTS nodes_folded")
         object.__setattr__(self, "_sources", NodeChunks(db, namespace))
         object.__setattr__(self, "_degrees", NodeDegrees(db, namespace))
+        object.__setattr__(self, "_windows", NodeWindows(db, namespace))
         self._pending_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
         self._pending_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
         # committed node rows the writer read in its open transaction (None: no such row); no
         # one else can change them before it commits, so a merge reads each node once
         self._read_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
+        # those of them whose window is a row of their own (a hub's: NodeWindows)
+        self._split: Set[str] = set()
         # the same for edge rows (a merge reads an edge, then its upsert reads it again)
         self._read_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
         self.version = 0
@@ -110,10 +114,11 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         wanted = list(dict.fromkeys(ids))
         writing = self.db.in_transaction
         cached = self._read_nodes if writing else {}
-        found = {n: json.loads(d) for n, d in self._read_in(
-            "SELECT id, data FROM nodes WHERE ns = ? AND id IN ({in_})",
-            [n for n in wanted if n not in cached])}
+        rows = self._read_in(f"SELECT id, data, {WINDOW_COLUMN} FROM nodes WHERE ns = ? AND id IN ({{in_}})",
+                             [n for n in wanted if n not in cached])
+        found = {n: NodeWindows.joined(d, w) for n, d, w in rows}
         if writing:
+            self._split.update(n for n, _, w in rows if w is not None)
             cached.update({n: found.get(n) for n in wanted if n not in cached})
             return {n: dict(cached[n]) for n in wanted if cached[n] is not None}  # type: ignore[arg-type]
         return found
@@ -385,7 +390,8 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     def _flush(self) -> None:
         """Write this transaction's changes as rows (just before it commits)."""
         nodes, edges, read_edges = self._pending_nodes, self._pending_edges, self._read_edges
-        self._read_nodes, self._read_edges = {}, {}
+        read_nodes, split = self._read_nodes, self._split
+        self._read_nodes, self._read_edges, self._split = {}, {}, set()
         if not nodes and not edges:
             return
         self._pending_nodes, self._pending_edges = {}, {}
@@ -393,7 +399,8 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         self.db.executemany(
             "INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?) "
             "ON CONFLICT (ns, id) DO UPDATE SET data = excluded.data",
-            ((ns, n, json.dumps(d, ensure_ascii=False)) for n, d in nodes.items() if d is not None))
+            ((ns, n, json.dumps(d, ensure_ascii=False))
+             for n, d in self._windows.write(nodes, read_nodes, split)))
         self.db.executemany("DELETE FROM nodes WHERE ns = ? AND id = ?",
                             ((ns, n) for n, d in nodes.items() if d is None))
         self._degrees.add(self._degree_changes(edges, read_edges))
@@ -443,6 +450,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
 
     def _forget(self) -> None:
         self._pending_nodes, self._pending_edges, self._read_nodes, self._read_edges = {}, {}, {}, {}
+        self._split = set()
 
     def index_done_callback(self) -> None:
         """Nothing to do: every write is in the database at commit."""
@@ -454,5 +462,6 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             self.db.execute("DELETE FROM edges WHERE ns = ?", (self.namespace,))
             self._sources.drop()
             self._degrees.drop()
+            self._windows.drop()
             self.db.log_changes(self._log_name, ["*"])
             self.version += 1

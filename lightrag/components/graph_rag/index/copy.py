@@ -19,7 +19,7 @@ Example:
     >>> target = SQLiteDatabase(os.path.join(folder, "b.sqlite3"))
     >>> copy_store(source, target)  # doctest: +NORMALIZE_WHITESPACE
     {'kv': 1, 'doc_status': 1, 'nodes': 0, 'edges': 0, 'node_chunks': 0, 'node_degrees': 0,
-     'vectors': 0, 'doc_items': 0}
+     'node_windows': 0, 'vectors': 0, 'doc_items': 0}
 """
 
 from __future__ import annotations

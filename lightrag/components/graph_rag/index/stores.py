@@ -46,6 +46,7 @@ STORE_TABLES: Dict[str, Tuple[str, ...]] = {
     "edges": ("ns", "src", "tgt"),
     "node_chunks": ("ns", "node", "chunk"),
     "node_degrees": ("ns", "node"),
+    "node_windows": ("ns", "id"),
     "vectors": ("ns", "id"),
     "doc_items": ("ns", "doc", "item"),
 }
