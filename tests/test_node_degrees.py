@@ -8,6 +8,7 @@ before the rows gets them when opened; the explorer's most connected labels come
 from __future__ import annotations
 
 import random
+import sqlite3
 import uuid
 
 import pytest
@@ -84,7 +85,7 @@ def test_a_store_written_before_the_rows_gets_them_when_opened(open_db):
     graph.upsert_edges_batch({("A", "B"): {}, ("A", "C"): {}, ("C", "D"): {}})
     db = graph.db
     with db.transaction():  # as an older version left it: edges only
-        db.execute("DELETE FROM node_degrees")
+        db.execute("UPDATE nodes SET degree = 0")
         db.execute("DELETE FROM meta WHERE name LIKE 'node_degrees:%'")
     assert SQLGraphStorage(open_db()).node_degrees_batch(["A", "B", "C", "D"]) == \
         {"A": 2, "B": 1, "C": 2, "D": 1}
@@ -117,16 +118,28 @@ def test_busiest_labels_stay_in_order_as_degrees_cross_the_busy_line(open_db):
     assert SQLGraphStorage(open_db()).get_popular_labels(4) == expected(4)  # as another process reads it
 
 
-def test_an_older_store_loses_its_index_of_every_degree(tmp_path):
+def test_an_older_store_s_degree_rows_move_into_its_nodes(tmp_path):
+    """A store that kept degrees as ``node_degrees`` rows (with the index of every degree of a
+    version before) opens with them in its nodes' rows and the table gone."""
     path = str(tmp_path / "g.sqlite3")
-    SQLGraphStorage(SQLiteDatabase(path)).upsert_edges_batch({("A", "B"): {}})
-    db = SQLiteDatabase(path)
-    with db.transaction():
-        db.execute("CREATE INDEX node_degrees_by_degree ON node_degrees (ns, degree)")
     graph = SQLGraphStorage(SQLiteDatabase(path))
-    indexes = {r[0] for r in graph.db.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert "node_degrees_by_degree" not in indexes and "node_degrees_busy" in indexes
-    assert graph.get_popular_labels(2) == ["A", "B"]
+    graph.upsert_edges_batch({**{("Hub", f"n{i}"): {} for i in range(20)}, ("n1", "n2"): {}})
+    with sqlite3.connect(path) as conn:  # as that version left it
+        conn.execute("CREATE TABLE node_degrees (ns TEXT NOT NULL, node TEXT NOT NULL, "
+                     "degree INTEGER NOT NULL, PRIMARY KEY (ns, node))")
+        conn.execute("INSERT INTO node_degrees SELECT ns, id, degree FROM nodes")
+        conn.execute("CREATE INDEX node_degrees_by_degree ON node_degrees (ns, degree)")
+        conn.execute("DROP INDEX nodes_busy")
+        conn.execute("ALTER TABLE nodes DROP COLUMN degree")
+        conn.execute("UPDATE node_degrees SET degree = 3 WHERE node = 'n5'")  # its rows are what counts
+    reopened = SQLGraphStorage(SQLiteDatabase(path))
+    tables = {r[0] for r in reopened.db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "node_degrees" not in tables
+    assert reopened.node_degrees_batch(["Hub", "n1", "n2", "n5", "none"]) == \
+        {"Hub": 20, "n1": 2, "n2": 2, "n5": 3, "none": 0}
+    assert reopened.get_popular_labels(2) == ["Hub", "n5"]
+    reopened.upsert_edges_batch({("n5", "new"): {}})
+    assert SQLGraphStorage(SQLiteDatabase(path)).node_degrees_batch(["n5", "new"]) == {"n5": 4, "new": 1}
 
 
 def test_check_reports_a_degree_that_disagrees_with_the_edges(tmp_path):
@@ -138,7 +151,7 @@ def test_check_reports_a_degree_that_disagrees_with_the_edges(tmp_path):
     assert not result.failed and rag.index.verify() == []
     db = rag.index.stores.db
     with db.transaction():
-        db.execute("UPDATE node_degrees SET degree = degree + 5")
+        db.execute("UPDATE nodes SET degree = degree + 5")
     problems = rag.index.verify()
     assert problems and all("degree" in p for p in problems)
 
@@ -184,3 +197,22 @@ def test_edges_read_in_a_transaction_answer_until_it_commits_and_not_after(open_
         assert graph.get_edge("Rhea", "Saturn") is None
         graph.upsert_edge("Rhea", "Saturn", {"weight": 5.0})
     assert graph.node_degrees_batch(["Saturn", "Rhea"]) == {"Saturn": 2, "Rhea": 1}
+
+
+def test_a_copy_of_a_store_that_kept_degrees_apart_counts_them(tmp_path):
+    from lightrag.components.graph_rag.index.copy import copy_store
+
+    path = str(tmp_path / "old.sqlite3")
+    graph = SQLGraphStorage(SQLiteDatabase(path))
+    graph.upsert_edges_batch({("Hub", "A"): {}, ("Hub", "B"): {}, ("A", "B"): {}})
+    with sqlite3.connect(path) as conn:  # a version with node_degrees rows and no degree column
+        conn.execute("CREATE TABLE node_degrees (ns TEXT NOT NULL, node TEXT NOT NULL, "
+                     "degree INTEGER NOT NULL, PRIMARY KEY (ns, node))")
+        conn.execute("INSERT INTO node_degrees SELECT ns, id, degree FROM nodes")
+        conn.execute("DROP INDEX nodes_busy")
+        conn.execute("ALTER TABLE nodes DROP COLUMN degree")
+        conn.execute("DROP TABLE node_windows")
+    copied = copy_store(SQLiteDatabase(path), SQLiteDatabase(str(tmp_path / "new.sqlite3")))
+    assert copied["nodes"] == 3 and copied["node_windows"] == 0
+    target = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "new.sqlite3")))
+    assert target.node_degrees_batch(["Hub", "A", "B"]) == {"Hub": 2, "A": 2, "B": 2}

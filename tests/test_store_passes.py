@@ -25,7 +25,7 @@ def test_each_kind_of_damage_is_named(tmp_path):
         stores.text_chunks.delete([lost])
         stores.text_chunks.upsert({"chunk-ghost": {"content": "x", "full_doc_id": "ghost"}})
         stores.full_docs.delete(["b"])
-        index.db.execute("UPDATE node_degrees SET degree = 99 WHERE node = ?", ("Saturn",))
+        index.db.execute("UPDATE nodes SET degree = 99 WHERE id = ?", ("Saturn",))
         stores.pending_vectors.upsert({SEP.join(("r", "No", "Such")): {},
                                        SEP.join(("r", *queued_edge)): {}})
         stores.extractions.users.upsert({"ext-orphan": {"chunks": [lost]}})

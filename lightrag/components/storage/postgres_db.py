@@ -165,6 +165,9 @@ class PostgresDatabase(SQLDatabase):
     def json_text(column: str, key: str) -> str:
         return f"(({column})::jsonb ->> '{key}')"
 
+    def has_table(self, name: str) -> bool:
+        return bool(self.query("SELECT to_regclass(?) IS NOT NULL", (name,))[0][0])
+
     def create_keyed_table(self, name: str, columns: str) -> None:
         """A plain table: PostgreSQL keeps rows in a heap and the primary key in its index
         whatever the table is declared as."""

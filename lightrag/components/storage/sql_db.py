@@ -154,11 +154,15 @@ class SQLDatabase(ChangeLog):
         statement sees its own."""
         yield
 
+    def has_table(self, name: str) -> bool:
+        """Whether the table ``name`` exists (a name of this package's schema)."""
+        return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
+
     def create_keyed_table(self, name: str, columns: str) -> None:
         """``CREATE TABLE IF NOT EXISTS name (columns)`` for a table of small rows that are all or
-        nearly all primary key (citations, degrees): kept in the key's own B-tree (SQLite's
+        nearly all primary key (a document's items): kept in the key's own B-tree (SQLite's
         ``WITHOUT ROWID``), so a row is written and found in one B-tree instead of a rowid table
-        plus its key's index. Inside the caller's write transaction; the caller creates the
+        that repeats its key's index. Inside the caller's write transaction; the caller creates the
         table's other indexes after it.
 
         A table of an older store that has rowids is rebuilt once (logged): its rows are copied

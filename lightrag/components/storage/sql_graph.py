@@ -30,7 +30,7 @@ from lightrag.components.storage.base import BaseGraphStorage
 from lightrag.components.storage.graph_display import GraphDisplayReads, Pair, _pair
 from lightrag.components.storage.graph_properties import clean_properties
 from lightrag.components.storage.graph_whole_reads import WholeGraphReads
-from lightrag.components.storage.node_degrees import NodeDegrees
+from lightrag.components.storage.node_degrees import DEGREE_COLUMN, NodeDegrees
 from lightrag.components.storage.node_sources import NodeChunks, add_to_window, split_ids, window_ids
 from lightrag.components.storage.node_windows import WINDOW_COLUMN, NodeWindows
 from lightrag.components.storage.sql_db import SQLDatabase
@@ -66,7 +66,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         object.__setattr__(self, "db", db)
         with db.transaction():
             db.execute("CREATE TABLE IF NOT EXISTS nodes (ns TEXT NOT NULL, id TEXT NOT NULL, "
-                       "data TEXT NOT NULL, PRIMARY KEY (ns, id))")
+                       f"{DEGREE_COLUMN}, data TEXT NOT NULL, PRIMARY KEY (ns, id))")
             db.execute("CREATE TABLE IF NOT EXISTS edges (ns TEXT NOT NULL, src TEXT NOT NULL, "
                        "tgt TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (ns, src, tgt))")
             # covering: a node's edges where it is the target are read from the index alone
@@ -461,7 +461,6 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             self.db.execute("DELETE FROM nodes WHERE ns = ?", (self.namespace,))
             self.db.execute("DELETE FROM edges WHERE ns = ?", (self.namespace,))
             self._sources.drop()
-            self._degrees.drop()
             self._windows.drop()
             self.db.log_changes(self._log_name, ["*"])
             self.version += 1

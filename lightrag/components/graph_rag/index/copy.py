@@ -18,8 +18,8 @@ Example:
     (['doc-1'], [])
     >>> target = SQLiteDatabase(os.path.join(folder, "b.sqlite3"))
     >>> copy_store(source, target)  # doctest: +NORMALIZE_WHITESPACE
-    {'kv': 1, 'doc_status': 1, 'nodes': 0, 'edges': 0, 'node_chunks': 0, 'node_degrees': 0,
-     'node_windows': 0, 'vectors': 0, 'doc_items': 0}
+    {'kv': 1, 'doc_status': 1, 'nodes': 0, 'edges': 0, 'node_chunks': 0, 'node_windows': 0,
+     'vectors': 0, 'doc_items': 0}
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import logging
 from typing import Any, Dict, List, Tuple
 
 from lightrag.components.graph_rag.index.stores import STORE_TABLES, open_stores
+from lightrag.components.storage.node_degrees import count_from_edges
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -62,10 +63,12 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
                              f"({', '.join(f'{t}: {n}' for t, n in busy.items())}); use a new "
                              "workspace or database")
         for table, key in STORE_TABLES.items():
+            copied[table] = 0
+            if not source.has_table(table):  # a table newer than the source's version
+                continue
             columns = [c for c in source.columns(table) if c not in LOCAL_COLUMNS.get(table, ())]
             names = ", ".join(columns)
             insert = (f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})")
-            copied[table] = 0
             while True:
                 rows: List[Tuple[Any, ...]] = source.query(
                     f"SELECT {names} FROM {table} ORDER BY {', '.join(key)} LIMIT ? OFFSET ?",
@@ -75,5 +78,7 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
                 target.executemany(insert, [tuple(bytes(v) if isinstance(v, memoryview) else v
                                                   for v in row) for row in rows])
                 copied[table] += len(rows)
+        if source.has_table("nodes") and "degree" not in source.columns("nodes"):
+            count_from_edges(target)  # a source that kept degrees apart: counted again
     log.info("copied %s from %s to %s", copied, source.describe(), target.describe())
     return copied

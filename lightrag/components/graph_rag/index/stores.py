@@ -45,7 +45,6 @@ STORE_TABLES: Dict[str, Tuple[str, ...]] = {
     "nodes": ("ns", "id"),
     "edges": ("ns", "src", "tgt"),
     "node_chunks": ("ns", "node", "chunk"),
-    "node_degrees": ("ns", "node"),
     "node_windows": ("ns", "id"),
     "vectors": ("ns", "id"),
     "doc_items": ("ns", "doc", "item"),
