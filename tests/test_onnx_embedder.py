@@ -212,6 +212,22 @@ def test_openvino_runs_the_same_export(tiny_model: Path, cache: Path, precision:
         OnnxSentenceEncoder(tiny_model, cache_dir=cache, runtime="openvino", precision="fp8")
 
 
+def test_openvino_encodes_from_several_threads_at_once(tiny_model: Path, cache: Path):
+    """Callers on several threads at once (each encode spreads its batches over the encoder's
+    threads, whose requests take a new shape at nearly every batch) get what one caller gets."""
+    pytest.importorskip("openvino")
+    from concurrent.futures import ThreadPoolExecutor
+
+    encoder = OnnxSentenceEncoder(tiny_model, cache_dir=cache, max_batch_tokens=64, threads=2,
+                                  runtime="openvino", precision="f32")
+    jobs = [[("word " * (1 + (i * 7 + j) % 40)).strip() for j in range(12)] for i in range(12)]
+    alone = [encoder.encode(texts, batch_size=2) for texts in jobs]
+    with ThreadPoolExecutor(3) as pool:
+        together = list(pool.map(lambda texts: encoder.encode(texts, batch_size=2), jobs * 3))
+    for got, want in zip(together, alone * 3):
+        np.testing.assert_allclose(got, want, atol=1e-6)
+
+
 def test_openvino_backend_without_openvino_runs_onnx(monkeypatch, caplog):
     from lightrag.components.model_client import local_embedder_client as module
 

@@ -196,7 +196,14 @@ class _OnnxRuntimeRunner:
 class _OpenVinoRunner:
     """Runs the model file with OpenVINO on the CPU: one inference stream (and request) per
     calling thread, each stream on one core, so ``threads`` batches run at once as with ONNX
-    Runtime. ``precision=None`` keeps OpenVINO's own choice (bf16 on CPUs with native bf16)."""
+    Runtime. ``precision=None`` keeps OpenVINO's own choice (bf16 on CPUs with native bf16).
+
+    A batch's inputs are written into its request's tensors (reshaped to the batch) by one
+    thread at a time, then the requests infer side by side: two threads reshaping and filling
+    their requests at once hung for good in OpenVINO 2026.4 on 2 cores (both threads stopped in
+    its input copy, ``update_tensor``, in two of three full test runs of one day), as others
+    report for requests that take new shapes concurrently. The copy is microseconds of a batch's
+    milliseconds."""
 
     def __init__(self, path: Path, threads: int, precision: Optional[str]) -> None:
         import threading
@@ -213,12 +220,19 @@ class _OpenVinoRunner:
         self.input_names = [port.get_any_name() for port in self.model.inputs]
         self.dimension = int(self.model.outputs[0].get_partial_shape()[-1].get_length())
         self._local = threading.local()
+        self._inputs_lock = threading.Lock()
 
     def __call__(self, inputs: dict) -> np.ndarray:
         request = getattr(self._local, "request", None)
         if request is None:
             request = self._local.request = self.model.create_infer_request()
-        request.infer(inputs)
+        with self._inputs_lock:
+            for name, values in inputs.items():
+                tensor = request.get_tensor(name)
+                if tuple(tensor.shape) != values.shape:
+                    tensor.shape = values.shape
+                tensor.data[:] = values
+        request.infer()
         return np.array(request.get_output_tensor(0).data)
 
 
