@@ -97,3 +97,21 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_graph_db(request, tmp_path, monkeypatch):
+    """A function opening the same database again (a new connection each call): one SQLite
+    file, or one fresh workspace of the throwaway PostgreSQL server."""
+    from lightrag.components.storage.sql_db import SQLiteDatabase
+
+    if request.param == "sqlite":
+        path = str(tmp_path / "g.sqlite3")
+        return lambda: SQLiteDatabase(path)
+    monkeypatch.setenv("LIGHTRAG_TEST_GRAPH_DSN", request.getfixturevalue("postgres_server").dsn)
+    import uuid
+
+    from lightrag.components.storage.postgres_db import PostgresDatabase
+
+    workspace = f"t_{uuid.uuid4().hex[:10]}"
+    return lambda: PostgresDatabase(dsn_env="LIGHTRAG_TEST_GRAPH_DSN", workspace=workspace)

@@ -9,27 +9,11 @@ from __future__ import annotations
 
 import random
 import sqlite3
-import uuid
 
 import pytest
 
 from lightrag.components.storage.sql_db import SQLiteDatabase
 from lightrag.components.storage.sql_graph import SQLGraphStorage
-
-DSN_ENV = "LIGHTRAG_TEST_DEGREES_DSN"
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def open_db(request, tmp_path, monkeypatch):
-    """A function opening the same database again (a new connection each call)."""
-    if request.param == "sqlite":
-        path = str(tmp_path / "g.sqlite3")
-        return lambda: SQLiteDatabase(path)
-    monkeypatch.setenv(DSN_ENV, request.getfixturevalue("postgres_server").dsn)
-    from lightrag.components.storage.postgres_db import PostgresDatabase
-
-    workspace = f"t_{uuid.uuid4().hex[:10]}"
-    return lambda: PostgresDatabase(dsn_env=DSN_ENV, workspace=workspace)
 
 
 def counted(graph: SQLGraphStorage) -> dict:
@@ -40,8 +24,8 @@ def counted(graph: SQLGraphStorage) -> dict:
     return degrees
 
 
-def test_degrees_follow_every_kind_of_change(open_db):
-    graph = SQLGraphStorage(open_db())
+def test_degrees_follow_every_kind_of_change(open_graph_db):
+    graph = SQLGraphStorage(open_graph_db())
     rng = random.Random(3)
     names = [f"N{i}" for i in range(30)]
     for step in range(40):
@@ -57,12 +41,12 @@ def test_degrees_follow_every_kind_of_change(open_db):
         assert graph.edge_count() == len(graph.all_edge_pairs())
         expected = counted(graph)
         assert graph.node_degrees_batch(names) == {n: expected.get(n, 0) for n in names}
-    reopened = SQLGraphStorage(open_db())
+    reopened = SQLGraphStorage(open_graph_db())
     assert reopened.node_degrees_batch(names) == {n: expected.get(n, 0) for n in names}
 
 
-def test_a_rolled_back_commit_leaves_the_degrees(open_db):
-    graph = SQLGraphStorage(open_db())
+def test_a_rolled_back_commit_leaves_the_degrees(open_graph_db):
+    graph = SQLGraphStorage(open_graph_db())
     graph.upsert_edges_batch({("Titan", "Saturn"): {}})
     with pytest.raises(RuntimeError):
         with graph.db.transaction():
@@ -72,37 +56,37 @@ def test_a_rolled_back_commit_leaves_the_degrees(open_db):
     assert graph.node_degrees_batch(["Saturn", "Titan", "Rhea"]) == {"Saturn": 1, "Titan": 1, "Rhea": 0}
 
 
-def test_inside_its_transaction_the_writer_sees_its_own_degrees(open_db):
-    graph = SQLGraphStorage(open_db())
+def test_inside_its_transaction_the_writer_sees_its_own_degrees(open_graph_db):
+    graph = SQLGraphStorage(open_graph_db())
     graph.upsert_edges_batch({("Titan", "Saturn"): {}})
     with graph.db.transaction():
         graph.upsert_edges_batch({("Rhea", "Saturn"): {}})
         assert graph.node_degrees_batch(["Saturn"]) == {"Saturn": 2}
 
 
-def test_a_store_written_before_the_rows_gets_them_when_opened(open_db):
-    graph = SQLGraphStorage(open_db())
+def test_a_store_written_before_the_rows_gets_them_when_opened(open_graph_db):
+    graph = SQLGraphStorage(open_graph_db())
     graph.upsert_edges_batch({("A", "B"): {}, ("A", "C"): {}, ("C", "D"): {}})
     db = graph.db
     with db.transaction():  # as an older version left it: edges only
         db.execute("UPDATE nodes SET degree = 0")
         db.execute("DELETE FROM meta WHERE name LIKE 'node_degrees:%'")
-    assert SQLGraphStorage(open_db()).node_degrees_batch(["A", "B", "C", "D"]) == \
+    assert SQLGraphStorage(open_graph_db()).node_degrees_batch(["A", "B", "C", "D"]) == \
         {"A": 2, "B": 1, "C": 2, "D": 1}
 
 
-def test_most_connected_labels_come_first_then_the_unconnected(open_db):
-    graph = SQLGraphStorage(open_db())
+def test_most_connected_labels_come_first_then_the_unconnected(open_graph_db):
+    graph = SQLGraphStorage(open_graph_db())
     graph.upsert_edges_batch({("Hub", f"L{i}"): {} for i in range(4)} | {("L0", "L1"): {}})
     graph.upsert_node("Alone", {"entity_type": "x"})
     assert graph.get_popular_labels(3) == ["Hub", "L0", "L1"]
     assert graph.get_popular_labels(10) == ["Hub", "L0", "L1", "L2", "L3", "Alone"]
 
 
-def test_busiest_labels_stay_in_order_as_degrees_cross_the_busy_line(open_db):
+def test_busiest_labels_stay_in_order_as_degrees_cross_the_busy_line(open_graph_db):
     from lightrag.components.storage.node_degrees import BUSY_DEGREE
 
-    graph = SQLGraphStorage(open_db())
+    graph = SQLGraphStorage(open_graph_db())
     spokes = {f"H{h}": BUSY_DEGREE - 2 + 2 * h for h in range(5)}  # H0 under the line
     graph.upsert_edges_batch({(hub, f"{hub}-{i}"): {} for hub, n in spokes.items() for i in range(n)})
 
@@ -115,7 +99,7 @@ def test_busiest_labels_stay_in_order_as_degrees_cross_the_busy_line(open_db):
     graph.upsert_edges_batch({("H0", f"H0-new-{i}"): {} for i in range(20)})  # H0 rises over it
     assert graph.get_popular_labels(3) == expected(3) == ["H0", "H3", "H2"]
     assert graph.get_popular_labels(5) == expected(5)
-    assert SQLGraphStorage(open_db()).get_popular_labels(4) == expected(4)  # as another process reads it
+    assert SQLGraphStorage(open_graph_db()).get_popular_labels(4) == expected(4)  # another process
 
 
 def test_an_older_store_s_degree_rows_move_into_its_nodes(tmp_path):
@@ -156,13 +140,13 @@ def test_check_reports_a_degree_that_disagrees_with_the_edges(tmp_path):
     assert problems and all("degree" in p for p in problems)
 
 
-def test_a_dense_display_subgraph_keeps_each_nodes_busiest_edges(open_db):
+def test_a_dense_display_subgraph_keeps_each_nodes_busiest_edges(open_graph_db):
     """The 1,000 hubs of a large store share ~100 edges each: the display subgraph keeps, per
     node, its edges to the busiest others (at most DISPLAY_EDGES_PER_NODE), marks itself
     truncated, and loses no node."""
     from lightrag.components.storage import graph_display
 
-    graph = SQLGraphStorage(open_db())
+    graph = SQLGraphStorage(open_graph_db())
     names = [f"N{i:02d}" for i in range(40)]
     with graph.db.transaction():
         graph.upsert_nodes_batch({n: {"entity_type": "concept"} for n in names})
@@ -178,8 +162,8 @@ def test_a_dense_display_subgraph_keeps_each_nodes_busiest_edges(open_db):
     assert len(sparse.nodes) == 5 and len(sparse.edges) == 10  # every edge among 5 nodes kept
 
 
-def test_edges_read_in_a_transaction_answer_until_it_commits_and_not_after(open_db):
-    graph, other = SQLGraphStorage(open_db()), SQLGraphStorage(open_db())
+def test_edges_read_in_a_transaction_answer_until_it_commits_and_not_after(open_graph_db):
+    graph, other = SQLGraphStorage(open_graph_db()), SQLGraphStorage(open_graph_db())
     graph.upsert_edge("Titan", "Saturn", {"weight": 1.0})
     with graph.db.transaction():
         assert graph.get_edge("Titan", "Saturn")["weight"] == 1.0

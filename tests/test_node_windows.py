@@ -8,7 +8,6 @@ back (or with it).
 from __future__ import annotations
 
 import json
-import uuid
 
 import pytest
 
@@ -17,25 +16,11 @@ from lightrag.components.storage.sql_db import SQLiteDatabase
 from lightrag.components.storage.sql_graph import SQLGraphStorage
 
 SEP = "<SEP>"
-DSN_ENV = "LIGHTRAG_TEST_WINDOWS_DSN"
 
 
 @pytest.fixture(autouse=True)
 def small_cap(monkeypatch):
     monkeypatch.setattr(node_sources, "SOURCE_ID_CAP", 4)
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def open_db(request, tmp_path, monkeypatch):
-    """A function opening the same database again (a new connection each call)."""
-    if request.param == "sqlite":
-        path = str(tmp_path / "g.sqlite3")
-        return lambda: SQLiteDatabase(path)
-    monkeypatch.setenv(DSN_ENV, request.getfixturevalue("postgres_server").dsn)
-    from lightrag.components.storage.postgres_db import PostgresDatabase
-
-    workspace = f"t_{uuid.uuid4().hex[:10]}"
-    return lambda: PostgresDatabase(dsn_env=DSN_ENV, workspace=workspace)
 
 
 def ids(*numbers: int) -> list:
@@ -46,8 +31,8 @@ def window_rows(db) -> dict:
     return {n: w for n, w in db.query("SELECT id, source_id FROM node_windows")}
 
 
-def test_a_hub_reads_the_same_wherever_its_window_is_kept(open_db):
-    graph = SQLGraphStorage(open_db())
+def test_a_hub_reads_the_same_wherever_its_window_is_kept(open_graph_db):
+    graph = SQLGraphStorage(open_graph_db())
     graph.upsert_node("Hub", {"entity_type": "person", "description": "first",
                               "source_id": SEP.join(ids(9, 3, 7))})
     graph.upsert_node("Leaf", {"entity_type": "place", "source_id": "c01"})
@@ -61,7 +46,7 @@ def test_a_hub_reads_the_same_wherever_its_window_is_kept(open_db):
         graph.upsert_node("Hub", {"description": "second"})
         assert graph.get_node("Hub") == {**hub, "description": "second"}
     hub["description"] = "second"
-    other = SQLGraphStorage(open_db())
+    other = SQLGraphStorage(open_graph_db())
     assert other.get_node("Hub") == hub
     assert other.get_nodes_batch(["Hub", "Leaf"])["Leaf"]["source_id"] == "c01"
     assert other.snapshot().nodes["Hub"]["source_id"] == hub["source_id"]
@@ -91,18 +76,18 @@ def test_a_description_merge_leaves_the_window_row_alone(tmp_path):
     assert window_rows(db)["Hub"].split(SEP) == ["c00", "c00a", "c01", "c02"]
 
 
-def test_a_node_that_stops_being_a_hub_takes_its_window_back(open_db):
-    graph = SQLGraphStorage(open_db())
+def test_a_node_that_stops_being_a_hub_takes_its_window_back(open_graph_db):
+    graph = SQLGraphStorage(open_graph_db())
     graph.upsert_node("Hub", {"source_id": SEP.join(ids(*range(6)))})
     graph.upsert_node("Other", {"source_id": SEP.join(ids(*range(6)))})
     assert set(window_rows(graph.db)) == {"Hub", "Other"}
     assert graph.remove_node_sources("Hub", ids(0, 1, 2)) == ids(0, 1, 2)
-    reopened = SQLGraphStorage(open_db())
+    reopened = SQLGraphStorage(open_graph_db())
     assert reopened.get_node("Hub")["source_id"].split(SEP) == ids(3, 4, 5)
     assert reopened.get_node("Hub")["source_count"] == 3
     graph.delete_node("Other")
     assert window_rows(graph.db) == {}
-    assert SQLGraphStorage(open_db()).get_node("Other") is None
+    assert SQLGraphStorage(open_graph_db()).get_node("Other") is None
 
 
 def test_an_older_stores_inline_hub_window_reads_and_moves_out_on_its_next_write(tmp_path):
