@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from lightrag.components.storage.keyed_tables import create_keyed_table
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -66,8 +67,8 @@ class DocItemsStorage:
         self.db = db
         self.namespace = namespace
         with db.transaction():
-            db.create_keyed_table("doc_items", "ns TEXT NOT NULL, doc TEXT NOT NULL, "
-                                  "item TEXT NOT NULL, PRIMARY KEY (ns, doc, item)")
+            create_keyed_table(db, "doc_items", "ns TEXT NOT NULL, doc TEXT NOT NULL, "
+                               "item TEXT NOT NULL, PRIMARY KEY (ns, doc, item)")
             db.execute("CREATE INDEX IF NOT EXISTS doc_items_by_item ON doc_items (ns, item, doc)")
 
     # ------------------------------------------------------------------ writes

@@ -160,6 +160,7 @@ class PostgresDatabase(SQLDatabase):
 
     blob_type = "BYTEA"
     serial_key = "BIGSERIAL PRIMARY KEY"
+    rowid_tables = False  # a heap, and the primary key in its index, whatever the table is declared as
 
     @staticmethod
     def json_text(column: str, key: str) -> str:
@@ -167,11 +168,6 @@ class PostgresDatabase(SQLDatabase):
 
     def has_table(self, name: str) -> bool:
         return bool(self.query("SELECT to_regclass(?) IS NOT NULL", (name,))[0][0])
-
-    def create_keyed_table(self, name: str, columns: str) -> None:
-        """A plain table: PostgreSQL keeps rows in a heap and the primary key in its index
-        whatever the table is declared as."""
-        self.execute(f"CREATE TABLE IF NOT EXISTS {name} ({columns})")
 
     def __init__(self, dsn: Optional[str] = None, dsn_env: str = DEFAULT_DSN_ENV,
                  workspace: str = "", schema: Optional[str] = None,

@@ -85,6 +85,8 @@ class SQLDatabase(ChangeLog):
 
     blob_type = "BLOB"
     serial_key = "INTEGER PRIMARY KEY AUTOINCREMENT"
+    #: whether tables have rowids unless made ``WITHOUT ROWID`` (SQLite; keyed_tables.py)
+    rowid_tables = True
 
     @staticmethod
     def json_text(column: str, key: str) -> str:
@@ -157,40 +159,6 @@ class SQLDatabase(ChangeLog):
     def has_table(self, name: str) -> bool:
         """Whether the table ``name`` exists (a name of this package's schema)."""
         return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
-
-    def create_keyed_table(self, name: str, columns: str) -> None:
-        """``CREATE TABLE IF NOT EXISTS name (columns)`` for a table of small rows that are all or
-        nearly all primary key (a document's items): kept in the key's own B-tree (SQLite's
-        ``WITHOUT ROWID``), so a row is written and found in one B-tree instead of a rowid table
-        that repeats its key's index. Inside the caller's write transaction; the caller creates the
-        table's other indexes after it.
-
-        A table of an older store that has rowids is rebuilt once (logged): its rows are copied
-        in their stored order (which keeps the B-tree's pages as full as inserts leave them; a
-        copy in key order packs them full and the next inserts split page after page).
-
-        Example:
-            >>> db = SQLiteDatabase(":memory:")
-            >>> with db.transaction():
-            ...     db.create_keyed_table("marks", "doc TEXT NOT NULL, item TEXT NOT NULL, "
-            ...                           "PRIMARY KEY (doc, item)")
-            >>> "WITHOUT ROWID" in db.query("SELECT sql FROM sqlite_master WHERE name = 'marks'")[0][0]
-            True
-        """
-        found = self.query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
-        if found and "WITHOUT ROWID" in found[0][0].upper():
-            return
-        if not found:
-            self.execute(f"CREATE TABLE {name} ({columns}) WITHOUT ROWID")
-            return
-        started = time.monotonic()
-        log.info("rebuilding the %s table without rowids (once, for a store written before)", name)
-        names = ", ".join(row[1] for row in self.query(f"PRAGMA table_info({name})"))
-        self.execute(f"CREATE TABLE {name}__keyed ({columns}) WITHOUT ROWID")
-        self.execute(f"INSERT INTO {name}__keyed ({names}) SELECT {names} FROM {name}")
-        self.execute(f"DROP TABLE {name}")
-        self.execute(f"ALTER TABLE {name}__keyed RENAME TO {name}")
-        log.info("rebuilt the %s table in %.1f s", name, time.monotonic() - started)
 
     def query_in(self, sql: str, values: Sequence[Any], params: Sequence[Any] = (),
                  chunk: int = 500) -> List[Tuple[Any, ...]]:
