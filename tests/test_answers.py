@@ -122,6 +122,55 @@ def test_a_paragraph_long_sentence_is_quoted_by_its_clauses():
     assert found[-1].endswith("y ).")
 
 
+def test_a_long_clause_inside_parentheses_is_quoted_by_its_inner_clauses():
+    """A run-on whose only semicolon outside parentheses leaves a run past the cap is cut at its
+    semicolons inside them too, so the clause that answers is quotable (it used to be dropped)."""
+    prose = ("Citations are rows (a merge inserts them by key); the property keeps a window (all "
+             "of them up to 512, in citation order; " + "w " * 150 + "; a hub's window is a "
+             "row of its own, written only when it changes, " + "z " * 120 + ") and a count.")
+    found = [s.text for s in split_sentences(prose)]
+    assert all(len(f) <= 600 and f in prose for f in found)
+    assert any(f.startswith("a hub's window is a row of its own") for f in found)
+
+
+def overlapping_chunks(text, size, overlap):
+    """``text`` cut as the chunker cuts a document: windows that share ``overlap`` characters."""
+    return [text[i:i + size] for i in range(0, len(text) - overlap, size - overlap)]
+
+
+def test_a_sentence_cut_at_a_chunk_end_is_quoted_whole_from_its_neighbour():
+    text = ("Cassini orbited Saturn for thirteen years and sent back thousands of images. "
+            "Its Huygens probe landed on Titan in January 2005 and found rivers of liquid methane "
+            "flowing into lakes near the north pole. The orbiter ended its mission in Saturn's "
+            "atmosphere in 2017.")
+    cut = text.index("flowing")
+    first, second = text[:cut], text[cut - 120:]
+    assert not first.rstrip().endswith(".")  # the chunk ends mid-sentence
+    for order in ([first, second], [second, first]):
+        chunks = [{"chunk_id": f"c{i}", "reference_id": "1", "file_path": "cassini.md", "content": c}
+                  for i, c in enumerate(order)]
+        answer = quote("What did the Huygens probe find on Titan?", chunks)
+        whole = ("Its Huygens probe landed on Titan in January 2005 and found rivers of liquid methane "
+                 "flowing into lakes near the north pole.")
+        quoted = {s.text: s.chunk_id for s in answer.sentences}
+        assert quoted.get(whole) == f"c{order.index(first)}", answer.text  # whole, from where it starts
+        assert answer.text.count("Huygens") == 1  # the neighbour's opening piece is not quoted again
+    other = [{"chunk_id": "c0", "reference_id": "1", "file_path": "a.md", "content": first},
+             {"chunk_id": "c1", "reference_id": "2", "file_path": "b.md", "content": second}]
+    assert quote("What did the Huygens probe find on Titan?", other).sentences  # other files: not joined
+
+
+def test_chunks_of_a_long_document_are_read_as_one_text():
+    from lightrag.components.graph_rag.sentences import continued_runs, joined_text, overlap_length
+
+    text = " ".join(f"Sentence number {i} says something about topic {i % 7}." for i in range(200))
+    chunks = overlapping_chunks(text, 900, 150)
+    shuffled = chunks[::-1]
+    runs = continued_runs(shuffled)
+    assert len(runs) == 1 and joined_text(shuffled, runs[0]) == text
+    assert overlap_length(chunks[0], chunks[2]) == 0
+
+
 @pytest.mark.parametrize("question, kind", [
     ("When did Apollo 11 land?", "date"), ("How many moons has Mars?", "number"),
     ("Who wrote The Hobbit?", "name"), ("Is Paris in France?", "yes_no"),

@@ -68,7 +68,7 @@ from lightrag.components.graph_rag.question_types import (
     words,
 )
 from lightrag.components.graph_rag.sentence_prefilter import Lexical, keep_best
-from lightrag.components.graph_rag.sentences import Sentence, split_sentences
+from lightrag.components.graph_rag.sentences import Sentence, sentences_by_chunk
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 
@@ -224,8 +224,10 @@ class ExtractiveAnswerer(Component):
     def _candidates(self, chunks: Sequence[Dict[str, Any]]) -> List[_Candidate]:
         found: List[_Candidate] = []
         seen = set()
-        for index, chunk in enumerate(chunks):
-            for position, sentence in enumerate(split_sentences(str(chunk.get("content", "")))):
+        texts = [str(chunk.get("content", "")) for chunk in chunks]
+        files = [str(chunk.get("file_path") or chunk.get("reference_id") or "") for chunk in chunks]
+        for index, (chunk, sentences) in enumerate(zip(chunks, sentences_by_chunk(texts, files))):
+            for position, sentence in enumerate(sentences):
                 if sentence.text in seen:
                     continue
                 seen.add(sentence.text)

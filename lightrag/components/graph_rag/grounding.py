@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, List, Sequence, Set
 
 from lightrag.components.graph_rag.answer_words import content_words
-from lightrag.components.graph_rag.sentences import split_sentences
+from lightrag.components.graph_rag.sentences import sentences_by_chunk, split_sentences
 
 SUPPORT_THRESHOLD = 0.6
 
@@ -102,7 +102,10 @@ def check_answer(answer: str, context_texts: Iterable[str], valid_references: Se
     """Clean ``answer``, validate its citations against ``valid_references`` and score each of
     its sentences for support by ``context_texts`` (the chunks and graph lines it was given)."""
     texts = list(context_texts)
-    context_sentences = [content_words(s.text) for t in texts for s in split_sentences(t)]
+    long = [t for t in texts if len(t) >= 600]  # chunks: neighbours read as one text
+    context_sentences = [content_words(s.text) for found in sentences_by_chunk(long, [""] * len(long))
+                         for s in found]
+    context_sentences += [content_words(s.text) for t in texts if len(t) < 600 for s in split_sentences(t)]
     context_sentences += [content_words(t) for t in texts if len(t) < 600]
     numbers = {n for t in texts for n in _NUMBER.findall(t)}
     text, invalid = validate_citations(clean_markup(answer), valid_references)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List
+from typing import List, Sequence
 
 MAX_HEADING_WORDS = 12
 MIN_SENTENCE_CHARS = 12
@@ -64,28 +64,32 @@ def _split_line(line: str) -> List[str]:
 _CLAUSE_BREAK = re.compile(r"(?<=;)\s+")
 
 
-def _breaks(text: str) -> List[int]:
-    """Where ``text`` may be cut after a semicolon: outside parentheses when there are such."""
+def _breaks(text: str, anywhere: bool = False) -> List[int]:
+    """Where ``text`` may be cut after a semicolon: outside parentheses when there are such
+    (anywhere when ``anywhere``)."""
     found = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
     outside = [b for b in found if text.count("(", 0, b) <= text.count(")", 0, b)]
-    return outside or found
+    return found if anywhere else outside or found
 
 
-def _within_limit(text: str) -> List[str]:
+def _within_limit(text: str, anywhere: bool = False) -> List[str]:
     """``text`` as verbatim runs of its clauses of at most ``MAX_SENTENCE_CHARS`` each: a long
     sentence (a paragraph-long run-on of the documentation kind) is cut after its semicolons
-    (outside parentheses where it has such); a clause still too long is dropped, as are runs
-    with no semicolon (a flattened table or list, not prose worth quoting).
+    outside parentheses where it has such, and a run still too long after its semicolons inside
+    them too; a clause still too long is dropped, as are runs with no semicolon (a flattened
+    table or list, not prose worth quoting).
 
     Example:
         >>> [len(p) for p in _within_limit("a" * 400 + "; " + "b" * 400 + ".")]
         [401, 401]
+        >>> [len(p) for p in _within_limit("x; (" + "a" * 400 + "; " + "b" * 400 + ").")]
+        [2, 402, 402]
     """
     if len(text) <= MAX_SENTENCE_CHARS:
         return [text]
     out: List[str] = []
     start = 0
-    ends = _breaks(text) + [len(text)]
+    ends = _breaks(text, anywhere) + [len(text)]
     for number, end in enumerate(ends):
         following = ends[number + 1] if number + 1 < len(ends) else None
         if following is not None and following - start <= MAX_SENTENCE_CHARS:
@@ -93,6 +97,8 @@ def _within_limit(text: str) -> List[str]:
         piece = text[start:end].strip()
         if piece and len(piece) <= MAX_SENTENCE_CHARS:
             out.append(piece)
+        elif piece and not anywhere:
+            out.extend(_within_limit(piece, anywhere=True))
         start = end
     return out
 
@@ -161,3 +167,106 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
                 if len(piece) >= MIN_SENTENCE_CHARS:
                     sentences.append(Sentence(text=piece, heading=heading))
     return sentences
+
+
+#: characters of a chunk's opening looked for at the end of another chunk (:func:`overlap_length`;
+#: the chunker's overlap of 100 tokens is ~400 characters)
+OVERLAP_PROBE = 32
+
+
+def overlap_length(first: str, second: str) -> int:
+    """How many characters at the end of ``first`` open ``second``: the overlap of two chunks
+    cut one after the other from a document (0 when ``second`` does not continue ``first``;
+    at least :data:`OVERLAP_PROBE` characters must match).
+
+    Example:
+        >>> a = "Titan has lakes of methane. Its thick nitrogen atmosphere hides"
+        >>> b = "Its thick nitrogen atmosphere hides the surface from cameras. Huygens landed."
+        >>> overlap_length(a, b), overlap_length(b, a)
+        (35, 0)
+    """
+    head = second[:OVERLAP_PROBE]
+    if len(head) < OVERLAP_PROBE or len(head) > len(first):
+        return 0
+    start = first.rfind(head)
+    while start >= 0:
+        if second.startswith(first[start:]):
+            return len(first) - start
+        start = first.rfind(head, 0, start)
+    return 0
+
+
+def continued_runs(texts: Sequence[str]) -> List[List[int]]:
+    """The indices of ``texts`` grouped into runs, each in document order, where each text
+    continues the one before it (:func:`overlap_length`); a text no other continues or is
+    continued by is a run of its own. Chunks retrieved together are often neighbours: joined,
+    a sentence the chunker cut at a chunk's end is whole again.
+
+    Example:
+        >>> a = "Titan has lakes of methane. Its thick nitrogen atmosphere hides"
+        >>> b = "Its thick nitrogen atmosphere hides the surface from cameras. Huygens landed."
+        >>> continued_runs([b, "Voyager 1 flew past Jupiter.", a])
+        [[2, 0], [1]]
+    """
+    following = {}
+    for i, first in enumerate(texts):
+        for j, second in enumerate(texts):
+            if i != j and j not in following.values() and overlap_length(first, second):
+                following[i] = j
+                break
+    preceding = {j: i for i, j in following.items()}
+    runs: List[List[int]] = []
+    placed: set = set()
+    for start in [i for i in range(len(texts)) if i not in preceding] + list(range(len(texts))):
+        if start in placed:
+            continue
+        run = [start]
+        while run[-1] in following and following[run[-1]] not in placed | set(run):
+            run.append(following[run[-1]])
+        runs.append(run)
+        placed.update(run)
+    return sorted(runs, key=min)
+
+
+def joined_text(texts: Sequence[str], run: Sequence[int]) -> str:
+    """The text of a run of :func:`continued_runs`: each text after the first without the
+    overlap it opens with."""
+    out = texts[run[0]]
+    for before, after in zip(run, run[1:]):
+        out += texts[after][overlap_length(texts[before], texts[after]):]
+    return out
+
+
+def sentences_by_chunk(texts: Sequence[str], groups: Sequence[str]) -> List[List[Sentence]]:
+    """The sentences of each of ``texts`` (:func:`split_sentences`), where texts of one group
+    (one source file) that continue one another are read as one text: a sentence belongs to
+    the text it starts in, whole even where the chunker cut it at that text's end, and the
+    piece that opens the next text is not a sentence of its own.
+
+    Example:
+        >>> a = "Titan has lakes of methane. Its thick nitrogen atmosphere hides"
+        >>> b = "Its thick nitrogen atmosphere hides the surface from cameras. Huygens landed there."
+        >>> first, second = sentences_by_chunk([a, b], ["f", "f"])
+        >>> [s.text for s in first]
+        ['Titan has lakes of methane.', 'Its thick nitrogen atmosphere hides the surface from cameras.']
+        >>> [s.text for s in second]
+        ['Huygens landed there.']
+    """
+    found: List[List[Sentence]] = [[] for _ in texts]
+    by_group: dict = {}
+    for number, group in enumerate(groups):
+        by_group.setdefault(group, []).append(number)
+    for members in by_group.values():
+        for run in continued_runs([texts[m] for m in members]):
+            numbers = [members[i] for i in run]
+            joined, starts = texts[numbers[0]], [0]
+            for before, after in zip(numbers, numbers[1:]):
+                starts.append(len(joined))
+                joined += texts[after][overlap_length(texts[before], texts[after]):]
+            cursor = 0
+            for sentence in split_sentences(joined):
+                at = joined.find(sentence.text, cursor)
+                cursor = at + len(sentence.text) if at >= 0 else cursor
+                owner = max(k for k, start in enumerate(starts) if start <= max(at, 0))
+                found[numbers[owner]].append(sentence)
+    return found
