@@ -177,6 +177,22 @@ def test_markdown_stripped_with_headings_as_structure():
     assert all(doc.text[s["offset"]:].startswith(s["title"]) for s in sections)
 
 
+def test_markdown_code_blocks_are_indented_code_that_answers_do_not_quote():
+    """A code block's lines (a directory tree, a shell session) keep their text but are indented
+    by four spaces, whatever their own indentation: an extractive answer quoted a line of a
+    tree listing as a sentence of the documentation."""
+    from lightrag.components.graph_rag.sentences import split_sentences
+
+    md = ("# Layout\n\nThe store keeps one file per namespace.\n\n```\nlightrag/\n"
+          "  storage/   the backends (one file: a row beside its node's), graph (each\n```\n\n"
+          "    indented code; too\n\nAfter the block, prose again.\n")
+    text = MarkdownLoader()("layout.md", data=md.encode()).text
+    assert "    lightrag/\n      storage/   the backends" in text
+    assert "\n    indented code; too" in text
+    assert [s.text for s in split_sentences(text)] == ["The store keeps one file per namespace.",
+                                                        "After the block, prose again."]
+
+
 def test_markdown_run_in_heading_stays_with_its_sentence():
     """A bold lead-in ending with a full stop would be a sentence of its own once the markup is
     gone ("The way to grow."), quoted as a fragment by extractive answers; it is joined to the

@@ -2,7 +2,9 @@
 
 An extractive answer quotes sentences exactly as the source wrote them, so splitting never
 rewrites text: each :class:`Sentence` is a substring of its chunk. Abbreviations ("Dr.", "U.S.",
-"e.g.", initials) do not end a sentence; line breaks do (lists, tables, headings). A short first
+"e.g.", initials) do not end a sentence; line breaks do (lists, tables, headings). Code is not
+quoted: lines inside ``` fences, and lines indented by four spaces or a tab (CommonMark's
+indented code; the Markdown loader writes code blocks so, whatever their own indentation). A short first
 line without a full stop ("Voyager 1", "# Install") is the chunk's heading: it is not an answer
 sentence itself, but it tells who "It" is in the sentences below it.
 
@@ -31,6 +33,7 @@ _ABBREVIATIONS = {
 _END = re.compile(r"[.!?](?:[\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9])")
 _MARKUP_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 _LIST_MARKER = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+)")
+_PREFORMATTED = re.compile(r"^(?: {4}|\t)")
 
 
 @dataclass
@@ -135,7 +138,8 @@ def _inner_heading(lines: List[str], number: int) -> str:
 def split_sentences(chunk_text: str) -> List[Sentence]:
     """The answerable sentences of a chunk, each a verbatim substring of it.
 
-    Lines of code fences and table rules are skipped, a heading line is not a sentence (the
+    Lines of code fences, lines indented by four spaces or a tab (code, preformatted text) and
+    table rules are skipped, a heading line is not a sentence (the
     chunk's first line when it reads as a title, and a title standing alone between blank lines
     further down: the sentences after it carry it as their heading), a list item is quoted
     without its marker ("- ", "2. "), very short pieces ("Yes.") carry too little to quote alone,
@@ -158,6 +162,8 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
             continue
         if in_code or not line or (number == 0 and heading) or set(line) <= set("|-: =+#*"):
             continue
+        if _PREFORMATTED.match(raw) and not _LIST_MARKER.match(line):
+            continue  # code or preformatted text (a nested list item is still quoted)
         inner = _inner_heading(lines, number)
         if inner:
             heading = inner

@@ -4,7 +4,10 @@ The file is parsed with ``markdown-it-py`` (CommonMark + tables; the ``loaders``
 rendered back as text: headings become lines of their own (no ``#``) and are listed with their
 level and character offset in ``meta_data["sections"]``; links keep their text, images their alt
 text; table rows become ``header: value; header: value`` lines (no ``|`` pipes); list items keep
-a ``- `` bullet; code blocks keep their code; inline HTML and YAML front matter are dropped.
+a ``- `` bullet; code blocks keep their code, indented by four spaces as CommonMark writes an
+indented code block (so that no line of code reads as prose: extractive answers do not quote
+lines indented so, :func:`~lightrag.components.graph_rag.sentences.split_sentences`); inline HTML
+and YAML front matter are dropped.
 
 Example:
     >>> md = "# Acme Robotics\\n\\nSee [the site](https://acme.example).\\n\\n" \\
@@ -33,6 +36,8 @@ __all__ = ["MarkdownLoader", "markdown_to_text"]
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*\n", re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
 
+
+CODE_INDENT = "    "  #: the prefix of each line of a code block in the text
 
 _RUN_IN_END = re.compile(r"[.!?]\s*$")
 
@@ -142,7 +147,8 @@ class _Renderer:
         self.item_start = True
 
     def _on_fence(self, tok: Any) -> None:
-        self.block(tok.content.rstrip("\n"))
+        code = tok.content.rstrip("\n")
+        self.block("\n".join(CODE_INDENT + line if line.strip() else "" for line in code.split("\n")))
 
     _on_code_block = _on_fence
 
