@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 MAX_HEADING_WORDS = 12
 MIN_SENTENCE_CHARS = 12
@@ -237,10 +237,16 @@ def continued_runs(texts: Sequence[str]) -> List[List[int]]:
 def joined_text(texts: Sequence[str], run: Sequence[int]) -> str:
     """The text of a run of :func:`continued_runs`: each text after the first without the
     overlap it opens with."""
-    out = texts[run[0]]
+    return _joined(texts, run)[0]
+
+
+def _joined(texts: Sequence[str], run: Sequence[int]) -> Tuple[str, List[int]]:
+    """:func:`joined_text` and where each text's own part starts in it."""
+    out, starts = texts[run[0]], [0]
     for before, after in zip(run, run[1:]):
+        starts.append(len(out))
         out += texts[after][overlap_length(texts[before], texts[after]):]
-    return out
+    return out, starts
 
 
 def sentences_by_chunk(texts: Sequence[str], groups: Sequence[str]) -> List[List[Sentence]]:
@@ -265,10 +271,7 @@ def sentences_by_chunk(texts: Sequence[str], groups: Sequence[str]) -> List[List
     for members in by_group.values():
         for run in continued_runs([texts[m] for m in members]):
             numbers = [members[i] for i in run]
-            joined, starts = texts[numbers[0]], [0]
-            for before, after in zip(numbers, numbers[1:]):
-                starts.append(len(joined))
-                joined += texts[after][overlap_length(texts[before], texts[after]):]
+            joined, starts = _joined(texts, numbers)
             cursor = 0
             for sentence in split_sentences(joined):
                 at = joined.find(sentence.text, cursor)
