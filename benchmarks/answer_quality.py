@@ -46,6 +46,7 @@ from graph_rag_quality import answer_model, build_store, load_answers, load_data
 
 from lightrag.components.graph_rag import ExtractiveAnswerer, SpacyEntityExtractor  # noqa: E402
 from lightrag.components.graph_rag.grounding import check_answer  # noqa: E402
+from lightrag.components.graph_rag.sentences import continued_runs, joined_text  # noqa: E402
 from lightrag.core import Embedder, Generator  # noqa: E402
 from lightrag.eval.answer_match_acc import f1_score, normalize_answer  # noqa: E402
 from lightrag.utils.config import load_config  # noqa: E402
@@ -67,7 +68,12 @@ def grounded_share(result: Any) -> float:
     """Share of the answer's sentences found in the context it was given."""
     info = result.raw_data.get("processing_info", {})
     if "answer_sentences" in info:  # quoted: check each quote against the chunks verbatim
-        chunks = " ".join(normalize_answer(c.get("content", "")) for c in result.raw_data["chunks"])
+        by_file: Dict[str, List[str]] = {}  # neighbour chunks of a file joined as the answerer
+        for c in result.raw_data["chunks"]:  # reads them: a quote may span their boundary
+            by_file.setdefault(str(c.get("file_path") or c.get("reference_id") or ""), []).append(
+                str(c.get("content", "")))
+        chunks = " ".join(normalize_answer(joined_text(texts, run))
+                          for texts in by_file.values() for run in continued_runs(texts))
         quotes = [normalize_answer(s["text"]) for s in info["answer_sentences"]]
         return statistics.fmean(float(q in chunks) for q in quotes) if quotes else 1.0
     support = info.get("answer_support")

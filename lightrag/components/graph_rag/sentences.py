@@ -1,12 +1,14 @@
 """Sentences of a context chunk, verbatim, with the heading they sit under.
 
 An extractive answer quotes sentences exactly as the source wrote them, so splitting never
-rewrites text: each :class:`Sentence` is a substring of its chunk. Abbreviations ("Dr.", "U.S.",
-"e.g.", initials) do not end a sentence; line breaks do (lists, tables, headings). Code is not
-quoted: lines inside ``` fences, and lines indented by four spaces or a tab (CommonMark's
-indented code; the Markdown loader writes code blocks so, whatever their own indentation). A short first
-line without a full stop ("Voyager 1", "# Install") is the chunk's heading: it is not an answer
-sentence itself, but it tells who "It" is in the sentences below it.
+rewrites text: each :class:`Sentence` is a substring of its chunk (or, read by
+:func:`sentences_by_chunk`, of its chunk joined with the neighbours that continue it).
+Abbreviations ("Dr.", "U.S.", "e.g.", initials) do not end a sentence; line breaks do (lists,
+tables, headings). Code is not quoted: lines inside ``` fences, and lines indented by four
+spaces or a tab (CommonMark's indented code; the Markdown loader writes code blocks so, whatever
+their own indentation). A short first line without a full stop ("Voyager 1", "# Install") is the
+chunk's heading: it is not an answer sentence itself, but it tells who "It" is in the sentences
+below it.
 
 Example:
     >>> [s.text for s in split_sentences("Voyager 1\\nIt was launched by NASA in 1977. Dr. Stone led it.")]
@@ -214,23 +216,26 @@ def continued_runs(texts: Sequence[str]) -> List[List[int]]:
         >>> continued_runs([b, "Voyager 1 flew past Jupiter.", a])
         [[2, 0], [1]]
     """
-    following = {}
+    following: dict = {}  # i -> the text that continues it (each continues at most one)
+    continued: set = set()
     for i, first in enumerate(texts):
         for j, second in enumerate(texts):
-            if i != j and j not in following.values() and overlap_length(first, second):
+            if i != j and j not in continued and overlap_length(first, second):
                 following[i] = j
+                continued.add(j)
                 break
-    preceding = {j: i for i, j in following.items()}
     runs: List[List[int]] = []
     placed: set = set()
-    for start in [i for i in range(len(texts)) if i not in preceding] + list(range(len(texts))):
+    # runs start where nothing continues into them; what is left is a cycle (identical texts)
+    for start in [i for i in range(len(texts)) if i not in continued] + list(range(len(texts))):
         if start in placed:
             continue
         run = [start]
-        while run[-1] in following and following[run[-1]] not in placed | set(run):
+        placed.add(start)
+        while following.get(run[-1]) is not None and following[run[-1]] not in placed:
             run.append(following[run[-1]])
+            placed.add(run[-1])
         runs.append(run)
-        placed.update(run)
     return sorted(runs, key=min)
 
 
