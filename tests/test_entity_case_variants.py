@@ -28,3 +28,26 @@ def test_case_variants_in_one_insert_become_one_node(tmp_path):
     names = [n for n in rag.graph.get_all_labels() if n.lower() == "acmecorp"]
     assert names == ["AcmeCorp"]
     assert rag.index.verify() == []
+
+
+def test_case_variants_inside_a_write_transaction_see_stored_and_pending_nodes(tmp_path):
+    """The writer's check reads whole rows and keeps them for the merge that follows: the names
+    it found must read as stored, and the transaction's own later writes must win over them."""
+    from lightrag.components.storage.sql_db import SQLiteDatabase
+    from lightrag.components.storage.sql_graph import SQLGraphStorage
+
+    db = SQLiteDatabase(tmp_path / "graph.sqlite3")
+    graph = SQLGraphStorage(db)
+    graph.upsert_node("AcmeCorp", {"entity_type": "org", "description": "first", "source_id": "c1"})
+    with db.transaction():
+        graph.upsert_node("Bob Stone", {"entity_type": "person", "description": "b", "source_id": "c2"})
+        found = graph.find_case_variants(["Acmecorp", "BOB STONE", "AcmeCorp", "Nobody"])
+        assert found == {"Acmecorp": "AcmeCorp", "BOB STONE": "Bob Stone"}
+        assert graph.get_node("AcmeCorp")["description"] == "first"
+        assert graph.get_node("Nobody") is None
+        graph.upsert_node("AcmeCorp", {"entity_type": "org", "description": "second", "source_id": "c1"})
+        assert graph.get_node("AcmeCorp")["description"] == "second"
+    reopened = SQLGraphStorage(SQLiteDatabase(tmp_path / "graph.sqlite3"))
+    assert reopened.get_node("AcmeCorp")["description"] == "second"
+    assert reopened.find_case_variants(["ACMECORP", "bob stone"]) == {"ACMECORP": "AcmeCorp",
+                                                                     "bob stone": "Bob Stone"}

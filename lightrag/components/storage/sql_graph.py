@@ -146,7 +146,11 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         """``name -> stored node`` for names that are not nodes but differ from one only in
         letter case ("Acmecorp" for "AcmeCorp"; ASCII case, as the database folds it)."""
         wanted = list(dict.fromkeys(names))
-        present = self.has_nodes_batch(wanted)
+        # In the writer's transaction the rows are read whole and kept: the merge that follows
+        # reads these same names and finds them in the transaction's read cache (one look-up
+        # per name instead of two; the ids-only pass was ~30 ms of a 100-document insert into
+        # a warm 1M-chunk store).
+        present = set(self.get_nodes_batch(wanted)) if self.db.in_transaction else self.has_nodes_batch(wanted)
         missing = [n for n in wanted if n not in present]
         folded: Dict[str, List[str]] = {}
         for name in missing:
