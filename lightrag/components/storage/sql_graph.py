@@ -150,7 +150,8 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         # reads these same names and finds them in the transaction's read cache (one look-up
         # per name instead of two; the ids-only pass was ~30 ms of a 100-document insert into
         # a warm 1M-chunk store).
-        present = set(self.get_nodes_batch(wanted)) if self.db.in_transaction else self.has_nodes_batch(wanted)
+        writing = self.db.in_transaction
+        present = set(self.get_nodes_batch(wanted)) if writing else self.has_nodes_batch(wanted)
         missing = [n for n in wanted if n not in present]
         folded: Dict[str, List[str]] = {}
         for name in missing:
