@@ -148,7 +148,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         wanted = list(dict.fromkeys(names))
         # In the writer's transaction the rows are read whole and kept: the merge that follows
         # reads these same names and finds them in the transaction's read cache (one look-up
-        # per name instead of two; the ids-only pass was ~30 ms of a 100-document insert into
+        # per name instead of two; the ids-only pass was ~20 ms of a 100-document insert into
         # a warm 1M-chunk store).
         writing = self.db.in_transaction
         present = set(self.get_nodes_batch(wanted)) if writing else self.has_nodes_batch(wanted)
