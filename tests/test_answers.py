@@ -53,6 +53,25 @@ def test_two_hop_answer_follows_the_bridge_name_to_a_second_source():
     assert {s.reference_id for s in answer.sentences} >= {"1", "2"}
 
 
+def test_a_quote_that_answers_alone_is_not_followed_by_sentences_that_only_share_a_word():
+    chunks = [
+        {"chunk_id": "v", "reference_id": "1",
+         "content": "The Voyager missions\nVoyager 1 was launched in 1977. Its close look at Titan, "
+                    "the largest moon of Saturn, showed a thick nitrogen atmosphere."},
+        {"chunk_id": "c", "reference_id": "2",
+         "content": "Cassini\nThe Cassini orbiter discovered plumes of water erupting from "
+                    "Enceladus, another moon of Saturn."},
+    ]
+    answer = quote("What did the Voyager missions discover about Saturn and its moon Titan?", chunks)
+    assert "thick nitrogen atmosphere" in answer.text
+    assert "Cassini" not in answer.text and "[2]" not in answer.text  # another mission
+    # a hop through a name the first quote brings still follows it
+    chunks[1]["content"] = ("Nitrogen\nNitrogen is the main gas of the atmosphere of Titan and of "
+                            "the Earth.")
+    assert "main gas" in quote("What did Voyager find about the atmosphere of Titan, and what is "
+                               "that gas known for?", chunks).text
+
+
 def test_choice_question_is_decided_from_the_years_of_the_context():
     answer = quote("Which was released first, Python or The Hobbit?")
     assert answer.question_type == "choice" and answer.decided is True

@@ -20,7 +20,10 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    only repeats the question;
 3. the first quote is the best sentence when it names every subject the question names and the
    question asks for no name, date or number ("What did the Voyager missions find on Titan?");
-   otherwise, among the best few, the one whose follower makes the best pair;
+   when it also covers all but one word of the question, only a sentence reached through a
+   name it brings may follow it (one that merely shares the last word, "Cassini discovered
+   plumes", is about something else); otherwise, among the best few, the one whose follower
+   makes the best pair;
 4. multi-hop: the best sentence brings names the question lacks (the bridge: "X was written by
    **Y**"); the next sentence is the best one that mentions a bridge name and covers the words
    of the question left uncovered ("**Y** was born in 1950"). Up to ``max_sentences`` hops;
@@ -296,6 +299,12 @@ class ExtractiveAnswerer(Component):
         best = self._first_hop(candidates, q_words, q_all, kind, weights, q_names)
         chain = [best]
         covered = set(best.words)
+        # a first quote that answers alone (it names every subject of the question) and, with
+        # its heading, leaves at most one question word uncovered: a sentence that only shares
+        # that word ("discovered") is about something else (another mission); only a hop
+        # through a name the previous quote brought may follow it
+        linked_only = (self._answers_alone(best, q_words, q_names, kind)
+                       and len(q_words - best.words - best.heading_words) <= 1)
         while len(chain) < self.max_sentences:
             if self._complete(chain, q_words, q_all, kind):
                 break
@@ -304,7 +313,7 @@ class ExtractiveAnswerer(Component):
             left = q_words - covered
             links = {id(c): self._link(c, bridges, tokens, last) for c in candidates}
             pool = [(i, c) for i, c in enumerate(candidates) if c not in chain and (
-                links[id(c)] > 0 or (left and c.words & left))]
+                links[id(c)] > 0 or (left and c.words & left and not linked_only))]
             if not pool:
                 break
             residual = [w for w in re.findall(r"\w+", query) if stem(w.lower()) in left
