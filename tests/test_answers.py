@@ -72,6 +72,24 @@ def test_a_quote_that_answers_alone_is_not_followed_by_sentences_that_only_share
                                "that gas known for?", chunks).text
 
 
+def test_a_sentence_that_answers_every_word_is_not_preceded_by_another_subject():
+    chunks = [
+        {"chunk_id": "a", "reference_id": "1",
+         "content": "Apollo 11\nApollo 11 launched from the Kennedy Space Center in Florida on "
+                    "July 16, 1969, on a Saturn V rocket."},
+        {"chunk_id": "v", "reference_id": "2",
+         "content": "The Voyager missions\nNASA launched Voyager 2 on August 20, 1977, and Voyager 1 "
+                    "on September 5, 1977, from Cape Canaveral in Florida."},
+    ]
+
+    async def alike(texts):  # every sentence as close in meaning to the question
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    answer = asyncio.run(ExtractiveAnswerer().acall("When was Voyager 1 launched?", chunks, embed=alike))
+    assert answer.text.startswith("NASA launched Voyager 2")
+    assert "Apollo" not in answer.text  # it covers no question word the first one left
+
+
 def test_choice_question_is_decided_from_the_years_of_the_context():
     answer = quote("Which was released first, Python or The Hobbit?")
     assert answer.question_type == "choice" and answer.decided is True

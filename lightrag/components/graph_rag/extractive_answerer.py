@@ -22,8 +22,10 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    question asks for no name, date or number ("What did the Voyager missions find on Titan?");
    when it also covers all but one word of the question, only a sentence reached through a
    name it brings may follow it (one that merely shares the last word, "Cassini discovered
-   plumes", is about something else); otherwise, among the best few, the one whose follower
-   makes the best pair;
+   plumes", is about something else). It is the best sentence too when it covers every word of
+   the question and holds the kind of answer asked for ("When was Voyager 1 launched?": not an
+   Apollo launch whose follower would cover "Voyager"); otherwise, among the best few, the one
+   whose follower makes the best pair;
 4. multi-hop: the best sentence brings names the question lacks (the bridge: "X was written by
    **Y**"); the next sentence is the best one that mentions a bridge name and covers the words
    of the question left uncovered ("**Y** was born in 1950"). Up to ``max_sentences`` hops;
@@ -339,12 +341,14 @@ class ExtractiveAnswerer(Component):
 
     def _first_hop(self, candidates: List[_Candidate], q_words: set, q_all: set, kind: str,
                    weights: Dict[str, float], q_names: set) -> _Candidate:
-        """The sentence to start from: among the ``FIRST_HOP_POOL`` best, the one whose best
-        linked follower makes the best pair (a first hop that leads on to the answer beats one
-        that only resembles the whole question)."""
+        """The sentence to start from: the best one when it answers alone or already covers the
+        whole question; else, among the ``FIRST_HOP_POOL`` best, the one whose best linked
+        follower makes the best pair (a first hop that leads on to the answer beats one that
+        only resembles the whole question)."""
         ranked = sorted(candidates, key=lambda c: -c.score)
         if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2 \
-                or self._answers_alone(ranked[0], q_words, q_names, kind):
+                or self._answers_alone(ranked[0], q_words, q_names, kind) \
+                or self._complete(ranked[:1], q_words, q_all, kind):
             return ranked[0]
         best, best_pair = ranked[0], -math.inf
         pool = [c for c in ranked[: self.first_hop_pool] if c.score >= FIRST_HOP_MARGIN * ranked[0].score]
