@@ -72,6 +72,17 @@ def test_a_quote_that_answers_alone_is_not_followed_by_sentences_that_only_share
                                "that gas known for?", chunks).text
 
 
+def test_the_next_sentence_of_the_passage_that_says_the_last_question_word_is_quoted():
+    chunks = [{"chunk_id": "h", "reference_id": "1",
+               "content": "Huygens\nThe Huygens probe, built by the European Space Agency, landed "
+                          "on Titan in January 2005. It was the first landing in the outer Solar "
+                          "System, and it found river channels on the surface of Titan."},
+              {"chunk_id": "e", "reference_id": "2",
+               "content": "European Space Agency\nThe European Space Agency is based in Paris."}]
+    answer = quote("What did the Huygens probe find on Titan?", chunks)
+    assert "it found river channels" in answer.text  # "found" is a form of "find"
+
+
 def test_a_sentence_that_answers_every_word_is_not_preceded_by_another_subject():
     chunks = [
         {"chunk_id": "a", "reference_id": "1",

@@ -35,8 +35,31 @@ def content_words(text: str) -> Set[str]:
     return {w for w in words(text) if w not in STOPWORDS and len(w) > 1}
 
 
+#: past forms of common irregular verbs, which no suffix stripping joins to their verb ("What did
+#: the probe find?" and "it found river channels"; "found" no longer meets "founded" either)
+IRREGULAR = {past: verb for verb, forms in {
+    "find": "found", "write": "wrote written", "win": "won", "lead": "led", "make": "made",
+    "build": "built", "begin": "began begun", "become": "became", "hold": "held", "sell": "sold",
+    "teach": "taught", "fight": "fought", "go": "went gone", "give": "gave given",
+    "take": "took taken", "see": "saw seen", "know": "knew known", "grow": "grew grown",
+    "run": "ran", "say": "said", "tell": "told", "meet": "met", "bring": "brought",
+    "buy": "bought", "think": "thought", "speak": "spoke spoken", "choose": "chose chosen",
+    "draw": "drew drawn", "fly": "flew flown", "sing": "sang sung", "stand": "stood",
+    "send": "sent", "spend": "spent", "lose": "lost", "pay": "paid", "keep": "kept",
+    "eat": "ate eaten", "fall": "fell fallen", "catch": "caught", "seek": "sought",
+}.items() for past in forms.split()}
+
+
 def stem(word: str) -> str:
-    """A light suffix stripper ("married" and "marry", "published" and "publishes" meet)."""
+    """A light suffix stripper ("married" and "marry", "published" and "publishes" meet), with
+    the past forms of common irregular verbs mapped to their verb ("found" and "find").
+
+    Example:
+        >>> stem("married"), stem("found"), stem("founded"), stem("written")
+        ('marry', 'find', 'found', 'write')
+    """
+    if word in IRREGULAR:
+        return IRREGULAR[word]
     if len(word) <= 4:
         return word
     for suffix in ("ing", "ed", "es", "s"):

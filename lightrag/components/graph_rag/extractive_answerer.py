@@ -302,11 +302,12 @@ class ExtractiveAnswerer(Component):
         chain = [best]
         covered = set(best.words)
         # a first quote that answers alone (it names every subject of the question) and, with
-        # its heading, leaves at most one question word uncovered: a sentence that only shares
-        # that word ("discovered") is about something else (another mission); only a hop
-        # through a name the previous quote brought may follow it
-        linked_only = (self._answers_alone(best, q_words, q_names, kind)
-                       and len(q_words - best.words - best.heading_words) <= 1)
+        # its heading, leaves at most one question word unsaid: a sentence of another passage
+        # that only shares that word ("discovered") is about something else (another mission);
+        # only a hop through a name a quote brought, or one of its own passage that says that
+        # word ("it found river channels"), may follow it
+        unsaid = q_words - best.words - best.heading_words
+        linked_only = self._answers_alone(best, q_words, q_names, kind) and len(unsaid) <= 1
         while len(chain) < self.max_sentences:
             if self._complete(chain, q_words, q_all, kind):
                 break
@@ -315,7 +316,8 @@ class ExtractiveAnswerer(Component):
             left = q_words - covered
             links = {id(c): self._link(c, bridges, tokens, last) for c in candidates}
             pool = [(i, c) for i, c in enumerate(candidates) if c not in chain and (
-                links[id(c)] > 0 or (left and c.words & left and not linked_only))]
+                links[id(c)] > 0 or (left and c.words & left and (not linked_only or (
+                    c.chunk_index == best.chunk_index and c.words & unsaid))))]
             if not pool:
                 break
             residual = [w for w in re.findall(r"\w+", query) if stem(w.lower()) in left
