@@ -83,6 +83,20 @@ def test_the_next_sentence_of_the_passage_that_says_the_last_question_word_is_qu
     assert "it found river channels" in answer.text  # "found" is a form of "find"
 
 
+def test_a_pronoun_quote_brings_the_sentence_before_only_when_that_says_who_it_is():
+    chunks = [{"chunk_id": "t", "reference_id": "1",
+               "content": "The toolkit\nThe toolkit has many users. Code written for its old version "
+                          "runs on it. It opens its store in constant time."},
+              {"chunk_id": "v", "reference_id": "2",
+               "content": "Voyager\nVoyager 1 flew past Saturn in 1980. Its close look at Titan "
+                          "showed a thick nitrogen atmosphere."}]
+    answer = quote("How does the store open in constant time?", chunks)
+    assert answer.text.startswith("It opens its store in constant time.")
+    assert "runs on it" not in answer.text  # it says no more than "It" who "it" is
+    answer = quote("What did the close look at Titan show?", chunks)
+    assert answer.text.startswith("Voyager 1 flew past Saturn in 1980. [2] Its close look")
+
+
 def test_a_sentence_that_answers_every_word_is_not_preceded_by_another_subject():
     chunks = [
         {"chunk_id": "a", "reference_id": "1",

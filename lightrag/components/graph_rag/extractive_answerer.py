@@ -87,6 +87,13 @@ NOT_FOUND = "The retrieved context does not contain a sentence that answers this
 CACHE_SIZE = 50_000
 TYPED_KINDS = ("date", "number", "name")  # question types whose answers a sentence can hold
 PRONOUNS = frozenset("it its he his she her they their this these them".split())
+#: the pronouns by which a sentence itself refers to what a quote's opening pronoun refers to
+#: ("Code written for lightrag 0.1 runs on it." before "It runs offline"): such a sentence does
+#: not say who "it" is. Possessives are left out: "Mark C. Taylor in his book" names him
+SAME_REFERENT = {**dict.fromkeys(("it", "its"), frozenset(("it",))),
+                 **dict.fromkeys(("he", "his"), frozenset(("he", "him"))),
+                 **dict.fromkeys(("she", "her"), frozenset(("she",))),
+                 **dict.fromkeys(("they", "their", "them"), frozenset(("they", "them")))}
 FIRST_HOP_MARGIN = 0.6  # a first hop other than the best sentence must score this share of it
 
 
@@ -421,14 +428,16 @@ class ExtractiveAnswerer(Component):
     def _with_antecedents(chain: List[_Candidate], candidates: List[_Candidate]) -> List[_Candidate]:
         """Each quote that opens with a pronoun ("Its close look at Titan ...") comes with the
         sentence before it in its passage, which says who "it" is: quoted alone, next to a
-        sentence about something else, it would read as a claim about that."""
+        sentence about something else, it would read as a claim about that. Not a sentence that
+        refers to the same thing by a pronoun itself ("... runs on it."): it does not say who."""
         by_place = {(c.chunk_index, c.position): c for c in candidates}
         out: List[_Candidate] = []
         for c in chain:
             first_word = c.sentence.text.split(maxsplit=1)[0].lower() if c.sentence.text else ""
             before = by_place.get((c.chunk_index, c.position - 1))
             if first_word in PRONOUNS and before is not None and before not in chain \
-                    and before not in out:
+                    and before not in out and not (
+                        SAME_REFERENT.get(first_word, frozenset()) & words(before.sentence.text)):
                 out.append(before)
             out.append(c)
         return out
