@@ -181,6 +181,7 @@ def build(corpus: Corpus, workdir: str, batch: int = 5000) -> Dict[str, Any]:
     started = time.perf_counter()
     for start, texts in corpus.batches(batch):
         chunks, entities, relations = {}, {}, {}
+        documents: Dict[str, Dict[str, Any]] = {}
         for offset, text in enumerate(texts):
             c = start + offset
             doc = f"doc-{c // 4:07d}"
@@ -188,6 +189,11 @@ def build(corpus: Corpus, workdir: str, batch: int = 5000) -> Dict[str, Any]:
             chunks[cid] = {"tokens": len(text.split()), "content": text, "full_doc_id": doc,
                            "chunk_order_index": c % 4, "file_path": f"{doc}.txt"}
             found_e, found_r = F.extract_records(text)
+            named = documents.setdefault(doc, {"texts": [], "chunks": [], "entities": {}, "relations": {}})
+            named["texts"].append(text)
+            named["chunks"].append(cid)
+            named["entities"].update(dict.fromkeys(name for name, _, _ in found_e))
+            named["relations"].update(dict.fromkeys(relation_key(s, t) for s, t, _, _ in found_r))
             for name, kind, desc in found_e:
                 node = entities.setdefault(name, {"entity_type": kind, "description": desc,
                                                   "source_id": cid, "file_path": f"{doc}.txt"})
@@ -205,12 +211,40 @@ def build(corpus: Corpus, workdir: str, batch: int = 5000) -> Dict[str, Any]:
             chunk_vectors=F.embed_texts([c["content"] for c in chunks.values()], corpus.dim),
             entity_vectors=entity_vectors, relation_vectors=relation_vectors,
             name_vectors=name_vectors)
+        register_documents(rag, documents)
         print(f"  built {start + len(texts):,}/{n_chunks:,} chunks "
               f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
     status = rag.status()
     rag.index.close()
     return {"build_s": round(time.perf_counter() - started, 1), "chunks": status["chunks"],
-            "entities": status["entities"], "relations": status["relations"]}
+            "entities": status["entities"], "relations": status["relations"],
+            "documents_registered": True}
+
+
+def register_documents(rag: Any, documents: Dict[str, Dict[str, Any]]) -> None:
+    """Register the bulk-loaded chunks' documents as an insert would have: their text, a
+    PROCESSED status with their chunks, and the entities and relations each named (the
+    ``full_docs``, ``doc_status`` and ``doc_items`` rows, with their indexes). Without them the
+    store's tables of documents stayed empty whatever its size, so the write probe inserted
+    into small tables at 1M chunks, where a store indexed document by document has 250k
+    statuses and ~5M item rows (the per-chunk extraction records are still not written)."""
+    from lightrag.components.graph_rag.schemas import DocStatus, compute_mdhash_id
+    from lightrag.components.storage.doc_status import DocProcessingStatus
+
+    stores = rag.index.stores
+    texts = {doc: " ".join(d["texts"]) for doc, d in documents.items()}
+    with rag.index.writing_sync():
+        stores.full_docs.replace({doc: {"content": text, "file_path": f"{doc}.txt"}
+                                  for doc, text in texts.items()})
+        stores.doc_status.replace({doc: DocProcessingStatus(
+            content_summary=text[:100], content_length=len(text), file_path=f"{doc}.txt",
+            status=DocStatus.PROCESSED, track_id="scale-build", content_hash=compute_mdhash_id(text),
+            chunks_count=len(documents[doc]["chunks"]), chunks_list=documents[doc]["chunks"],
+            metadata={"entities": len(documents[doc]["entities"]),
+                      "relations": len(documents[doc]["relations"])}).to_dict()
+            for doc, text in texts.items()})
+        for doc, d in documents.items():
+            stores.doc_graph_items.add(doc, d["entities"], d["relations"])
 
 
 # --------------------------------------------------------------------------------- probes
@@ -359,7 +393,12 @@ def ensure_store(n: int, root: str, rebuild: bool,
     differs = {k: v for k, v in shape.items() if v != DEFAULT_SHAPE[k]}
     workdir = str(Path(root) / ("n" + str(n) + "".join(f"-{k}{v}" for k, v in sorted(differs.items()))))
     built: Dict[str, Any] = {}
-    if rebuild or not Path(workdir, "n_chunks").exists():
+    stale = Path(workdir, "built.json").exists() and not json.loads(
+        Path(workdir, "built.json").read_text()).get("documents_registered")
+    if stale:
+        print(f"{workdir} was built without its documents registered: rebuilding it",
+              file=sys.stderr, flush=True)
+    if rebuild or stale or not Path(workdir, "n_chunks").exists():
         import shutil
 
         shutil.rmtree(workdir, ignore_errors=True)
