@@ -4,8 +4,10 @@ A synthetic corpus with instant fakes (a hashed bag-of-words embedder, a regex e
 only the store and the query path are measured. Each chunk is a few sentences naming 2-4
 entities drawn Zipf-like from a pool of ``chunks / 2`` names: a few names become hubs cited by
 thousands of chunks, relations link the names of a sentence (about 2 per chunk). A size's store
-is built once through :meth:`GraphIndex.bulk_load` in batches (bounded memory), then probed in
-**fresh processes**, the queries on the store itself, the writes on a copy:
+is built once through :meth:`GraphIndex.bulk_load` in batches (bounded memory), its documents
+registered as an insert registers them (text, status, the items each named:
+:func:`register_documents`), then probed in **fresh processes**, the queries on the store
+itself, the writes on a copy:
 
 * ``open_s``: ``GraphRAG(...)`` on the store, then ``first_context_s``: the first ``mix`` query
   (``only_need_context``) in that process;
