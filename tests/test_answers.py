@@ -97,6 +97,16 @@ def test_a_pronoun_quote_brings_the_sentence_before_only_when_that_says_who_it_i
     assert answer.text.startswith("Voyager 1 flew past Saturn in 1980. [2] Its close look")
 
 
+def test_a_context_sharing_no_word_with_the_question_answers_not_found():
+    async def alike(texts):  # close in meaning as far as the embedder can tell
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    answer = asyncio.run(ExtractiveAnswerer().acall("What is the capital of France?", CHUNKS, embed=alike))
+    assert answer.text.startswith("The retrieved context does not contain")
+    assert not answer.sentences
+    assert quote("Who wrote The Hobbit?").sentences  # one shared word is enough to quote
+
+
 def test_a_sentence_that_answers_every_word_is_not_preceded_by_another_subject():
     chunks = [
         {"chunk_id": "a", "reference_id": "1",

@@ -31,7 +31,10 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    of the question left uncovered ("**Y** was born in 1950"). Up to ``max_sentences`` hops;
 5. the answer opens with the first quote (after the sentence that says who its "it" is), the
    other quotes grouped by source in the source's order;
-6. yes/no and "A or B" questions get a best-effort verdict (a comparison of the years the
+6. a context none of whose sentences (nor their headings) shares a word with the question is
+   about something else, however close in meaning its best sentence: the answer says the
+   context does not answer ("What is the capital of France?" over articles on space missions);
+7. yes/no and "A or B" questions get a best-effort verdict (a comparison of the years the
    context gives each option, a sentence that states the question's claim), or say plainly that
    the context does not decide, followed by the evidence.
 
@@ -471,6 +474,12 @@ class ExtractiveAnswerer(Component):
                                     milliseconds=(time.perf_counter() - started) * 1000)
         weights = self._idf(candidates)
         self._lexical(candidates, query, weights)
+        if stems(query) and not any(c.lexical > 0 for c in candidates):
+            # no sentence (nor its heading) shares a word with the question: whatever is most
+            # similar in meaning is about something else ("What is the capital of France?"
+            # over articles on space missions)
+            return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
+                                    milliseconds=(time.perf_counter() - started) * 1000)
         every, candidates = candidates, self._prefilter(candidates)
         texts = [_embedded_text(c.sentence, self.embed_chars) for c in candidates]
         vectors = await self._sentence_vectors(texts, embed)
