@@ -36,6 +36,17 @@ def quote(question, chunks=CHUNKS, **kwargs):
     return ExtractiveAnswerer(**kwargs)(question, chunks)
 
 
+async def alike(texts):
+    """An embedder that finds every text as close in meaning as any other."""
+    return np.ones((len(texts), 4), dtype=np.float32)
+
+
+def passages(*contents):
+    """Chunks of the given contents ("Heading\ntext"), referenced 1, 2, ... in order."""
+    return [{"chunk_id": f"c{i}", "reference_id": str(i), "content": content}
+            for i, content in enumerate(contents, start=1)]
+
+
 def in_context(sentence, chunks=CHUNKS):
     return any(sentence in c["content"] for c in chunks)
 
@@ -54,14 +65,11 @@ def test_two_hop_answer_follows_the_bridge_name_to_a_second_source():
 
 
 def test_a_quote_that_answers_alone_is_not_followed_by_sentences_that_only_share_a_word():
-    chunks = [
-        {"chunk_id": "v", "reference_id": "1",
-         "content": "The Voyager missions\nVoyager 1 was launched in 1977. Its close look at Titan, "
-                    "the largest moon of Saturn, showed a thick nitrogen atmosphere."},
-        {"chunk_id": "c", "reference_id": "2",
-         "content": "Cassini\nThe Cassini orbiter discovered plumes of water erupting from "
-                    "Enceladus, another moon of Saturn."},
-    ]
+    chunks = passages(
+        "The Voyager missions\nVoyager 1 was launched in 1977. Its close look at Titan, the largest "
+        "moon of Saturn, showed a thick nitrogen atmosphere.",
+        "Cassini\nThe Cassini orbiter discovered plumes of water erupting from Enceladus, another "
+        "moon of Saturn.")
     answer = quote("What did the Voyager missions discover about Saturn and its moon Titan?", chunks)
     assert "thick nitrogen atmosphere" in answer.text
     assert "Cassini" not in answer.text and "[2]" not in answer.text  # another mission
@@ -73,23 +81,21 @@ def test_a_quote_that_answers_alone_is_not_followed_by_sentences_that_only_share
 
 
 def test_the_next_sentence_of_the_passage_that_says_the_last_question_word_is_quoted():
-    chunks = [{"chunk_id": "h", "reference_id": "1",
-               "content": "Huygens\nThe Huygens probe, built by the European Space Agency, landed "
-                          "on Titan in January 2005. It was the first landing in the outer Solar "
-                          "System, and it found river channels on the surface of Titan."},
-              {"chunk_id": "e", "reference_id": "2",
-               "content": "European Space Agency\nThe European Space Agency is based in Paris."}]
+    chunks = passages(
+        "Huygens\nThe Huygens probe, built by the European Space Agency, landed on Titan in January "
+        "2005. It was the first landing in the outer Solar System, and it found river channels on "
+        "the surface of Titan.",
+        "European Space Agency\nThe European Space Agency is based in Paris.")
     answer = quote("What did the Huygens probe find on Titan?", chunks)
     assert "it found river channels" in answer.text  # "found" is a form of "find"
 
 
 def test_a_pronoun_quote_brings_the_sentence_before_only_when_that_says_who_it_is():
-    chunks = [{"chunk_id": "t", "reference_id": "1",
-               "content": "The toolkit\nThe toolkit has many users. Code written for its old version "
-                          "runs on it. It opens its store in constant time."},
-              {"chunk_id": "v", "reference_id": "2",
-               "content": "Voyager\nVoyager 1 flew past Saturn in 1980. Its close look at Titan "
-                          "showed a thick nitrogen atmosphere."}]
+    chunks = passages(
+        "The toolkit\nThe toolkit has many users. Code written for its old version runs on it. It "
+        "opens its store in constant time.",
+        "Voyager\nVoyager 1 flew past Saturn in 1980. Its close look at Titan showed a thick "
+        "nitrogen atmosphere.")
     answer = quote("How does the store open in constant time?", chunks)
     assert answer.text.startswith("It opens its store in constant time.")
     assert "runs on it" not in answer.text  # it says no more than "It" who "it" is
@@ -98,9 +104,6 @@ def test_a_pronoun_quote_brings_the_sentence_before_only_when_that_says_who_it_i
 
 
 def test_a_context_sharing_no_word_with_the_question_answers_not_found():
-    async def alike(texts):  # close in meaning as far as the embedder can tell
-        return np.ones((len(texts), 4), dtype=np.float32)
-
     answer = asyncio.run(ExtractiveAnswerer().acall("What is the capital of France?", CHUNKS, embed=alike))
     assert answer.text.startswith("The retrieved context does not contain")
     assert not answer.sentences
@@ -108,18 +111,11 @@ def test_a_context_sharing_no_word_with_the_question_answers_not_found():
 
 
 def test_a_sentence_that_answers_every_word_is_not_preceded_by_another_subject():
-    chunks = [
-        {"chunk_id": "a", "reference_id": "1",
-         "content": "Apollo 11\nApollo 11 launched from the Kennedy Space Center in Florida on "
-                    "July 16, 1969, on a Saturn V rocket."},
-        {"chunk_id": "v", "reference_id": "2",
-         "content": "The Voyager missions\nNASA launched Voyager 2 on August 20, 1977, and Voyager 1 "
-                    "on September 5, 1977, from Cape Canaveral in Florida."},
-    ]
-
-    async def alike(texts):  # every sentence as close in meaning to the question
-        return np.ones((len(texts), 4), dtype=np.float32)
-
+    chunks = passages(
+        "Apollo 11\nApollo 11 launched from the Kennedy Space Center in Florida on July 16, 1969, "
+        "on a Saturn V rocket.",
+        "The Voyager missions\nNASA launched Voyager 2 on August 20, 1977, and Voyager 1 on "
+        "September 5, 1977, from Cape Canaveral in Florida.")
     answer = asyncio.run(ExtractiveAnswerer().acall("When was Voyager 1 launched?", chunks, embed=alike))
     assert answer.text.startswith("NASA launched Voyager 2")
     assert "Apollo" not in answer.text  # it covers no question word the first one left

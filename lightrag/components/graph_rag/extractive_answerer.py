@@ -30,7 +30,8 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    **Y**"); the next sentence is the best one that mentions a bridge name and covers the words
    of the question left uncovered ("**Y** was born in 1950"). Up to ``max_sentences`` hops;
 5. the answer opens with the first quote (after the sentence that says who its "it" is), the
-   other quotes grouped by source in the source's order;
+   other quotes grouped by source in the source's order
+   (:mod:`~lightrag.components.graph_rag.quote_order`);
 6. a context none of whose sentences (nor their headings) shares a word with the question is
    about something else, however close in meaning its best sentence: the answer says the
    context does not answer ("What is the capital of France?" over articles on space missions);
@@ -75,6 +76,7 @@ from lightrag.components.graph_rag.question_types import (
     question_type,
     words,
 )
+from lightrag.components.graph_rag.quote_order import reading_order, with_antecedents
 from lightrag.components.graph_rag.sentence_prefilter import Lexical, keep_best
 from lightrag.components.graph_rag.sentences import Sentence, sentences_by_chunk
 from lightrag.core.base_data_class import DataClass
@@ -89,14 +91,6 @@ EmbedFn = Callable[[List[str]], Awaitable[Any]]
 NOT_FOUND = "The retrieved context does not contain a sentence that answers this question."
 CACHE_SIZE = 50_000
 TYPED_KINDS = ("date", "number", "name")  # question types whose answers a sentence can hold
-PRONOUNS = frozenset("it its he his she her they their this these them".split())
-#: the pronouns by which a sentence itself refers to what a quote's opening pronoun refers to
-#: ("Code written for lightrag 0.1 runs on it." before "It runs offline"): such a sentence does
-#: not say who "it" is. Possessives are left out: "Mark C. Taylor in his book" names him
-SAME_REFERENT = {**dict.fromkeys(("it", "its"), frozenset(("it",))),
-                 **dict.fromkeys(("he", "his"), frozenset(("he", "him"))),
-                 **dict.fromkeys(("she", "her"), frozenset(("she",))),
-                 **dict.fromkeys(("they", "their", "them"), frozenset(("they", "them")))}
 FIRST_HOP_MARGIN = 0.6  # a first hop other than the best sentence must score this share of it
 
 
@@ -427,37 +421,6 @@ class ExtractiveAnswerer(Component):
         text = candidate.sentence.text
         return 1.0 if any(b in text for b in bridges) else 0.0
 
-    @staticmethod
-    def _with_antecedents(chain: List[_Candidate], candidates: List[_Candidate]) -> List[_Candidate]:
-        """Each quote that opens with a pronoun ("Its close look at Titan ...") comes with the
-        sentence before it in its passage, which says who "it" is: quoted alone, next to a
-        sentence about something else, it would read as a claim about that. Not a sentence that
-        refers to the same thing by a pronoun itself ("... runs on it."): it does not say who."""
-        by_place = {(c.chunk_index, c.position): c for c in candidates}
-        out: List[_Candidate] = []
-        for c in chain:
-            first_word = c.sentence.text.split(maxsplit=1)[0].lower() if c.sentence.text else ""
-            before = by_place.get((c.chunk_index, c.position - 1))
-            if first_word in PRONOUNS and before is not None and before not in chain \
-                    and before not in out and not (
-                        SAME_REFERENT.get(first_word, frozenset()) & words(before.sentence.text)):
-                out.append(before)
-            out.append(c)
-        return out
-
-    @staticmethod
-    def _reading_order(chain: List[_Candidate], lead: _Candidate) -> List[_Candidate]:
-        """The quotes grouped by source and in the source's order ("Apollo 11 was ... Its
-        commander was ..."), sources in the order the chain reached them; the answer opens with
-        ``lead``, the best quote (after the sentence that says who its "it" is), even where its
-        source holds a quoted sentence before it."""
-        first_seen: Dict[int, int] = {}
-        for i, c in enumerate(chain):
-            first_seen.setdefault(c.chunk_index, i)
-        opening = {lead.position, lead.position - 1}
-        return sorted(chain, key=lambda c: (first_seen[c.chunk_index], c.chunk_index != lead.chunk_index
-                                            or c.position not in opening, c.position))
-
     # ------------------------------------------------------------------ answer
     async def acall(self, query: str, chunks: Sequence[Dict[str, Any]],
                     entities: Sequence[Dict[str, Any]] = (), relations: Sequence[Dict[str, Any]] = (),
@@ -493,7 +456,7 @@ class ExtractiveAnswerer(Component):
         names += [str(r.get(k, "")) for r in relations for k in ("src_id", "tgt_id")]
         self._base_scores(candidates, cosines, query, kind, names)
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
-        chain = self._reading_order(self._with_antecedents(chain, every), chain[0])
+        chain = reading_order(with_antecedents(chain, every), chain[0])
         quoted = " ".join(f"{c.sentence.text} [{c.reference_id}]" if c.reference_id
                           else c.sentence.text for c in chain)
         decided: Optional[bool] = None

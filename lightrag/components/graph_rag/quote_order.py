@@ -1,0 +1,73 @@
+"""How an extractive answer's quotes are arranged: the sentence that says who a quote's opening
+"It" is comes before it, and the quotes read in their sources' order.
+
+Quoted alone, next to a sentence about something else, "Its close look at Titan ..." would read
+as a claim about that; the sentence before it in its passage ("Voyager 1 flew past Saturn in
+1980.") says who is meant. A sentence that refers to the same thing by a pronoun itself ("Code
+written for lightrag 0.1 runs on it.") does not, and is not brought.
+
+Example:
+    >>> from types import SimpleNamespace as Quote
+    >>> def quote(text, chunk, position):
+    ...     return Quote(sentence=Quote(text=text), chunk_index=chunk, position=position)
+    >>> passage = [quote("Voyager 1 flew past Saturn in 1980.", 0, 0),
+    ...            quote("Its close look at Titan showed a thick atmosphere.", 0, 1)]
+    >>> [q.sentence.text for q in with_antecedents([passage[1]], passage)]
+    ['Voyager 1 flew past Saturn in 1980.', 'Its close look at Titan showed a thick atmosphere.']
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Protocol, Sequence, Tuple
+
+from lightrag.components.graph_rag.question_types import words
+
+PRONOUNS = frozenset("it its he his she her they their this these them".split())
+#: the pronouns by which a sentence itself refers to what a quote's opening pronoun refers to
+#: ("Code written for lightrag 0.1 runs on it." before "It runs offline"): such a sentence does
+#: not say who "it" is. Possessives are left out: "Mark C. Taylor in his book" names him
+SAME_REFERENT = {**dict.fromkeys(("it", "its"), frozenset(("it",))),
+                 **dict.fromkeys(("he", "his"), frozenset(("he", "him"))),
+                 **dict.fromkeys(("she", "her"), frozenset(("she",))),
+                 **dict.fromkeys(("they", "their", "them"), frozenset(("they", "them")))}
+
+
+class _Text(Protocol):
+    text: str
+
+
+class Placed(Protocol):
+    """A candidate quote: its sentence and where it stands (passage, position in it)."""
+
+    sentence: _Text
+    chunk_index: int
+    position: int
+
+
+def with_antecedents(chain: Sequence[Placed], candidates: Sequence[Placed]) -> List[Placed]:
+    """``chain`` with, before each quote that opens with a pronoun, the sentence before it in its
+    passage (one of ``candidates``) when that sentence says who is meant."""
+    by_place: Dict[Tuple[int, int], Placed] = {(c.chunk_index, c.position): c for c in candidates}
+    out: List[Placed] = []
+    for c in chain:
+        first_word = c.sentence.text.split(maxsplit=1)[0].lower() if c.sentence.text else ""
+        before = by_place.get((c.chunk_index, c.position - 1))
+        if first_word in PRONOUNS and before is not None and before not in chain \
+                and before not in out and not (
+                    SAME_REFERENT.get(first_word, frozenset()) & words(before.sentence.text)):
+            out.append(before)
+        out.append(c)
+    return out
+
+
+def reading_order(chain: Sequence[Placed], lead: Placed) -> List[Placed]:
+    """The quotes grouped by source and in the source's order ("Apollo 11 was ... Its commander
+    was ..."), sources in the order the chain reached them; the answer opens with ``lead``, the
+    best quote (after the sentence that says who its "it" is), even where its source holds a
+    quoted sentence before it."""
+    first_seen: Dict[int, int] = {}
+    for i, c in enumerate(chain):
+        first_seen.setdefault(c.chunk_index, i)
+    opening = {lead.position, lead.position - 1}
+    return sorted(chain, key=lambda c: (first_seen[c.chunk_index], c.chunk_index != lead.chunk_index
+                                        or c.position not in opening, c.position))
