@@ -435,6 +435,24 @@ def test_a_created_relation_survives_deleting_a_document(tmp_path):
     assert index.verify() == []
 
 
+def test_items_a_document_does_not_cite_change_nothing_when_it_is_deleted(tmp_path):
+    rag = make_rag(tmp_path)
+    rag.insert(["Velmora lies on the Amber River.", "Quillon Freya met Orlin Vask.",
+                "Orlin Vask sailed the Amber River."], ids=["d1", "d2", "d3"])
+    index = rag.index
+    with index.writing_sync():
+        create_relation(index.stores, "Velmora", "Quillon Freya", {"description": "Manual link."})
+        # stale items (as a relation deleted with an entity and created again leaves them)
+        index.stores.doc_graph_items.add("d3", ["Velmora", "Quillon Freya"],
+                                         [("Quillon Freya", "Velmora")])
+    velmora = rag.graph.get_node("Velmora")
+    deletion = rag.delete_by_doc_id("d3")
+    assert "Velmora" not in deletion.entities_rebuilt + deletion.entities_deleted
+    assert rag.graph.get_node("Velmora") == velmora
+    assert rag.graph.get_edge("Velmora", "Quillon Freya")["description"] == "Manual link."
+    assert index.verify() == []
+
+
 def test_relation_edit_errors(tmp_path):
     rag, _ = imported(tmp_path)
     stores = rag.index.stores

@@ -1,5 +1,6 @@
-"""Each document's graph items are rows: added part by part, found by item, replaced, deleted,
-and moved once from the JSON records of an older store, on SQLite and PostgreSQL."""
+"""Each document's graph items are rows: added part by part, replaced, deleted, and moved once
+from the JSON records of an older store, on SQLite and PostgreSQL; a store that kept an index
+of them by item drops it once."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def db(request, tmp_path, monkeypatch):
     return PostgresDatabase(dsn_env=DSN_ENV, workspace=f"t_{uuid.uuid4().hex[:10]}")
 
 
-def test_parts_add_items_and_the_index_finds_documents(db):
+def test_parts_add_items_replace_and_delete(db):
     items = DocItemsStorage(db)
     items.add("doc-1", ["Titan", "Saturn"], [("Saturn", "Titan")])
     items.add("doc-1", ["Huygens", "Titan"], [("Huygens", "Titan")])  # a later part
@@ -36,14 +37,9 @@ def test_parts_add_items_and_the_index_finds_documents(db):
                                         "relations": [["Huygens", "Titan"], ["Saturn", "Titan"]]}
     assert items.get_by_id("doc-3") == {"entities": [], "relations": []}
     assert items.get_by_id("nowhere") is None
-    assert items.documents_naming(entities=["Titan"]) == ["doc-1", "doc-2"]
-    assert items.documents_naming(relations=[("Saturn", "Titan")]) == ["doc-1"]
-    assert items.documents_naming(entities=["Saturn"], relations=[("Huygens", "Titan")]) == ["doc-1"]
-    assert items.documents_naming() == []
     assert items.keys() == ["doc-1", "doc-2", "doc-3"] and len(items) == 3
     items.replace({"doc-2": {"entities": ["Rhea"], "relations": [["Rhea", "Saturn"]]}})
     assert items.get_by_id("doc-2") == {"entities": ["Rhea"], "relations": [["Rhea", "Saturn"]]}
-    assert items.documents_naming(entities=["Titan"]) == ["doc-1"]
     items.delete(["doc-1"])
     assert items.get_by_id("doc-1") is None and items.keys() == ["doc-2", "doc-3"]
     assert dict(items.items())["doc-2"]["entities"] == ["Rhea"]
@@ -54,7 +50,6 @@ def test_names_with_separators_and_unicode_round_trip(db):
     names = ["Ærø", "a,b", "x y", "名前", "O'Brien"]
     items.add("d", names, [("a,b", "名前")])
     assert items.get_by_id("d") == {"entities": sorted(names), "relations": [["a,b", "名前"]]}
-    assert items.documents_naming(entities=["名前"]) == ["d"]
 
 
 def test_an_older_store_s_records_move_to_rows_once(tmp_path):
@@ -77,3 +72,20 @@ def test_an_older_store_s_records_move_to_rows_once(tmp_path):
     reopened.delete_by_doc_id("doc-b")  # a delete reads the moved rows
     assert reopened.index.stores.doc_graph_items.get_by_id("doc-b") is None
     assert reopened.index.verify() == []
+
+
+def test_a_store_with_the_index_by_item_drops_it_once_and_keeps_every_row(tmp_path, caplog):
+    path = tmp_path / "s.sqlite3"
+    items = DocItemsStorage(SQLiteDatabase(path))
+    items.add("doc-1", ["Titan", "Saturn"], [("Saturn", "Titan")])
+    items.db.execute("CREATE INDEX doc_items_by_item ON doc_items (ns, item, doc)")  # as before
+    with caplog.at_level("INFO"):
+        reopened = DocItemsStorage(SQLiteDatabase(path))
+    assert "dropped the doc_items index by item" in caplog.text
+    assert not reopened.db.has_index("doc_items_by_item")
+    assert reopened.get_by_id("doc-1") == {"entities": ["Saturn", "Titan"],
+                                           "relations": [["Saturn", "Titan"]]}
+    caplog.clear()
+    with caplog.at_level("INFO"):
+        DocItemsStorage(SQLiteDatabase(path))
+    assert "dropped" not in caplog.text

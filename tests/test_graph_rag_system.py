@@ -273,6 +273,18 @@ def test_edit_merge_and_export(tmp_path):
         rag.edit_entity("Titan", {"colour": "orange"})
 
 
+def test_a_merged_entity_belongs_to_its_documents_so_deleting_them_removes_it(tmp_path):
+    rag = make_rag(tmp_path)
+    cassini_id = insert_all(rag).doc_ids[1]
+    rag.merge_entities(["Cassini", "Huygens"], "Cassini Huygens")
+    items = rag.index.stores.doc_graph_items.get_by_id(cassini_id)
+    assert "Cassini Huygens" in items["entities"]
+    assert not {"Cassini", "Huygens"} & {*items["entities"], *(n for p in items["relations"] for n in p)}
+    deletion = rag.delete_by_doc_id(cassini_id)
+    assert "Cassini Huygens" in deletion.entities_deleted
+    assert not rag.graph.has_node("Cassini Huygens") and rag.index.verify() == []
+
+
 def test_tree_prints_and_yaml_round_trip(tmp_path):
     rag = make_rag(tmp_path)
     text = repr(rag)

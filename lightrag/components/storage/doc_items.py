@@ -1,7 +1,10 @@
 """Which entities and relations each document named: one row per (document, item).
 
-A delete rebuilds what a document supported from this list, and a rename or a relation edit
-finds the documents naming an item through its index (no scan of every document). A document
+A delete rebuilds what a document supported from this list. The rows are kept by document
+only: the documents naming an item are those of the chunks citing it
+(:mod:`lightrag.components.graph_rag.index.item_documents`). An index by item, kept per insert,
+wrote a random leaf per item (a quarter of an insert's pages at 1M chunks); a store that has it
+drops it when first opened. A document
 is recorded with a marker row (``""``), so one whose chunks named nothing is still known to be
 recorded. Recording a large document part by part adds rows (it never rewrites the ones of
 the earlier parts).
@@ -16,14 +19,14 @@ Example:
     >>> items.add("doc-1", entities=["Saturn", "Titan"], relations=[("Saturn", "Titan")])
     >>> items.get_by_id("doc-1")
     {'entities': ['Saturn', 'Titan'], 'relations': [['Saturn', 'Titan']]}
-    >>> items.documents_naming(entities=["Titan"])
+    >>> items.keys()
     ['doc-1']
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from lightrag.components.storage.keyed_tables import create_keyed_table
 from lightrag.components.storage.sql_db import SQLDatabase
@@ -69,7 +72,9 @@ class DocItemsStorage:
         with db.transaction():
             create_keyed_table(db, "doc_items", "ns TEXT NOT NULL, doc TEXT NOT NULL, "
                                "item TEXT NOT NULL, PRIMARY KEY (ns, doc, item)")
-            db.execute("CREATE INDEX IF NOT EXISTS doc_items_by_item ON doc_items (ns, item, doc)")
+            if db.has_index("doc_items_by_item"):
+                db.execute("DROP INDEX doc_items_by_item")
+                log.info("dropped the doc_items index by item (once, for a store written before)")
 
     # ------------------------------------------------------------------ writes
     def add(self, doc_id: str, entities: Iterable[str] = (),
@@ -104,14 +109,6 @@ class DocItemsStorage:
         rows = [r[0] for r in self.db.query(
             "SELECT item FROM doc_items WHERE ns = ? AND doc = ?", (self.namespace, doc_id))]
         return _decode(rows) if rows else None
-
-    def documents_naming(self, entities: Sequence[str] = (),
-                         relations: Sequence[Tuple[str, str]] = ()) -> List[str]:
-        """The documents that name any of these entities or relations (by the item index)."""
-        wanted = [entity_item(n) for n in entities] + [relation_item(*p) for p in relations]
-        rows = self.db.query_in("SELECT doc FROM doc_items WHERE ns = ? AND item IN ({in_})",
-                                wanted, (self.namespace,))
-        return sorted({r[0] for r in rows})
 
     def keys(self) -> List[str]:
         """Every recorded document."""

@@ -169,6 +169,9 @@ class PostgresDatabase(SQLDatabase):
     def has_table(self, name: str) -> bool:
         return bool(self.query("SELECT to_regclass(?) IS NOT NULL", (name,))[0][0])
 
+    def has_index(self, name: str) -> bool:
+        return self.has_table(name)  # tables and indexes are both relations
+
     def __init__(self, dsn: Optional[str] = None, dsn_env: str = DEFAULT_DSN_ENV,
                  workspace: str = "", schema: Optional[str] = None,
                  lock_timeout: float = DEFAULT_LOCK_TIMEOUT, connect_timeout: float = 10.0,

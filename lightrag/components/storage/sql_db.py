@@ -160,6 +160,10 @@ class SQLDatabase(ChangeLog):
         """Whether the table ``name`` exists (a name of this package's schema)."""
         return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
 
+    def has_index(self, name: str) -> bool:
+        """Whether the index ``name`` exists (a name of this package's schema)."""
+        return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)))
+
     def query_in(self, sql: str, values: Sequence[Any], params: Sequence[Any] = (),
                  chunk: int = 500) -> List[Tuple[Any, ...]]:
         """``sql`` with one ``{in}`` placeholder list, run in slices of ``chunk`` values."""

@@ -15,6 +15,7 @@ import logging
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from lightrag.components.graph_rag.index.item_documents import rename_in_documents
 from lightrag.components.graph_rag.index.stores import SEP, IndexStores
 from lightrag.components.graph_rag.index.vectors import pending_key, queue_vectors
 from lightrag.components.graph_rag.merger import (
@@ -86,19 +87,50 @@ def _citations(node: Dict[str, Any]) -> int:
     return int(node.get("source_count") or len(split_field(node.get("source_id"))))
 
 
-def _reset_hub(graph: Any, name: str, doc_chunks: Set[str]) -> List[str]:
+def _reset_hub(graph: Any, name: str, doc_chunks: Set[str], cited_here: Set[str]) -> List[str]:
     """Prepare a hub for its rebuild without reading all its citations: drop the deleted
-    document's rows and those of the first :data:`REBUILD_CITATIONS` other chunks (the merge of
-    their cached extractions adds them back, with the description and type they give); the
-    hub's other citations stay rows. Returns the chunks to merge again (none: only the deleted
-    document cited it, and nothing was changed)."""
-    cited_here = graph.node_cites(name, sorted(doc_chunks))
+    document's rows (``cited_here``) and those of the first :data:`REBUILD_CITATIONS` other
+    chunks (the merge of their cached extractions adds them back, with the description and type
+    they give); the hub's other citations stay rows. Returns the chunks to merge again (none:
+    only the deleted document cited it, and nothing was changed)."""
     first = [c for c in graph.first_node_sources(name, REBUILD_CITATIONS + len(cited_here))
              if c not in doc_chunks][:REBUILD_CITATIONS]
     if first:
         graph.remove_node_sources(name, [*sorted(cited_here), *first])
         graph.upsert_node(name, {"entity_type": "", "description": "", "file_path": ""})
     return first
+
+
+def _sort_entities(stores: IndexStores, names: Sequence[str], doc_chunks: Set[str],
+                   result: DeletionResult) -> Tuple[List[str], Set[str], Dict[str, List[str]], Set[str]]:
+    """Delete the entities only the document's chunks cite (into ``result``) and return those
+    to rebuild, the chunks a hub's rebuild merges again, every citation of the other entities,
+    and the hubs. An entity the chunks do not cite (a stale item: merged or deleted since) is
+    left as it is."""
+    graph = stores.graph
+    rebuild: List[str] = []
+    nodes = graph.get_nodes_batch(list(names))
+    hubs = {n for n, node in nodes.items() if _citations(node) > REBUILD_CITATIONS}
+    sources = graph.node_source_ids([n for n in nodes if n not in hubs])  # every citation
+    chunk_sources: Set[str] = set()
+    for name in names:
+        if name not in nodes:
+            continue
+        cited_here = (graph.node_cites(name, sorted(doc_chunks)) if name in hubs
+                      else doc_chunks.intersection(sources.get(name, [])))
+        if not cited_here:
+            continue
+        first = _reset_hub(graph, name, doc_chunks, cited_here) if name in hubs else []
+        if first:
+            chunk_sources.update(first)
+            rebuild.append(name)
+        elif name not in hubs and any(c not in doc_chunks for c in sources.get(name, [])):
+            rebuild.append(name)
+        else:
+            _drop_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
+            graph.delete_node(name)
+            result.entities_deleted.append(name)
+    return rebuild, chunk_sources, sources, hubs
 
 
 async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id: str,
@@ -109,32 +141,16 @@ async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id:
     result = DeletionResult(doc_id=doc_id, chunks_deleted=len(doc_chunks))
     graph = stores.graph
 
-    rebuild_entities: List[str] = []
-    nodes = graph.get_nodes_batch(list(items["entities"]))
-    hubs = {n for n, node in nodes.items() if _citations(node) > REBUILD_CITATIONS}
-    sources = graph.node_source_ids([n for n in nodes if n not in hubs])  # every citation
-    chunk_sources = set()
-    for name in items["entities"]:
-        if name not in nodes:
-            continue
-        first = _reset_hub(graph, name, doc_chunks) if name in hubs else []
-        if first:
-            chunk_sources.update(first)
-            rebuild_entities.append(name)
-        elif name not in hubs and any(c not in doc_chunks for c in sources.get(name, [])):
-            rebuild_entities.append(name)
-        else:
-            _drop_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
-            graph.delete_node(name)
-            result.entities_deleted.append(name)
+    rebuild_entities, chunk_sources, sources, hubs = _sort_entities(stores, items["entities"],
+                                                                   doc_chunks, result)
     _drop_vectors(stores, entities=result.entities_deleted)  # once: it scans the synonym pairs
 
     rebuild_relations: List[Tuple[str, str]] = []
     for pair in items["relations"]:
         src, tgt = relation_key(*pair)
         edge = graph.get_edge(src, tgt)
-        if edge is None:
-            continue
+        if edge is None or doc_chunks.isdisjoint(split_field(edge.get("source_id"))):
+            continue  # gone, or a stale item (the relation was deleted and created again)
         if any(c not in doc_chunks for c in split_field(edge.get("source_id"))):
             rebuild_relations.append((src, tgt))
         else:
@@ -264,7 +280,8 @@ def merge_entities(stores: IndexStores, sources: Sequence[str], target: str) -> 
         else:
             _move_node(stores, name, target, base)
     graph.upsert_node(target, base)
-    _retarget_documents(stores, sources, target)
+    rename_in_documents(stores, [c for name in sources if name != target for c in cited.get(name, [])],
+                        set(sources) - {target}, target)
     queue_vectors(stores, [target])
     return graph.get_node(target)
 
@@ -283,17 +300,3 @@ def _redirect_edges(stores: IndexStores, old: str, new: str) -> None:
     graph.delete_node(old)
     _drop_vectors(stores, entities=[old])
 
-
-def _retarget_documents(stores: IndexStores, sources: Sequence[str], target: str) -> None:
-    """Documents that supported a merged entity now support the target (so deleting them later
-    still finds it)."""
-    renamed = set(sources)
-    updates = {}
-    for doc_id in stores.doc_graph_items.documents_naming(entities=sorted(renamed)):
-        items = stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
-        entities = sorted({target if e in renamed else e for e in items["entities"]})
-        relations = sorted({relation_key(*(target if x in renamed else x for x in pair))
-                            for pair in items.get("relations", [])
-                            if len({target if x in renamed else x for x in pair}) == 2})
-        updates[doc_id] = {"entities": entities, "relations": relations}
-    stores.doc_graph_items.replace(updates)

@@ -8,9 +8,10 @@ and queues what it changed for re-embedding (``index_pending``).
 
 A relation created by hand belongs to no document and cites no chunk (``source_id`` is
 empty): deleting documents leaves it alone, unless one of its entities goes (a relation never
-outlives its entities). So that no document can claim it, creating and deleting a relation
-removes its pair from every document's graph items (an entry there is stale once the relation
-is gone). If a document inserted later extracts the same pair, the relation becomes that
+outlives its entities). Deleting a relation removes its pair from the graph items of the
+documents of its chunks; an entry left elsewhere (a document that named the pair before it was
+removed with an entity) is stale, and a document delete passes over an item its chunks do not
+cite. If a document inserted later extracts the same pair, the relation becomes that
 document's too: its description is merged, and deleting that document removes it.
 
 Example:
@@ -23,9 +24,10 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, Optional, Tuple
 
+from lightrag.components.graph_rag.index.item_documents import forget_in_documents
 from lightrag.components.graph_rag.index.stores import IndexStores
 from lightrag.components.graph_rag.index.vectors import pending_key, queue_vectors
-from lightrag.components.graph_rag.merger import relation_vector_id
+from lightrag.components.graph_rag.merger import relation_vector_id, split_field
 from lightrag.components.graph_rag.schemas import normalize_entity_name, now_iso, relation_key
 
 EDITABLE = ("description", "keywords", "weight", "file_path")
@@ -79,17 +81,6 @@ def _fields(updates: Any) -> Dict[str, Any]:
     return clean
 
 
-def _forget_in_documents(stores: IndexStores, pair: Tuple[str, str]) -> None:
-    """Remove ``pair`` from the graph items of the documents naming it (found by the index)."""
-    updates = {}
-    for doc_id in stores.doc_graph_items.documents_naming(relations=[pair]):
-        items = stores.doc_graph_items.get_by_id(doc_id) or {"entities": [], "relations": []}
-        relations = [tuple(r) for r in items.get("relations") or []]
-        if pair in relations:
-            updates[doc_id] = {**items, "relations": [list(r) for r in relations if r != pair]}
-    stores.doc_graph_items.replace(updates)
-
-
 def create_relation(stores: IndexStores, src: str, tgt: str,
                     fields: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Add a relation between two existing entities; returns its stored fields.
@@ -112,7 +103,6 @@ def create_relation(stores: IndexStores, src: str, tgt: str,
     edge = {"weight": 1.0, "description": "", "keywords": "", "file_path": MANUAL_FILE_PATH,
             **clean, "source_id": "", "created_at": now_iso()}
     stores.graph.upsert_edge(*pair, edge)
-    _forget_in_documents(stores, pair)
     queue_vectors(stores, relations=[pair])
     return stores.graph.get_edge(*pair)
 
@@ -143,9 +133,10 @@ def delete_relation(stores: IndexStores, src: str, tgt: str) -> None:
         KeyError: no such entity or relation.
     """
     pair = _pair(stores, src, tgt)
-    if stores.graph.get_edge(*pair) is None:
+    edge = stores.graph.get_edge(*pair)
+    if edge is None:
         raise KeyError(f"no relation between {pair[0]!r} and {pair[1]!r}")
     stores.graph.remove_edges([pair])
     stores.relations_vdb.delete([relation_vector_id(*pair)])
     stores.pending_vectors.delete([pending_key("r", *pair)])
-    _forget_in_documents(stores, pair)
+    forget_in_documents(stores, split_field(edge.get("source_id")), pair)
