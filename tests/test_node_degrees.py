@@ -102,6 +102,18 @@ def test_busiest_labels_stay_in_order_as_degrees_cross_the_busy_line(open_graph_
     assert SQLGraphStorage(open_graph_db()).get_popular_labels(4) == expected(4)  # another process
 
 
+def test_a_store_indexed_from_a_lower_degree_keeps_its_listing_and_drops_that_index(tmp_path):
+    path = str(tmp_path / "g.sqlite3")
+    graph = SQLGraphStorage(SQLiteDatabase(path))
+    graph.upsert_edges_batch({**{("Hub", f"n{i}"): {} for i in range(80)}, ("n1", "n2"): {}})
+    with sqlite3.connect(path) as conn:  # as the version that indexed degree >= 16 left it
+        conn.execute("DROP INDEX nodes_busiest")
+        conn.execute("CREATE INDEX nodes_busy ON nodes (ns, degree) WHERE degree >= 16")
+    reopened = SQLGraphStorage(SQLiteDatabase(path))
+    assert not reopened.db.has_index("nodes_busy")
+    assert reopened.get_popular_labels(3) == ["Hub", "n1", "n2"]
+
+
 def test_an_older_store_s_degree_rows_move_into_its_nodes(tmp_path):
     """A store that kept degrees as ``node_degrees`` rows (with the index of every degree of a
     version before) opens with them in its nodes' rows and the table gone."""
@@ -113,7 +125,7 @@ def test_an_older_store_s_degree_rows_move_into_its_nodes(tmp_path):
                      "degree INTEGER NOT NULL, PRIMARY KEY (ns, node))")
         conn.execute("INSERT INTO node_degrees SELECT ns, id, degree FROM nodes")
         conn.execute("CREATE INDEX node_degrees_by_degree ON node_degrees (ns, degree)")
-        conn.execute("DROP INDEX nodes_busy")
+        conn.execute("DROP INDEX nodes_busiest")
         conn.execute("ALTER TABLE nodes DROP COLUMN degree")
         conn.execute("UPDATE node_degrees SET degree = 3 WHERE node = 'n5'")  # its rows are what counts
     reopened = SQLGraphStorage(SQLiteDatabase(path))
@@ -193,7 +205,7 @@ def test_a_copy_of_a_store_that_kept_degrees_apart_counts_them(tmp_path):
         conn.execute("CREATE TABLE node_degrees (ns TEXT NOT NULL, node TEXT NOT NULL, "
                      "degree INTEGER NOT NULL, PRIMARY KEY (ns, node))")
         conn.execute("INSERT INTO node_degrees SELECT ns, id, degree FROM nodes")
-        conn.execute("DROP INDEX nodes_busy")
+        conn.execute("DROP INDEX nodes_busiest")
         conn.execute("ALTER TABLE nodes DROP COLUMN degree")
         conn.execute("DROP TABLE node_windows")
     copied = copy_store(SQLiteDatabase(path), SQLiteDatabase(str(tmp_path / "new.sqlite3")))
