@@ -110,6 +110,18 @@ def test_a_context_sharing_no_word_with_the_question_answers_not_found():
     assert quote("Who wrote The Hobbit?").sentences  # one shared word is enough to quote
 
 
+def test_quotes_about_none_of_the_names_the_question_names_answer_not_found():
+    others = ["Marie Curie\nMarie Curie was a physicist who was born in Warsaw in 1867.",
+              "Budapest\nBudapest is the capital of Hungary."]
+    question = "In which city was the author of The Hobbit born?"
+    answer = asyncio.run(ExtractiveAnswerer().acall(question, passages(*others), embed=alike))
+    assert answer.text.startswith("The retrieved context does not contain")
+    assert not answer.sentences  # not Curie's birth in Warsaw: it shares "born", "city"
+    with_tolkien = passages(*(c["content"] for c in CHUNKS), *others)
+    answer = asyncio.run(ExtractiveAnswerer().acall(question, with_tolkien, embed=alike))
+    assert "Bloemfontein" in answer.text and "Warsaw" not in answer.text
+
+
 def test_a_sentence_that_answers_every_word_is_not_preceded_by_another_subject():
     chunks = passages(
         "Apollo 11\nApollo 11 launched from the Kennedy Space Center in Florida on July 16, 1969, "

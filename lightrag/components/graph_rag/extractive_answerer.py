@@ -381,6 +381,15 @@ class ExtractiveAnswerer(Component):
         said = c.words | c.heading_words
         return bool(q_names) and q_names <= said or bool(q_words) and q_words <= said
 
+    @staticmethod
+    def _names_a_subject(chain: List[_Candidate], query: str) -> bool:
+        """Whether a quote (or its heading) names something the question names, when the
+        question names anything: quotes about none of them answer another question ("In which
+        city was the author of The Hobbit born?" over a context without Tolkien's passages
+        quoted Marie Curie's birth in Warsaw)."""
+        q_names = {stem(w) for n in names_in(query) for w in bridge_words(n)}
+        return not q_names or any(q_names & (c.words | c.heading_words) for c in chain)
+
     def _follow_score(self, c: _Candidate, link: float, left: set, weights: Dict[str, float],
                       typed_already: bool) -> float:
         """How well ``c`` continues a chain: its own score, how strongly it links to the
@@ -457,6 +466,9 @@ class ExtractiveAnswerer(Component):
         self._base_scores(candidates, cosines, query, kind, names)
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
         chain = reading_order(with_antecedents(chain, every), chain[0])
+        if not self._names_a_subject(chain, query):
+            return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
+                                    milliseconds=(time.perf_counter() - started) * 1000)
         quoted = " ".join(f"{c.sentence.text} [{c.reference_id}]" if c.reference_id
                           else c.sentence.text for c in chain)
         decided: Optional[bool] = None
