@@ -37,9 +37,15 @@ def test_parts_add_items_replace_and_delete(db):
                                         "relations": [["Huygens", "Titan"], ["Saturn", "Titan"]]}
     assert items.get_by_id("doc-3") == {"entities": [], "relations": []}
     assert items.get_by_id("nowhere") is None
+    assert items.get_many(["doc-3", "nowhere", "doc-1"]) == {
+        "doc-1": items.get_by_id("doc-1"), "doc-3": {"entities": [], "relations": []}}
     assert items.keys() == ["doc-1", "doc-2", "doc-3"] and len(items) == 3
     items.replace({"doc-2": {"entities": ["Rhea"], "relations": [["Rhea", "Saturn"]]}})
     assert items.get_by_id("doc-2") == {"entities": ["Rhea"], "relations": [["Rhea", "Saturn"]]}
+    items.change({"doc-1": {"entities": ["Titan"], "relations": [["Huygens", "Titan"]]}},
+                 {"doc-1": {"entities": ["Titan (moon)"], "relations": [["Huygens", "Titan (moon)"]]}})
+    assert items.get_by_id("doc-1") == {"entities": ["Huygens", "Saturn", "Titan (moon)"],
+                                        "relations": [["Huygens", "Titan (moon)"], ["Saturn", "Titan"]]}
     items.delete(["doc-1"])
     assert items.get_by_id("doc-1") is None and items.keys() == ["doc-2", "doc-3"]
     assert dict(items.items())["doc-2"]["entities"] == ["Rhea"]

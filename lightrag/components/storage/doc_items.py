@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from lightrag.components.storage.keyed_tables import create_keyed_table
 from lightrag.components.storage.sql_db import SQLDatabase
@@ -58,6 +58,12 @@ def _decode(rows: Iterable[str]) -> Items:
     return {"entities": sorted(entities), "relations": sorted(relations)}
 
 
+def _rows(entities: Iterable[str], relations: Iterable[Tuple[str, str]]) -> List[str]:
+    """The ``item`` values of a document's rows: the marker, then each entity and relation once."""
+    return list(dict.fromkeys([MARKER, *(entity_item(n) for n in entities),
+                               *(relation_item(*pair) for pair in relations)]))
+
+
 class DocItemsStorage:
     """The graph items of each document as rows of the ``doc_items`` table.
 
@@ -80,20 +86,34 @@ class DocItemsStorage:
     def add(self, doc_id: str, entities: Iterable[str] = (),
             relations: Iterable[Tuple[str, str]] = ()) -> None:
         """Record ``doc_id`` as naming these entities and relations (besides those it named)."""
-        items = [MARKER, *(entity_item(n) for n in entities),
-                 *(relation_item(*pair) for pair in relations)]
-        self.db.executemany(
-            "INSERT INTO doc_items (ns, doc, item) VALUES (?, ?, ?) "
-            "ON CONFLICT (ns, doc, item) DO NOTHING",
-            ((self.namespace, doc_id, item) for item in dict.fromkeys(items)))
+        self._insert((self.namespace, doc_id, item) for item in _rows(entities, relations))
 
     def replace(self, data: Dict[str, Items]) -> None:
-        """Set the items of each document as given (``{"entities": [...], "relations": [...]}``)."""
+        """Set the items of each document as given (``{"entities": [...], "relations": [...]}``),
+        in two statements whatever the number of documents (a merge into a hub rewrites the
+        items of ~100k documents)."""
         with self.db.transaction():
             self.delete(list(data))
-            for doc_id, items in data.items():
-                self.add(doc_id, items.get("entities") or [],
-                         [tuple(pair) for pair in items.get("relations") or []])
+            self._insert((self.namespace, doc_id, item) for doc_id, items in data.items()
+                         for item in _rows(items.get("entities") or [],
+                                           (tuple(pair) for pair in items.get("relations") or [])))
+
+    def change(self, removed: Dict[str, Items], added: Dict[str, Items]) -> None:
+        """Remove some items of documents and add others, row by row: a document's other rows
+        stay (a merge into a hub renames one entity in each of ~100k documents of ~30 items)."""
+        with self.db.transaction():
+            self.db.executemany(
+                "DELETE FROM doc_items WHERE ns = ? AND doc = ? AND item = ?",
+                [(self.namespace, doc_id, item) for doc_id, items in removed.items()
+                 for item in _rows(items.get("entities") or [],
+                                   (tuple(p) for p in items.get("relations") or []))[1:]])
+            self._insert((self.namespace, doc_id, item) for doc_id, items in added.items()
+                         for item in _rows(items.get("entities") or [],
+                                           (tuple(p) for p in items.get("relations") or []))[1:])
+
+    def _insert(self, rows: Iterable[Tuple[str, str, str]]) -> None:
+        self.db.executemany("INSERT INTO doc_items (ns, doc, item) VALUES (?, ?, ?) "
+                            "ON CONFLICT (ns, doc, item) DO NOTHING", rows)
 
     def delete(self, doc_ids: Iterable[str]) -> None:
         self.db.executemany("DELETE FROM doc_items WHERE ns = ? AND doc = ?",
@@ -109,6 +129,16 @@ class DocItemsStorage:
         rows = [r[0] for r in self.db.query(
             "SELECT item FROM doc_items WHERE ns = ? AND doc = ?", (self.namespace, doc_id))]
         return _decode(rows) if rows else None
+
+    def get_many(self, doc_ids: Sequence[str]) -> Dict[str, Items]:
+        """The items of each of ``doc_ids`` that is recorded (as :meth:`get_by_id`), read in
+        slices of many documents per statement."""
+        by_doc: Dict[str, List[str]] = {}
+        for doc, item in self.db.query_in(
+                "SELECT doc, item FROM doc_items WHERE ns = ? AND doc IN ({in_})",
+                list(dict.fromkeys(doc_ids)), (self.namespace,)):
+            by_doc.setdefault(doc, []).append(item)
+        return {doc: _decode(rows) for doc, rows in by_doc.items()}
 
     def keys(self) -> List[str]:
         """Every recorded document."""

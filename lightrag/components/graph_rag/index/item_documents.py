@@ -34,16 +34,21 @@ def documents_of_chunks(stores: IndexStores, chunk_ids: Iterable[str]) -> List[s
 
 def _edit_documents(stores: IndexStores, chunk_ids: Iterable[str],
                     edit: Callable[[Items], Items]) -> None:
-    updates: Dict[str, Items] = {}
-    for doc_id in documents_of_chunks(stores, chunk_ids):
-        items = stores.doc_graph_items.get_by_id(doc_id)
-        if items is None:
-            continue
+    removed: Dict[str, Items] = {}
+    added: Dict[str, Items] = {}
+    for doc_id, items in stores.doc_graph_items.get_many(documents_of_chunks(stores, chunk_ids)).items():
         edited = edit(items)
         if edited != items:
-            updates[doc_id] = edited
-    if updates:
-        stores.doc_graph_items.replace(updates)
+            removed[doc_id], added[doc_id] = _minus(items, edited), _minus(edited, items)
+    if removed:
+        stores.doc_graph_items.change(removed, added)
+
+
+def _minus(items: Items, other: Items) -> Items:
+    """The entities and relations of ``items`` that ``other`` lacks."""
+    entities, relations = set(other["entities"]), {tuple(r) for r in other["relations"]}
+    return {"entities": [e for e in items["entities"] if e not in entities],
+            "relations": [r for r in items["relations"] if tuple(r) not in relations]}
 
 
 def rename_in_documents(stores: IndexStores, chunk_ids: Iterable[str], renamed: Set[str],

@@ -230,12 +230,11 @@ def _move_node(stores: IndexStores, old: str, new: str, node: Dict[str, Any]) ->
     graph.upsert_node(new, node)
     for (src, tgt), edge in edges:
         other = tgt if src == old else src
-        _drop_vectors(stores, relations=[(src, tgt)])
         if other != new:
             existing = graph.get_edge(new, other)
             graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
     graph.delete_node(old)
-    _drop_vectors(stores, entities=[old])
+    _drop_vectors(stores, entities=[old], relations=[pair for pair, _ in edges])  # one call: a hub has 100k
     queue_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(new) or []])
 
 
@@ -288,15 +287,17 @@ def merge_entities(stores: IndexStores, sources: Sequence[str], target: str) -> 
 
 def _redirect_edges(stores: IndexStores, old: str, new: str) -> None:
     graph = stores.graph
-    for src, tgt in list(graph.get_node_edges(old) or []):
+    pairs = list(graph.get_node_edges(old) or [])
+    moved = []
+    for src, tgt in pairs:
         edge = graph.get_edge(src, tgt)
         other = tgt if src == old else src
-        _drop_vectors(stores, relations=[relation_key(src, tgt)])
         if other == new:
             continue
         existing = graph.get_edge(new, other)
         graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
-        queue_vectors(stores, relations=[relation_key(new, other)])
+        moved.append(relation_key(new, other))
     graph.delete_node(old)
-    _drop_vectors(stores, entities=[old])
+    _drop_vectors(stores, entities=[old], relations=[relation_key(s, t) for s, t in pairs])
+    queue_vectors(stores, relations=moved)
 
