@@ -1,0 +1,62 @@
+"""How long graph edits take on a large store: merging a small entity, deleting one of the
+busiest hub's relations, and renaming that hub (a merge into a new name), each on a copy of a
+store built by ``benchmarks/scale.py``.
+
+A hub's rename moves every relation and citation it has and renames it in the items of every
+document that named it; the 1M-chunk scale store's busiest hub has ~167k citations and ~75k
+relations (``docs/benchmarks.md``, twenty-second session).
+
+Usage::
+
+    python benchmarks/hub_edits.py /tmp/scale/n1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import scale  # noqa: E402
+
+
+def timed(label: str, action) -> None:
+    started = time.perf_counter()
+    action()
+    print(f"{label}: {time.perf_counter() - started:.2f} s", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("store", help="a store folder built by benchmarks/scale.py")
+    args = parser.parse_args()
+    source = Path(args.store)
+    if not (source / "corpus.json").exists():
+        parser.error(f"{source} is not a store built by benchmarks/scale.py (no corpus.json)")
+    with tempfile.TemporaryDirectory(dir=source.parent) as folder:
+        copy = Path(folder) / source.name
+        subprocess.run(["cp", "-a", str(source), str(copy)], check=True)
+        corpus = scale.Corpus.of_store(str(copy))
+        rag = scale.make_rag(str(copy), corpus.dim)
+        db = rag.index.stores.db
+        hub, degree = db.query("SELECT id, degree FROM nodes ORDER BY degree DESC LIMIT 1")[0]
+        citations = db.query("SELECT COUNT(*) FROM node_chunks WHERE node = ?", (hub,))[0][0]
+        print(f"busiest hub: {hub!r}, {degree} relations, {citations} citations", flush=True)
+        small = db.query("SELECT id FROM nodes WHERE degree = 3 LIMIT 1")[0][0]
+        timed("merge a small entity into a new name",
+              lambda: rag.merge_entities([small], small + " Renamed"))
+        timed("delete one of the hub's relations",
+              lambda: rag.delete_relation(*rag.graph.get_node_edges(hub)[0]))
+        timed("rename the hub (merge into a new name)", lambda: rag.merge_entities([hub], hub + " Renamed"))
+        rag.index.close()
+        shutil.rmtree(copy)
+
+
+if __name__ == "__main__":
+    main()
