@@ -285,6 +285,23 @@ def test_a_merged_entity_belongs_to_its_documents_so_deleting_them_removes_it(tm
     assert not rag.graph.has_node("Cassini Huygens") and rag.index.verify() == []
 
 
+def test_a_renamed_entity_is_rebuilt_under_its_new_name_and_goes_with_its_last_document(tmp_path):
+    rag = make_rag(tmp_path)
+    apollo, gemini = rag.insert(
+        [DOCS["apollo.md"], "Buzz Aldrin flew on Gemini 12 in 1966. Buzz Aldrin walked in space."],
+        file_paths=["apollo.md", "gemini.md"]).doc_ids
+    rag.edit_entity("Buzz Aldrin", {}, rename_to="Edwin Aldrin")
+    deletion = rag.delete_by_doc_id(apollo)
+    assert "Edwin Aldrin" in deletion.entities_rebuilt
+    aldrin = rag.graph.get_node("Edwin Aldrin")  # rebuilt from gemini.md's records, renamed
+    assert "Gemini 12" in aldrin["description"] and "Moon" not in aldrin["description"]
+    assert aldrin["file_path"] == "gemini.md" and rag.index.verify() == []
+    rag.delete_by_doc_id(gemini)  # its last document: it goes
+    assert not rag.graph.has_node("Edwin Aldrin") and rag.index.verify() == []
+    rag.insert("Buzz Aldrin wrote a memoir.", file_paths="memoir.md")  # the old name, anew
+    assert rag.graph.has_node("Buzz Aldrin")
+
+
 def test_tree_prints_and_yaml_round_trip(tmp_path):
     rag = make_rag(tmp_path)
     text = repr(rag)

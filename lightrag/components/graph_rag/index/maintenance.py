@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from lightrag.components.graph_rag.index.item_documents import rename_in_documents
+from lightrag.components.graph_rag.index.renames import read_through_renames, record_rename
 from lightrag.components.graph_rag.index.stores import SEP, IndexStores
 from lightrag.components.graph_rag.index.vectors import pending_key, queue_vectors
 from lightrag.components.graph_rag.merger import (
@@ -102,17 +103,16 @@ def _reset_hub(graph: Any, name: str, doc_chunks: Set[str], cited_here: Set[str]
 
 
 def _sort_entities(stores: IndexStores, names: Sequence[str], doc_chunks: Set[str],
-                   result: DeletionResult) -> Tuple[List[str], Set[str], Dict[str, List[str]], Set[str]]:
+                   result: DeletionResult) -> Tuple[Dict[str, Set[str]], Dict[str, List[str]], Set[str]]:
     """Delete the entities only the document's chunks cite (into ``result``) and return those
-    to rebuild, the chunks a hub's rebuild merges again, every citation of the other entities,
-    and the hubs. An entity the chunks do not cite (a stale item: merged or deleted since) is
-    left as it is."""
+    to rebuild with the chunks each is rebuilt from, every citation of the entities that are
+    not hubs, and the hubs. An entity the chunks do not cite (a stale item: merged or deleted
+    since) is left as it is."""
     graph = stores.graph
-    rebuild: List[str] = []
+    rebuild: Dict[str, Set[str]] = {}
     nodes = graph.get_nodes_batch(list(names))
     hubs = {n for n, node in nodes.items() if _citations(node) > REBUILD_CITATIONS}
     sources = graph.node_source_ids([n for n in nodes if n not in hubs])  # every citation
-    chunk_sources: Set[str] = set()
     for name in names:
         if name not in nodes:
             continue
@@ -121,16 +121,14 @@ def _sort_entities(stores: IndexStores, names: Sequence[str], doc_chunks: Set[st
         if not cited_here:
             continue
         first = _reset_hub(graph, name, doc_chunks, cited_here) if name in hubs else []
-        if first:
-            chunk_sources.update(first)
-            rebuild.append(name)
-        elif name not in hubs and any(c not in doc_chunks for c in sources.get(name, [])):
-            rebuild.append(name)
+        rest = set(first) if name in hubs else set(sources.get(name, [])) - doc_chunks
+        if rest:
+            rebuild[name] = rest
         else:
             _drop_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
             graph.delete_node(name)
             result.entities_deleted.append(name)
-    return rebuild, chunk_sources, sources, hubs
+    return rebuild, sources, hubs
 
 
 async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id: str,
@@ -141,40 +139,38 @@ async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id:
     result = DeletionResult(doc_id=doc_id, chunks_deleted=len(doc_chunks))
     graph = stores.graph
 
-    rebuild_entities, chunk_sources, sources, hubs = _sort_entities(stores, items["entities"],
-                                                                   doc_chunks, result)
+    entity_cites, _, hubs = _sort_entities(stores, items["entities"], doc_chunks, result)
     _drop_vectors(stores, entities=result.entities_deleted)  # once: it scans the synonym pairs
 
-    rebuild_relations: List[Tuple[str, str]] = []
+    relation_cites: Dict[Tuple[str, str], Set[str]] = {}
     for pair in items["relations"]:
         src, tgt = relation_key(*pair)
         edge = graph.get_edge(src, tgt)
         if edge is None or doc_chunks.isdisjoint(split_field(edge.get("source_id"))):
             continue  # gone, or a stale item (the relation was deleted and created again)
-        if any(c not in doc_chunks for c in split_field(edge.get("source_id"))):
-            rebuild_relations.append((src, tgt))
+        rest = set(split_field(edge.get("source_id"))) - doc_chunks
+        if rest:
+            relation_cites[(src, tgt)] = rest
         else:
             graph.remove_edges([(src, tgt)])
             _drop_vectors(stores, relations=[(src, tgt)])
             result.relations_deleted.append((src, tgt))
 
-    for name in rebuild_entities:
-        if name in hubs:
-            continue
-        chunk_sources.update(c for c in sources[name] if c not in doc_chunks)
-        graph.upsert_node(name, {"entity_type": "", "description": "", "source_id": "", "file_path": ""})
-    for src, tgt in rebuild_relations:
-        chunk_sources.update(c for c in split_field(graph.get_edge(src, tgt).get("source_id"))
-                             if c not in doc_chunks)
+    for name in entity_cites:
+        if name not in hubs:
+            graph.upsert_node(name, {"entity_type": "", "description": "", "source_id": "", "file_path": ""})
+    for src, tgt in relation_cites:
         graph.upsert_edge(src, tgt, {"weight": 0.0, "description": "", "keywords": "",
                                      "source_id": "", "file_path": ""})
-    keep_entities, keep_relations = set(rebuild_entities), set(rebuild_relations)
+    chunk_sources = set().union(*entity_cites.values(), *relation_cites.values())
     cached = _cached_extractions(stores, sorted(chunk_sources))
+    read_through_renames(stores.entity_renames, cached, entity_cites, relation_cites)
     for extraction in cached:
-        extraction.entities = [e for e in extraction.entities if e.entity_name in keep_entities]
+        extraction.entities = [e for e in extraction.entities if e.entity_name in entity_cites]
         extraction.relations = [r for r in extraction.relations
-                                if relation_key(r.src_id, r.tgt_id) in keep_relations]
+                                if relation_key(r.src_id, r.tgt_id) in relation_cites]
     await merger.acall(cached, graph)
+    rebuild_entities, rebuild_relations = list(entity_cites), list(relation_cites)
     queue_vectors(stores, rebuild_entities, rebuild_relations)
     result.entities_rebuilt, result.relations_rebuilt = rebuild_entities, rebuild_relations
 
@@ -214,10 +210,12 @@ def edit_entity(stores: IndexStores, name: str, updates: Dict[str, Any],
         raise ValueError(f"cannot rename {name!r} to an empty name")
     if new_name != name and stores.graph.has_node(new_name):
         raise ValueError(f"an entity named {new_name!r} exists already: use merge_entities")
-    cited = GRAPH_FIELD_SEP.join(stores.graph.node_source_ids([name])[name])  # all, not the recent
-    node = {**node, **updates, "entity_id": new_name, "source_id": cited}
+    cited = stores.graph.node_source_ids([name])[name]  # all, not the recent
+    node = {**node, **updates, "entity_id": new_name, "source_id": GRAPH_FIELD_SEP.join(cited)}
     if new_name != name:
         _move_node(stores, name, new_name, node)
+        rename_in_documents(stores, cited, {name}, new_name)  # deleting them finds it
+        record_rename(stores.entity_renames, [name], new_name)  # rebuilding it too
     else:
         stores.graph.upsert_node(name, node)
     queue_vectors(stores, [new_name])
@@ -281,6 +279,7 @@ def merge_entities(stores: IndexStores, sources: Sequence[str], target: str) -> 
     graph.upsert_node(target, base)
     rename_in_documents(stores, [c for name in sources if name != target for c in cited.get(name, [])],
                         set(sources) - {target}, target)
+    record_rename(stores.entity_renames, sources, target)
     queue_vectors(stores, [target])
     return graph.get_node(target)
 

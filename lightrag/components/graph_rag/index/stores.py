@@ -10,7 +10,7 @@ Example:
     >>> from lightrag.components.storage.sql_db import SQLiteDatabase
     >>> stores = open_stores(SQLiteDatabase(":memory:"), embedder=None)
     >>> sorted(stores.kv_stores())[:3]
-    ['doc_status', 'entity_synonyms', 'extraction_chunks']
+    ['doc_status', 'entity_renames', 'entity_synonyms']
 """
 
 from __future__ import annotations
@@ -166,6 +166,7 @@ class IndexStores:
     doc_graph_items: DocItemsStorage
     pending_vectors: SQLKVStorage
     synonyms: SQLKVStorage
+    entity_renames: SQLKVStorage
     graph: SQLGraphStorage
     chunks_vdb: Any
     entities_vdb: Any
@@ -176,7 +177,8 @@ class IndexStores:
     def kv_stores(self) -> Dict[str, SQLKVStorage]:
         """The key-value stores by namespace."""
         stores = [self.full_docs, self.text_chunks, self.doc_status, self.pending_vectors,
-                  self.synonyms, self.extractions.results, self.extractions.users]
+                  self.synonyms, self.entity_renames, self.extractions.results,
+                  self.extractions.users]
         return {s.namespace: s for s in stores}
 
 
@@ -234,6 +236,7 @@ def open_stores(
         doc_graph_items=_doc_items(db, SQLKVStorage(namespace="doc_graph_items", **kv)),
         pending_vectors=SQLKVStorage(namespace="pending_vectors", **kv),
         synonyms=SQLKVStorage(namespace="entity_synonyms", **kv),
+        entity_renames=SQLKVStorage(namespace="entity_renames", **kv),
         graph=SQLGraphStorage(namespace="chunk_entity_relation", **kv),
         chunks_vdb=make(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs),
         entities_vdb=make(namespace="entities", meta_fields=ENTITY_META, **vec_kwargs),
