@@ -223,17 +223,29 @@ def edit_entity(stores: IndexStores, name: str, updates: Dict[str, Any],
 
 
 def _move_node(stores: IndexStores, old: str, new: str, node: Dict[str, Any]) -> None:
+    stores.graph.upsert_node(new, node)
+    _move_edges(stores, old, new)
+
+
+def _move_edges(stores: IndexStores, old: str, new: str) -> None:
+    """Give ``old``'s relations to ``new`` (combined with a relation ``new`` already has to the
+    same entity; one between the two is dropped), then delete ``old``; relations are read and
+    written in batches (a hub has ~100k), their vectors dropped and the moved ones queued."""
     graph = stores.graph
-    edges = [(relation_key(s, t), graph.get_edge(s, t)) for s, t in graph.get_node_edges(old) or []]
-    graph.upsert_node(new, node)
-    for (src, tgt), edge in edges:
-        other = tgt if src == old else src
-        if other != new:
-            existing = graph.get_edge(new, other)
-            graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
+    pairs = [relation_key(s, t) for s, t in graph.get_node_edges(old) or []]
+    edges = graph.get_edges_batch(pairs)
+    others = {pair: pair[1] if pair[0] == old else pair[0] for pair in pairs}
+    existing = graph.get_edges_batch([relation_key(new, o) for o in others.values() if o != new])
+    moved: Dict[Tuple[str, str], Dict[str, Any]] = {}
+    for pair in pairs:
+        if others[pair] == new or pair not in edges:
+            continue
+        key = relation_key(new, others[pair])
+        moved[key] = _combine_edges(existing[key], edges[pair]) if key in existing else edges[pair]
+    graph.upsert_edges_batch(moved)
     graph.delete_node(old)
-    _drop_vectors(stores, entities=[old], relations=[pair for pair, _ in edges])  # one call: a hub has 100k
-    queue_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(new) or []])
+    _drop_vectors(stores, entities=[old], relations=pairs)
+    queue_vectors(stores, relations=list(moved))
 
 
 def _join(*values: Any) -> str:
@@ -271,32 +283,10 @@ def merge_entities(stores: IndexStores, sources: Sequence[str], target: str) -> 
                 "file_path": _join(base.get("file_path"), node.get("file_path")),
                 "entity_type": base.get("entity_type") if base.get("entity_type") not in ("", "unknown")
                 else node.get("entity_type", "unknown")}
-        if graph.has_node(target):
-            graph.upsert_node(target, base)
-            _redirect_edges(stores, name, target)
-        else:
-            _move_node(stores, name, target, base)
+        _move_node(stores, name, target, base)
     graph.upsert_node(target, base)
     rename_in_documents(stores, [c for name in sources if name != target for c in cited.get(name, [])],
                         set(sources) - {target}, target)
     record_rename(stores.entity_renames, sources, target)
     queue_vectors(stores, [target])
     return graph.get_node(target)
-
-
-def _redirect_edges(stores: IndexStores, old: str, new: str) -> None:
-    graph = stores.graph
-    pairs = list(graph.get_node_edges(old) or [])
-    moved = []
-    for src, tgt in pairs:
-        edge = graph.get_edge(src, tgt)
-        other = tgt if src == old else src
-        if other == new:
-            continue
-        existing = graph.get_edge(new, other)
-        graph.upsert_edge(new, other, _combine_edges(existing, edge) if existing else edge)
-        moved.append(relation_key(new, other))
-    graph.delete_node(old)
-    _drop_vectors(stores, entities=[old], relations=[relation_key(s, t) for s, t in pairs])
-    queue_vectors(stores, relations=moved)
-
