@@ -39,6 +39,8 @@ def test_parts_add_items_replace_and_delete(db):
     assert items.get_by_id("nowhere") is None
     assert items.get_many(["doc-3", "nowhere", "doc-1"]) == {
         "doc-1": items.get_by_id("doc-1"), "doc-3": {"entities": [], "relations": []}}
+    assert items.get_many(["doc-1", "doc-2"], naming=["Huygens"]) == {
+        "doc-1": {"entities": ["Huygens"], "relations": [["Huygens", "Titan"]]}}
     assert items.keys() == ["doc-1", "doc-2", "doc-3"] and len(items) == 3
     items.replace({"doc-2": {"entities": ["Rhea"], "relations": [["Rhea", "Saturn"]]}})
     assert items.get_by_id("doc-2") == {"entities": ["Rhea"], "relations": [["Rhea", "Saturn"]]}
@@ -49,6 +51,15 @@ def test_parts_add_items_replace_and_delete(db):
     items.delete(["doc-1"])
     assert items.get_by_id("doc-1") is None and items.keys() == ["doc-2", "doc-3"]
     assert dict(items.items())["doc-2"]["entities"] == ["Rhea"]
+
+
+def test_the_items_naming_a_name_are_read_alone_whatever_its_characters(db):
+    items = DocItemsStorage(db)
+    items.add("d", ["50%_off", "Titan", "x50%_off"],
+              [("50%_off", "Titan"), ("Titan", "x50%_off"), ("Titan", "x50%_off2")])
+    assert items.get_many(["d"], naming=["50%_off"]) == {  # LIKE's wildcards are escaped
+        "d": {"entities": ["50%_off"], "relations": [["50%_off", "Titan"]]}}
+    assert items.get_many(["d"], naming=["x50%_off"])["d"]["relations"] == [["Titan", "x50%_off"]]
 
 
 def test_names_with_separators_and_unicode_round_trip(db):

@@ -130,13 +130,21 @@ class DocItemsStorage:
             "SELECT item FROM doc_items WHERE ns = ? AND doc = ?", (self.namespace, doc_id))]
         return _decode(rows) if rows else None
 
-    def get_many(self, doc_ids: Sequence[str]) -> Dict[str, Items]:
+    def get_many(self, doc_ids: Sequence[str], naming: Sequence[str] = ()) -> Dict[str, Items]:
         """The items of each of ``doc_ids`` that is recorded (as :meth:`get_by_id`), read in
-        slices of many documents per statement."""
+        slices of many documents per statement; with ``naming``, only the entities of those
+        names and the relations with one of them as an end (the documents of a hub name it
+        among ~30 items each: a rename reads 1 row in 30)."""
+        where, params = "", []
+        for name in naming:
+            escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            where += " OR item = ? OR item LIKE ? ESCAPE '\\' OR item LIKE ? ESCAPE '\\'"
+            params += [entity_item(name), f"r{SEP}{escaped}{SEP}%", f"r{SEP}%{SEP}{escaped}"]
+        sql = "SELECT doc, item FROM doc_items WHERE ns = ? AND "
+        sql += f"({where[4:]}) AND " if where else ""
         by_doc: Dict[str, List[str]] = {}
-        for doc, item in self.db.query_in(
-                "SELECT doc, item FROM doc_items WHERE ns = ? AND doc IN ({in_})",
-                list(dict.fromkeys(doc_ids)), (self.namespace,)):
+        for doc, item in self.db.query_in(sql + "doc IN ({in_})", list(dict.fromkeys(doc_ids)),
+                                          (self.namespace, *params)):
             by_doc.setdefault(doc, []).append(item)
         return {doc: _decode(rows) for doc, rows in by_doc.items()}
 

@@ -18,7 +18,7 @@ its chunks cite an item before it removes or rebuilds it
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, List, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Sequence, Set, Tuple
 
 from lightrag.components.graph_rag.index.stores import IndexStores
 from lightrag.components.graph_rag.schemas import relation_key
@@ -32,11 +32,14 @@ def documents_of_chunks(stores: IndexStores, chunk_ids: Iterable[str]) -> List[s
                    if chunk is not None and chunk.get("full_doc_id")})
 
 
-def _edit_documents(stores: IndexStores, chunk_ids: Iterable[str],
+def _edit_documents(stores: IndexStores, chunk_ids: Iterable[str], naming: Sequence[str],
                     edit: Callable[[Items], Items]) -> None:
+    """Apply ``edit`` to the items naming ``naming`` of the documents of ``chunk_ids`` (the
+    other items are not read: an edit changes only these) and write the rows that changed."""
     removed: Dict[str, Items] = {}
     added: Dict[str, Items] = {}
-    for doc_id, items in stores.doc_graph_items.get_many(documents_of_chunks(stores, chunk_ids)).items():
+    documents = documents_of_chunks(stores, chunk_ids)
+    for doc_id, items in stores.doc_graph_items.get_many(documents, naming).items():
         edited = edit(items)
         if edited != items:
             removed[doc_id], added[doc_id] = _minus(items, edited), _minus(edited, items)
@@ -66,7 +69,7 @@ def rename_in_documents(stores: IndexStores, chunk_ids: Iterable[str], renamed: 
         return {"entities": sorted({new(e) for e in items["entities"]}),
                 "relations": sorted(list(p) for p in pairs)}
 
-    _edit_documents(stores, chunk_ids, rename)
+    _edit_documents(stores, chunk_ids, sorted(renamed), rename)
 
 
 def forget_in_documents(stores: IndexStores, chunk_ids: Iterable[str],
@@ -78,4 +81,4 @@ def forget_in_documents(stores: IndexStores, chunk_ids: Iterable[str],
         return {**items, "relations": [r for r in items.get("relations", [])
                                        if tuple(r) != tuple(pair)]}
 
-    _edit_documents(stores, chunk_ids, forget)
+    _edit_documents(stores, chunk_ids, [pair[0]], forget)
