@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Dict, Iterable, List, Set, Tuple
 
-from lightrag.components.graph_rag.question_types import WORD, words
+from lightrag.components.graph_rag.question_types import WORD, names_in, words
 
 STOPWORDS = frozenset(
     "a an the of in on at to for from by with about as into over after before between under "
@@ -28,6 +28,20 @@ STOPWORDS = frozenset(
     "can could will would should shall may might must one ones s".split())
 
 Phrase = Tuple[str, str]
+
+_NOT_BRIDGES = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday by as of in on the".split())
+
+
+def bridge_words(name: str) -> Set[str]:
+    """The words of a name that can carry a hop (months, weekdays and stopwords cannot)."""
+    return {w for w in words(name) if w not in _NOT_BRIDGES and w not in STOPWORDS and len(w) > 1}
+
+
+def question_names(question: str) -> Set[str]:
+    """The stems of the names a question asks about ("Who wrote The Hobbit?" -> {"hobbit"})."""
+    return {stem(w) for name in names_in(question) for w in bridge_words(name)}
 
 
 def content_words(text: str) -> Set[str]:

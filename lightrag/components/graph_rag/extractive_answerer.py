@@ -62,11 +62,13 @@ import numpy as np
 from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import (
     STOPWORDS,
+    bridge_words,
     content_words,
     coverage,
     idf,
     phrase_share,
     phrases,
+    question_names,
     stem,
     stems,
 )
@@ -129,16 +131,6 @@ class _Candidate:
     lexical: float = 0.0  # the question's words (idf-weighted) and phrases it holds
     score: float = 0.0
     typed: bool = False  # holds the kind of answer the question asks for
-
-
-_NOT_BRIDGES = frozenset(
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday by as of in on the".split())
-
-
-def bridge_words(name: str) -> set:
-    """The words of a name that can carry a hop (months, weekdays and stopwords cannot)."""
-    return {w for w in words(name) if w not in _NOT_BRIDGES and w not in STOPWORDS and len(w) > 1}
 
 
 def _embedded_text(sentence: Sentence, limit: Optional[int]) -> str:
@@ -301,7 +293,7 @@ class ExtractiveAnswerer(Component):
             return []
         q_words = stems(query)
         q_all = words(query)
-        q_names = {stem(w) for n in names_in(query) for w in bridge_words(n)}
+        q_names = question_names(query)
         best = self._first_hop(candidates, q_words, q_all, kind, weights, q_names)
         chain = [best]
         covered = set(best.words)
@@ -381,15 +373,6 @@ class ExtractiveAnswerer(Component):
         said = c.words | c.heading_words
         return bool(q_names) and q_names <= said or bool(q_words) and q_words <= said
 
-    @staticmethod
-    def _names_a_subject(chain: List[_Candidate], query: str) -> bool:
-        """Whether a quote (or its heading) names something the question names, when the
-        question names anything: quotes about none of them answer another question ("In which
-        city was the author of The Hobbit born?" over a context without Tolkien's passages
-        quoted Marie Curie's birth in Warsaw)."""
-        q_names = {stem(w) for n in names_in(query) for w in bridge_words(n)}
-        return not q_names or any(q_names & (c.words | c.heading_words) for c in chain)
-
     def _follow_score(self, c: _Candidate, link: float, left: set, weights: Dict[str, float],
                       typed_already: bool) -> float:
         """How well ``c`` continues a chain: its own score, how strongly it links to the
@@ -466,7 +449,11 @@ class ExtractiveAnswerer(Component):
         self._base_scores(candidates, cosines, query, kind, names)
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
         chain = reading_order(with_antecedents(chain, every), chain[0])
-        if not self._names_a_subject(chain, query):
+        q_names = question_names(query)
+        if q_names and not any(q_names & (c.words | c.heading_words) for c in chain):
+            # quotes about none of the names the question asks about answer another question
+            # ("In which city was the author of The Hobbit born?" without Tolkien's passages
+            # quoted Marie Curie's birth in Warsaw)
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
         quoted = " ".join(f"{c.sentence.text} [{c.reference_id}]" if c.reference_id
