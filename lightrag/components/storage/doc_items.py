@@ -64,6 +64,11 @@ def _rows(entities: Iterable[str], relations: Iterable[Tuple[str, str]]) -> List
                                *(relation_item(*pair) for pair in relations)]))
 
 
+def _named(items: Items) -> List[str]:
+    """The ``item`` values of ``{"entities": [...], "relations": [...]}``, without the marker."""
+    return _rows(items.get("entities") or [], (tuple(p) for p in items.get("relations") or []))[1:]
+
+
 class DocItemsStorage:
     """The graph items of each document as rows of the ``doc_items`` table.
 
@@ -90,13 +95,11 @@ class DocItemsStorage:
 
     def replace(self, data: Dict[str, Items]) -> None:
         """Set the items of each document as given (``{"entities": [...], "relations": [...]}``),
-        in two statements whatever the number of documents (a merge into a hub rewrites the
-        items of ~100k documents)."""
+        in two statements whatever the number of documents."""
         with self.db.transaction():
             self.delete(list(data))
             self._insert((self.namespace, doc_id, item) for doc_id, items in data.items()
-                         for item in _rows(items.get("entities") or [],
-                                           (tuple(pair) for pair in items.get("relations") or [])))
+                         for item in [MARKER, *_named(items)])
 
     def change(self, removed: Dict[str, Items], added: Dict[str, Items]) -> None:
         """Remove some items of documents and add others, row by row: a document's other rows
@@ -105,11 +108,9 @@ class DocItemsStorage:
             self.db.executemany(
                 "DELETE FROM doc_items WHERE ns = ? AND doc = ? AND item = ?",
                 [(self.namespace, doc_id, item) for doc_id, items in removed.items()
-                 for item in _rows(items.get("entities") or [],
-                                   (tuple(p) for p in items.get("relations") or []))[1:]])
+                 for item in _named(items)])
             self._insert((self.namespace, doc_id, item) for doc_id, items in added.items()
-                         for item in _rows(items.get("entities") or [],
-                                           (tuple(p) for p in items.get("relations") or []))[1:])
+                         for item in _named(items))
 
     def _insert(self, rows: Iterable[Tuple[str, str, str]]) -> None:
         self.db.executemany("INSERT INTO doc_items (ns, doc, item) VALUES (?, ?, ?) "

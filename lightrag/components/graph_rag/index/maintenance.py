@@ -103,11 +103,10 @@ def _reset_hub(graph: Any, name: str, doc_chunks: Set[str], cited_here: Set[str]
 
 
 def _sort_entities(stores: IndexStores, names: Sequence[str], doc_chunks: Set[str],
-                   result: DeletionResult) -> Tuple[Dict[str, Set[str]], Dict[str, List[str]], Set[str]]:
+                   result: DeletionResult) -> Tuple[Dict[str, Set[str]], Set[str]]:
     """Delete the entities only the document's chunks cite (into ``result``) and return those
-    to rebuild with the chunks each is rebuilt from, every citation of the entities that are
-    not hubs, and the hubs. An entity the chunks do not cite (a stale item: merged or deleted
-    since) is left as it is."""
+    to rebuild with the chunks each is rebuilt from, and the hubs. An entity the chunks do not
+    cite (a stale item: merged or deleted since) is left as it is."""
     graph = stores.graph
     rebuild: Dict[str, Set[str]] = {}
     nodes = graph.get_nodes_batch(list(names))
@@ -128,7 +127,7 @@ def _sort_entities(stores: IndexStores, names: Sequence[str], doc_chunks: Set[st
             _drop_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
             graph.delete_node(name)
             result.entities_deleted.append(name)
-    return rebuild, sources, hubs
+    return rebuild, hubs
 
 
 async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id: str,
@@ -139,7 +138,7 @@ async def remove_document_data(stores: IndexStores, merger: GraphMerger, doc_id:
     result = DeletionResult(doc_id=doc_id, chunks_deleted=len(doc_chunks))
     graph = stores.graph
 
-    entity_cites, _, hubs = _sort_entities(stores, items["entities"], doc_chunks, result)
+    entity_cites, hubs = _sort_entities(stores, items["entities"], doc_chunks, result)
     _drop_vectors(stores, entities=result.entities_deleted)  # once: it scans the synonym pairs
 
     relation_cites: Dict[Tuple[str, str], Set[str]] = {}

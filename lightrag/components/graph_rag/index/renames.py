@@ -40,16 +40,20 @@ def record_rename(renames: Any, old_names: Iterable[str], new: str) -> None:
 
 
 def renamed_to(renames: Any, names: Sequence[str]) -> Dict[str, str]:
-    """The current name of each of ``names`` that was renamed, following chains of renames."""
+    """The current name of each of ``names`` that was renamed, following chains of renames
+    (one read for all the names; a further read per step of a chain)."""
+    unique = list(dict.fromkeys(names))
     found: Dict[str, str] = {}
-    for name in dict.fromkeys(names):
-        current, seen = name, {name}
+    for name, record in zip(unique, renames.get_by_ids(unique)):
+        if record is None:
+            continue
+        current, seen = str(record["to"]), {name}
         for _ in range(MAX_CHAIN):
-            record = renames.get_by_id(current)
-            if record is None or record.get("to") in seen:
-                break
-            current = str(record["to"])
             seen.add(current)
+            step = renames.get_by_id(current)
+            if step is None or step.get("to") in seen:
+                break
+            current = str(step["to"])
         if current != name:
             found[name] = current
     return found
