@@ -194,10 +194,13 @@ class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
         self.db.execute("DELETE FROM doc_status WHERE ns = ?", (self.namespace,))
 
     def _where(self, column: str, values: Sequence[str]) -> Dict[str, Any]:
+        """Records whose ``column`` is one of ``values``, by id. Sorted here, not by an
+        ``ORDER BY id``: with one, SQLite walks the primary key through every document instead
+        of the column's index (95 ms per insert call at 250k documents, for no row found)."""
         rows = self.db.query_in(
-            f"SELECT id, value FROM doc_status WHERE ns = ? AND {column} IN ({{in_}}) ORDER BY id",
+            f"SELECT id, value FROM doc_status WHERE ns = ? AND {column} IN ({{in_}})",
             list(values), (self.namespace,))
-        return {k: self._as_status(json.loads(v)) for k, v in rows}
+        return {k: self._as_status(json.loads(v)) for k, v in sorted(rows)}
 
     def get_by_statuses(self, statuses: Sequence[StatusLike]) -> Dict[str, Any]:
 
