@@ -5,8 +5,10 @@ The rows of every store table (documents, chunks, status, extraction cache, pend
 vectors) are copied as they are (save the mapped vector file's row numbers, which the target
 builds anew), in one transaction of the target, so the target is either the
 complete copy or untouched. The target must be empty (a fresh workspace); the source is only
-read (stop its writers first, or the copy may miss their last commits). Query-time side tables
-and the change log are not copied: they are rebuilt on use.
+read, in one snapshot where its database holds one (SQLite, PostgreSQL): a writer committing
+meanwhile is not in the copy, nor half in it. Each table is read in key order, a batch at a time
+from the last key read (a 1M-chunk store's 2M relations cost the same per row at the end as at
+the start). Query-time side tables and the change log are not copied: they are rebuilt on use.
 
 Example:
     >>> import os, tempfile
@@ -25,7 +27,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from lightrag.components.graph_rag.index.stores import STORE_TABLES, open_stores
 from lightrag.components.storage.node_degrees import count_from_edges
@@ -55,7 +57,7 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     open_stores(target, embedder=None)  # creates the tables, as the index does
     copied: Dict[str, int] = {}
-    with target.transaction():
+    with target.transaction(), source.snapshot():
         busy = {t: n for t in STORE_TABLES
                 if (n := int(target.query(f"SELECT COUNT(*) FROM {t}")[0][0]))}
         if busy:
@@ -67,14 +69,9 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
             if not source.has_table(table):  # a table newer than the source's version
                 continue
             columns = [c for c in source.columns(table) if c not in LOCAL_COLUMNS.get(table, ())]
-            names = ", ".join(columns)
-            insert = (f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})")
-            while True:
-                rows: List[Tuple[Any, ...]] = source.query(
-                    f"SELECT {names} FROM {table} ORDER BY {', '.join(key)} LIMIT ? OFFSET ?",
-                    (batch_size, copied[table]))
-                if not rows:
-                    break
+            insert = (f"INSERT INTO {table} ({', '.join(columns)}) "
+                      f"VALUES ({', '.join('?' * len(columns))})")
+            for rows in _pages(source, table, columns, key, batch_size):
                 target.executemany(insert, [tuple(bytes(v) if isinstance(v, memoryview) else v
                                                   for v in row) for row in rows])
                 copied[table] += len(rows)
@@ -82,3 +79,26 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
             count_from_edges(target)  # a source that kept degrees apart: counted again
     log.info("copied %s from %s to %s", copied, source.describe(), target.describe())
     return copied
+
+
+def _pages(source: SQLDatabase, table: str, columns: List[str], key: Tuple[str, ...],
+           batch_size: int) -> Iterator[List[Tuple[Any, ...]]]:
+    """The rows of ``table`` in ``key`` order, ``batch_size`` at a time, each read starting
+    after the last key of the one before (through the key's index: every read costs the same
+    wherever it is; ``LIMIT ... OFFSET`` skipped all rows before it, a quadratic pass). The
+    names are this package's schema, never user input."""
+    order = ", ".join(key)
+    head = f"SELECT {', '.join(columns)} FROM {table}"
+    after = f"({order}) > ({', '.join('?' * len(key))})"
+    positions = [columns.index(k) for k in key]
+    last: Optional[Tuple[Any, ...]] = None
+    while True:
+        if last is None:
+            rows = source.query(f"{head} ORDER BY {order} LIMIT ?", (batch_size,))
+        else:
+            rows = source.query(f"{head} WHERE {after} ORDER BY {order} LIMIT ?", (*last, batch_size))
+        if rows:
+            yield rows
+        if len(rows) < batch_size:
+            return
+        last = tuple(rows[-1][p] for p in positions)
