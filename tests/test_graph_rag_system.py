@@ -302,6 +302,27 @@ def test_a_renamed_entity_is_rebuilt_under_its_new_name_and_goes_with_its_last_d
     assert rag.graph.has_node("Buzz Aldrin")
 
 
+def test_an_old_name_used_again_and_renamed_again_keeps_both_entities_rebuildable(tmp_path):
+    rag = make_rag(tmp_path)
+    apollo, gemini = rag.insert(
+        [DOCS["apollo.md"], "Buzz Aldrin flew on Gemini 12 in 1966. Buzz Aldrin walked in space."],
+        file_paths=["apollo.md", "gemini.md"]).doc_ids
+    rag.edit_entity("Buzz Aldrin", {}, rename_to="Edwin Aldrin")
+    memoir = rag.insert("Buzz Aldrin wrote a memoir in 2009.", file_paths="memoir.md").doc_ids[0]
+    rag.edit_entity("Buzz Aldrin", {}, rename_to="Aldrin the author")  # the old name, renamed again
+    deletion = rag.delete_by_doc_id(apollo)
+    assert "Edwin Aldrin" in deletion.entities_rebuilt
+    aldrin = rag.graph.get_node("Edwin Aldrin")  # gemini.md's records of "Buzz Aldrin"
+    assert "Gemini 12" in aldrin["description"] and aldrin["file_path"] == "gemini.md"
+    author = rag.graph.get_node("Aldrin the author")
+    assert "memoir" in author["description"] and "Gemini" not in author["description"]
+    assert rag.index.verify() == []
+    rag.delete_by_doc_id(gemini)
+    assert not rag.graph.has_node("Edwin Aldrin") and rag.graph.has_node("Aldrin the author")
+    rag.delete_by_doc_id(memoir)
+    assert not rag.graph.has_node("Aldrin the author") and rag.index.verify() == []
+
+
 def test_tree_prints_and_yaml_round_trip(tmp_path):
     rag = make_rag(tmp_path)
     text = repr(rag)
