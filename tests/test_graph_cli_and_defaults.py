@@ -88,6 +88,13 @@ def test_index_formats_query_docs_delete(tmp_path, scripted_config, capsys):
     code, out, _ = run(capsys, "docs", *common)
     assert out.splitlines()[0].split() == ["id", "status", "chunks", "chars", "file_path", "error"]
     assert str(docs / "hubble.pdf") in out
+    newest = sorted(rows, key=lambda r: (r["updated_at"], r["id"]), reverse=True)
+    pages = [json.loads(run(capsys, "docs", "--json", "--limit", "2", "--page", str(p), *common)[1])
+             for p in (1, 2, 3)]
+    assert [r["id"] for page in pages for r in page] == [r["id"] for r in newest]
+    assert [len(page) for page in pages] == [2, 2, 1]
+    code, _, err = run(capsys, "docs", "--page", "2", *common)
+    assert code == 2 and "--page needs --limit" in err
 
     code, out, _ = run(capsys, "query", "Which spacecraft flew past Saturn?", "--mode", "local", *common)
     assert code == 0 and "The answer." in out and "Sources:" in out
