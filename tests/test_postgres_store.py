@@ -149,6 +149,9 @@ def test_graph_rag_on_postgres_inserts_queries_deletes(tmp_path, workspace):
         assert answer.content == "The answer." and answer.raw_data["chunks"], mode
     again = rag.insert(list(DOCS.values()))
     assert len(again.skipped) == 3
+    assert sorted(path for _, path in rag.doc_status.file_paths()) == sorted(DOCS)
+    newest = rag.doc_status.get_docs_paginated(page=1, page_size=2, status="processed")
+    assert len(newest) == 2 and newest[0][1].updated_at >= newest[1][1].updated_at
 
     voyager_id = result.doc_ids[0]
     deletion = rag.delete_by_doc_id(voyager_id)

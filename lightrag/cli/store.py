@@ -91,18 +91,24 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _resolve_targets(rag: Any, targets: List[str]) -> Tuple[List[str], List[str]]:
-    """``(doc ids, targets not found)``: each target is a document id or a file path."""
-    rows = _doc_rows(rag)
-    ids = {r["id"] for r in rows}
+    """``(doc ids, targets not found)``: each target is a document id or a file path (as stored,
+    or the same file by its absolute path). Ids are looked up by key; paths in one pass over the
+    documents' paths alone."""
+    by_path: Optional[Dict[str, List[str]]] = None
+    by_absolute: Dict[str, List[str]] = {}
     found: List[str] = []
     missing: List[str] = []
-    for target in targets:
-        if target in ids:
+    for target, record in zip(targets, rag.doc_status.get_by_ids(targets)):
+        if record is not None:
             found.append(target)
             continue
-        absolute = os.path.abspath(target)
-        matches = [r["id"] for r in rows
-                   if r["file_path"] == target or os.path.abspath(r["file_path"]) == absolute]
+        if by_path is None:
+            by_path = {}
+            for doc_id, path in rag.doc_status.file_paths():
+                by_path.setdefault(path, []).append(doc_id)
+            for path, ids in by_path.items():
+                by_absolute.setdefault(os.path.abspath(path), []).extend(ids)
+        matches = by_path.get(target) or by_absolute.get(os.path.abspath(target), [])
         if not matches:
             missing.append(target)
         found.extend(matches)

@@ -486,6 +486,11 @@ class DocStatusStorage(BaseKVStorage):
                 return key, self._as_status(record)
         return None
 
+    def file_paths(self) -> List[Tuple[str, str]]:
+        """``(doc id, file path)`` of every document (no other field decoded: what finding
+        documents by path needs)."""
+        return [(k, str(v.get("file_path") or "")) for k, v in self.items()]
+
     def get_docs_paginated(self, page: int = 1, page_size: int = 50,
                            status: Optional[StatusLike] = None) -> List[Tuple[str, Any]]:
         """One page (1-based) of ``(doc id, status)``, most recently updated first."""
