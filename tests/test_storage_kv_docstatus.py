@@ -171,6 +171,7 @@ def test_doc_status_pages_newest_first_and_paths_without_decoding(tmp_path, back
         updated_at=f"2026-01-{10 + i:02d}T00:00:00+00:00") for i in range(9)})
     pages = [[k for k, _ in store.get_docs_paginated(page=p, page_size=4)] for p in (1, 2, 3)]
     assert pages == [["d8", "d7", "d6", "d5"], ["d4", "d3", "d2", "d1"], ["d0"]]
-    assert [k for k, _ in store.get_docs_paginated(page=1, page_size=5, status="failed")] == ["d6", "d3", "d0"]
+    failed = store.get_docs_paginated(page=1, page_size=5, status="failed")
+    assert [k for k, _ in failed] == ["d6", "d3", "d0"]
     assert sorted(store.file_paths()) == sorted((f"d{i}", f"notes/{i % 4}.md") for i in range(9))
     assert list(store.get_by_status("failed")) == ["d0", "d3", "d6"]  # by id
