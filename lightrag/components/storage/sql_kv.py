@@ -109,6 +109,10 @@ class SQLKVStorage(BaseKVStorage):
     def __len__(self) -> int:
         return int(self.db.query("SELECT COUNT(*) FROM kv WHERE ns = ?", (self.namespace,))[0][0])
 
+    def is_empty(self) -> bool:
+        """Whether the namespace holds no record (one index entry read, not a count)."""
+        return not self.db.query(f"SELECT 1 FROM {self._table} WHERE ns = ? LIMIT 1", (self.namespace,))
+
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self.get_by_id(key) is not None
 

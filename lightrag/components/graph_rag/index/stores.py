@@ -254,6 +254,6 @@ def _doc_items(db: SQLDatabase, legacy: SQLKVStorage) -> DocItemsStorage:
     """The documents' graph items as rows; an older store's JSON records (``legacy``) are moved
     into them the first time it is opened."""
     items = DocItemsStorage(db)
-    if len(legacy):
+    if not legacy.is_empty():
         items.move_from(legacy)
     return items
