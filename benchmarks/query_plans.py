@@ -24,8 +24,8 @@ import shutil
 import sqlite3
 import sys
 import tempfile
-from pathlib import Path
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
