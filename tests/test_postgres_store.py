@@ -150,6 +150,9 @@ def test_graph_rag_on_postgres_inserts_queries_deletes(tmp_path, workspace):
     again = rag.insert(list(DOCS.values()))
     assert len(again.skipped) == 3
     assert sorted(path for _, path in rag.doc_status.file_paths()) == sorted(DOCS)
+    listed = rag.doc_status.listing("processed")
+    assert sorted(r["file_path"] for r in listed) == sorted(DOCS)
+    assert all(r["chunks_count"] >= 1 and r["content_length"] > 0 for r in listed)
     newest = rag.doc_status.get_docs_paginated(page=1, page_size=2, status="processed")
     assert len(newest) == 2 and newest[0][1].updated_at >= newest[1][1].updated_at
 

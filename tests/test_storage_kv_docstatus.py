@@ -175,3 +175,8 @@ def test_doc_status_pages_newest_first_and_paths_without_decoding(tmp_path, back
     assert [k for k, _ in failed] == ["d6", "d3", "d0"]
     assert sorted(store.file_paths()) == sorted((f"d{i}", f"notes/{i % 4}.md") for i in range(9))
     assert list(store.get_by_status("failed")) == ["d0", "d3", "d6"]  # by id
+    listed = store.listing()
+    assert [r["id"] for r in listed] == sorted(f"d{i}" for i in range(9))
+    assert listed[3] == {"id": "d3", "status": "failed", "file_path": "notes/3.md", "chunks_count": None,
+                         "content_length": 0, "updated_at": "2026-01-13T00:00:00+00:00", "error_msg": None}
+    assert [r["id"] for r in store.listing("failed")] == ["d0", "d3", "d6"]

@@ -46,19 +46,20 @@ def _doc_rows(rag: Any, status: Optional[str] = None, limit: Optional[int] = Non
     milliseconds, the whole list ~12 s and 700 MB)."""
     from lightrag.components.graph_rag.schemas import DocStatus
 
-    if limit is not None:
-        found = rag.doc_status.get_docs_paginated(page, limit, DocStatus(status) if status else None)
-    else:
-        wanted = [DocStatus(status)] if status else list(DocStatus)
-        found = list(rag.doc_status.get_by_statuses(wanted).items())
+    if limit is None:
+        rows = [{"id": r["id"], "file_path": r["file_path"], "status": r["status"],
+                 "chunks": r["chunks_count"] or 0, "chars": r["content_length"] or 0,
+                 "updated_at": r["updated_at"], "error": r["error_msg"] or ""}
+                for r in rag.doc_status.listing(DocStatus(status) if status else None)]
+        rows.sort(key=lambda r: (r["file_path"] or "", r["id"]))
+        return rows
     rows = []
-    for doc_id, record in found:
+    for doc_id, record in rag.doc_status.get_docs_paginated(page, limit,
+                                                            DocStatus(status) if status else None):
         state = record.status.value if hasattr(record.status, "value") else str(record.status)
         rows.append({"id": doc_id, "file_path": record.file_path, "status": state,
                      "chunks": record.chunks_count or 0, "chars": record.content_length,
                      "updated_at": record.updated_at, "error": record.error_msg or ""})
-    if limit is None:
-        rows.sort(key=lambda r: (r["file_path"], r["id"]))
     return rows
 
 

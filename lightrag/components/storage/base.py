@@ -486,6 +486,16 @@ class DocStatusStorage(BaseKVStorage):
                 return key, self._as_status(record)
         return None
 
+    #: the fields of :meth:`listing`'s rows besides ``id``
+    LISTING_FIELDS = ("status", "file_path", "chunks_count", "content_length", "updated_at", "error_msg")
+
+    def listing(self, status: Optional[StatusLike] = None) -> List[Dict[str, Any]]:
+        """One small dict per document (of ``status``): ``id`` and :data:`LISTING_FIELDS`, in id
+        order; what a list of the documents shows, without the chunk ids and metadata."""
+        wanted = None if status is None else DocStatus(status).value
+        return [{"id": k, **{f: v.get(f) for f in self.LISTING_FIELDS}}
+                for k, v in sorted(self.items()) if wanted is None or v.get("status") == wanted]
+
     def file_paths(self) -> List[Tuple[str, str]]:
         """``(doc id, file path)`` of every document (no other field decoded: what finding
         documents by path needs)."""
