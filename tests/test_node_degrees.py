@@ -212,3 +212,25 @@ def test_a_copy_of_a_store_that_kept_degrees_apart_counts_them(tmp_path):
     assert copied["nodes"] == 3 and copied["node_windows"] == 0
     target = SQLGraphStorage(SQLiteDatabase(str(tmp_path / "new.sqlite3")))
     assert target.node_degrees_batch(["Hub", "A", "B"]) == {"Hub": 2, "A": 2, "B": 2}
+
+
+def test_the_busiest_nodes_display_holds_every_edge_among_them(open_graph_db):
+    """Hubs look the others up by key, quieter nodes read their edges: whichever end finds a
+    pair, the display of the busiest nodes has exactly the edges among them (checked against
+    every edge of a random graph with hubs of hundreds of edges)."""
+    rng = random.Random(7)
+    graph = SQLGraphStorage(open_graph_db())
+    names = [f"E{i:03d}" for i in range(300)]
+    hubs = names[:6]
+    edges = {tuple(sorted((h, o))) for h in hubs for o in rng.sample(names, 120) if o != h}
+    edges |= {tuple(sorted(rng.sample(names, 2))) for _ in range(500)}
+    with graph.db.transaction():
+        graph.upsert_nodes_batch({n: {"entity_type": "concept"} for n in names})
+        graph.upsert_edges_batch({pair: {"weight": 1.0} for pair in edges})
+    for max_nodes in (5, 12, 30):
+        shown = graph.get_knowledge_graph("*", max_nodes=max_nodes)
+        chosen = {n["id"] for n in shown.nodes}
+        among = {pair for pair in edges if set(pair) <= chosen}
+        if len(among) <= 10 * max_nodes:  # below the display's cap of edges per node
+            assert {tuple(sorted((e["source"], e["target"]))) for e in shown.edges} == among
+        assert set(hubs) <= chosen or max_nodes < len(hubs)
