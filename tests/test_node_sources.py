@@ -150,8 +150,12 @@ def test_deleting_an_old_document_rebuilds_the_hub_instead_of_dropping_it(tmp_pa
 def test_editing_and_renaming_a_hub_keep_all_its_citations(tmp_path, small_cap):
     rag = fake_graph_rag(str(tmp_path))
     _insert_hub_documents(rag, 12)
+    before = rag.graph.get_node("Zorblat")
     rag.edit_entity("Zorblat", {"description": "A traveller."})
     assert len(rag.graph.node_source_ids(["Zorblat"])["Zorblat"]) == 12
+    edited = rag.graph.get_node("Zorblat")
+    assert edited["description"] == "A traveller." and edited["source_count"] == before["source_count"]
+    assert edited["source_id"] == before["source_id"] and rag.index.verify() == []
     rag.edit_entity("Zorblat", {}, rename_to="Zorblat the Great")
     assert len(rag.graph.node_source_ids(["Zorblat the Great"])["Zorblat the Great"]) == 12
     assert rag.graph.node_source_ids(["Zorblat"])["Zorblat"] == []

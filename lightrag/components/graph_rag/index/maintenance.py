@@ -209,14 +209,15 @@ def edit_entity(stores: IndexStores, name: str, updates: Dict[str, Any],
         raise ValueError(f"cannot rename {name!r} to an empty name")
     if new_name != name and stores.graph.has_node(new_name):
         raise ValueError(f"an entity named {new_name!r} exists already: use merge_entities")
-    cited = stores.graph.node_source_ids([name])[name]  # all, not the recent
-    node = {**node, **updates, "entity_id": new_name, "source_id": GRAPH_FIELD_SEP.join(cited)}
     if new_name != name:
+        cited = stores.graph.node_source_ids([name])[name]  # all, not the recent
+        node = {**node, **updates, "entity_id": new_name, "source_id": GRAPH_FIELD_SEP.join(cited)}
         _move_node(stores, name, new_name, node)
         rename_in_documents(stores, cited, {name}, new_name)  # deleting them finds it
         record_rename(stores.entity_renames, [name], new_name)  # rebuilding it too
-    else:
-        stores.graph.upsert_node(name, node)
+    else:  # its citations stay as they are (a hub's 176k rows were rewritten: 3.6 s at 1M)
+        stores.graph.upsert_node(name, {k: v for k, v in {**node, **updates}.items()
+                                        if k not in ("source_id", "source_count")})
     queue_vectors(stores, [new_name])
     return stores.graph.get_node(new_name)
 
