@@ -239,7 +239,8 @@ class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
 
     def listing(self, status: Optional[StatusLike] = None) -> List[Dict[str, Any]]:
         """:meth:`DocStatusStorage.listing`, the fields read out of each record by the database
-        (at 268k documents ~1 s, where decoding every record took ~11 s and 700 MB)."""
+        (`lightrag docs` at 268k documents: 2.2 s and 291 MB, where decoding every record took
+        11.6 s and 715 MB)."""
         fields = [self.db.json_text("value", f) for f in ("file_path", "chunks_count",
                                                           "content_length", "error_msg")]
         sql = f"SELECT id, status, updated_at, {', '.join(fields)} FROM doc_status WHERE ns = ?"
