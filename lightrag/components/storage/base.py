@@ -493,7 +493,9 @@ class DocStatusStorage(BaseKVStorage):
         """One small dict per document (of ``status``): ``id`` and :data:`LISTING_FIELDS`, in id
         order; what a list of the documents shows, without the chunk ids and metadata."""
         wanted = None if status is None else DocStatus(status).value
-        return [{"id": k, **{f: v.get(f) for f in self.LISTING_FIELDS}}
+        return [{"id": k, **{f: v.get(f) for f in self.LISTING_FIELDS},
+                 "status": v.get("status") or DocStatus.PENDING.value,
+                 "file_path": v.get("file_path") or "unknown_source"}
                 for k, v in sorted(self.items()) if wanted is None or v.get("status") == wanted]
 
     def file_paths(self) -> List[Tuple[str, str]]:

@@ -250,7 +250,8 @@ class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
             params.append(DocStatus(status).value)
         rows = []
         for doc_id, state, updated, path, chunks, length, error in sorted(self.db.query(sql, params)):
-            rows.append({"id": doc_id, "status": state, "file_path": path,
+            rows.append({"id": doc_id, "status": state or DocStatus.PENDING.value,
+                         "file_path": path or "unknown_source",
                          "chunks_count": None if chunks is None else int(chunks),
                          "content_length": None if length is None else int(length),
                          "updated_at": updated, "error_msg": error})
