@@ -151,3 +151,27 @@ def test_synonym_pairs_are_found_at_index_time_and_follow_deletes(tmp_path):
     assert ("United States", "United States Army") in {(a, b) for a, b, _ in reopened.stores.synonym_pairs}
     rag.delete_by_doc_id(first.doc_ids[0])
     assert not rag.stores.synonym_pairs
+
+
+def test_synonym_pairs_of_removed_entities_go_and_the_others_stay(tmp_path):
+    from test_graph_rag_system import make_rag as make_system
+
+    from lightrag.components.graph_rag.index.synonym_index import BUILT_META, add_pairs
+
+    rag = make_system(tmp_path, synonym_threshold=0.99)
+    rag.insert("Acme met Acme Corp and ACME Inc in Lyon.", ids="acme")
+    stores = rag.index.stores
+    with rag.index.writing_sync():
+        add_pairs(stores, {("Acme", "Acme Corp"): 0.95, ("ACME Inc", "Acme"): 0.93,
+                           ("ACME Inc", "Acme Corp"): 0.92})
+    rag.delete_entity("Acme Corp")  # its two pairs go; the third stays, indexed by both names
+    assert [key.split("\x1f") for key in stores.synonyms.keys()] == [["ACME Inc", "Acme"]]
+    assert stores.synonym_names.get_by_id("Acme") == {"with": ["ACME Inc"]}
+    assert stores.synonym_names.get_by_id("Acme Corp") is None and rag.index.verify() == []
+    with rag.index.writing_sync():  # a store written before the index: built when opened
+        stores.synonym_names.drop()
+        stores.db.delete_meta(BUILT_META)
+    reopened = make_system(tmp_path, synonym_threshold=0.99)
+    assert reopened.index.stores.synonym_names.get_by_id("ACME Inc") == {"with": ["Acme"]}
+    reopened.delete_entity("ACME Inc")
+    assert not reopened.index.stores.synonyms.keys() and reopened.index.verify() == []

@@ -192,10 +192,16 @@ def _leftovers(stores: IndexStores, chunks: Set[str], nodes: Dict[str, None],
     name_ids = _vector_ids(stores.entity_names)
     if name_ids is not None:
         problems += [f"entity name vector {n!r}: no such entity" for n in sorted(name_ids - nodes.keys())]
+    indexed = dict(stores.synonym_names.items())
     for pair in stores.synonyms.keys():
-        gone = [n for n in pair.split(SEP, 1) if n not in nodes]
+        names = pair.split(SEP, 1)
+        gone = [n for n in names if n not in nodes]
         if gone:
-            problems.append(f"synonym pair {pair.split(SEP, 1)}: {gone[0]!r} is no entity")
+            problems.append(f"synonym pair {names}: {gone[0]!r} is no entity")
+        unindexed = [n for n, other in (names, names[::-1])
+                     if other not in (indexed.get(n) or {}).get("with", ())]
+        if len(names) == 2 and unindexed:
+            problems.append(f"synonym pair {names}: not in the index of {unindexed[0]!r}'s pairs")
     for key in sorted(pending):
         kind, *parts = key.split(SEP)
         if (kind == "e" and parts[0] not in nodes) or (

@@ -30,8 +30,10 @@ import logging
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from lightrag.components.graph_rag.index.stores import STORE_TABLES, open_stores
+from lightrag.components.graph_rag.index.synonym_index import rebuild as rebuild_synonym_index
 from lightrag.components.storage.node_degrees import count_from_edges
 from lightrag.components.storage.sql_db import SQLDatabase
+from lightrag.components.storage.sql_kv import SQLKVStorage
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,8 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
                 copied[table] += len(rows)
         if source.has_table("nodes") and "degree" not in source.columns("nodes"):
             count_from_edges(target)  # a source that kept degrees apart: counted again
+        synonyms = SQLKVStorage(target, namespace="entity_synonyms")
+        rebuild_synonym_index(target, synonyms, SQLKVStorage(target, namespace="entity_synonyms_by_name"))
     log.info("copied %s from %s to %s", copied, source.describe(), target.describe())
     return copied
 

@@ -17,7 +17,8 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from lightrag.components.graph_rag.index.item_documents import rename_in_documents
 from lightrag.components.graph_rag.index.renames import read_through_renames, record_rename
-from lightrag.components.graph_rag.index.stores import SEP, IndexStores
+from lightrag.components.graph_rag.index.stores import IndexStores
+from lightrag.components.graph_rag.index.synonym_index import forget_names
 from lightrag.components.graph_rag.index.vectors import pending_key, queue_vectors
 from lightrag.components.graph_rag.merger import (
     GraphMerger,
@@ -72,10 +73,8 @@ def _drop_vectors(stores: IndexStores, entities: Sequence[str] = (),
     stores.pending_vectors.delete([pending_key("e", n) for n in entities]
                                  + [pending_key("r", *relation_key(s, t)) for s, t in relations])
     if entities:
-        gone = set(entities)
-        stores.entity_names.delete(list(gone))
-        stores.synonyms.delete([k for k in stores.synonyms.keys()
-                               if gone.intersection(k.split(SEP, 1))])
+        stores.entity_names.delete(list(dict.fromkeys(entities)))
+        forget_names(stores, entities)  # their synonym pairs, found by name
 
 
 #: an entity cited by more chunks than this (after the delete) is rebuilt from the first this

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
+from lightrag.components.graph_rag.index.synonym_index import SEP, ensure_built
 from lightrag.components.graph_rag.schemas import (
     EntityRecord,
     RelationRecord,
@@ -36,7 +37,6 @@ from lightrag.utils.registry import EntityMapping
 ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
 RELATION_META = ["src_id", "tgt_id", "keywords", "source_id", "file_path"]
 CHUNK_META = ["full_doc_id", "file_path", "chunk_order_index"]
-SEP = "\x1f"
 
 #: the tables that hold the stores' rows, and their primary keys (the order rows are copied in)
 STORE_TABLES: Dict[str, Tuple[str, ...]] = {
@@ -166,6 +166,7 @@ class IndexStores:
     doc_graph_items: DocItemsStorage
     pending_vectors: SQLKVStorage
     synonyms: SQLKVStorage
+    synonym_names: SQLKVStorage  # the pairs of each name (index/synonym_index.py)
     entity_renames: SQLKVStorage
     graph: SQLGraphStorage
     chunks_vdb: Any
@@ -177,7 +178,7 @@ class IndexStores:
     def kv_stores(self) -> Dict[str, SQLKVStorage]:
         """The key-value stores by namespace."""
         stores = [self.full_docs, self.text_chunks, self.doc_status, self.pending_vectors,
-                  self.synonyms, self.entity_renames, self.extractions.results,
+                  self.synonyms, self.synonym_names, self.entity_renames, self.extractions.results,
                   self.extractions.users]
         return {s.namespace: s for s in stores}
 
@@ -228,6 +229,9 @@ def open_stores(
         if make is None:
             raise ValueError(f"unknown vector storage {vector_storage!r}: register it or use a "
                              "built-in one")
+    synonyms = SQLKVStorage(namespace="entity_synonyms", **kv)
+    synonym_names = SQLKVStorage(namespace="entity_synonyms_by_name", **kv)
+    ensure_built(db, synonyms, synonym_names)
     return IndexStores(
         db=db,
         full_docs=SQLKVStorage(namespace="full_docs", **kv),
@@ -235,7 +239,8 @@ def open_stores(
         doc_status=SQLDocStatusStorage(namespace="doc_status", **kv),
         doc_graph_items=_doc_items(db, SQLKVStorage(namespace="doc_graph_items", **kv)),
         pending_vectors=SQLKVStorage(namespace="pending_vectors", **kv),
-        synonyms=SQLKVStorage(namespace="entity_synonyms", **kv),
+        synonyms=synonyms,
+        synonym_names=synonym_names,
         entity_renames=SQLKVStorage(namespace="entity_renames", **kv),
         graph=SQLGraphStorage(namespace="chunk_entity_relation", **kv),
         chunks_vdb=make(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs),

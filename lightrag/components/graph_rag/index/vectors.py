@@ -13,6 +13,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Sequence, Tuple
 import numpy as np
 
 from lightrag.components.graph_rag.index.stores import SEP, IndexStores
+from lightrag.components.graph_rag.index.synonym_index import add_pairs
 from lightrag.components.graph_rag.merger import (
     GRAPH_FIELD_SEP,
     entity_vector_id,
@@ -257,7 +258,7 @@ def add_synonyms(stores: IndexStores, names: Sequence[str], vectors: np.ndarray,
     for a, b, score in synonym_pairs(new_names, new_vectors, threshold=threshold):
         found[(a, b)] = max(found.get((a, b), 0.0), score)
     stores.entity_names.upsert({n: {"content": n} for n in new_names}, vectors=new_vectors)
-    stores.synonyms.replace({SEP.join(pair): {"score": score} for pair, score in found.items()})
+    add_pairs(stores, found)
 
 
 def relation_ids_current(stores: IndexStores) -> bool:
