@@ -46,6 +46,27 @@ def _check_id(node_id: Any) -> None:
         raise ValueError(f"node ids must be non-empty strings, got {node_id!r}")
 
 
+class PendingEdges(Dict[Pair, Optional[Dict[str, Any]]]):
+    """The writer's edge changes of its open transaction (pair -> data; None: deleted), with the
+    pairs of each node, so that the edges of a few nodes do not pass over every change (a
+    delete removing 4,000 entities read all its pending edges for each: 3.6 s at 1M chunks)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._by_node: Dict[str, Set[Pair]] = {}
+
+    def __setitem__(self, pair: Pair, data: Optional[Dict[str, Any]]) -> None:
+        if pair not in self:
+            for node in pair:
+                self._by_node.setdefault(node, set()).add(pair)
+        super().__setitem__(pair, data)
+
+    def of(self, nodes: Sequence[str]) -> List[Tuple[Pair, Optional[Dict[str, Any]]]]:
+        """The changes of the edges touching ``nodes``."""
+        pairs = {pair for node in nodes for pair in self._by_node.get(node, ())}
+        return [(pair, self[pair]) for pair in pairs]
+
+
 class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     """An undirected property graph stored as rows and read by key.
 
@@ -81,7 +102,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         object.__setattr__(self, "_degrees", NodeDegrees(db, namespace))
         object.__setattr__(self, "_windows", NodeWindows(db, namespace))
         self._pending_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
-        self._pending_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
+        self._pending_edges: PendingEdges = PendingEdges()
         # committed node rows the writer read in its open transaction (None: no such row); no
         # one else can change them before it commits, so a merge reads each node once
         self._read_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
@@ -207,14 +228,14 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         wanted = list(dict.fromkeys(node_ids))
         present = self.has_nodes_batch(wanted)
         neighbours: Dict[str, Dict[str, None]] = {n: {} for n in wanted}
-        pending = self._pending_edges if self._mine() else {}
+        pending = self._pending_edges if self._mine() else PendingEdges()
         for s, t in self._stored_edges_of(wanted):
             if pending.get((s, t), True) is None:
                 continue  # deleted in this transaction
             for a, b in ((s, t), (t, s)):
                 if a in neighbours:
                     neighbours[a][b] = None
-        for (s, t), data in pending.items():
+        for (s, t), data in pending.of(wanted):
             for a, b in ((s, t), (t, s)):
                 if a in neighbours:
                     if data is None:
@@ -401,7 +422,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         self._read_nodes, self._read_edges, self._split = {}, {}, set()
         if not nodes and not edges:
             return
-        self._pending_nodes, self._pending_edges = {}, {}
+        self._pending_nodes, self._pending_edges = {}, PendingEdges()
         ns = self.namespace
         self.db.executemany(
             "INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?) "
@@ -456,7 +477,8 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         return rows
 
     def _forget(self) -> None:
-        self._pending_nodes, self._pending_edges, self._read_nodes, self._read_edges = {}, {}, {}, {}
+        self._pending_nodes, self._pending_edges, self._read_nodes, self._read_edges = (
+            {}, PendingEdges(), {}, {})
         self._split = set()
 
     def index_done_callback(self) -> None:

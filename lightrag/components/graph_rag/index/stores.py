@@ -134,9 +134,15 @@ class ExtractionCache:
         extraction were recorded are checked against the remaining chunks' texts."""
         keys = list(dict.fromkeys(self.key(c.get("content", "")) for c in removed.values()))
         users = dict(zip(keys, self.users.get_by_ids(keys)))
+        unrecorded = [k for k, row in users.items() if row is None]
+        # no extraction at all (an imported graph's chunks): nothing to drop, no pass over the
+        # chunks (it read all 1M texts for each imported document deleted)
+        absent = self.results.filter_keys(unrecorded) if unrecorded else set()
         remaining_texts: Optional[set] = None
         drop, keep = [], {}
         for key, row in users.items():
+            if key in absent:
+                continue
             if row is not None:
                 left = [c for c in row.get("chunks") or [] if c not in removed]
                 if left:
