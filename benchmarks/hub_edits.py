@@ -1,5 +1,6 @@
 """How long graph edits take on a large store: inserting and deleting one large document (1,200
-chunk texts of the corpus, naming thousands of entities), editing the busiest hub's description,
+chunk texts of the corpus, naming thousands of entities), importing and deleting a graph of
+4,000 entities (``insert_custom_kg``), editing the busiest hub's description,
 merging a small entity, deleting one of the hub's relations, and renaming that hub (a merge into
 a new name), each on a copy of a store built by ``benchmarks/scale.py``.
 
@@ -34,6 +35,22 @@ import scale  # noqa: E402
 LARGE_DOCUMENT_CHUNKS = 1200
 
 
+#: entities (in a chain of relations) of the graph imported and deleted again
+IMPORTED_ENTITIES = 4000
+
+
+def imported_graph(n: int) -> dict:
+    """A custom graph (HKU LightRAG's format) of ``n`` entities in a chain, ten per chunk."""
+    name = "Imported item {}".format
+    return {"chunks": [{"content": f"Imported chunk {c}.", "source_id": f"imported-{c}"}
+                       for c in range(n // 10 + 1)],
+            "entities": [{"entity_name": name(i), "entity_type": "thing", "description": f"Item {i}.",
+                          "source_id": f"imported-{i // 10}"} for i in range(n)],
+            "relationships": [{"src_id": name(i), "tgt_id": name(i + 1), "description": "next",
+                               "keywords": "order", "weight": 1.0, "source_id": f"imported-{i // 10}"}
+                              for i in range(n - 1)]}
+
+
 def timed(label: str, action) -> None:
     started = time.perf_counter()
     action()
@@ -61,6 +78,10 @@ def main() -> None:
               lambda: rag.insert(text, ids="hub-edits-large"))
         timed("delete it (its entities and relations rebuilt from the other documents)",
               lambda: rag.delete_by_doc_id("hub-edits-large"))
+        graph = imported_graph(IMPORTED_ENTITIES)
+        timed(f"import a graph of {IMPORTED_ENTITIES:,} entities",
+              lambda: rag.insert_custom_kg(graph, doc_id="hub-edits-import"))
+        timed("delete it", lambda: rag.delete_by_doc_id("hub-edits-import"))
         timed("edit the hub's description", lambda: rag.edit_entity(hub, {"description": "A hub."}))
         small = db.query("SELECT id FROM nodes WHERE degree = 3 LIMIT 1")[0][0]
         timed("merge a small entity into a new name",
