@@ -26,13 +26,13 @@ from lightrag.components.storage.base import (
     BaseGraphStorage,
     BaseKVStorage,
     BaseVectorStorage,
-    DocStatusStorage,
     KnowledgeGraph,
     StorageNameSpace,
 )
 from lightrag.components.storage.chroma_vector import ChromaVectorStorage
 from lightrag.components.storage.databases import open_database
 from lightrag.components.storage.doc_status import DocProcessingStatus, DocStatus
+from lightrag.components.storage.doc_status_storage import DocStatusStorage
 from lightrag.components.storage.json_doc_status import JsonDocStatusStorage
 from lightrag.components.storage.json_kv import JsonKVStorage
 from lightrag.components.storage.numpy_vector import NumpyVectorStorage

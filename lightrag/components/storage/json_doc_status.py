@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Union
 
-from lightrag.components.storage.base import DocStatusStorage
 from lightrag.components.storage.doc_status import DocProcessingStatus
+from lightrag.components.storage.doc_status_storage import DocStatusStorage
 from lightrag.components.storage.json_kv import JsonKVStorage
 
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
-from lightrag.components.storage.base import ITER_BATCH, BaseKVStorage, DocStatusStorage, StatusLike
+from lightrag.components.storage.base import ITER_BATCH, BaseKVStorage
 from lightrag.components.storage.doc_status import DocProcessingStatus, DocStatus
+from lightrag.components.storage.doc_status_storage import DocStatusStorage, StatusLike
 from lightrag.components.storage.sql_db import SQLDatabase
 
 
