@@ -285,12 +285,19 @@ def test_a_merged_entity_belongs_to_its_documents_so_deleting_them_removes_it(tm
     assert not rag.graph.has_node("Cassini Huygens") and rag.index.verify() == []
 
 
-def test_a_renamed_entity_is_rebuilt_under_its_new_name_and_goes_with_its_last_document(tmp_path):
+def aldrin_renamed(tmp_path):
+    """A store of apollo.md and gemini.md (both name "Buzz Aldrin"), the entity then renamed
+    "Edwin Aldrin": ``(rag, apollo id, gemini id)``."""
     rag = make_rag(tmp_path)
     apollo, gemini = rag.insert(
         [DOCS["apollo.md"], "Buzz Aldrin flew on Gemini 12 in 1966. Buzz Aldrin walked in space."],
         file_paths=["apollo.md", "gemini.md"]).doc_ids
     rag.edit_entity("Buzz Aldrin", {}, rename_to="Edwin Aldrin")
+    return rag, apollo, gemini
+
+
+def test_a_renamed_entity_is_rebuilt_under_its_new_name_and_goes_with_its_last_document(tmp_path):
+    rag, apollo, gemini = aldrin_renamed(tmp_path)
     deletion = rag.delete_by_doc_id(apollo)
     assert "Edwin Aldrin" in deletion.entities_rebuilt
     aldrin = rag.graph.get_node("Edwin Aldrin")  # rebuilt from gemini.md's records, renamed
@@ -303,11 +310,7 @@ def test_a_renamed_entity_is_rebuilt_under_its_new_name_and_goes_with_its_last_d
 
 
 def test_an_old_name_used_again_and_renamed_again_keeps_both_entities_rebuildable(tmp_path):
-    rag = make_rag(tmp_path)
-    apollo, gemini = rag.insert(
-        [DOCS["apollo.md"], "Buzz Aldrin flew on Gemini 12 in 1966. Buzz Aldrin walked in space."],
-        file_paths=["apollo.md", "gemini.md"]).doc_ids
-    rag.edit_entity("Buzz Aldrin", {}, rename_to="Edwin Aldrin")
+    rag, apollo, gemini = aldrin_renamed(tmp_path)
     memoir = rag.insert("Buzz Aldrin wrote a memoir in 2009.", file_paths="memoir.md").doc_ids[0]
     rag.edit_entity("Buzz Aldrin", {}, rename_to="Aldrin the author")  # the old name, renamed again
     deletion = rag.delete_by_doc_id(apollo)
