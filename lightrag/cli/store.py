@@ -46,20 +46,20 @@ def _doc_rows(rag: Any, status: Optional[str] = None, limit: Optional[int] = Non
     milliseconds, the whole list ~2 s and ~290 MB)."""
     from lightrag.components.graph_rag.schemas import DocStatus
 
+    wanted = DocStatus(status) if status else None
     if limit is None:
-        rows = [{"id": r["id"], "file_path": r["file_path"], "status": r["status"],
-                 "chunks": r["chunks_count"] or 0, "chars": r["content_length"] or 0,
-                 "updated_at": r["updated_at"], "error": r["error_msg"] or ""}
-                for r in rag.doc_status.listing(DocStatus(status) if status else None)]
+        listed = rag.doc_status.listing(wanted)
+    else:
+        listed = [{"id": doc_id, "status": getattr(r.status, "value", str(r.status)),
+                   "file_path": r.file_path, "chunks_count": r.chunks_count,
+                   "content_length": r.content_length, "updated_at": r.updated_at,
+                   "error_msg": r.error_msg}
+                  for doc_id, r in rag.doc_status.get_docs_paginated(page, limit, wanted)]
+    rows = [{"id": r["id"], "file_path": r["file_path"], "status": r["status"],
+             "chunks": r["chunks_count"] or 0, "chars": r["content_length"] or 0,
+             "updated_at": r["updated_at"], "error": r["error_msg"] or ""} for r in listed]
+    if limit is None:
         rows.sort(key=lambda r: (r["file_path"] or "", r["id"]))
-        return rows
-    rows = []
-    for doc_id, record in rag.doc_status.get_docs_paginated(page, limit,
-                                                            DocStatus(status) if status else None):
-        state = record.status.value if hasattr(record.status, "value") else str(record.status)
-        rows.append({"id": doc_id, "file_path": record.file_path, "status": state,
-                     "chunks": record.chunks_count or 0, "chars": record.content_length,
-                     "updated_at": record.updated_at, "error": record.error_msg or ""})
     return rows
 
 

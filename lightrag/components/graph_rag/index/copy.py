@@ -33,7 +33,6 @@ from lightrag.components.graph_rag.index.stores import STORE_TABLES, open_stores
 from lightrag.components.graph_rag.index.synonym_index import rebuild as rebuild_synonym_index
 from lightrag.components.storage.node_degrees import count_from_edges
 from lightrag.components.storage.sql_db import SQLDatabase
-from lightrag.components.storage.sql_kv import SQLKVStorage
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +56,7 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
-    open_stores(target, embedder=None)  # creates the tables, as the index does
+    stores = open_stores(target, embedder=None)  # creates the tables, as the index does
     copied: Dict[str, int] = {}
     with target.transaction(), source.snapshot():
         busy = {t: n for t in STORE_TABLES
@@ -79,8 +78,7 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
                 copied[table] += len(rows)
         if source.has_table("nodes") and "degree" not in source.columns("nodes"):
             count_from_edges(target)  # a source that kept degrees apart: counted again
-        synonyms = SQLKVStorage(target, namespace="entity_synonyms")
-        rebuild_synonym_index(target, synonyms, SQLKVStorage(target, namespace="entity_synonyms_by_name"))
+        rebuild_synonym_index(target, stores.synonyms, stores.synonym_names)  # the source's may lack it
     log.info("copied %s from %s to %s", copied, source.describe(), target.describe())
     return copied
 

@@ -18,8 +18,8 @@ Example:
     >>> renames = SQLKVStorage(SQLiteDatabase(":memory:"), namespace="entity_renames")
     >>> record_rename(renames, ["Buzz Aldrin"], "Edwin Aldrin")
     >>> record_rename(renames, ["Edwin Aldrin"], "Edwin E. Aldrin")
-    >>> renamed_to(renames, ["Buzz Aldrin", "Neil Armstrong"])
-    {'Buzz Aldrin': 'Edwin E. Aldrin'}
+    >>> rename_targets(renames, ["Buzz Aldrin", "Neil Armstrong"])
+    {'Buzz Aldrin': ['Edwin E. Aldrin']}
 """
 
 from __future__ import annotations
@@ -45,12 +45,6 @@ def record_rename(renames: Any, old_names: Iterable[str], new: str) -> None:
     if moved:
         renames.upsert(moved)
     renames.delete([new])
-
-
-def renamed_to(renames: Any, names: Sequence[str]) -> Dict[str, str]:
-    """The current name of each of ``names`` that was renamed (its newest rename, followed
-    through chains of renames)."""
-    return {name: targets[0] for name, targets in rename_targets(renames, names).items()}
 
 
 def rename_targets(renames: Any, names: Sequence[str]) -> Dict[str, List[str]]:

@@ -38,22 +38,25 @@ def ensure_built(db: Any, synonyms: Any, by_name: Any) -> None:
     if db.meta(BUILT_META) is not None:
         return
     with db.transaction():
-        if db.meta(BUILT_META) is not None:
-            return
-        pairs = [tuple(key.split(SEP, 1)) for key in synonyms.keys() if SEP in key]
-        if pairs:
-            log.info("indexing %d synonym pairs by name (once, for a store written before)", len(pairs))
-        _link(by_name, pairs)
-        db.set_meta(BUILT_META, "1")
+        if db.meta(BUILT_META) is None:
+            _index_all(db, synonyms, by_name)
 
 
 def rebuild(db: Any, synonyms: Any, by_name: Any) -> None:
     """Build the index again from the stored pairs (after rows were copied in from a store that
     may not have had it)."""
     with db.transaction():
-        by_name.drop()
-        _link(by_name, [tuple(key.split(SEP, 1)) for key in synonyms.keys() if SEP in key])
-        db.set_meta(BUILT_META, "1")
+        _index_all(db, synonyms, by_name)
+
+
+def _index_all(db: Any, synonyms: Any, by_name: Any) -> None:
+    """Index every stored pair anew (inside the caller's write transaction)."""
+    pairs = [tuple(key.split(SEP, 1)) for key in synonyms.keys() if SEP in key]
+    if pairs:
+        log.info("indexing %d synonym pairs by name", len(pairs))
+    by_name.drop()
+    _link(by_name, pairs)
+    db.set_meta(BUILT_META, "1")
 
 
 def add_pairs(stores: Any, pairs: Mapping[Tuple[str, str], float]) -> None:
