@@ -1,5 +1,5 @@
 """Storage interfaces of graph RAG: key-value, vector and graph stores (the document-status
-store's is in ``doc_status_storage.py``, re-exported here).
+store's is in ``doc_status_storage.py``; both are exported by ``lightrag.components.storage``).
 
 Every store is a Component bound to a ``namespace`` inside ``working_dir/workspace``; a
 workspace isolates one tenant's data. Stores keep their data in memory and write it to disk only
@@ -436,13 +436,3 @@ class BaseGraphStorage(StorageNameSpace):
     def upsert_edges_batch(self, edges: Dict[Tuple[str, str], Dict[str, Any]]) -> None:
         for (src, tgt), data in edges.items():
             self.upsert_edge(src, tgt, data)
-
-
-def __getattr__(name: str) -> Any:
-    """``DocStatusStorage`` and ``StatusLike`` live in ``doc_status_storage.py``; importing them
-    from here still works."""
-    if name in ("DocStatusStorage", "StatusLike"):
-        from lightrag.components.storage import doc_status_storage
-
-        return getattr(doc_status_storage, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
