@@ -30,6 +30,7 @@ Usage::
     python benchmarks/scale.py --sizes 1000000 --workdir /tmp/scale --queries 50
     python benchmarks/scale.py --sizes 100000 --zipf 1.1 --names-per-chunk 0.3 --seed 7  # another corpus
     python benchmarks/scale.py --sizes 10000 1000000 --writes-only --warm-cache --insert 500
+    python benchmarks/scale.py --sizes 10000 1000000 --writes-only --warm-cache --hold-cache --insert 500
 
 Results are printed as a Markdown table (with the growth ratio of each figure between sizes)
 and appended to ``docs/benchmarks/scale.md`` when ``--write`` is given.
@@ -324,7 +325,50 @@ class _WriteProbe:
                 "delete_s": round(delete_s, 2)}
 
 
-def probe_writes(workdirs: Sequence[str], n_insert: int) -> List[Dict[str, Any]]:
+class HeldFiles:
+    """The files of store folders held in memory while the probe runs: each mapped and locked
+    (``mlock``), so the kernel cannot evict their pages however long they sit unread.
+
+    A page cache that keeps a store is what ``--warm-cache`` reads the files for, but a machine
+    may take idle pages back on its own: the virtual machines these figures come from run DAMON
+    reclaim (``/sys/kernel/mm/damon/admin``: pages not read for ~60 s are paged out, up to
+    128 MB/s), which at 1M chunks evicts the random B-tree leaves an insert needs next and leaves
+    the 10k store, read all the time, cached. ``--hold-cache`` measures the store as a machine
+    that keeps its page cache serves it; without it, the figures include what this machine
+    reads back from its disk (``insert_disk_reads_mb``)."""
+
+    def __init__(self, workdirs: Sequence[str]) -> None:
+        import ctypes
+        import mmap
+
+        self._maps: List[Any] = []
+        self._views: List[np.ndarray] = []
+        self.locked_mb = 0.0
+        libc = ctypes.CDLL(None, use_errno=True)
+        for workdir in workdirs:
+            for path in store_files(workdir):
+                size = path.stat().st_size
+                if not size:
+                    continue
+                with path.open("rb") as f:
+                    mapped = mmap.mmap(f.fileno(), size, prot=mmap.PROT_READ)
+                view = np.frombuffer(mapped, dtype=np.uint8)
+                if libc.mlock(ctypes.c_void_p(view.ctypes.data), ctypes.c_size_t(size)) != 0:
+                    raise OSError(ctypes.get_errno(), f"cannot lock {path} in memory (mlock; "
+                                  "RLIMIT_MEMLOCK, or not enough memory)")
+                self._maps.append(mapped)
+                self._views.append(view)
+                self.locked_mb += size / 2**20
+
+    def release(self) -> None:
+        self._views = []  # (a map with a view of it cannot close)
+        for mapped in self._maps:
+            mapped.close()
+        self._maps = []
+
+
+def probe_writes(workdirs: Sequence[str], n_insert: int, hold_cache: bool = False
+                 ) -> List[Dict[str, Any]]:
     """Run in a fresh process on copies of the stores: insert rate, then delete time, of each.
 
     The documents go in as ``rag.insert`` calls of ``INSERT_BATCH`` each (a sustained insert,
@@ -338,16 +382,23 @@ def probe_writes(workdirs: Sequence[str], n_insert: int) -> List[Dict[str, Any]]
     was not cached, and its rate is the disk's); ``insert_cpu_docs_per_s``, the documents per
     second of CPU time of the thread that inserts (``time.thread_time``: what the machine's
     other tenants take from it does not count, so two code versions compare with less noise
-    than by wall time; the checkpoint thread's copying is not in it)."""
+    than by wall time; the checkpoint thread's copying is not in it). With ``hold_cache`` the
+    stores' files are locked in memory first (:class:`HeldFiles`)."""
     import resource
 
-    probes = [_WriteProbe(w, n_insert) for w in workdirs]
-    reads_before = resource.getrusage(resource.RUSAGE_SELF).ru_inblock
-    for number in range(-(-n_insert // INSERT_BATCH)):
-        for probe in probes:
-            probe.insert_batch(number)
-    disk_reads_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_inblock - reads_before) * 512 / 2**20
-    return [{**probe.result(), "insert_disk_reads_mb": round(disk_reads_mb, 1)} for probe in probes]
+    held = HeldFiles(workdirs) if hold_cache else None
+    try:
+        probes = [_WriteProbe(w, n_insert) for w in workdirs]
+        reads_before = resource.getrusage(resource.RUSAGE_SELF).ru_inblock
+        for number in range(-(-n_insert // INSERT_BATCH)):
+            for probe in probes:
+                probe.insert_batch(number)
+        disk_reads_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_inblock - reads_before) * 512 / 2**20
+        return [{**probe.result(), "insert_disk_reads_mb": round(disk_reads_mb, 1),
+                 "cache_held": held is not None} for probe in probes]
+    finally:
+        if held is not None:
+            held.release()
 
 
 def _fresh_process(flag: str, *args: str) -> Any:
@@ -389,6 +440,15 @@ def drop_cached(workdir: str) -> None:
             os.close(fd)
 
 
+def chunks_stored(workdir: str) -> int:
+    """How many chunks the store holds (its ``text_chunks`` rows), read-only."""
+    import sqlite3
+
+    database = Path(workdir, "lightrag.sqlite3")
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM kv WHERE ns = 'text_chunks'").fetchone()[0])
+
+
 def ensure_store(n: int, root: str, rebuild: bool,
                  shape: Optional[Dict[str, Any]] = None) -> Tuple[str, Dict[str, Any]]:
     """The folder of the store of ``n`` chunks of this corpus shape (built when missing or
@@ -412,12 +472,19 @@ def ensure_store(n: int, root: str, rebuild: bool,
         del corpus
         Path(workdir, "n_chunks").write_text(str(n))
         record.write_text(json.dumps(built))
+    elif chunks_stored(workdir) != n:
+        # documents inserted by hand into a probe's store make it bigger than its size says:
+        # a "10k" store that had taken 14k more chunks inserted 30 % slower, and the ratio of
+        # the 1M rate to it read 0.8x where the built stores give 0.65x (twenty-fourth session)
+        raise SystemExit(f"{workdir} holds {chunks_stored(workdir):,} chunks, not {n:,}: documents "
+                         "were inserted into it after it was built. Probe a store as built: "
+                         "--rebuild (or another --workdir)")
     return workdir, {"n_chunks": n, **shape, **built}
 
 
 def run_sizes(sizes: Sequence[int], root: str, n_queries: int, n_insert: int, rebuild: bool,
               shape: Optional[Dict[str, Any]] = None, warm_cache: bool = False,
-              writes_only: bool = False) -> List[Dict[str, Any]]:
+              writes_only: bool = False, hold_cache: bool = False) -> List[Dict[str, Any]]:
     """One row per size: the query probe on each store itself (they write nothing), then one
     write probe over copies of all of them (so the next run starts from the same stores)."""
     rows, workdirs = [], []
@@ -451,7 +518,9 @@ def run_sizes(sizes: Sequence[int], root: str, n_queries: int, n_insert: int, re
         for copy in copies:
             read_files(copy)
     try:
-        for row, measured in zip(rows, _fresh_process("--probe-writes", *copies, "--insert", str(n_insert))):
+        held = ["--hold-cache"] if hold_cache else []
+        for row, measured in zip(rows, _fresh_process("--probe-writes", *copies, "--insert",
+                                                      str(n_insert), *held)):
             row.update(measured)
     finally:
         for copy in copies:
@@ -465,7 +534,8 @@ def _insert_cell(r: Dict[str, Any]) -> str:
         return "-"
     if "first_batch_docs_per_s" not in r:  # rows of runs before the batched probe
         return str(r["insert_docs_per_s"])
-    return f"{r['insert_docs_per_s']} ({r['first_batch_docs_per_s']}, {r['insert_disk_reads_mb']})"
+    held = ", cache held" if r.get("cache_held") else ""
+    return f"{r['insert_docs_per_s']} ({r['first_batch_docs_per_s']}, {r['insert_disk_reads_mb']}{held})"
 
 
 def table(rows: Sequence[Dict[str, Any]]) -> str:
@@ -525,6 +595,8 @@ def main() -> None:
                         help="another seed: other names, words and sentences")
     parser.add_argument("--warm-cache", action="store_true",
                         help="read the store's files before the query probe (a serving machine's page cache)")
+    parser.add_argument("--hold-cache", action="store_true",
+                        help="lock the copies' files in memory during the write probe (HeldFiles)")
     parser.add_argument("--writes-only", action="store_true",
                         help="only the write probe (insert and delete on a copy), not the queries")
     parser.add_argument("--write", action="store_true", help="append to docs/benchmarks/scale.md")
@@ -535,11 +607,12 @@ def main() -> None:
         print(json.dumps(probe_queries(args.probe_queries, args.queries)))
         return
     if args.probe_writes:
-        print(json.dumps(probe_writes(args.probe_writes, args.insert)))
+        print(json.dumps(probe_writes(args.probe_writes, args.insert, args.hold_cache)))
         return
     rows = run_sizes(args.sizes, args.workdir, args.queries, args.insert, args.rebuild,
                      {"seed": args.seed, "zipf": args.zipf, "dim": args.dim,
-                      "names_per_chunk": args.names_per_chunk}, args.warm_cache, args.writes_only)
+                      "names_per_chunk": args.names_per_chunk}, args.warm_cache, args.writes_only,
+                     args.hold_cache)
     text = table(rows)
     print(text)
     if args.write:
