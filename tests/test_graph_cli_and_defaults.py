@@ -247,3 +247,39 @@ def test_index_progress_bar_only_on_a_terminal(tmp_path, scripted_config, capsys
     final = err.strip().splitlines()[-1]
     assert "indexing" in final and "100%" in final and "1/1 files" in final  # the new one
     assert "chunks" in final and "entities" in final and "ETA" in final
+
+
+def test_reindexing_an_edited_file_replaces_its_text(tmp_path, scripted_config, capsys):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    acme, px1 = docs / "acme.md", docs / "px1.txt"
+    acme.write_text("# Acme\n\nAda Lovelace founded Acme Robotics in Lyon in 2019.")
+    px1.write_text("Acme Robotics sells the PX-1 robot arm.")
+    common = ["--config", str(scripted_config), "--working-dir", str(tmp_path / "store")]
+    assert run(capsys, "index", str(docs), *common)[0] == 0
+    before = {r["file_path"]: r["id"] for r in json.loads(run(capsys, "docs", "--json", *common)[1])}
+
+    acme.write_text("# Acme\n\nGrace Hopper founded Acme Robotics in Nantes in 2021.")
+    code, out, _ = run(capsys, "index", str(docs), *common)
+    assert code == 0 and "1 processed, 1 already indexed" in out
+    rows = json.loads(run(capsys, "docs", "--json", *common)[1])
+    assert {r["file_path"]: r["id"] for r in rows} == before  # one document per file, same ids
+    context = run(capsys, "query", "Who founded Acme Robotics?", "--context-only", *common)[1]
+    assert "Grace Hopper" in context and "Ada Lovelace" not in context
+    assert run(capsys, "check", *common)[1].strip().endswith("consistent")
+
+
+def test_a_file_stored_twice_is_named_when_indexed(tmp_path, scripted_config, capsys):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "acme.md").write_text("Grace Hopper founded Acme Robotics in Nantes in 2021.")
+    store = tmp_path / "store"
+    rag = build({**SCRIPTED, "component_config": {**SCRIPTED["component_config"],
+                                                  "working_dir": str(store)}})
+    path = str(docs / "acme.md")
+    rag.insert(["Ada Lovelace founded Acme Robotics.", "Acme Robotics was founded in Lyon."],
+               ids=["old-1", "old-2"], file_paths=[path, path])
+    rag.index.close()
+    code, out, _ = run(capsys, "index", str(docs), "--config", str(scripted_config),
+                       "--working-dir", str(store))
+    assert code == 0 and f"{path} is stored as 2 documents: old-1 is replaced" in out

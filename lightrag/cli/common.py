@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -101,6 +102,23 @@ def open_store(args: argparse.Namespace) -> Any:
     if not sum(int(v) for v in counts.values()):
         raise CliError(index_hint(rag.index.db.describe()))
     return rag
+
+
+class StoredPaths:
+    """The stored documents' ids by file path, read in one pass over the documents' paths alone
+    (``DocStatusStorage.file_paths``): :meth:`ids` finds a path as stored, or the same file by
+    its absolute path (indexed from another folder)."""
+
+    def __init__(self, rag: Any) -> None:
+        self.by_path: Dict[str, List[str]] = {}
+        self.by_absolute: Dict[str, List[str]] = {}
+        for doc_id, path in rag.doc_status.file_paths():
+            self.by_path.setdefault(path, []).append(doc_id)
+            self.by_absolute.setdefault(os.path.abspath(path), []).append(doc_id)
+
+    def ids(self, path: str) -> List[str]:
+        """The ids of the documents stored for the file ``path`` (none: an empty list)."""
+        return self.by_path.get(path) or self.by_absolute.get(os.path.abspath(path), [])
 
 
 def references(result: Any) -> List[Dict[str, Any]]:

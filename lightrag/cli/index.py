@@ -25,12 +25,13 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from lightrag.cli.common import CliError, load_rag, out, print_insert_summary
+from lightrag.cli.common import CliError, StoredPaths, load_rag, out, print_insert_summary
 from lightrag.components.loaders import load_documents
 
 log = logging.getLogger(__name__)
 
-__all__ = ["IndexProgress", "add_index_parser", "cmd_index", "index_texts", "load_for_index"]
+__all__ = ["IndexProgress", "add_index_parser", "cmd_index", "document_ids", "index_texts",
+           "load_for_index"]
 
 
 def load_for_index(paths: List[str], encoding: Optional[str] = None
@@ -39,6 +40,34 @@ def load_for_index(paths: List[str], encoding: Optional[str] = None
     report = load_documents(paths, encoding=encoding)
     docs = [(str(d.meta_data["file_path"]), d.text or "") for d in report.documents]
     return docs, report.skipped
+
+
+def document_ids(rag: Any, named_texts: List[Tuple[str, str]]
+                 ) -> Tuple[List[Tuple[str, str]], List[str], List[str]]:
+    """``(files, ids, notes)``: the id each ``(file path, text)`` is indexed under. A file the
+    store holds a document of keeps that document's id, so an edited file replaces its earlier
+    text (the index rebuilds what only that text supported) and an unchanged one is skipped;
+    without one, a file gets its text's id (``doc-`` + hash, as ``GraphRAG.insert`` gives it).
+    Files whose text another file of the run already has are left out, as an insert collapses
+    identical texts; ``notes`` name the paths stored as several documents (the first one is
+    replaced; ``lightrag delete PATH`` removes them all)."""
+    from lightrag.components.graph_rag.schemas import compute_mdhash_id
+
+    stored = StoredPaths(rag)
+    files: List[Tuple[str, str]] = []
+    ids: List[str] = []
+    notes: List[str] = []
+    for path, text in named_texts:
+        known = stored.ids(path)
+        doc_id = known[0] if known else compute_mdhash_id(text.strip(), prefix="doc-")
+        if doc_id in ids:
+            continue
+        if len(known) > 1:
+            notes.append(f"{path} is stored as {len(known)} documents: {known[0]} is replaced, "
+                         f"the others ({', '.join(known[1:])}) are kept")
+        files.append((path, text))
+        ids.append(doc_id)
+    return files, ids, notes
 
 
 class IndexProgress:
@@ -119,8 +148,10 @@ def _accepts_progress(insert: Callable[..., Any]) -> bool:
         return False
 
 
-def index_texts(rag: Any, named_texts: List[Tuple[str, str]], show_progress: bool) -> Any:
-    """Insert ``(file path, text)`` pairs; returns the :class:`InsertResult`.
+def index_texts(rag: Any, named_texts: List[Tuple[str, str]], show_progress: bool,
+                ids: Optional[List[str]] = None) -> Any:
+    """Insert ``(file path, text)`` pairs (under ``ids``, one per pair, or their texts' own ids);
+    returns the :class:`InsertResult`.
 
     With a ``GraphRAG.insert`` that reports progress, all documents go in one insert (processed
     concurrently, one event per finished document); otherwise one insert per document.
@@ -128,40 +159,43 @@ def index_texts(rag: Any, named_texts: List[Tuple[str, str]], show_progress: boo
     bar = IndexProgress(sum(len(t) for _, t in named_texts), len(named_texts), show_progress)
     try:
         if _accepts_progress(rag.insert):
-            return _insert_with_events(rag, named_texts, bar)
-        return _insert_one_by_one(rag, named_texts, bar)
+            return _insert_with_events(rag, named_texts, bar, ids)
+        return _insert_one_by_one(rag, named_texts, bar, ids)
     finally:
         bar.finish()
         bar.close()
 
 
-def _insert_with_events(rag: Any, named_texts: List[Tuple[str, str]], bar: IndexProgress) -> Any:
+def _insert_with_events(rag: Any, named_texts: List[Tuple[str, str]], bar: IndexProgress,
+                        ids: Optional[List[str]]) -> Any:
     texts = [t for _, t in named_texts]
     names = [n for n, _ in named_texts]
     sizes: Dict[str, int] = {}
     paths: Dict[str, str] = {}
     try:
-        valid_texts, doc_ids, valid_paths = rag.validate_documents(texts, None, names)
+        valid_texts, doc_ids, valid_paths = rag.validate_documents(texts, ids, names)
         sizes = {d: len(t) for d, t in zip(doc_ids, valid_texts)}
         paths = dict(zip(doc_ids, valid_paths))
     except (AttributeError, TypeError, ValueError):
         pass  # the insert below reports what is wrong
     callback = (lambda event: bar.event(event, sizes, paths)) if bar.active else None
-    result = rag.insert(texts, file_paths=names, progress=callback)
+    result = rag.insert(texts, ids=ids, file_paths=names, progress=callback)
     if bar.active:  # events count entities touched; show the store's total at the end
         bar.entities = int(rag.status().get("entities", bar.entities))
         bar.update()
     return result
 
 
-def _insert_one_by_one(rag: Any, named_texts: List[Tuple[str, str]], bar: IndexProgress) -> Any:
+def _insert_one_by_one(rag: Any, named_texts: List[Tuple[str, str]], bar: IndexProgress,
+                       ids: Optional[List[str]]) -> Any:
     from lightrag.components.graph_rag.system import InsertResult
 
     total = InsertResult()
     last_count = 0.0
-    for name, text in named_texts:
+    for n, (name, text) in enumerate(named_texts):
         bar.update(current=name)
-        result = rag.insert(text, file_paths=name)
+        result = (rag.insert(text, file_paths=name) if ids is None
+                  else rag.insert(text, ids=ids[n], file_paths=name))
         total.processed += result.processed
         total.skipped += result.skipped
         total.failed.update(result.failed)
@@ -192,7 +226,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise CliError(f"nothing to index in {' '.join(args.paths)}: {len(skipped)} file(s) "
                        "skipped (supported: PDF, DOCX, HTML, Markdown, text)")
     rag = load_rag(args)
-    result = index_texts(rag, docs, stdout_is_terminal())
+    docs, ids, notes = document_ids(rag, docs)
+    for note in notes:
+        out(note)
+    result = index_texts(rag, docs, stdout_is_terminal(), ids)
     print_insert_summary(rag, result)
     if skipped:
         out(f"skipped {len(skipped)} file(s) (listed above)")

@@ -28,6 +28,7 @@ import yaml
 from lightrag.cli.common import (
     DEFAULT_WORKING_DIR,
     CliError,
+    StoredPaths,
     check_store_exists,
     graph_config,
     load_rag,
@@ -95,21 +96,15 @@ def _resolve_targets(rag: Any, targets: List[str]) -> Tuple[List[str], List[str]
     """``(doc ids, targets not found)``: each target is a document id or a file path (as stored,
     or the same file by its absolute path). Ids are looked up by key; paths in one pass over the
     documents' paths alone."""
-    by_path: Optional[Dict[str, List[str]]] = None
-    by_absolute: Dict[str, List[str]] = {}
+    stored: Optional[StoredPaths] = None
     found: List[str] = []
     missing: List[str] = []
     for target, record in zip(targets, rag.doc_status.get_by_ids(targets)):
         if record is not None:
             found.append(target)
             continue
-        if by_path is None:
-            by_path = {}
-            for doc_id, path in rag.doc_status.file_paths():
-                by_path.setdefault(path, []).append(doc_id)
-            for path, ids in by_path.items():
-                by_absolute.setdefault(os.path.abspath(path), []).extend(ids)
-        matches = by_path.get(target) or by_absolute.get(os.path.abspath(target), [])
+        stored = stored or StoredPaths(rag)
+        matches = stored.ids(target)
         if not matches:
             missing.append(target)
         found.extend(matches)
