@@ -23,7 +23,7 @@ import inspect
 import logging
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from lightrag.cli.common import CliError, StoredPaths, load_rag, out, print_insert_summary
 from lightrag.components.loaders import load_documents
@@ -57,11 +57,13 @@ def document_ids(rag: Any, named_texts: List[Tuple[str, str]]
     files: List[Tuple[str, str]] = []
     ids: List[str] = []
     notes: List[str] = []
+    taken: Set[str] = set()
     for path, text in named_texts:
         known = stored.ids(path)
         doc_id = known[0] if known else compute_mdhash_id(text.strip(), prefix="doc-")
-        if doc_id in ids:
+        if doc_id in taken:
             continue
+        taken.add(doc_id)
         if len(known) > 1:
             notes.append(f"{path} is stored as {len(known)} documents: {known[0]} is replaced, "
                          f"the others ({', '.join(known[1:])}) are kept")
