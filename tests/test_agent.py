@@ -177,7 +177,7 @@ def test_step_records_serialise_print_and_save(tmp_path):
 
 def test_llm_tool_fallback_and_prompt_kwargs_alias():
     client = ScriptedClient(responses=[
-        act("llm_tool(question='What colour is the sky?')"),
+        act("llm_tool(input='What colour is the sky?')"),
         "Blue.",                                  # the llm_tool generator's reply
         act("finish(answer='Blue')"),
     ])
@@ -293,7 +293,7 @@ def test_local_client_gets_a_json_schema_constraining_the_action():
     pattern = re.compile(schema["properties"]["action"]["pattern"])
     for ok in ["population(city='Paris')", "finish(answer='x')", "search(query='a b')",
                "search(query='Titan', keywords=['Titan', 'Saturn'])",
-               "search(query='q', keywords=[], top_k=-2)", "llm_tool(question='why?')"]:
+               "search(query='q', keywords=[], top_k=-2)", "llm_tool(input='why?')"]:
         assert pattern.match(ok), ok
     for bad in ['population(city="Paris")', "rm(x)", "population('Paris')", "finish()",
                 "search(top_k=2)", "search(query='a', top_k='2')", "population(city='Paris'"]:

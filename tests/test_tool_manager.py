@@ -139,13 +139,18 @@ def test_execute_func_expr(manager):
     expr = FunctionExpression(thought="sum", action="add(add(1, 2), b=bonus * 2)")
     out = manager.execute_func_expr(expr)
     assert out.output == 13
-    assert out.input is expr
-    assert out.parsed_input == Function(thought="sum", name="add", args=[3], kwargs={"b": 10})
+    assert out.input == out.parsed_input == Function(thought="sum", name="add", args=[3], kwargs={"b": 10})
+    assert out.input.args == [3]  # 0.1 code reads the call's arguments there
     via_eval = manager.execute_func_expr_via_eval("add(1, 1)")  # 0.1: the tool output, wrapped
     assert via_eval.name == "add(1, 1)" and via_eval.output.output == 2
     with pytest.raises(ValueError, match="ZeroDivisionError"):
         manager.execute_func_expr_via_eval("divide(1, 0)")
-    assert manager.execute_func_expr_via_sandbox("add(2, 2)").output == 4
+    sandboxed = manager.execute_func_expr_via_sandbox("add(2, 2)")  # 0.1: wrapped as via_eval
+    assert sandboxed.name == "add(2, 2)" and sandboxed.output.output == 4 and sandboxed.error is None
+    failed = manager.execute_func_expr_via_sandbox("divide(1, 0)")
+    assert failed.error is None and "ZeroDivisionError" in failed.output.error
+    unknown = manager.execute_func_expr_via_sandbox("remove(1)")
+    assert unknown.output is None and "Unknown function" in unknown.error
 
 
 def test_unknown_tool_is_an_error_output_not_a_crash(manager):

@@ -249,7 +249,7 @@ def test_conversation_append_rules():
     with pytest.raises(ValueError, match="must be 2"):
         conv.append_dialog_turn(turn("skip", "ahead", order=5))
     assert conv.get_chat_history_str() == (
-        "User: hi\nAssistant: hello\nUser: how are you?\nAssistant: fine"
+        "User: hi\nAssistant: hello\nUser: how are you?\nAssistant: fine\n"
     )
 
 
@@ -259,7 +259,7 @@ def test_conversation_update_and_delete():
         conv.append_dialog_turn(turn(q, q.upper()))
     conv.update_dialog_turn(1, turn("bb", "BB", order=1))
     conv.delete_dialog_turn(0)
-    assert conv.get_chat_history_str() == "User: bb\nAssistant: BB\nUser: c\nAssistant: C"
+    assert conv.get_chat_history_str() == "User: bb\nAssistant: BB\nUser: c\nAssistant: C\n"
     assert conv.next_order == 3
     with pytest.raises(KeyError):
         conv.delete_dialog_turn(0)

@@ -104,9 +104,8 @@ class Conversation(DataClass):
         >>> conv = Conversation()
         >>> conv.append_dialog_turn(DialogTurn(
         ...     user_query=UserQuery("Hi"), assistant_response=AssistantResponse("Hello!")))
-        >>> print(conv.get_chat_history_str())
-        User: Hi
-        Assistant: Hello!
+        >>> conv.get_chat_history_str()
+        'User: Hi\\nAssistant: Hello!\\n'
     """
 
     id: str = field(default_factory=lambda: str(uuid.uuid4()), metadata=_desc("Conversation id"))
@@ -169,11 +168,12 @@ class Conversation(DataClass):
         del self.dialog_turns[order]
 
     def get_chat_history_str(self) -> str:
-        """``User: ...`` / ``Assistant: ...`` lines for every turn, in order."""
+        """``User: ...`` / ``Assistant: ...`` lines for every turn, in order, each ending with a
+        newline as in 0.1 (a template ``{{chat_history_str}}User: {{input}}`` stays readable)."""
         lines = []
         for turn in self.dialog_turns.values():
             if turn.user_query is not None:
                 lines.append(f"User: {turn.user_query.query_str}")
             if turn.assistant_response is not None:
                 lines.append(f"Assistant: {turn.assistant_response.response_str}")
-        return "\n".join(lines)
+        return "".join(line + "\n" for line in lines)

@@ -190,6 +190,18 @@ class Generator(Component):
         self.use_cache = cache is not None
 
     # ------------------------------------------------------------------ prompt
+    @property
+    def prompt_kwargs(self) -> Dict[str, Any]:
+        """The preset prompt variables (0.1's attribute): the prompt's own dict, so a change to
+        it changes what later calls render. A trainable variable is not in it: its value is the
+        :class:`Parameter` of the same name (``gen.task_desc_str.data``)."""
+        return self.prompt.prompt_kwargs
+
+    @prompt_kwargs.setter
+    def prompt_kwargs(self, value: Optional[Dict[str, Any]]) -> None:
+        self.prompt.prompt_kwargs = {k: v for k, v in (value or {}).items()
+                                     if k not in self._prompt_parameters}
+
     def _compose_prompt_kwargs(self, prompt_kwargs: Optional[Dict[str, Any]]) -> Dict[str, Any]:
         composed = {k: p.data for k, p in self._prompt_parameters.items()}
         composed.update(prompt_kwargs or {})

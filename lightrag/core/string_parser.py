@@ -420,7 +420,14 @@ def _yaml_without_prose(yaml_str: str) -> Any:
 
 
 def _json_instead(text: str) -> Any:
+    """The reply parsed as JSON, when it is JSON: it starts with a bracket or holds a ```json
+    block, and the payload is closed (a bracket inside YAML, or in prose, is not a JSON reply:
+    ``garbage: [`` is an error, not ``[]``)."""
+    body = text.strip()
+    if not body.startswith(("{", "[")) and "```json" not in body.lower():
+        return None
     try:
-        return _parse_candidates("YamlParser", tx.find_json_candidates(text))
+        return _parse_candidates(
+            "YamlParser", tx.find_json_candidates(text, add_missing_right_brace=False))
     except ValueError:
         return None

@@ -237,7 +237,7 @@ class ToolManager(Component):
         except Exception as e:  # noqa: BLE001 - errors are returned as data
             return self._parse_failed(expression, e)
         output = self.execute_func(func)
-        output.input, output.parsed_input = expression, func
+        output.input = output.parsed_input = func  # 0.1: the tool's output names the Function
         return output
 
     async def execute_func_expr_async(self, expr: ExprType) -> FunctionOutput:
@@ -248,7 +248,7 @@ class ToolManager(Component):
         except Exception as e:  # noqa: BLE001 - errors are returned as data
             return self._parse_failed(expression, e)
         output = await self.execute_func_async(func)
-        output.input, output.parsed_input = expression, func
+        output.input = output.parsed_input = func
         return output
 
     def execute_func_expr_via_eval(self, expr: ExprType) -> FunctionOutput:
@@ -266,20 +266,26 @@ class ToolManager(Component):
         return FunctionOutput(name=expression.action, input=expression, output=inner)
 
     def execute_func_expr_via_sandbox(self, expr: ExprType, timeout: float = 5) -> FunctionOutput:
-        """:meth:`execute_func_expr` in a worker thread, giving up after ``timeout`` seconds.
-
-        A timed-out call cannot be killed: it finishes in the background, its result discarded.
+        """:meth:`execute_func_expr` in a worker thread, giving up after ``timeout`` seconds, in
+        0.1's result shape: ``FunctionOutput(name=<expression>, input=<FunctionExpression>,
+        output=<the tool's FunctionOutput>)``, so ``result.output.output`` is the value and
+        ``result.output.error`` what the tool raised. An expression that cannot be parsed, or a
+        call that times out, gives ``result.error`` and no output. A timed-out call cannot be
+        killed: it finishes in the background, its result discarded.
         """
         expression = _as_expression(expr)
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         try:
-            return pool.submit(self.execute_func_expr, expression).result(timeout=timeout)
+            inner = pool.submit(self.execute_func_expr, expression).result(timeout=timeout)
         except concurrent.futures.TimeoutError:
             return self._failed(
-                None, expression, f"Timed out after {timeout}s: {expression.action!r}"
+                expression.action, expression, f"Timed out after {timeout}s: {expression.action!r}"
             )
         finally:
             pool.shutdown(wait=False)
+        if inner.parsed_input is None:  # not a call of a known tool: nothing ran
+            return FunctionOutput(name=expression.action, input=expression, error=inner.error)
+        return FunctionOutput(name=expression.action, input=expression, output=inner)
 
     # ----------------------------------------------------------------- calling
     def call(

@@ -37,13 +37,18 @@ def get_logger(
     save_dir: Optional[str] = None,
     filename: Optional[str] = None,
     enable_console: bool = True,
-    enable_file: bool = False,
+    enable_file: Optional[bool] = None,
 ) -> logging.Logger:
     """Configure and return the root logger (``name=None``) or a named one.
 
     Handlers set up by an earlier call are replaced. A file handler writes to
-    ``save_dir/filename`` (default ``./logs/lib.log`` or ``./logs/<name>.log``).
+    ``save_dir/filename`` (default ``./logs/lib.log`` or ``./logs/<name>.log``). With
+    ``enable_file`` left out, a file is written when ``save_dir`` or ``filename`` is given
+    (0.1 code such as ``get_logger(name="app", save_dir="logs")`` gets its file) and not
+    otherwise (0.1 wrote ``./logs/lib.log`` into the working folder on any call).
     """
+    if enable_file is None:
+        enable_file = save_dir is not None or filename is not None
     logger = logging.getLogger(name)
     logger.setLevel(level.upper())
     for handler in list(logger.handlers):

@@ -69,11 +69,12 @@ def finish(answer: str) -> str:
 
 
 def make_llm_tool(generator: Generator) -> Callable[[str], str]:
-    """The ``llm_tool(question)`` fallback: ask ``generator`` directly (raises on its error)."""
+    """The ``llm_tool(input)`` fallback: ask ``generator`` directly (raises on its error). The
+    argument is named ``input`` as in 0.1, so a 0.1 prompt's ``llm_tool(input=...)`` runs."""
 
-    def llm_tool(question: str) -> str:
+    def llm_tool(input: str) -> str:
         """Answer a general question from your own knowledge, when no other tool fits."""
-        output = generator(prompt_kwargs={"input_str": question})
+        output = generator(prompt_kwargs={"input_str": input})
         if output.error is not None:
             raise RuntimeError(output.error)
         return str(output.data).strip()

@@ -5,7 +5,7 @@ and the steps so far, and answers with a JSON :class:`~lightrag.core.types.Funct
 a ``thought`` and an ``action`` such as ``search(query='Titan')``. The action is parsed safely
 (:mod:`lightrag.core.safe_eval`, never ``eval``) and run by a
 :class:`~lightrag.core.tool_manager.ToolManager`; its result, or its error, is the step's
-observation. The built-in ``finish(answer)`` ends the run; ``llm_tool(question)`` (optional)
+observation. The built-in ``finish(answer)`` ends the run; ``llm_tool(input)`` (optional)
 lets the model answer from its own knowledge. A reply that cannot be read, an unknown tool or a
 tool that raises becomes an observation the model sees on the next step, never an exception.
 
@@ -103,7 +103,7 @@ class ReActAgent(Component):
         tools: functions (sync or async) or :class:`FunctionTool` s; each is described to the
             model by its name, signature and docstring.
         max_steps: the most planner calls in one run.
-        add_llm_as_fallback: add ``llm_tool(question)``, which asks the model directly.
+        add_llm_as_fallback: add ``llm_tool(input)``, which asks the model directly.
         examples: :class:`FunctionExpression` s (or JSON strings) shown as example replies.
         model_client: the planner's model client (also used by ``llm_tool``).
         model_kwargs: request arguments. With a ``LocalLLMClient`` the reply is constrained to
@@ -191,6 +191,7 @@ class ReActAgent(Component):
             output_processors=JsonOutputParser(FunctionExpression),
             name="react_planner",
         )
+        self._examples_in_output_format()
         self.llm_tool_generator = llm_tool_generator
         self.memory = memory
         self.step_history: List[StepOutput] = []
@@ -206,6 +207,19 @@ class ReActAgent(Component):
     def tool_names(self) -> List[str]:
         """The names of the tools the model may call, ``finish`` included."""
         return [tool.definition.func_name for tool in self.tool_manager.tools]
+
+    def _examples_in_output_format(self) -> None:
+        """A template written for 0.1 has no ``examples_str`` (0.1 put the examples inside
+        ``output_format_str``): there the examples go after the output format, as in 0.1."""
+        variables = self.planner.prompt.prompt_variables
+        if not self.examples or "examples_str" in variables:
+            return
+        if "output_format_str" not in variables:
+            log.warning("ReActAgent: the template has neither examples_str nor output_format_str; "
+                        "the %d examples are not shown to the model", len(self.examples))
+            return
+        self.planner.prompt.prompt_kwargs["output_format_str"] = (
+            f"{REACT_OUTPUT_FORMAT}\nExamples:\n{self._examples_str()}")
 
     def _examples_str(self) -> str:
         rendered = []

@@ -233,8 +233,8 @@ class ConversationMemory(Component):
         return self.call()
 
     def as_text(self) -> str:
-        """The kept turns as ``User: ...`` / ``Assistant: ...`` lines."""
-        return self.conversation.get_chat_history_str()
+        """The kept turns as ``User: ...`` / ``Assistant: ...`` lines (no newline after the last)."""
+        return self.conversation.get_chat_history_str().rstrip("\n")
 
     # ----------------------------------------------------------- persistence
     def _state(self) -> Dict[str, Any]:

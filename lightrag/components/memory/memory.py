@@ -8,7 +8,7 @@ Example:
     >>> memory = Memory(LocalDB())
     >>> _ = memory.add_dialog_turn("Hi", "Hello!")
     >>> memory.turn_db.length, memory.current_conversation.get_chat_history_str()
-    (1, 'User: Hi\\nAssistant: Hello!')
+    (1, 'User: Hi\\nAssistant: Hello!\\n')
 """
 
 from lightrag.components.memory.buffer import ConversationMemory
