@@ -388,3 +388,17 @@ def test_exports_hold_readable_user_data_with_normal_permissions(tmp_path):
     assert "<SEP>" not in files[0].read_text() and {"id", "description"} <= set(rows[0])
     (graphml,) = rag.export(str(tmp_path / "kg.graphml"))
     assert "<SEP>" not in graphml.read_text()
+
+
+def test_query_param_fields_the_caller_set_win_over_config_defaults_even_at_class_defaults(tmp_path):
+    rag = make_rag(tmp_path, query_defaults={"mode": "ppr", "chunk_top_k": 40})
+    chosen = rag.resolve_query_param(QueryParam(mode="mix", chunk_top_k=20))
+    assert (chosen.mode, chosen.chunk_top_k) == ("mix", 20)  # HKU's usual call: mix is the default
+    assert rag.resolve_query_param(QueryParam(top_k=5)).mode == "ppr"  # unset fields: the config's
+    assigned = QueryParam()
+    assigned.mode = "mix"
+    assert rag.resolve_query_param(assigned).mode == "mix"
+    assert rag.resolve_query_param(QueryParam(mode="mix"), mode="local").mode == "local"
+    rag.insert(DOCS["voyager.md"], file_paths="voyager.md")
+    result = rag.query("Which planets did Voyager 1 fly past?", param=QueryParam(mode="mix"))
+    assert result.raw_data["processing_info"]["mode"] == "mix"

@@ -12,9 +12,23 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Dict, Iterator, List, Literal, Optional, Tuple, Union, get_args
+from typing import (
+    Any,
+    AsyncIterator,
+    Dict,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Set,
+    Tuple,
+    Union,
+    get_args,
+)
 
 from lightrag.components.storage.base import GRAPH_FIELD_SEP  # noqa: F401 (re-exported)
 from lightrag.components.storage.doc_status import (  # noqa: F401 (re-exported)
@@ -164,6 +178,21 @@ class QueryParam(DataClass):
         metadata=_d("Drop generated answer sentences the context does not support (they are "
                     "listed in processing_info['unsupported_sentences'] either way)"))
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        explicit = self.__dict__.get("_explicit")
+        if explicit is not None and name in _FIELD_NAMES:
+            explicit.add(name)
+        object.__setattr__(self, name, value)
+
+    def explicit_fields(self) -> Optional[Set[str]]:
+        """The fields the caller set (passed to the constructor, or assigned after): those win
+        over a system's ``query_defaults`` even when equal to the class default, so
+        ``QueryParam(mode="mix")`` asks for mix where the config's default mode is ppr. None for
+        an object made without the constructor (then the fields that differ from the defaults
+        count)."""
+        explicit = self.__dict__.get("_explicit")
+        return None if explicit is None else set(explicit)
+
     def __post_init__(self) -> None:
         super().__post_init__()
         if not isinstance(self.mode, str) or self.mode not in QUERY_MODES:
@@ -212,6 +241,21 @@ class QueryParam(DataClass):
                 isinstance(t, dict) and isinstance(t.get("content", ""), str) for t in history):
             raise TypeError("QueryParam.conversation_history must be a list of "
                             f"{{'role': ..., 'content': str}} objects, got {history!r}")
+
+
+_FIELD_NAMES = {f.name for f in dataclasses.fields(QueryParam)}
+_generated_init = QueryParam.__init__
+
+
+@functools.wraps(_generated_init)
+def _init_recording_explicit(self: QueryParam, *args: Any, **kwargs: Any) -> None:
+    object.__setattr__(self, "_explicit", None)
+    _generated_init(self, *args, **kwargs)
+    names = [f.name for f in dataclasses.fields(QueryParam) if f.init]
+    object.__setattr__(self, "_explicit", set(names[:len(args)]) | (set(kwargs) & _FIELD_NAMES))
+
+
+QueryParam.__init__ = _init_recording_explicit  # type: ignore[method-assign]
 
 
 @dataclass

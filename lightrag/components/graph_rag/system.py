@@ -311,8 +311,8 @@ class GraphRAG(Component):
 
     def resolve_query_param(self, param: Optional[QueryParam] = None, **overrides: Any) -> QueryParam:
         """The one place where query settings are merged: the config's ``query_defaults``, then
-        the fields of ``param`` that differ from :class:`QueryParam`'s own defaults, then the
-        keyword ``overrides``. ``query(q, param=QueryParam(mode="local"))`` and
+        the fields of ``param`` its caller set (:meth:`QueryParam.explicit_fields`, even to the
+        class default), then the keyword ``overrides``. ``query(q, param=QueryParam(mode="local"))`` and
         ``query(q, mode="local")`` therefore resolve alike."""
         defaults = QueryParam().to_dict()
         unknown = set(overrides) - set(defaults)
@@ -322,7 +322,9 @@ class GraphRAG(Component):
         if param is not None:
             if not isinstance(param, QueryParam):
                 raise TypeError(f"param must be a QueryParam, got {type(param).__name__}")
-            explicit = {k: v for k, v in param.to_dict().items() if v != defaults.get(k)}
+            chosen = param.explicit_fields()
+            explicit = {k: v for k, v in param.to_dict().items()
+                        if (k in chosen if chosen is not None else v != defaults.get(k))}
         return QueryParam.from_dict({**self.query_defaults, **explicit, **overrides})
 
     # -------------------------------------------------------------- maintenance
