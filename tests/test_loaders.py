@@ -227,6 +227,24 @@ def test_text_legacy_encoding_given_or_detected():
     assert err.value.reason == "undecodable" and "ascii" in str(err.value)
 
 
+@pytest.mark.parametrize("text, encoding", [
+    ("The Café Marée in Lisk serves crème brûlée to ferry passengers every morning.", "latin_1"),
+    ("Die Straße führt über die Brücke zum großen Schloß.", "cp1252"),
+    ("Привет, как дела? Это длинный русский текст о погоде и жизни.", "cp1251"),
+    ("Příliš žluťoučký kůň úpěl ďábelské ódy. Čeština je krásná.", "cp1250"),
+])
+def test_short_legacy_texts_are_read_in_the_encoding_they_were_written_in(text, encoding):
+    doc = TextLoader()("old.txt", data=text.encode(encoding))  # detected: no encoding given
+    assert doc.text == text
+
+
+def test_an_ambiguous_detection_is_a_warning_naming_the_encoding(caplog):
+    with caplog.at_level("WARNING", logger="lightrag.components.loaders.base"):
+        doc = TextLoader()("menu.txt", data="Crème brûlée at the Café.".encode("latin_1"))
+    assert doc.text == "Crème brûlée at the Café."
+    assert "menu.txt" in caplog.text and "cp1252" in caplog.text and "--encoding" in caplog.text
+
+
 def test_binary_and_empty_files_are_refused_with_reasons():
     with pytest.raises(DocumentLoadError) as err:
         TextLoader()("blob.txt", data=b"\x00\x01\x02\x03 data")

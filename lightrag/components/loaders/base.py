@@ -110,15 +110,34 @@ def looks_binary(data: bytes) -> Optional[str]:
     return None
 
 
-def _detect(data: bytes) -> Optional[Tuple[str, str]]:
+#: legacy encodings taken, in this order, when the detector scores several alike: a short Western
+#: text is as plausible in cp1250 as in cp1252 ("crème brûlée" became "crčme brűlée"), a Russian
+#: one in mac_cyrillic as in cp1251 (which read "Привет" as "ѕривет"); Windows code pages are
+#: what legacy files are written in
+PREFERRED_LEGACY_ENCODINGS = ("cp1252", "latin_1", "iso8859_15", "cp1251", "cp1250", "cp1253",
+                              "cp1254", "cp1257")
+#: how close to the best coherence (the detector's language fit, 0-1) a match counts as as good
+COHERENCE_TIE = 0.05
+
+
+def _detect(data: bytes) -> Optional[Tuple[str, str, bool]]:
+    """``(text, encoding, ambiguous)`` from ``charset_normalizer``, or None. Among the matches it
+    scores about as well as its best (the same chaos, coherence within :data:`COHERENCE_TIE`),
+    the first of :data:`PREFERRED_LEGACY_ENCODINGS` that reads the bytes wins; ``ambiguous``
+    says that several scored alike."""
     try:
         from charset_normalizer import from_bytes
     except ImportError:
         return None
-    best = from_bytes(data).best()
+    matches = from_bytes(data)
+    best = matches.best()
     if best is None or best.encoding is None:
         return None
-    return str(best), best.encoding
+    tied = [m for m in matches if abs(m.chaos - best.chaos) < 1e-6
+            and best.coherence - m.coherence <= COHERENCE_TIE]
+    readers = {name for m in tied for name in m.could_be_from_charset}
+    chosen = next((name for name in PREFERRED_LEGACY_ENCODINGS if name in readers), best.encoding)
+    return data.decode(chosen), chosen, len(tied) > 1
 
 
 MAX_BAD_UTF8_SHARE = 0.01
@@ -175,8 +194,14 @@ def decode_text(data: bytes, encoding: Optional[str] = None,
                                         f"not valid {encoding}: {e}") from e
         detected = _detect(data)
         if detected is not None:
-            log.info("%s: not UTF-8, decoded as %s (detected)", file_path, detected[1])
-            return detected
+            text, used, ambiguous = detected
+            if ambiguous:
+                log.warning("%s: not UTF-8; decoded as %s, one of several encodings that read it "
+                            "alike (pass the encoding if it is another: --encoding / encoding=)",
+                            file_path, used)
+            else:
+                log.info("%s: not UTF-8, decoded as %s (detected)", file_path, used)
+            return text, used
         try:
             import charset_normalizer  # noqa: F401
             hint = "pass the encoding (--encoding / encoding=)"
