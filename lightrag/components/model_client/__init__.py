@@ -14,6 +14,7 @@ Example:
 from lightrag.components.model_client.anthropic_client import AnthropicAPIClient
 from lightrag.components.model_client.client_type import ModelClientType
 from lightrag.components.model_client.cohere_client import CohereAPIClient
+from lightrag.components.model_client.function_client import FunctionClient
 from lightrag.components.model_client.google_client import GoogleGenAIClient
 from lightrag.components.model_client.groq_client import GroqAPIClient
 from lightrag.components.model_client.local_embedder_client import LocalEmbedderClient
@@ -48,6 +49,7 @@ __all__ = [
     "ModelClientType",
     "OpenAIClient",
     "ScriptedClient",
+    "FunctionClient",
     "get_all_messages_content",
     "get_first_message_content",
     "get_probabilities",

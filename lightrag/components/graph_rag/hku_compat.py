@@ -1,0 +1,335 @@
+"""``LightRAG``: HKU LightRAG's class and method names over :class:`GraphRAG`.
+
+A program written for HKU LightRAG (``lightrag-hku``) keeps its shape: the model comes as
+functions (``llm_model_func``, ``embedding_func``), storages are initialized and finalized,
+``insert`` returns a track id and ``query`` the answer text::
+
+    from lightrag import LightRAG, QueryParam, EmbeddingFunc
+
+    rag = LightRAG(working_dir="./rag_storage", llm_model_func=my_llm,
+                   embedding_func=EmbeddingFunc(embedding_dim=384, func=my_embed))
+    await rag.initialize_storages()
+    await rag.ainsert("Mira Oduya founded Tallow Ferries in 1987.")
+    print(await rag.aquery("Who founded Tallow Ferries?", param=QueryParam(mode="mix")))
+    await rag.finalize_storages()
+
+Without ``llm_model_func`` the offline defaults extract (spaCy) and answer (sentences quoted
+from the sources); without ``embedding_func`` the packaged MiniLM embeds. Everything else of
+:class:`GraphRAG` (sources, references, streaming, graph edits, export) is ``rag.graph_rag``.
+What differs from HKU is listed in ``docs/compat.md`` ("Coming from HKU LightRAG").
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+
+import numpy as np
+
+from lightrag.components.graph_rag.schemas import DocStatus, QueryParam, QueryResult
+from lightrag.utils.run_sync import run_sync
+
+log = logging.getLogger(__name__)
+
+__all__ = ["EmbeddingFunc", "LightRAG"]
+
+#: export formats of ``export_data`` and the format :meth:`GraphRAG.export` writes for each
+EXPORT_FORMATS = {"csv": "csv", "json": "json", "graphml": "graphml"}
+
+
+@dataclass
+class EmbeddingFunc:
+    """HKU's embedding wrapper: ``func(texts) -> array (len(texts), embedding_dim)``, sync or
+    async; calling the wrapper calls ``func`` and checks the dimension."""
+
+    embedding_dim: int
+    func: Callable[..., Any]
+    max_token_size: Optional[int] = None
+
+    async def __call__(self, texts: List[str], **kwargs: Any) -> np.ndarray:
+        result = self.func(texts, **kwargs)
+        if hasattr(result, "__await__"):
+            result = await result
+        vectors = np.asarray(result, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[1] != self.embedding_dim:
+            raise ValueError(f"embedding_func returned shape {vectors.shape}; expected "
+                             f"({len(texts)}, {self.embedding_dim})")
+        return vectors
+
+
+def _model_parts(llm_model_func: Optional[Callable[..., Any]], embedding_func: Optional[Callable[..., Any]],
+                 llm_model_name: str, max_gleaning: int, config: Dict[str, Any]) -> None:
+    """Replace the packaged config's model parts by components calling the user's functions."""
+    from lightrag.components.graph_rag.entity_extractor import EntityExtractor
+    from lightrag.components.graph_rag.keyword_extractor import KeywordExtractor
+    from lightrag.components.model_client.function_client import FunctionClient
+    from lightrag.core.embedder import Embedder
+    from lightrag.core.generator import Generator
+
+    if embedding_func is not None:
+        config["embedder"] = Embedder(model_client=FunctionClient(
+            embedding_func=embedding_func, model_name=getattr(embedding_func, "__name__", "embedding")))
+    if llm_model_func is not None:
+        def generator() -> Generator:
+            return Generator(model_client=FunctionClient(llm_func=llm_model_func, model_name=llm_model_name))
+
+        config["extractor"] = EntityExtractor(generator=generator(), max_gleaning=max_gleaning)
+        config["keyword_extractor"] = KeywordExtractor(generator=generator())
+        config["answer_generator"] = generator()
+
+
+class LightRAG:
+    """HKU LightRAG's entry point on this package's graph RAG (see the module doc).
+
+    Args:
+        working_dir: the store's folder (one SQLite file and vector files).
+        workspace: a name that keeps this instance's data apart from others in the folder.
+        llm_model_func: ``async (prompt, system_prompt=None, history_messages=[], **kwargs) ->
+            str`` (or sync): extraction, keywords and answers. None: the offline defaults.
+        embedding_func: an :class:`EmbeddingFunc` or ``(texts) -> array``. None: MiniLM.
+        llm_model_name: the name usage and the extraction cache record for the LLM.
+        chunk_token_size / chunk_overlap_token_size: the chunker's sizes (1200 / 100).
+        entity_extract_max_gleaning: extra extraction rounds per chunk (1).
+        llm_model_max_async: concurrent extraction calls (4).
+        cosine_better_than_threshold: vector matches below it are dropped (0.2).
+        **graph_rag_options: other :class:`GraphRAG` arguments, as they are.
+    """
+
+    def __init__(self, working_dir: str = "./rag_storage", workspace: str = "",
+                 llm_model_func: Optional[Callable[..., Any]] = None,
+                 embedding_func: Optional[Callable[..., Any]] = None,
+                 llm_model_name: str = "llm_model_func",
+                 chunk_token_size: int = 1200, chunk_overlap_token_size: int = 100,
+                 entity_extract_max_gleaning: int = 1, llm_model_max_async: int = 4,
+                 cosine_better_than_threshold: float = 0.2, **graph_rag_options: Any) -> None:
+        from lightrag.components.graph_rag.chunking import Chunker
+        from lightrag.components.graph_rag.system import GraphRAG
+        from lightrag.utils.config import build, load_config
+
+        packaged = resources.files("lightrag.configs").joinpath("graph_rag_default.yaml")
+        config = load_config(str(packaged))["component_config"]
+        config.pop("query_defaults", None)  # HKU's QueryParam defaults (mix) hold
+        built = {name: build(part) if isinstance(part, dict) and "component_name" in part else part
+                 for name, part in config.items()
+                 if name not in ("embedder", "extractor", "keyword_extractor", "answer_generator")
+                 or (name == "embedder" and embedding_func is None)
+                 or (name != "embedder" and llm_model_func is None)}
+        _model_parts(llm_model_func, embedding_func, llm_model_name, entity_extract_max_gleaning, built)
+        built.update(chunker=Chunker(chunk_token_size=chunk_token_size,
+                                     chunk_overlap_token_size=chunk_overlap_token_size),
+                     working_dir=working_dir, cosine_threshold=cosine_better_than_threshold,
+                     llm_max_async=llm_model_max_async)
+        if workspace:
+            built["workspace"] = workspace
+        built.update(graph_rag_options)
+        self.working_dir, self.workspace = working_dir, workspace
+        self.graph_rag = GraphRAG(**built)
+
+    def __repr__(self) -> str:
+        return f"LightRAG(working_dir={self.working_dir!r}, workspace={self.workspace!r})\n{self.graph_rag!r}"
+
+    # ------------------------------------------------------------- life cycle
+    async def initialize_storages(self) -> None:
+        """HKU's set-up call: the store is open from the constructor on, so nothing is left to
+        do; kept so HKU programs run unchanged."""
+
+    async def finalize_storages(self) -> None:
+        """Close the store (HKU's tear-down call)."""
+        self.graph_rag.close()
+
+    # ----------------------------------------------------------------- insert
+    async def ainsert(self, input: Union[str, Sequence[str]], split_by_character: Optional[str] = None,
+                      split_by_character_only: bool = False,
+                      ids: Optional[Union[str, Sequence[str]]] = None,
+                      file_paths: Optional[Union[str, Sequence[str]]] = None,
+                      track_id: Optional[str] = None) -> str:
+        """Insert documents; returns the track id (HKU's order of arguments: ``ids`` is the
+        fourth). ``split_by_character`` is refused: chunks are cut by tokens."""
+        if split_by_character is not None or split_by_character_only:
+            raise ValueError("split_by_character is not supported: documents are chunked by "
+                             "tokens (chunk_token_size); split the text yourself and insert the parts")
+        result = await self.graph_rag.ainsert(input, ids=ids, file_paths=file_paths)
+        if result.failed:
+            log.warning("LightRAG.insert: %d document(s) failed: %s", len(result.failed),
+                        "; ".join(f"{k}: {v}" for k, v in list(result.failed.items())[:3]))
+        return track_id or result.track_id
+
+    def insert(self, input: Union[str, Sequence[str]], split_by_character: Optional[str] = None,
+               split_by_character_only: bool = False, ids: Optional[Union[str, Sequence[str]]] = None,
+               file_paths: Optional[Union[str, Sequence[str]]] = None,
+               track_id: Optional[str] = None) -> str:
+        return run_sync(self.ainsert(input, split_by_character, split_by_character_only, ids,
+                                     file_paths, track_id))
+
+    def insert_custom_kg(self, custom_kg: Dict[str, Any], full_doc_id: Optional[str] = None) -> None:
+        self.graph_rag.insert_custom_kg(custom_kg, doc_id=full_doc_id)
+
+    async def ainsert_custom_kg(self, custom_kg: Dict[str, Any], full_doc_id: Optional[str] = None) -> None:
+        await self.graph_rag.ainsert_custom_kg(custom_kg, doc_id=full_doc_id)
+
+    # ------------------------------------------------------------------ query
+    async def aquery_llm(self, query: str, param: Optional[QueryParam] = None,
+                         system_prompt: Optional[str] = None) -> QueryResult:
+        """The whole :class:`QueryResult` (answer, entities, relations, chunks, references)."""
+        if system_prompt is not None:
+            raise ValueError("system_prompt is not supported: give extra answer instructions in "
+                             "QueryParam(user_prompt=...), or a template to the answer Generator")
+        return await self.graph_rag.aquery(query, param)
+
+    async def aquery(self, query: str, param: Optional[QueryParam] = None,
+                     system_prompt: Optional[str] = None) -> Union[str, Iterator[str], Any]:
+        """The answer text, or an iterator of its pieces with ``stream=True`` (HKU's return)."""
+        result = await self.aquery_llm(query, param, system_prompt)
+        return result.response_iterator if result.is_streaming else (result.content or "")
+
+    def query(self, query: str, param: Optional[QueryParam] = None,
+              system_prompt: Optional[str] = None) -> Union[str, Iterator[str], Any]:
+        if system_prompt is not None:
+            raise ValueError("system_prompt is not supported: give extra answer instructions in "
+                             "QueryParam(user_prompt=...), or a template to the answer Generator")
+        result = self.graph_rag.query(query, param)
+        return result.response_iterator if result.is_streaming else (result.content or "")
+
+    async def aquery_data(self, query: str, param: Optional[QueryParam] = None) -> Dict[str, Any]:
+        """What retrieval found, without an answer: HKU's ``{"status", "message", "data":
+        {entities, relationships, chunks, references}, "metadata"}``."""
+        import dataclasses
+
+        chosen = dataclasses.replace(param or QueryParam(), only_need_context=True, stream=False)
+        result = await self.graph_rag.aquery(query, chosen)
+        raw = result.raw_data
+        data = {key: raw.get(key, []) for key in ("entities", "relationships", "chunks", "references")}
+        info = raw.get("processing_info", {})
+        return {"status": "success", "message": "Query executed successfully", "data": data,
+                "metadata": {"query_mode": info.get("mode", chosen.mode),
+                             "keywords": raw.get("keywords", {}), "processing_info": info}}
+
+    def query_data(self, query: str, param: Optional[QueryParam] = None) -> Dict[str, Any]:
+        return run_sync(self.aquery_data(query, param))
+
+    # ---------------------------------------------------------------- deletes
+    async def adelete_by_doc_id(self, doc_id: str, delete_llm_cache: bool = False) -> Any:
+        """Delete a document and what only it supported. ``delete_llm_cache`` is accepted for
+        HKU programs; cached extractions are kept (they are keyed by chunk content and let a
+        re-insert of the same text skip the model)."""
+        return await self.graph_rag.adelete_by_doc_id(doc_id)
+
+    def delete_by_doc_id(self, doc_id: str, delete_llm_cache: bool = False) -> Any:
+        return run_sync(self.adelete_by_doc_id(doc_id, delete_llm_cache))
+
+    def delete_by_entity(self, entity_name: str) -> None:
+        self.graph_rag.delete_entity(entity_name)
+
+    async def adelete_by_entity(self, entity_name: str) -> None:
+        self.delete_by_entity(entity_name)
+
+    def delete_by_relation(self, source_entity: str, target_entity: str) -> None:
+        self.graph_rag.delete_relation(source_entity, target_entity)
+
+    async def adelete_by_relation(self, source_entity: str, target_entity: str) -> None:
+        self.delete_by_relation(source_entity, target_entity)
+
+    # ------------------------------------------------------------- graph edits
+    def create_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Dict[str, Any]:
+        """Add an entity by hand (a document of its own: ``manual-entity-<name>``, which
+        ``delete_by_doc_id`` removes). An existing name is refused, as in HKU."""
+        if self.graph_rag.graph.get_node(entity_name) is not None:
+            raise ValueError(f"Entity '{entity_name}' already exists")
+        record = {"entity_name": entity_name,
+                  "entity_type": str(entity_data.get("entity_type", "UNKNOWN")),
+                  "description": str(entity_data.get("description", "")),
+                  "source_id": str(entity_data.get("source_id", "")),
+                  "file_path": str(entity_data.get("file_path", "manual"))}
+        if not record["source_id"]:
+            record.pop("source_id")
+        self.graph_rag.insert_custom_kg({"entities": [record]}, doc_id=f"manual-entity-{entity_name}")
+        return {"entity_name": entity_name, **(self.graph_rag.graph.get_node(entity_name) or {})}
+
+    async def acreate_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Dict[str, Any]:
+        return self.create_entity(entity_name, entity_data)
+
+    def edit_entity(self, entity_name: str, updated_data: Dict[str, Any], allow_rename: bool = True,
+                    allow_merge: bool = False) -> Dict[str, Any]:
+        """Change an entity's fields; ``updated_data["entity_name"]`` renames it (refused with
+        ``allow_rename=False``; ``allow_merge`` is not supported: merge with
+        :meth:`merge_entities`)."""
+        updates = dict(updated_data)
+        new_name = updates.pop("entity_name", None)
+        rename_to = new_name if new_name not in (None, entity_name) else None
+        if rename_to is not None and not allow_rename:
+            raise ValueError(f"renaming '{entity_name}' to '{rename_to}' needs allow_rename=True")
+        if allow_merge:
+            raise ValueError("allow_merge is not supported: use merge_entities(sources, target)")
+        return self.graph_rag.edit_entity(entity_name, updates, rename_to=rename_to)
+
+    async def aedit_entity(self, entity_name: str, updated_data: Dict[str, Any],
+                           allow_rename: bool = True, allow_merge: bool = False) -> Dict[str, Any]:
+        return self.edit_entity(entity_name, updated_data, allow_rename, allow_merge)
+
+    def create_relation(self, source_entity: str, target_entity: str,
+                        relation_data: Dict[str, Any]) -> Dict[str, Any]:
+        return self.graph_rag.create_relation(source_entity, target_entity, relation_data)
+
+    async def acreate_relation(self, source_entity: str, target_entity: str,
+                               relation_data: Dict[str, Any]) -> Dict[str, Any]:
+        return self.create_relation(source_entity, target_entity, relation_data)
+
+    def edit_relation(self, source_entity: str, target_entity: str,
+                      updated_data: Dict[str, Any]) -> Dict[str, Any]:
+        return self.graph_rag.edit_relation(source_entity, target_entity, updated_data)
+
+    async def aedit_relation(self, source_entity: str, target_entity: str,
+                             updated_data: Dict[str, Any]) -> Dict[str, Any]:
+        return self.edit_relation(source_entity, target_entity, updated_data)
+
+    def merge_entities(self, source_entities: List[str], target_entity: str,
+                       merge_strategy: Optional[Dict[str, str]] = None,
+                       target_entity_data: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Merge ``source_entities`` into ``target_entity`` (descriptions joined, relations
+        moved); ``target_entity_data`` then sets the target's fields. ``merge_strategy`` is
+        not supported (descriptions are always concatenated)."""
+        if merge_strategy:
+            raise ValueError("merge_strategy is not supported: descriptions are concatenated; "
+                             "set the result with target_entity_data")
+        merged = self.graph_rag.merge_entities(source_entities, target_entity)
+        if target_entity_data:
+            merged = self.graph_rag.edit_entity(target_entity, dict(target_entity_data))
+        return merged
+
+    async def amerge_entities(self, source_entities: List[str], target_entity: str,
+                              merge_strategy: Optional[Dict[str, str]] = None,
+                              target_entity_data: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        return self.merge_entities(source_entities, target_entity, merge_strategy, target_entity_data)
+
+    # --------------------------------------------------------- status, export
+    async def get_processing_status(self) -> Dict[str, int]:
+        """Documents by status (``pending``, ``processing``, ``processed``, ``failed``)."""
+        counts = self.graph_rag.status().get("documents", {})
+        return {status.value: int(counts.get(status.value, 0)) for status in DocStatus}
+
+    async def get_docs_by_status(self, status: DocStatus) -> Dict[str, Any]:
+        """``doc_id -> status record`` of the documents in ``status``."""
+        value = status.value if isinstance(status, DocStatus) else str(status)
+        return dict(self.graph_rag.doc_status.get_by_statuses([value]))
+
+    async def aget_docs_by_ids(self, ids: Union[str, Sequence[str]]) -> Dict[str, Any]:
+        wanted = [ids] if isinstance(ids, str) else list(ids)
+        found = self.graph_rag.doc_status.get_by_ids(wanted)
+        return {doc_id: record for doc_id, record in zip(wanted, found) if record is not None}
+
+    def export_data(self, output_path: str, file_format: str = "csv",
+                    include_vector_data: bool = False) -> None:
+        """Write the graph (``csv``, ``json`` or ``graphml``; HKU's ``excel``, ``md`` and
+        ``txt`` are refused by name). Vectors are not exported."""
+        chosen = EXPORT_FORMATS.get(file_format)
+        if chosen is None:
+            raise ValueError(f"export format {file_format!r} is not supported; use one of "
+                             f"{', '.join(EXPORT_FORMATS)}")
+        if include_vector_data:
+            log.warning("export_data: include_vector_data is not supported; vectors are not written")
+        self.graph_rag.export(output_path, format=chosen)
+
+    def get_knowledge_graph(self, node_label: str = "*", max_depth: int = 3, max_nodes: int = 1000) -> Any:
+        return self.graph_rag.get_knowledge_graph(node_label, max_depth=max_depth, max_nodes=max_nodes)

@@ -1,0 +1,113 @@
+"""A program written for HKU LightRAG (``lightrag-hku``) runs on ``lightrag.LightRAG``: the model
+as functions, storages initialized and finalized, ``insert`` returning a track id, ``query``
+the answer text, HKU's names for deletes and graph edits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import numpy as np
+import pytest
+from graph_fakes import extraction_reply
+
+from lightrag import EmbeddingFunc, LightRAG, QueryParam
+from lightrag.components.model_client.scripted_client import hashed_bag_of_words
+
+DOCS = {
+    "d1": "Mira Oduya founded Tallow Ferries in Port Brannock in 1987. Tallow Ferries sails to Veyla.",
+    "d2": "Jonah Vell became chief executive of Tallow Ferries in 2015. Vell bought the Amber Wren.",
+}
+
+
+class FakeLLM:
+    """HKU's ``llm_model_func`` contract: ``async (prompt, system_prompt, history_messages, **kw)``."""
+
+    def __init__(self) -> None:
+        self.calls = []
+
+    async def __call__(self, prompt, system_prompt=None, history_messages=None, **kwargs):
+        self.calls.append({"prompt": prompt, "system_prompt": system_prompt,
+                           "history_messages": history_messages, **kwargs})
+        earlier = [m["content"] for m in history_messages or []]
+        text = "\n".join(filter(None, [system_prompt, *earlier, prompt]))
+        if "Input text:" in text or "---Follow-up---" in prompt:
+            return extraction_reply(text if "---Follow-up---" not in prompt else prompt)
+        if "keywords" in text.lower() and "high_level_keywords" in text:
+            return json.dumps({"high_level_keywords": ["ferries"], "low_level_keywords": ["Tallow Ferries"]})
+        return "Mira Oduya founded Tallow Ferries."
+
+
+async def embed(texts):
+    return np.array([hashed_bag_of_words(t, 64) for t in texts], dtype=np.float32)
+
+
+def make(tmp_path, **kwargs):
+    llm = FakeLLM()
+    rag = LightRAG(working_dir=str(tmp_path / "rag_storage"), llm_model_func=llm,
+                   embedding_func=EmbeddingFunc(embedding_dim=64, max_token_size=8192, func=embed),
+                   **kwargs)
+    return rag, llm
+
+
+def test_an_hku_program_runs_unchanged(tmp_path):
+    rag, llm = make(tmp_path)
+
+    async def main():
+        await rag.initialize_storages()
+        track_id = await rag.ainsert(list(DOCS.values()), ids=list(DOCS))
+        answer = await rag.aquery("Who founded Tallow Ferries?", param=QueryParam(mode="mix"))
+        data = await rag.aquery_data("Who founded Tallow Ferries?", param=QueryParam(mode="local"))
+        status = await rag.get_processing_status()
+        await rag.finalize_storages()
+        return track_id, answer, data, status
+
+    track_id, answer, data, status = asyncio.run(main())
+    assert isinstance(track_id, str) and track_id
+    assert answer == "Mira Oduya founded Tallow Ferries."
+    assert data["status"] == "success" and data["metadata"]["query_mode"] == "local"
+    assert "Tallow Ferries" in {e["entity_name"] for e in data["data"]["entities"]}
+    assert status["processed"] == 2 and status["failed"] == 0
+    extraction = next(c for c in llm.calls if "Input text:" in (c["prompt"] or ""))
+    assert extraction["system_prompt"] and isinstance(extraction["history_messages"], list)
+
+
+def test_hku_graph_edits_and_deletes(tmp_path):
+    rag, _ = make(tmp_path)
+    rag.insert(list(DOCS.values()), ids=list(DOCS))
+    created = rag.create_entity("Grey Heron", {"entity_type": "vessel", "description": "The flagship."})
+    assert created["description"] == "The flagship."
+    with pytest.raises(ValueError, match="already exists"):
+        rag.create_entity("Grey Heron", {"description": "again"})
+    renamed = rag.edit_entity("Grey Heron", {"entity_name": "Grey Heron II", "description": "Renamed."})
+    assert renamed["description"] == "Renamed." and rag.graph_rag.graph.get_node("Grey Heron") is None
+    with pytest.raises(ValueError, match="allow_rename"):
+        rag.edit_entity("Grey Heron II", {"entity_name": "Heron"}, allow_rename=False)
+    rag.create_relation("Grey Heron II", "Tallow Ferries",
+                        {"description": "flagship of", "keywords": "fleet"})
+    rag.delete_by_relation("Grey Heron II", "Tallow Ferries")
+    assert rag.graph_rag.graph.get_edge("Grey Heron II", "Tallow Ferries") is None
+    rag.delete_by_entity("Grey Heron II")
+    assert rag.graph_rag.graph.get_node("Grey Heron II") is None
+    rag.delete_by_doc_id("d2", delete_llm_cache=True)
+    assert rag.graph_rag.graph.get_node("Jonah Vell") is None
+    assert asyncio.run(rag.get_processing_status())["processed"] == 2  # d1 and the manual entity
+    rag.export_data(str(tmp_path / "graph.csv"))
+    assert list(tmp_path.glob("graph*.csv"))
+    with pytest.raises(ValueError, match="'excel' is not supported"):
+        rag.export_data(str(tmp_path / "graph.xlsx"), file_format="excel")
+
+
+def test_hku_options_we_do_not_have_are_refused_by_name(tmp_path):
+    rag, _ = make(tmp_path)
+    with pytest.raises(ValueError, match="split_by_character"):
+        rag.insert("Some text.", split_by_character="\n")
+    with pytest.raises(ValueError, match="system_prompt"):
+        rag.query("Who?", system_prompt="You are terse.")
+    assert rag.graph_rag.status()["documents"].get("processed", 0) == 0  # nothing was stored
+
+
+def test_offline_defaults_without_model_functions(tmp_path):
+    rag = LightRAG(working_dir=str(tmp_path / "offline"))
+    assert type(rag.graph_rag.engine.answer_generator).__name__ == "ExtractiveAnswerer"
+    assert "LightRAG(working_dir=" in repr(rag)
