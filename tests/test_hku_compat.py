@@ -107,6 +107,19 @@ def test_hku_options_we_do_not_have_are_refused_by_name(tmp_path):
     assert rag.graph_rag.status()["documents"].get("processed", 0) == 0  # nothing was stored
 
 
+def test_hku_reads_and_graph_rag_methods_through_the_facade(tmp_path):
+    rag, _ = make(tmp_path)
+    rag.insert(list(DOCS.values()), ids=list(DOCS))
+    assert "Tallow Ferries" in asyncio.run(rag.get_graph_labels())
+    info = asyncio.run(rag.get_entity_info("Mira Oduya"))
+    assert info["graph_data"]["entity_type"] == "concept" and info["source_id"]
+    relation = asyncio.run(rag.get_relation_info("Mira Oduya", "Tallow Ferries"))
+    assert relation["graph_data"] is not None
+    assert rag.status()["documents"]["processed"] == 2  # GraphRAG's own methods pass through
+    with pytest.raises(AttributeError, match="clear_cache.*Coming from HKU"):
+        rag.clear_cache()
+
+
 def test_offline_defaults_without_model_functions(tmp_path):
     rag = LightRAG(working_dir=str(tmp_path / "offline"))
     assert type(rag.graph_rag.engine.answer_generator).__name__ == "ExtractiveAnswerer"

@@ -333,3 +333,33 @@ class LightRAG:
 
     def get_knowledge_graph(self, node_label: str = "*", max_depth: int = 3, max_nodes: int = 1000) -> Any:
         return self.graph_rag.get_knowledge_graph(node_label, max_depth=max_depth, max_nodes=max_nodes)
+
+    async def get_graph_labels(self) -> List[str]:
+        """Every entity name, sorted (HKU's call; on a large store prefer
+        ``graph_rag.graph.search_labels(text)``)."""
+        return sorted(self.graph_rag.graph.get_all_labels())
+
+    async def get_entity_info(self, entity_name: str, include_vector_data: bool = False) -> Dict[str, Any]:
+        """``{"entity_name", "source_id", "graph_data"}`` of an entity (``graph_data`` None when
+        there is none; vectors are not returned)."""
+        node = self.graph_rag.graph.get_node(entity_name)
+        return {"entity_name": entity_name, "source_id": (node or {}).get("source_id"),
+                "graph_data": node}
+
+    async def get_relation_info(self, src_entity: str, tgt_entity: str,
+                                include_vector_data: bool = False) -> Dict[str, Any]:
+        """``{"src_entity", "tgt_entity", "source_id", "graph_data"}`` of a relation."""
+        edge = self.graph_rag.graph.get_edge(src_entity, tgt_entity)
+        return {"src_entity": src_entity, "tgt_entity": tgt_entity,
+                "source_id": (edge or {}).get("source_id"), "graph_data": edge}
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else is :class:`GraphRAG`'s (``export``, ``status``, ``index``, ...)."""
+        if name.startswith("_") or name == "graph_rag":
+            raise AttributeError(name)
+        try:
+            return getattr(self.graph_rag, name)
+        except AttributeError:
+            raise AttributeError(
+                f"LightRAG has no {name!r}: neither an HKU LightRAG name supported here nor a "
+                "GraphRAG attribute (docs/compat.md, 'Coming from HKU LightRAG')") from None
