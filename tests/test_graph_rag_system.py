@@ -402,3 +402,19 @@ def test_query_param_fields_the_caller_set_win_over_config_defaults_even_at_clas
     rag.insert(DOCS["voyager.md"], file_paths="voyager.md")
     result = rag.query("Which planets did Voyager 1 fly past?", param=QueryParam(mode="mix"))
     assert result.raw_data["processing_info"]["mode"] == "mix"
+
+
+def test_bytes_and_unknown_export_extensions_get_errors_that_say_what_to_do(tmp_path):
+    rag = make_rag(tmp_path)
+    with pytest.raises(TypeError, match="bytes, not a str: decode it first"):
+        rag.insert(b"Voyager 1 flew past Jupiter.")
+    with pytest.raises(TypeError, match="document 1 is bytes"):
+        rag.insert(["Voyager 1 flew past Jupiter.", b"Titan"])
+    with pytest.raises(TypeError, match="a str or a list of str, got int"):
+        rag.insert(123)
+    rag.insert(DOCS["voyager.md"], file_paths="voyager.md")
+    with pytest.raises(ValueError, match=r"extension \.md is not a format"):
+        rag.export(str(tmp_path / "graph.md"))
+    assert not (tmp_path / "graph.md").exists()
+    (written,) = rag.export(str(tmp_path / "graph"))
+    assert written.stat().st_size > 0

@@ -93,6 +93,11 @@ def normalize_documents(
         >>> normalize_documents(["Alice met Bob.", "Alice met Bob."], file_paths=["a", "b"])[2]
         ['a']
     """
+    if isinstance(input, (bytes, bytearray)):
+        raise TypeError("the document is bytes, not a str: decode it first (data.decode('utf-8')) "
+                        "or load the file with lightrag.components.loaders.load_document")
+    if not isinstance(input, str) and not hasattr(input, "__iter__"):
+        raise TypeError(f"insert takes a str or a list of str, got {type(input).__name__}")
     texts = [input] if isinstance(input, str) else list(input)
     for i, text in enumerate(texts):
         _check_text(i, text)
@@ -105,6 +110,8 @@ def normalize_documents(
 
 
 def _check_text(i: int, text: Any) -> None:
+    if isinstance(text, (bytes, bytearray)):
+        raise TypeError(f"document {i} is bytes, not a str: decode it first")
     if not isinstance(text, str):
         raise TypeError(f"document {i} is a {type(text).__name__}, not a str")
     if not text.strip():

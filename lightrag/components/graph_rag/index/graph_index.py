@@ -475,11 +475,15 @@ class GraphIndex(Component):
 
     def export(self, path: str, format: Optional[str] = None) -> List[Path]:
         """Write the graph as ``graphml``, ``json`` or ``csv`` (default: from the file
-        extension, else GraphML); returns the files written."""
+        extension; a path without one gets GraphML, another extension is an error rather than
+        GraphML in a ``.md`` file); returns the files written."""
         self.refresh()
         if format is None:
             suffix = Path(path).suffix.lower().lstrip(".")
-            format = suffix if suffix in ("graphml", "json", "csv") else "graphml"
+            if suffix and suffix not in ("graphml", "json", "csv"):
+                raise ValueError(f"cannot export to {path!r}: the extension .{suffix} is not a "
+                                 "format; use .graphml, .json or .csv, or pass format=")
+            format = suffix or "graphml"
         return self.graph.export(path, format=format)
 
     def close(self) -> None:
