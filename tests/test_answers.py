@@ -340,3 +340,13 @@ def test_insert_and_query_report_usage_by_model(tmp_path):
     assert again.usage == {}  # nothing extracted: already indexed
     answer = rag.query("When was The Hobbit published?", mode="naive")
     assert answer.raw_data["processing_info"]["usage"]["answer-model"]["calls"] == 1
+
+
+def test_a_sentence_naming_what_the_context_never_names_is_unsupported():
+    context = ["Tobias Kern owns the Sallow Yard. Tobias Kern was born in Lisk in 1950."]
+    checked = check_answer("The Sallow Yard is owned by Tobias Kern [1]. Kern was born on Mars [1].",
+                           context, valid_references={"1"})
+    assert checked.unsupported == [s for s in checked.sentences if "Mars" in s]
+    assert checked.support[0] >= 0.6  # every name of the first sentence is in the context
+    fine = check_answer("However, Tobias Kern was born in Lisk [1].", context, valid_references={"1"})
+    assert fine.unsupported == []  # a capitalised first word is not a name

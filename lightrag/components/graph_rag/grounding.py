@@ -6,7 +6,8 @@ what the context never says. :func:`check_answer` returns the cleaned answer wit
 - **citations** ``[n]`` kept only when ``n`` is a reference of the context (others removed and
   listed);
 - **support** per answer sentence: the share of its content words found in the best matching
-  context sentence (a number is only supported by the same number), so "Saturn has a thick
+  context sentence (a number is only supported by the same number, a name only by a context
+  that has it), so "Saturn has a thick
   nitrogen atmosphere" scores low against a context that says it of Titan... unless the context
   says it; sentences under :data:`SUPPORT_THRESHOLD` are listed as unsupported and, on request,
   dropped.
@@ -24,7 +25,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, List, Sequence, Set
+from typing import Iterable, List, Optional, Sequence, Set
 
 from lightrag.components.graph_rag.answer_words import content_words
 from lightrag.components.graph_rag.sentences import sentences_by_chunk, split_sentences
@@ -43,6 +44,7 @@ _REFERENCE_SECTION = re.compile(
 _LEAD_IN = re.compile(r"^\s*(?:the reference document list (?:is|includes)[^\n]*\n|"
                       r"(?:the )?answer(?: is)?\s*:\s*)", re.I)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
 
 
 @dataclass
@@ -84,12 +86,24 @@ def _answer_sentences(text: str) -> List[str]:
         [plain.strip()] if plain.strip() else [])
 
 
+def unknown_names(sentence: str, context_vocabulary: Set[str]) -> List[str]:
+    """The capitalised words after the first of ``sentence`` (names, as "Mars" in "Kern was
+    born on Mars") that no context text contains, in any case."""
+    words = _WORD.findall(sentence)
+    return [w for w in words[1:] if w[0].isupper() and len(w) > 1
+            and w.lower() not in context_vocabulary]
+
+
 def support_score(sentence: str, context_sentences: Sequence[Set[str]],
-                  context_numbers: Set[str]) -> float:
+                  context_numbers: Set[str], context_vocabulary: Optional[Set[str]] = None) -> float:
     """Share of the sentence's content words found in its best context sentence; 0 when it
-    states a number the context never mentions."""
+    states a number the context never mentions, or (given the context's words in lower case)
+    a name it never mentions: one new name makes a sentence false however many of its other
+    words the context has ("Kern was born on Mars" against "Tobias Kern was born in Lisk")."""
     words = content_words(sentence)
     if any(n not in context_numbers for n in _NUMBER.findall(sentence)):
+        return 0.0
+    if context_vocabulary is not None and unknown_names(sentence, context_vocabulary):
         return 0.0
     if not words:
         return 1.0
@@ -108,9 +122,10 @@ def check_answer(answer: str, context_texts: Iterable[str], valid_references: Se
     context_sentences += [content_words(s.text) for t in texts if len(t) < 600 for s in split_sentences(t)]
     context_sentences += [content_words(t) for t in texts if len(t) < 600]
     numbers = {n for t in texts for n in _NUMBER.findall(t)}
+    vocabulary = {w.lower() for t in texts for w in _WORD.findall(t)}
     text, invalid = validate_citations(clean_markup(answer), valid_references)
     sentences = _answer_sentences(text)
-    scores = [round(support_score(s, context_sentences, numbers), 3) for s in sentences]
+    scores = [round(support_score(s, context_sentences, numbers, vocabulary), 3) for s in sentences]
     unsupported = [s for s, score in zip(sentences, scores) if score < threshold]
     if drop_unsupported and unsupported:
         for sentence in unsupported:
