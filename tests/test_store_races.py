@@ -74,3 +74,28 @@ def test_resend_and_delete_racing_another_process(tmp_path):
         worker.stdin.close()
         assert worker.wait(timeout=60) == 0
         rag.index.close()
+
+
+def test_a_store_opens_and_answers_while_another_process_holds_its_writer_lock(tmp_path):
+    """A writer stopped mid-transaction (Ctrl-Z) held every reader's open for lock_timeout:
+    opening ran its schema statements in write transactions."""
+    workdir = str(tmp_path / "store")
+    rag = make_rag(workdir)
+    rag.insert(["Ada Lovelace wrote the first program. Charles Babbage built the engine."])
+    rag.close()
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+        "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(60)"),
+        str(Path(workdir) / "lightrag.sqlite3")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        reader = make_rag(workdir)  # the default lock_timeout is 120 s
+        assert reader.status()["documents"]["processed"] == 1
+        context = reader.query("Who wrote the first program?", mode="naive", only_need_context=True)
+        assert "Ada Lovelace" in context.content
+        assert time.monotonic() - started < 10
+        reader.close()
+    finally:
+        holder.kill()
+        holder.wait()

@@ -28,8 +28,14 @@ class ChangeLog:
     _reloaders: Dict[str, Reloader]
     _touched: Dict[str, Set[str]]
     set_meta: Callable[[str, str], None]
+    has_table: Callable[[str], bool]
 
     def _create_change_log(self) -> None:
+        """Create the ``changes`` and ``meta`` tables when the store lacks them. Their presence
+        is read first: opening an existing store takes no write lock, so a reader opens while a
+        writer (or a writer stopped mid-transaction) holds it."""
+        if self.has_table("changes") and self.has_table("meta"):
+            return
         self._begin()
         try:
             self._conn.execute(f"CREATE TABLE IF NOT EXISTS changes (seq {self.serial_key}, "

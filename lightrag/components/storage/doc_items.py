@@ -80,12 +80,14 @@ class DocItemsStorage:
     def __init__(self, db: SQLDatabase, namespace: str = "doc_graph_items") -> None:
         self.db = db
         self.namespace = namespace
-        with db.transaction():
-            create_keyed_table(db, "doc_items", "ns TEXT NOT NULL, doc TEXT NOT NULL, "
-                               "item TEXT NOT NULL, PRIMARY KEY (ns, doc, item)")
-            if db.has_index("doc_items_by_item"):
-                db.execute("DROP INDEX doc_items_by_item")
-                log.info("dropped the doc_items index by item (once, for a store written before)")
+        db.ensure_schema(self._create_table)
+
+    def _create_table(self) -> None:
+        create_keyed_table(self.db, "doc_items", "ns TEXT NOT NULL, doc TEXT NOT NULL, "
+                           "item TEXT NOT NULL, PRIMARY KEY (ns, doc, item)")
+        if self.db.has_index("doc_items_by_item"):
+            self.db.execute("DROP INDEX doc_items_by_item")
+            log.info("dropped the doc_items index by item (once, for a store written before)")
 
     # ------------------------------------------------------------------ writes
     def add(self, doc_id: str, entities: Iterable[str] = (),

@@ -106,14 +106,17 @@ class MappedVectorStorage(VectorGenerations, MappedVectorReads, BaseVectorStorag
         self.ann_min_rows = ann_min_rows
         self.ann_nprobe = ann_nprobe
         self.version = 0
-        with db.transaction():
-            db.execute(f"CREATE TABLE IF NOT EXISTS vectors (ns TEXT NOT NULL, id TEXT NOT NULL, "
-                       f"vector {db.blob_type} NOT NULL, meta TEXT NOT NULL, row INTEGER, "
-                       "PRIMARY KEY (ns, id))")
-            _create_row_column(db)
-            if self._file_meta() is None and self._has_table_rows():
-                self._rebuild_file()
+        db.ensure_schema(self._create_table)
         db.on_commit(self._flush, self._forget)
+
+    def _create_table(self) -> None:
+        db = self.db
+        db.execute(f"CREATE TABLE IF NOT EXISTS vectors (ns TEXT NOT NULL, id TEXT NOT NULL, "
+                   f"vector {db.blob_type} NOT NULL, meta TEXT NOT NULL, row INTEGER, "
+                   "PRIMARY KEY (ns, id))")
+        _create_row_column(db)
+        if self._file_meta() is None and self._has_table_rows():
+            self._rebuild_file()
 
     # ------------------------------------------------------------------- the file
     @property

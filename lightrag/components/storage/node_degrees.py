@@ -84,18 +84,21 @@ class NodeDegrees:
     def __init__(self, db: SQLDatabase, namespace: str) -> None:
         self.db = db
         self.namespace = namespace
-        with db.transaction():
-            if "degree" not in db.columns("nodes"):
-                db.execute(f"ALTER TABLE nodes ADD COLUMN {DEGREE_COLUMN}")
-                if db.has_table("node_degrees"):
-                    self._move_rows()
-            db.execute("DROP INDEX IF EXISTS node_degrees_busy")
-            db.execute("DROP INDEX IF EXISTS nodes_busy")  # degree >= 16
-            db.execute("CREATE INDEX IF NOT EXISTS nodes_busiest ON nodes (ns, degree) "
-                       f"WHERE degree >= {BUSY_DEGREE}")
-            if db.meta(self._built_key) is None:
-                count_from_edges(db, namespace)
-                db.set_meta(self._built_key, "1")
+        db.ensure_schema(self._create_column)
+
+    def _create_column(self) -> None:
+        db = self.db
+        if "degree" not in db.columns("nodes"):
+            db.execute(f"ALTER TABLE nodes ADD COLUMN {DEGREE_COLUMN}")
+            if db.has_table("node_degrees"):
+                self._move_rows()
+        db.execute("DROP INDEX IF EXISTS node_degrees_busy")
+        db.execute("DROP INDEX IF EXISTS nodes_busy")  # degree >= 16
+        db.execute("CREATE INDEX IF NOT EXISTS nodes_busiest ON nodes (ns, degree) "
+                   f"WHERE degree >= {BUSY_DEGREE}")
+        if db.meta(self._built_key) is None:
+            count_from_edges(db, self.namespace)
+            db.set_meta(self._built_key, "1")
 
     @property
     def _built_key(self) -> str:

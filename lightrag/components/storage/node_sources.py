@@ -123,14 +123,17 @@ class NodeChunks:
         # a time: ~1,900 statements per 100 documents, one per node and document)
         self._rows: List[tuple] = []
         db.on_commit(self._commit_rows, self._forget)
-        with db.transaction():
-            db.execute("CREATE TABLE IF NOT EXISTS node_chunks (ns TEXT NOT NULL, node TEXT NOT NULL, "
-                       "chunk TEXT NOT NULL, PRIMARY KEY (ns, node, chunk))")
-            # covering, so the planner prefers it to the primary key for "the nodes of chunks"
-            db.execute("CREATE INDEX IF NOT EXISTS node_chunks_by_chunk ON node_chunks (ns, chunk, node)")
-            db.execute("DROP INDEX IF EXISTS node_chunks_chunk")  # a development version's, not covering
-            if db.meta(self._built_key) is None:
-                self._build_from_nodes()
+        db.ensure_schema(self._create_table)
+
+    def _create_table(self) -> None:
+        db = self.db
+        db.execute("CREATE TABLE IF NOT EXISTS node_chunks (ns TEXT NOT NULL, node TEXT NOT NULL, "
+                   "chunk TEXT NOT NULL, PRIMARY KEY (ns, node, chunk))")
+        # covering, so the planner prefers it to the primary key for "the nodes of chunks"
+        db.execute("CREATE INDEX IF NOT EXISTS node_chunks_by_chunk ON node_chunks (ns, chunk, node)")
+        db.execute("DROP INDEX IF EXISTS node_chunks_chunk")  # a development version's, not covering
+        if db.meta(self._built_key) is None:
+            self._build_from_nodes()
 
     @property
     def _built_key(self) -> str:

@@ -45,9 +45,9 @@ class NodeWindows:
     def __init__(self, db: SQLDatabase, namespace: str) -> None:
         self.db = db
         self.namespace = namespace
-        with db.transaction():
-            db.execute("CREATE TABLE IF NOT EXISTS node_windows (ns TEXT NOT NULL, id TEXT NOT NULL, "
-                       "source_id TEXT NOT NULL, PRIMARY KEY (ns, id))")
+        db.ensure_schema(lambda: db.execute(
+            "CREATE TABLE IF NOT EXISTS node_windows (ns TEXT NOT NULL, id TEXT NOT NULL, "
+            "source_id TEXT NOT NULL, PRIMARY KEY (ns, id))"))
 
     @staticmethod
     def joined(data: str, window: Optional[str]) -> Dict[str, Any]:

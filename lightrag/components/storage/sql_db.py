@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -58,7 +59,16 @@ DEFAULT_MMAP_SIZE = 0
 #: faster at 10k and at 1M chunks, 256 MB 6-9 %. Pages are allocated as they are read; read
 #: connections keep SQLite's default (a commit by the writer empties their caches anyway).
 DEFAULT_WRITER_CACHE_MB = 64
+#: a schema statement that changes nothing when its object exists: (kind, name)
+_CREATE_IF_NOT_EXISTS = re.compile(
+    r"\s*CREATE\s+(?:UNIQUE\s+)?(TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)", re.I)
+_DROP_IF_EXISTS = re.compile(r"\s*DROP\s+(TABLE|INDEX)\s+IF\s+EXISTS\s+(\w+)", re.I)
 COMMITS_META = "commits"  #: the meta row every commit bumps (:meth:`SQLDatabase.commit_token`)
+
+
+class _WriteNeeded(Exception):
+    """Raised inside an :meth:`SQLDatabase.ensure_schema` probe by the first statement that
+    would write."""
 
 
 class StoreLockedError(RuntimeError):
@@ -99,6 +109,7 @@ class SQLDatabase(ChangeLog):
         self._mutex = threading.RLock()  # one statement (or one transaction) at a time
         self._depth = 0
         self._owner: Optional[int] = None
+        self._probing: Optional[int] = None  # the thread running an ensure_schema probe
         self._touched: Dict[str, Set[str]] = {}
         self._reloaders: Dict[str, Reloader] = {}
         self._commit_hooks: List[Callable[[], None]] = []
@@ -123,9 +134,45 @@ class SQLDatabase(ChangeLog):
 
     # ----------------------------------------------------------- statements
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        """Run one statement (in the current transaction, or in one of its own)."""
+        """Run one statement (in the current transaction, or in one of its own). A ``CREATE
+        TABLE/INDEX IF NOT EXISTS`` outside a transaction whose table or index exists is not
+        run: opening an existing store writes nothing, so it never waits for the writer lock."""
+        if not self.in_transaction and self._exists_already(sql):
+            return
         with self._writing():
             self._conn.execute(self._sql(sql), tuple(params))
+
+    def _exists_already(self, sql: str) -> bool:
+        """Whether ``sql`` is a schema statement with nothing to do: ``CREATE ... IF NOT
+        EXISTS`` of an object there, or ``DROP ... IF EXISTS`` of one that is not."""
+        found = _CREATE_IF_NOT_EXISTS.match(sql) or _DROP_IF_EXISTS.match(sql)
+        if found is None:
+            return False
+        kind, name = found.group(1).upper(), found.group(2)
+        there = self.has_table(name) if kind == "TABLE" else self.has_index(name)
+        return there if found.re is _CREATE_IF_NOT_EXISTS else not there
+
+    def ensure_schema(self, setup: Callable[[], None]) -> None:
+        """Run ``setup`` (tables created, layouts migrated: idempotent, it checks before it
+        changes) so that a store already in shape is not written at all. ``setup`` first runs
+        with writes forbidden: schema statements with nothing to do are skipped, and the first
+        real write stops it; then it runs again in a write transaction. Opening a store so
+        never waits for another process's writer lock, while a store that needs a change gets
+        it atomically, its checks made under the lock."""
+        if self.in_transaction or self._probing == threading.get_ident():
+            setup()  # (a nested call: the outer probe or transaction decides)
+            return
+        with self._mutex:
+            self._probing = threading.get_ident()
+            try:
+                setup()
+                return
+            except _WriteNeeded:
+                pass
+            finally:
+                self._probing = None
+        with self.transaction():
+            setup()
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         rows = [tuple(r) for r in rows]
@@ -250,6 +297,8 @@ class SQLDatabase(ChangeLog):
     def _writing(self) -> Iterator[None]:
         if self.in_transaction:
             yield
+        elif self._probing == threading.get_ident():
+            raise _WriteNeeded()
         else:
             with self.transaction():
                 yield

@@ -132,6 +132,15 @@ _STATUS_INDEXES = {
 }
 
 
+def _create_status_table(db: SQLDatabase) -> None:
+    db.execute("CREATE TABLE IF NOT EXISTS doc_status (ns TEXT NOT NULL, id TEXT NOT NULL, "
+               "status TEXT, track_id TEXT, content_hash TEXT, updated_at TEXT, "
+               "value TEXT NOT NULL, PRIMARY KEY (ns, id))")
+    for name, columns in _STATUS_INDEXES.items():
+        db.execute(f"CREATE INDEX IF NOT EXISTS {name} ON doc_status ({columns})")
+    db.execute("DROP INDEX IF EXISTS doc_status_status")  # the status index before
+
+
 class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
     """Document status records with indexed ``status``, ``track_id``, ``content_hash`` and
     ``updated_at`` columns, so the pipeline's queries never scan every record: a page of
@@ -143,13 +152,7 @@ class SQLDocStatusStorage(SQLKVStorage, DocStatusStorage):
     def __init__(self, db: SQLDatabase, namespace: str = "doc_status", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
         super().__init__(db, namespace, workspace, working_dir)
-        with db.transaction():
-            db.execute("CREATE TABLE IF NOT EXISTS doc_status (ns TEXT NOT NULL, id TEXT NOT NULL, "
-                       "status TEXT, track_id TEXT, content_hash TEXT, updated_at TEXT, "
-                       "value TEXT NOT NULL, PRIMARY KEY (ns, id))")
-            for name, columns in _STATUS_INDEXES.items():
-                db.execute(f"CREATE INDEX IF NOT EXISTS {name} ON doc_status ({columns})")
-            db.execute("DROP INDEX IF EXISTS doc_status_status")  # the status index before
+        db.ensure_schema(lambda: _create_status_table(db))
 
     def get_by_id(self, id: str) -> Optional[Dict[str, Any]]:
         rows = self.db.query("SELECT value FROM doc_status WHERE ns = ? AND id = ?",
