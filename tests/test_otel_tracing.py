@@ -505,3 +505,13 @@ def test_no_exporter_uses_the_global_provider():
         assert QA(["x"])("q") == "X"
     finally:
         disable_tracing()
+
+
+def test_a_key_echoed_by_a_provider_error_reaches_no_span(memory):
+    exporter, provider = memory
+    enable_tracing(tracer_provider=provider)
+    key = "sk-proj-LEAKCANARY0123456789abcdefABCDEF"
+    assert QA([RuntimeError(f"500 bad upstream; you sent Authorization: Bearer {key}")])("q") is None
+    spans = exporter.get_finished_spans()
+    text = all_attribute_text(spans) + "".join(str(s.status.description) for s in spans)
+    assert "LEAKCANARY" not in text and "<redacted>" in text

@@ -144,3 +144,12 @@ def test_print_config_never_prints_them(tmp_path, capsys, model_kwargs):
     for value in model_kwargs.values():
         assert value not in captured.out + captured.err
         assert value.split("=")[-1] not in captured.out + captured.err
+
+
+def test_a_key_echoed_by_a_provider_error_is_redacted_from_output_and_logs(caplog):
+    key = "sk-proj-LEAKCANARY0123456789abcdefABCDEF"
+    client = ScriptedClient(responses=[RuntimeError(f"500 bad upstream; you sent Bearer {key}")])
+    with caplog.at_level("WARNING"):
+        out = Generator(model_client=client, template="{{q}}")({"q": "hi"})
+    assert "LEAKCANARY" not in out.error and "Bearer <redacted>" in out.error
+    assert "LEAKCANARY" not in caplog.text

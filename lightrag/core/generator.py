@@ -38,6 +38,7 @@ from lightrag.core.prompt_builder import Prompt
 from lightrag.core.timeouts import ModelCallTimeout, acall_with_timeout, call_with_timeout
 from lightrag.core.types import CompletionUsage, GeneratorOutput, ModelType
 from lightrag.utils.registry import EntityMapping
+from lightrag.utils.secrets import redact_text
 
 __all__ = ["CALLBACK_EVENTS", "DEFAULT_LIGHTRAG_SYSTEM_PROMPT", "Generator", "GeneratorUsage"]
 
@@ -302,7 +303,7 @@ class Generator(Component):
             parsed = self.model_client.parse_chat_completion(completion)
         except Exception as e:
             log.warning("parse_chat_completion failed: %s", e)
-            return GeneratorOutput(raw_response=str(completion), error=f"parse error: {e}")
+            return GeneratorOutput(raw_response=str(completion), error=redact_text(f"parse error: {e}"))
         if not isinstance(parsed, GeneratorOutput):
             parsed = GeneratorOutput(data=parsed, raw_response=parsed)
         with self._usage_lock:
@@ -328,7 +329,7 @@ class Generator(Component):
 
     def _timed_out(self, e: ModelCallTimeout) -> GeneratorOutput:
         log.warning("%s: %s", self.name, e)
-        return GeneratorOutput(error=str(e))
+        return GeneratorOutput(error=redact_text(str(e)))
 
     def _call_model(self, api_kwargs: Dict[str, Any]) -> GeneratorOutput:
         """The parsed reply; a failure or a timeout becomes ``GeneratorOutput(error=...)``."""
@@ -388,7 +389,7 @@ class Generator(Component):
             except Exception as e:
                 log.info("output processor failed: %s", e)
                 output.data = None
-                output.error = f"{type(e).__name__}: {e}"
+                output.error = redact_text(f"{type(e).__name__}: {e}")
         if output.error is not None:
             with self._usage_lock:
                 self.usage.failed_calls += 1
@@ -413,8 +414,11 @@ class Generator(Component):
 
     @staticmethod
     def _failed(e: Exception) -> GeneratorOutput:
-        log.warning("model call failed: %s", e)
-        return GeneratorOutput(error=f"{type(e).__name__}: {e}")
+        """The error of a failed request, credentials removed (a provider's error body may echo
+        the request's ``Authorization`` header; the message reaches logs, HTTP clients and traces)."""
+        error = redact_text(f"{type(e).__name__}: {e}")
+        log.warning("model call failed: %s", error)
+        return GeneratorOutput(error=error)
 
     def _finish(self, request: _Request, id: Optional[str]) -> GeneratorOutput:
         """Output processors, metadata, cache and callbacks of a reply."""

@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TypeVar
 
+from lightrag.utils.secrets import redact_text
+
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -94,7 +96,8 @@ def _retry_wait(fn: Callable[..., Any], policy: RetryPolicy, attempt: int,
     if attempt >= policy.max_retries or not is_transient(error):
         return None
     wait = policy.delay(attempt)
-    log.warning("%s failed (%s); retry %d in %.2fs", fn.__qualname__, error, attempt + 1, wait)
+    log.warning("%s failed (%s); retry %d in %.2fs", fn.__qualname__, redact_text(str(error)),
+                attempt + 1, wait)
     return wait
 
 

@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import lightrag
 from lightrag.components.graph_rag import schemas
+from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -257,12 +258,12 @@ class _Answerer:
         except Exception as e:
             log.exception("ollama answer stream failed")
             self.state.metrics.count_error("stream_failed")
-            yield json.dumps({"error": f"{type(e).__name__}: {e}"}) + "\n"
+            yield json.dumps({"error": redact_text(f"{type(e).__name__}: {e}")}) + "\n"
             return
         error = getattr(result.response_iterator, "error", None) if result.is_streaming else None
         if error:  # a GeneratorStream reports a failed request as data, not by raising
             self.state.metrics.count_error("stream_failed")
-            yield json.dumps({"error": str(error)}) + "\n"
+            yield json.dumps({"error": redact_text(str(error))}) + "\n"
             return
         final = self._piece("")
         final.update(_final_fields(result, query, "".join(parts), self.started,

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_mod
 from typing_extensions import Annotated
 
 from lightrag.components.graph_rag.schemas import MAX_KEYWORD_CHARS, MAX_KEYWORDS, QueryParam
+from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -131,12 +132,12 @@ async def stream_answer(state: Any, result: Any) -> AsyncIterator[str]:
     except Exception as e:
         log.exception("answer stream failed")
         state.metrics.count_error("stream_failed")
-        yield _sse({"error": f"{type(e).__name__}: {e}"})
+        yield _sse({"error": redact_text(f"{type(e).__name__}: {e}")})
         return
     error = getattr(result.response_iterator, "error", None) if result.is_streaming else None
     if error:  # a GeneratorStream reports a failed request as data, not by raising
         state.metrics.count_error("stream_failed")
-        yield _sse({"error": str(error)})
+        yield _sse({"error": redact_text(str(error))})
         return
     yield _sse({"done": True})
 
@@ -145,7 +146,7 @@ def _json_answer(state: Any, result: Any, include_raw_data: bool) -> Dict[str, A
     info = result.raw_data.get("processing_info", {})
     if info.get("answer_failed"):
         state.metrics.count_error("llm_failed")
-        raise HTTPException(502, f"the answer model failed: {result.raw_data.get('error')}")
+        raise HTTPException(502, redact_text(f"the answer model failed: {result.raw_data.get('error')}"))
     answer: Dict[str, Any] = {"response": result.content, "references": result.references,
                               "usage": info.get("usage", {})}
     if include_raw_data:

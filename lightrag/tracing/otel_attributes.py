@@ -6,9 +6,11 @@ name in its parent, error types)."""
 from __future__ import annotations
 
 import json
+import traceback
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from lightrag.core.component import Component
+from lightrag.utils.secrets import redact_text
 
 
 # ---------------------------------------------------------------------------------- backends
@@ -29,12 +31,19 @@ class _OTelSpan:
         self.span.add_event(name, attributes=attributes or {})
 
     def record_exception(self, exc: BaseException) -> None:
-        self.span.record_exception(exc)
+        """OpenTelemetry's exception event, its message and stack trace without credentials."""
+        self.span.add_event("exception", {
+            "exception.type": type(exc).__name__,
+            "exception.message": redact_text(str(exc)),
+            "exception.stacktrace": redact_text("".join(
+                traceback.format_exception(type(exc), exc, exc.__traceback__))),
+        })
 
     def set_error(self, description: Optional[str]) -> None:
         from opentelemetry.trace import Status, StatusCode
 
-        self.span.set_status(Status(StatusCode.ERROR, description))
+        self.span.set_status(Status(StatusCode.ERROR, None if description is None
+                                    else redact_text(description)))
 
     def end(self) -> None:
         self._detach(self._token)

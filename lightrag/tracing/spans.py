@@ -38,6 +38,8 @@ import time
 import traceback
 from typing import Any, Dict, List, Optional, TextIO, Tuple, Union
 
+from lightrag.utils.secrets import redact_text
+
 __all__ = ["BuiltinSpan", "JsonlWriter", "format_time_ns"]
 
 #: the built-in recorder's current span (the parent of the next one started in this context)
@@ -173,16 +175,16 @@ class BuiltinSpan:
             "exception",
             {
                 "exception.type": type(exc).__name__,
-                "exception.message": str(exc),
-                "exception.stacktrace": "".join(
+                "exception.message": redact_text(str(exc)),
+                "exception.stacktrace": redact_text("".join(
                     traceback.format_exception(type(exc), exc, exc.__traceback__)
-                ),
+                )),
             },
         )
 
     def set_error(self, description: Optional[str]) -> None:
         self.status_code = "ERROR"
-        self.status_description = description
+        self.status_description = None if description is None else redact_text(description)
 
     def end(self) -> None:
         if self._token is not None:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, List, Optional
 from lightrag.components.memory.buffer import ConversationMemory, Message, _check_limit
 from lightrag.core.generator import Generator
 from lightrag.core.types import DialogTurn, GeneratorOutput
+from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ SUMMARY_TASK = (
 
 
 def _error_output(e: Exception) -> GeneratorOutput:
-    return GeneratorOutput(error=f"{type(e).__name__}: {e}")
+    return GeneratorOutput(error=redact_text(f"{type(e).__name__}: {e}"))
 
 
 def _guarded(send: Callable[[], GeneratorOutput]) -> GeneratorOutput:
