@@ -136,3 +136,22 @@ async def test_heuristic_extractor_component():
     assert keywords.low_level == ["Tidewater Institute"] and keywords.high_level == ["founded"]
     assert keywords.error is None and not keywords.from_llm
     assert (await extractor.acall("x", ll_keywords=["Y"])).low_level == ["Y"]
+
+
+def test_extracted_keywords_are_bounded_so_a_long_title_case_question_is_answered(tmp_path):
+    from graph_fakes import fake_graph_rag
+
+    from lightrag.components.graph_rag.keyword_extractor import Keywords
+    from lightrag.components.graph_rag.schemas import MAX_KEYWORD_CHARS, MAX_KEYWORDS
+
+    bounded = Keywords(low_level=["Word " * 60] + [f"k{i}" for i in range(100)])
+    assert len(bounded.low_level) == MAX_KEYWORDS
+    assert max(map(len, bounded.low_level)) <= MAX_KEYWORD_CHARS
+    rag = fake_graph_rag(tmp_path)
+    rag.insert(["The Cassini Huygens Mission studied Saturn Rings And Moons for thirteen years."])
+    question = ("What Did The Cassini Huygens Mission Of NASA ESA And The Italian Space Agency "
+                "Discover About Saturn Rings And Moons During Its Thirteen Years In Orbit Around "
+                "The Planet Before Its Grand Finale Plunge Into The Atmosphere?")
+    for mode in ("local", "hybrid", "ppr"):
+        result = rag.query(question, mode=mode, only_need_context=True)
+        assert "Cassini" in result.content, mode

@@ -77,6 +77,31 @@ class Keywords(DataClass):
     error: Optional[str] = field(default=None, metadata=_d("Why the LLM answer was not used"))
     from_llm: bool = field(default=False, metadata=_d("True when an LLM answer was used"))
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.high_level = bounded_keywords(self.high_level)
+        self.low_level = bounded_keywords(self.low_level)
+
+
+def bounded_keywords(values: Iterable[str]) -> List[str]:
+    """At most ``MAX_KEYWORDS`` keywords of at most ``MAX_KEYWORD_CHARS`` characters (a longer
+    one cut at a word end): what ``QueryParam`` accepts. Extracted keywords are bounded here, so
+    a long Title-Case question (one 206-character "name") or a model's rambling list is
+    searched instead of refused."""
+    from lightrag.components.graph_rag.schemas import MAX_KEYWORD_CHARS, MAX_KEYWORDS
+
+    out: List[str] = []
+    for value in values:
+        text = str(value)
+        if len(text) > MAX_KEYWORD_CHARS:
+            cut = text.rfind(" ", 0, MAX_KEYWORD_CHARS + 1)
+            text = text[: cut if cut > 0 else MAX_KEYWORD_CHARS].rstrip()
+        if text and text not in out:
+            out.append(text)
+        if len(out) == MAX_KEYWORDS:
+            break
+    return out
+
 
 def dedup_keywords(values: Any) -> List[str]:
     """Keywords from a list or a string split on newlines, commas and semicolons; stripped of
