@@ -159,3 +159,20 @@ def test_fuzzed_requests_never_500_or_hang(server):
     assert not failures, "\n".join(failures[:10])
     assert server.get("/health").status_code == 200
     assert time.perf_counter() - started < 120
+
+
+def test_an_overlong_question_and_deep_json_are_refused_in_each_api_shape(server):
+    from lightrag.components.graph_rag.schemas import MAX_QUERY_CHARS
+
+    long_question = "Who " + "photographed Titan " * (MAX_QUERY_CHARS // 19 + 2)
+    response = server.post("/query", json={"query": long_question})
+    assert response.status_code == 422 and "query" in response.text
+    started = time.perf_counter()
+    response = server.post("/api/chat", json={"model": "lightrag:latest", "stream": False,
+                                              "messages": [{"role": "user", "content": long_question}]})
+    assert response.status_code == 400 and f"at most {MAX_QUERY_CHARS}" in response.json()["error"]
+    assert time.perf_counter() - started < 2  # refused before any extraction runs
+    deep = b'{"model": "lightrag:latest", "messages": ' + b"[" * 20_000 + b"]" * 20_000 + b"}"
+    for path in ("/api/chat", "/api/generate", "/api/show"):
+        response = server.post(path, content=deep, headers={"content-type": "application/json"})
+        assert response.status_code == 400 and "error" in response.json(), (path, response.text[:200])

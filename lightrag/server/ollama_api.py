@@ -142,6 +142,8 @@ async def _parse(request: Request, model: Type[_Body]) -> Union[_Body, JSONRespo
     Ollama reads JSON anyway), or a 400 ``{"error"}`` saying what is wrong."""
     try:
         return model.model_validate(json.loads(await request.body() or b"{}"))
+    except RecursionError:
+        return _error(400, "invalid request: the JSON is nested too deeply")
     except (ValueError, ValidationError) as e:  # JSONDecodeError is a ValueError
         message = "; ".join(f"{'.'.join(map(str, err['loc'])) or 'body'}: {err['msg']}"
                             for err in e.errors()) if isinstance(e, ValidationError) else str(e)
@@ -225,14 +227,21 @@ class _Answerer:
             yield piece
 
     async def answer(self, query: str, overrides: Dict[str, Any], stream: bool) -> Any:
-        """The JSON answer, or the NDJSON stream."""
+        """The JSON answer, or the NDJSON stream; a request the query refuses is a 400
+        ``{"error"}`` in Ollama's shape."""
         if not query:
             return _error(400, "the message is empty (after its mode prefix)")
+        if len(query) > schemas.MAX_QUERY_CHARS:
+            return _error(400, f"the question has {len(query)} characters; at most "
+                               f"{schemas.MAX_QUERY_CHARS} are allowed")
         if stream and not overrides.get("only_need_context"):
             overrides["stream"] = True
         log.info("ollama %s: mode=%s context_only=%s stream=%s", self.kind,
                  overrides.get("mode", "default"), bool(overrides.get("only_need_context")), stream)
-        result = await self.state.in_query_thread(self.state.rag.query, query, **overrides)
+        try:
+            result = await self.state.in_query_thread(self.state.rag.query, query, **overrides)
+        except (TypeError, ValueError) as e:
+            return _error(400, str(e))
         failure = _failure(result)
         if failure:
             self.state.metrics.count_error("llm_failed")

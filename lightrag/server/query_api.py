@@ -33,7 +33,12 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model, model_validator
 from typing_extensions import Annotated
 
-from lightrag.components.graph_rag.schemas import MAX_KEYWORD_CHARS, MAX_KEYWORDS, QueryParam
+from lightrag.components.graph_rag.schemas import (
+    MAX_KEYWORD_CHARS,
+    MAX_KEYWORDS,
+    MAX_QUERY_CHARS,
+    QueryParam,
+)
 from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
@@ -58,7 +63,7 @@ class _QueryBase(BaseModel):
     """Strict fields, no unknown ones; the QueryParam fields are checked by QueryParam itself."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    query: str = Field(..., min_length=1, description="The question")
+    query: str = Field(..., min_length=1, max_length=MAX_QUERY_CHARS, description="The question")
 
     @model_validator(mode="after")
     def _valid_query_param(self) -> _QueryBase:
