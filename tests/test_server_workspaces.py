@@ -271,3 +271,21 @@ def test_a_running_insert_holds_up_only_its_own_workspace(tmp_path):
                 break
             time.sleep(0.01)
         assert client.delete("/documents/io", headers=A).status_code == 200
+
+
+def test_a_key_limited_to_the_servers_own_workspace_name_uses_it(tmp_path):
+    """``lightrag serve --workspace acme``: the default workspace is acme, and a key limited to
+    "acme" was refused on it (403) whatever it sent."""
+    rag = make_rag(tmp_path, workspace="acme")
+    app = create_app(rag, api_keys=["admin", "acme-key:acme", "globex-key:globex"],
+                     workspace_factory=lambda n: make_rag(tmp_path, workspace=n))
+    with TestClient(app) as client:
+        client.post("/documents", headers={"X-API-Key": "admin"},
+                    json={"texts": "Io orbits Jupiter.", "ids": "io", "wait": True})
+        for headers in ({}, {"LIGHTRAG-WORKSPACE": "acme"}, {"LIGHTRAG-WORKSPACE": "default"}):
+            assert client.get("/documents/io", headers={"X-API-Key": "acme-key", **headers}
+                              ).status_code == 200, headers
+            assert client.get("/documents/io", headers={"X-API-Key": "globex-key", **headers}
+                              ).status_code == 403, headers
+        listed = client.get("/workspaces", headers={"X-API-Key": "acme-key"}).json()["workspaces"]
+        assert [w["name"] for w in listed] == ["default"]

@@ -200,7 +200,7 @@ class ServerState:
         """
         try:
             name = self.workspaces.canonical(requested)
-            if not self.keys.allows(key, name):
+            if not any(self.keys.allows(key, alias) for alias in self.workspaces.names_of(name)):
                 raise WorkspaceError(403, f"this API key may not use workspace {name!r}")
             state = await self.workspaces.get(name)
         except WorkspaceError as e:
@@ -289,7 +289,9 @@ async def workspaces(request: Request) -> Dict[str, Any]:
     """``default``, the workspaces stored next to it and those open, as far as the key may see."""
     server = _server(request)
     pool = server.workspaces
-    names = server.keys.visible(getattr(request.state, "api_key", None), pool.names())
+    key = getattr(request.state, "api_key", None)
+    names = [n for n in pool.names()
+             if any(server.keys.allows(key, alias) for alias in pool.names_of(n))]
     return {"workspaces": [pool.describe(n) for n in names], "header": WORKSPACE_HEADER,
             "max_open": pool.max_open}
 

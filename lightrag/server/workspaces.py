@@ -25,7 +25,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, List, Optional
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Set
 
 from lightrag.server.auth import DEFAULT_WORKSPACE, WORKSPACE_NAME, check_workspace_name
 from lightrag.server.middleware import Receive, Scope, Send, send_json
@@ -102,6 +102,13 @@ class WorkspacePool:
             return check_workspace_name(name)
         except ValueError as e:
             raise WorkspaceError(400, str(e)) from None
+
+    def names_of(self, name: str) -> Set[str]:
+        """Every name a canonical workspace answers to: the default one is ``default`` and the
+        default GraphRAG's own workspace (``lightrag serve --workspace acme``: ``acme``)."""
+        if name != DEFAULT_WORKSPACE:
+            return {name}
+        return {n for n in self.default_aliases if n}
 
     async def get(self, name: str) -> Any:
         """The state of the workspace ``name`` (canonical), opened when needed."""
