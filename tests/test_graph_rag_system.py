@@ -418,3 +418,23 @@ def test_bytes_and_unknown_export_extensions_get_errors_that_say_what_to_do(tmp_
     assert not (tmp_path / "graph.md").exists()
     (written,) = rag.export(str(tmp_path / "graph"))
     assert written.stat().st_size > 0
+
+
+def test_a_budget_smaller_than_the_best_chunk_gets_its_opening_not_nothing(tmp_path):
+    """graph_rag_local_llm.yaml's 900-token window against 1,200-token chunks retrieved no chunk
+    at all, so the model answered "not enough information" on every normal document."""
+    rag = GraphRAG(
+        embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
+        extractor=EntityExtractor(generator=Generator(
+            model_client=ScriptedClient(response_fn=extraction_reply)), max_gleaning=0),
+        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
+        chunker=Chunker(chunk_token_size=1200, chunk_overlap_token_size=0),
+        working_dir=str(tmp_path), cosine_threshold=0.05)
+    filler = " ".join(f"Voyager 1 measured plasma wave number {i} near Saturn." for i in range(120))
+    rag.insert("Voyager 1 photographed Titan in 1980. " + filler, file_paths="long.md")
+    context = rag.query("Which moon did Voyager 1 photograph?", mode="naive",
+                        only_need_context=True, max_total_tokens=800)
+    (chunk,) = context.raw_data["chunks"]
+    assert chunk["content"].startswith("Voyager 1 photographed Titan in 1980.")
+    assert chunk["truncated"] and chunk["tokens"] < 800
+    assert "Voyager 1 photographed Titan" in context.content

@@ -35,7 +35,7 @@ from lightrag.components.graph_rag.chunk_choice import (  # noqa: F401 (query_si
 )
 from lightrag.components.graph_rag.kg_lines import dump_line, line_tokens
 from lightrag.components.graph_rag.schemas import GRAPH_FIELD_SEP, QueryParam, relation_key
-from lightrag.core.tokenizer import count_tokens
+from lightrag.core.tokenizer import count_tokens, default_tokenizer
 
 CONTEXT_TOKEN_BUFFER = 200
 
@@ -420,16 +420,38 @@ def chunk_tokens(chunk: Dict[str, Any]) -> int:
     return (stored if isinstance(stored, int) else count_tokens(chunk["content"])) + CHUNK_LINE_OVERHEAD
 
 
+#: tokens of a chunk worth giving when the best chunk alone is larger than the budget
+MIN_PARTIAL_CHUNK = 64
+
+
 def fit_chunks(chunks: List[Dict[str, Any]], max_tokens: int, max_count: int) -> List[Dict[str, Any]]:
-    """The first ``max_count`` chunks, while they fit ``max_tokens``."""
+    """The first ``max_count`` chunks, while they fit ``max_tokens``. When the first chunk alone
+    is larger than the budget (a small model's window against 1,200-token chunks), its opening
+    is given instead of nothing (cut at a sentence or word end, marked ``truncated``)."""
     kept, used = [], 0
     for chunk in chunks[:max_count]:
         cost = chunk_tokens(chunk)
         if used + cost > max_tokens:
+            room = max_tokens - CHUNK_LINE_OVERHEAD
+            if not kept and room >= MIN_PARTIAL_CHUNK:
+                kept.append(chunk_head(chunk, room))
             break
         used += cost
         kept.append(chunk)
     return kept
+
+
+def chunk_head(chunk: Dict[str, Any], max_tokens: int) -> Dict[str, Any]:
+    """A copy of ``chunk`` with its content cut to at most ``max_tokens`` tokens, at the last
+    sentence end in the kept part's second half, else at a word end."""
+    tokenizer = default_tokenizer()
+    head = tokenizer.decode(tokenizer.encode(chunk["content"])[:max_tokens])
+    sentence_end = max(head.rfind(". "), head.rfind(".\n"))
+    if sentence_end > len(head) // 2:
+        head = head[: sentence_end + 1]
+    elif " " in head:
+        head = head[: head.rfind(" ")]
+    return {**chunk, "content": head, "tokens": count_tokens(head), "truncated": True}
 
 
 def _plain(line: str) -> str:
