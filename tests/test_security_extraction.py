@@ -161,3 +161,19 @@ def test_system_records_failed_chunks_and_recovers_on_the_next_insert(tmp_path):
     second = rag.insert(doc, ids="doc-1")
     assert second.processed == ["doc-1"] or "doc-1" in second.processed
     assert rag.graph.has_node("Titan")
+
+
+def test_control_characters_escape_sequences_and_endless_descriptions_never_reach_the_graph():
+    from lightrag.components.graph_rag.extraction_parser import MAX_DESCRIPTION_CHARS
+
+    reply = (f"entity{D}Null\x00Byte\x1b[31mRed\x1b[0m{D}person{D}Rings a bell\x07.\n"
+             f"entity{D}Loop{D}concept{D}{'again ' * 40_000}\n"
+             f"relation{D}NullByteRed{D}Loop{D}link{D}\x1b]0;owned\x07Linked.\n<|DONE|>")
+    result = EntityExtractor(Generator(model_client=ScriptedClient(responses=[reply])),
+                             max_gleaning=0)(TEXT, "chunk-1")
+    names = {e.entity_name: e for e in result.entities}
+    assert set(names) == {"NullByteRed", "Loop"}
+    assert names["NullByteRed"].description == "Rings a bell."
+    assert len(names["Loop"].description) <= MAX_DESCRIPTION_CHARS
+    (relation,) = result.relations
+    assert relation.description == "Linked."

@@ -78,15 +78,35 @@ _INVISIBLE = dict.fromkeys([0x00AD, 0x034F, 0x061C, 0x180E, *range(0x200B, 0x201
                             *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0xFEFF])
 
 
+#: terminal escape sequences (``ESC [ 31 m``) a model may emit: they recolour or move the cursor
+#: of whoever prints a name
+_ESCAPE_SEQUENCE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+#: other control characters (C0 but tab and newlines, DEL, C1), NUL included
+_CONTROL = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)])
+#: characters of one record's description; a longer one (a model repeating itself) is cut at a
+#: word end: a description longer than a chunk describes nothing
+MAX_DESCRIPTION_CHARS = 4_000
+
+
 def clean_text(value: Any) -> str:
     """Whitespace collapsed, full-width ASCII made half-width, invisible characters (zero-width,
-    soft hyphen, bidi controls) dropped, ``<p>``/``<br>`` and matching outer quotes removed."""
-    text = _HTML_TAG.sub(" ", str(value)).replace("\u00a0", " ").translate(_FULL_WIDTH)
-    text = text.translate(_INVISIBLE)
+    soft hyphen, bidi controls), control characters and terminal escape sequences dropped,
+    ``<p>``/``<br>`` and matching outer quotes removed."""
+    text = _ESCAPE_SEQUENCE.sub("", str(value))
+    text = _HTML_TAG.sub(" ", text).replace("\u00a0", " ").translate(_FULL_WIDTH)
+    text = text.translate(_INVISIBLE).translate(_CONTROL)
     text = " ".join(text.split())
     for _ in range(2):
         if len(text) >= 2 and _QUOTE_PAIRS.get(text[0]) == text[-1]:
             text = text[1:-1].strip()
+    return text
+
+
+def _description(value: Any) -> str:
+    text = clean_text(value)
+    if len(text) > MAX_DESCRIPTION_CHARS:
+        cut = text.rfind(" ", 0, MAX_DESCRIPTION_CHARS)
+        text = text[: cut if cut > 0 else MAX_DESCRIPTION_CHARS]
     return text
 
 
@@ -128,7 +148,7 @@ def make_entity(
 ) -> Optional[EntityRecord]:
     """An :class:`EntityRecord` from raw fields, or None (reason added to ``problems``)."""
     entity_name = _entity_name(name)
-    desc = clean_text(description)
+    desc = _description(description)
     if not entity_name:
         problems.append("dropped an entity with an empty name")
         return None
@@ -146,7 +166,7 @@ def make_relation(
 ) -> Optional[RelationRecord]:  # fmt: skip
     """A :class:`RelationRecord` from raw fields, or None (reason added to ``problems``)."""
     src, tgt = _entity_name(source), _entity_name(target)
-    desc = clean_text(description)
+    desc = _description(description)
     if not src or not tgt:
         problems.append(f"dropped a relation with an empty endpoint ({src!r}, {tgt!r})")
         return None
