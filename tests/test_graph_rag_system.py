@@ -438,3 +438,13 @@ def test_a_budget_smaller_than_the_best_chunk_gets_its_opening_not_nothing(tmp_p
     assert chunk["content"].startswith("Voyager 1 photographed Titan in 1980.")
     assert chunk["truncated"] and chunk["tokens"] < 800
     assert "Voyager 1 photographed Titan" in context.content
+
+
+def test_an_endless_generated_answer_is_cut(tmp_path):
+    from lightrag.components.graph_rag.query_engine import MAX_ANSWER_CHARS
+
+    rag = make_rag(tmp_path, answers=lambda prompt: "Voyager flew past Saturn. " * 100_000)
+    insert_all(rag)
+    result = rag.query("Which planets did Voyager fly past?", mode="bypass")
+    assert len(result.content) <= MAX_ANSWER_CHARS
+    assert result.raw_data["processing_info"]["answer_cut_from_chars"] == 2_600_000

@@ -168,3 +168,4 @@ def test_an_empty_reply_says_why_in_content(tmp_path):
     result = rag.query("Which moon did Voyager photograph?", mode="naive")
     assert result.content.startswith("No answer: the answer model returned an empty reply")
     assert "empty reply" in result.raw_data["error"]
+    assert result.raw_data["processing_info"]["answer_failed"]  # as a failed call: exit 1, 502

@@ -56,6 +56,10 @@ from lightrag.core.tokenizer import count_tokens
 
 log = logging.getLogger(__name__)
 
+#: characters of a generated answer kept (a model's answer is a few thousand; an endpoint that
+#: streams megabytes is cut, not passed on to every client)
+MAX_ANSWER_CHARS = 200_000
+
 _SYS_TAGS = re.compile(r"</?SYS>")
 
 
@@ -227,10 +231,16 @@ class QueryEngine(Component):
             return QueryResult(content=f"No answer: the answer model failed ({answer.error}).",
                                raw_data=raw_data)
         text = "" if answer.data is None else str(answer.data)
+        if len(text) > MAX_ANSWER_CHARS:  # a broken or hostile endpoint, not an answer
+            log.warning("the answer model returned %d characters; keeping the first %d",
+                        len(text), MAX_ANSWER_CHARS)
+            raw_data["processing_info"]["answer_cut_from_chars"] = len(text)
+            text = text[:MAX_ANSWER_CHARS]
         if param.mode != "bypass" and text.strip():
             text = self._check(text, retrieved, param, raw_data["processing_info"])
-        if not text.strip():
+        if not text.strip():  # a failed answer too: the CLI exits 1, the server answers 502
             raw_data["error"] = "the answer model returned an empty reply"
+            raw_data["processing_info"]["answer_failed"] = True
             return QueryResult(content="No answer: the answer model returned an empty reply.",
                                raw_data=raw_data)
         return QueryResult(content=text, raw_data=raw_data)
