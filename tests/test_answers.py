@@ -350,3 +350,27 @@ def test_a_sentence_naming_what_the_context_never_names_is_unsupported():
     assert checked.support[0] >= 0.6  # every name of the first sentence is in the context
     fine = check_answer("However, Tobias Kern was born in Lisk [1].", context, valid_references={"1"})
     assert fine.unsupported == []  # a capitalised first word is not a name
+
+
+BRIDGES = passages(
+    "The Brooklyn Bridge crosses the East River in New York City. It opened on May 24, 1883. "
+    "John A. Roebling designed the bridge, but he died in 1869.",
+    "Tower Bridge is a bascule bridge over the River Thames in London. It opened in 1894. "
+    "The architect Horace Jones designed it together with the engineer John Wolfe Barry.",
+    "Golden Gate Bridge\nThe Golden Gate Bridge spans the Golden Gate strait. It opened to traffic "
+    "on May 27, 1937. Charles Ellis did much of the structural design.",
+    "Akashi Kaikyo Bridge\nThe Akashi Kaikyo Bridge links Kobe and Awaji Island. An earthquake "
+    "moved the two towers apart during construction.")
+
+
+@pytest.mark.parametrize("question, answer, other", [
+    ("Who designed Tower Bridge?", "Horace Jones", "Roebling"),
+    ("When did the Golden Gate Bridge open?", "1937", "1883"),
+    ("Who designed the Brooklyn Bridge?", "Roebling", "Horace Jones"),
+])
+def test_the_answer_is_about_what_the_question_names_not_a_look_alike_passage(question, answer, other):
+    """Each passage has an "opened" and a "designed" sentence: the words match in every one, so
+    the quote must come from the passage about the bridge the question names (its heading, or
+    the passage's opening sentence when it has none)."""
+    text = quote(question, BRIDGES).text
+    assert answer in text and other not in text

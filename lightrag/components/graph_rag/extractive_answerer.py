@@ -18,7 +18,12 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    :mod:`~lightrag.components.graph_rag.question_types`), a bonus when it mentions an entity the
    graph retrieved, a small prior for the chunks retrieval ranked first, and a penalty when it
    only repeats the question;
-3. the first quote is the best sentence when it names every subject the question names and the
+3. the first quote comes from the sentences about what the question names: those whose text,
+   heading or passage opening names the most of the question's names as phrases ("Who designed
+   Tower Bridge?" quotes the Tower Bridge passage, not "John A. Roebling designed the bridge" of
+   another passage that matches every other word); a hop taken for the question's words alone
+   (not through a name a quote brought) stays among them too. Among those, the first quote is
+   the best sentence when it names every subject the question names and the
    question asks for no name, date or number ("What did the Voyager missions find on Titan?");
    when it also covers all but one word of the question, only a sentence reached through a
    name it brings may follow it (one that merely shares the last word, "Cassini discovered
@@ -131,6 +136,8 @@ class _Candidate:
     lexical: float = 0.0  # the question's words (idf-weighted) and phrases it holds
     score: float = 0.0
     typed: bool = False  # holds the kind of answer the question asks for
+    passage_words: set = field(default_factory=set)  # its passage's opening sentence's words
+    passage_opening: str = ""  # its passage's opening sentence
 
 
 def _embedded_text(sentence: Sentence, limit: Optional[int]) -> str:
@@ -228,6 +235,7 @@ class ExtractiveAnswerer(Component):
         texts = [str(chunk.get("content", "")) for chunk in chunks]
         files = [str(chunk.get("file_path") or chunk.get("reference_id") or "") for chunk in chunks]
         for index, (chunk, sentences) in enumerate(zip(chunks, sentences_by_chunk(texts, files))):
+            opening = stems(sentences[0].text) if sentences else set()
             for position, sentence in enumerate(sentences):
                 if sentence.text in seen:
                     continue
@@ -236,7 +244,8 @@ class ExtractiveAnswerer(Component):
                     sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
                     reference_id=str(chunk.get("reference_id", "")), position=position,
                     words=stems(sentence.text), heading_words=stems(sentence.heading),
-                    phrases=phrases(sentence.text)))
+                    phrases=phrases(sentence.text), passage_words=opening,
+                    passage_opening=sentences[0].text.lower()))
         return found
 
     @staticmethod
@@ -294,7 +303,7 @@ class ExtractiveAnswerer(Component):
         q_words = stems(query)
         q_all = words(query)
         q_names = question_names(query)
-        best = self._first_hop(candidates, q_words, q_all, kind, weights, q_names)
+        best = self._first_hop(candidates, q_words, q_all, kind, weights, q_names, query)
         chain = [best]
         covered = set(best.words)
         # a first quote that answers alone (it names every subject of the question) and, with
@@ -304,6 +313,10 @@ class ExtractiveAnswerer(Component):
         # word ("it found river channels"), may follow it
         unsaid = q_words - best.words - best.heading_words
         linked_only = self._answers_alone(best, q_words, q_names, kind) and len(unsaid) <= 1
+        # a hop taken for the question's words alone (not through a name a quote brought) stays
+        # with what the question names when some such sentence says those words: "designed"
+        # after "Tower Bridge is a ... bridge" is Tower Bridge's designer, not another bridge's
+        about = {id(c) for c in self._about_the_subject(candidates, query, q_names)}
         while len(chain) < self.max_sentences:
             if self._complete(chain, q_words, q_all, kind):
                 break
@@ -314,6 +327,9 @@ class ExtractiveAnswerer(Component):
             pool = [(i, c) for i, c in enumerate(candidates) if c not in chain and (
                 links[id(c)] > 0 or (left and c.words & left and (not linked_only or (
                     c.chunk_index == best.chunk_index and c.words & unsaid))))]
+            if len(about) < len(candidates) and any(
+                    id(c) in about and not links[id(c)] for _, c in pool):
+                pool = [(i, c) for i, c in pool if links[id(c)] > 0 or id(c) in about]
             if not pool:
                 break
             residual = [w for w in re.findall(r"\w+", query) if stem(w.lower()) in left
@@ -338,12 +354,13 @@ class ExtractiveAnswerer(Component):
         return chain
 
     def _first_hop(self, candidates: List[_Candidate], q_words: set, q_all: set, kind: str,
-                   weights: Dict[str, float], q_names: set) -> _Candidate:
+                   weights: Dict[str, float], q_names: set, query: str) -> _Candidate:
         """The sentence to start from: the best one when it answers alone or already covers the
         whole question; else, among the ``FIRST_HOP_POOL`` best, the one whose best linked
         follower makes the best pair (a first hop that leads on to the answer beats one that
-        only resembles the whole question)."""
-        ranked = sorted(candidates, key=lambda c: -c.score)
+        only resembles the whole question). It is chosen among the sentences about what the
+        question names (:meth:`_about_the_subject`)."""
+        ranked = sorted(self._about_the_subject(candidates, query, q_names), key=lambda c: -c.score)
         if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2 \
                 or self._answers_alone(ranked[0], q_words, q_names, kind) \
                 or self._complete(ranked[:1], q_words, q_all, kind):
@@ -361,6 +378,26 @@ class ExtractiveAnswerer(Component):
             if first.score + follow > best_pair:
                 best, best_pair = first, first.score + follow
         return best
+
+    @staticmethod
+    def _about_the_subject(candidates: List[_Candidate], query: str, q_names: set) -> List[_Candidate]:
+        """The candidates whose sentence, heading or passage opening names the most of the names
+        the question asks about, as phrases ("Who designed Tower Bridge?" starts from the
+        passage on Tower Bridge, however well "John A. Roebling designed the bridge" of the
+        Brooklyn Bridge's passage, or "the two towers" of another bridge's, match its words);
+        when no candidate names any as a phrase, those that say the most of the names' words.
+        All of them when none says any."""
+        names = [n.lower() for n in names_in(query) if bridge_words(n)]
+
+        def named(c: _Candidate) -> int:
+            texts = (c.sentence.text.lower(), c.sentence.heading.lower(), c.passage_opening)
+            return sum(any(n in t for t in texts) for n in names)
+
+        said = [named(c) for c in candidates]
+        if not max(said, default=0) and q_names:
+            said = [len(q_names & (c.words | c.heading_words | c.passage_words)) for c in candidates]
+        most = max(said, default=0)
+        return [c for c, n in zip(candidates, said) if n == most] if most else candidates
 
     @staticmethod
     def _answers_alone(c: _Candidate, q_words: set, q_names: set, kind: str) -> bool:
