@@ -40,6 +40,15 @@ def test_simple_rag_retrieves_then_answers():
     assert "rings" in again.documents[0] and again.answer.data == "Saturn"
 
 
+def test_an_answer_the_passages_do_not_support_is_listed():
+    rag = make_rag(["Jupiter has rings.", "Saturn is famous for its bright rings made of ice and rock."])
+    rag.build_index(load_sample_corpus("planets"))
+    wrong = rag("Which planet has rings?")
+    assert wrong.unsupported == ["Jupiter has rings."]  # the passages say it of Saturn
+    right = rag("Which planet has rings?")
+    assert right.unsupported == []
+
+
 def test_sample_corpus_errors():
     with pytest.raises(FileNotFoundError, match="no sample corpus"):
         load_sample_corpus("nope")

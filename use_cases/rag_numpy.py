@@ -24,10 +24,12 @@ from lightrag.data import load_sample_corpus
 
 PLANETS: List[str] = load_sample_corpus("planets")
 
-RAG_TEMPLATE = """<SYS>Answer the question in one short sentence, using only the context.</SYS>
-CONTEXT: {{context}}
-QUESTION: {{question}}
-ANSWER:"""
+#: a small model told to answer "using only the context" still answered "Jupiter has rings."
+#: from a passage on Saturn's rings; told to copy the sentence that answers, it quotes it
+RAG_TEMPLATE = (
+    "<SYS>Answer with the sentence of the context that answers the question, copied word for "
+    "word.</SYS>\nCONTEXT: {{context}}\nQUESTION: {{question}}\nANSWER:"
+)
 
 
 class NumpyRAG(Component):

@@ -90,6 +90,11 @@ def cmd_demo_rag(args: argparse.Namespace) -> int:
         out(f"\n== Prompt ==\n{prompt}\n\n== Answer ==")
         answer = result.answer
         out(answer.data if answer.error is None else f"ERROR: {answer.error}")
+        if result.unsupported:
+            out("(not supported by the retrieved passages: "
+                + " ".join(repr(s) for s in result.unsupported)
+                + f"; the best passage says: {corpus[hits.doc_indices[0]]!r})"
+                if hits.doc_indices else "(not supported by the retrieved passages)")
     usage = rag.generator.usage
     out(f"\n(LLM calls: {usage.calls}, tokens: {usage.total_tokens})")
     return 0

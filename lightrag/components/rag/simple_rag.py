@@ -29,10 +29,12 @@ from lightrag.core.generator import Generator
 from lightrag.core.retriever import Retriever
 from lightrag.core.types import GeneratorOutput, RetrieverOutput
 
-DEFAULT_RAG_TEMPLATE = """<SYS>Answer the question in one short sentence, using only the context.</SYS>
-CONTEXT: {{context}}
-QUESTION: {{question}}
-ANSWER:"""
+#: a small model told to answer "using only the context" still answered "Jupiter has rings."
+#: from a passage on Saturn's rings; told to copy the sentence that answers, it quotes it
+DEFAULT_RAG_TEMPLATE = (
+    "<SYS>Answer with the sentence of the context that answers the question, copied word for "
+    "word.</SYS>\nCONTEXT: {{context}}\nQUESTION: {{question}}\nANSWER:"
+)
 
 
 @dataclass
@@ -43,6 +45,9 @@ class RAGOutput(DataClass):
     retrieved: Optional[RetrieverOutput] = field(default=None, metadata={"desc": "Retrieval"})
     context: str = field(default="", metadata={"desc": "The context put in the prompt"})
     answer: Optional[GeneratorOutput] = field(default=None, metadata={"desc": "The answer"})
+    unsupported: List[str] = field(
+        default_factory=list,
+        metadata={"desc": "Sentences of the answer the retrieved passages do not support"})
 
     @property
     def documents(self) -> List[Any]:
@@ -76,10 +81,23 @@ class SimpleRAG(Component):
         hits = self.retriever(question, top_k=top_k)[0]
         context = self._context(hits)
         answer = self.generator({"context": context, "question": question})
-        return RAGOutput(question=question, retrieved=hits, context=context, answer=answer)
+        return self._output(question, hits, context, answer)
 
     async def acall(self, question: str, top_k: Optional[int] = None) -> RAGOutput:
         hits = (await self.retriever.acall(question, top_k=top_k))[0]
         context = self._context(hits)
         answer = await self.generator.acall({"context": context, "question": question})
-        return RAGOutput(question=question, retrieved=hits, context=context, answer=answer)
+        return self._output(question, hits, context, answer)
+
+    @staticmethod
+    def _output(question: str, hits: RetrieverOutput, context: str, answer: GeneratorOutput) -> RAGOutput:
+        """The output, with the answer's sentences the passages do not support listed (a small
+        model answers "Jupiter has rings." from a passage about Saturn's rings)."""
+        unsupported: List[str] = []
+        if answer.error is None and isinstance(answer.data, str) and answer.data.strip():
+            from lightrag.components.graph_rag.grounding import check_answer
+
+            texts = [str(getattr(d, "text", d)) for d in (hits.documents or [])]
+            unsupported = check_answer(answer.data, texts, valid_references=set()).unsupported
+        return RAGOutput(question=question, retrieved=hits, context=context, answer=answer,
+                         unsupported=unsupported)
