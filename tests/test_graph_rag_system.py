@@ -448,3 +448,12 @@ def test_an_endless_generated_answer_is_cut(tmp_path):
     result = rag.query("Which planets did Voyager fly past?", mode="bypass")
     assert len(result.content) <= MAX_ANSWER_CHARS
     assert result.raw_data["processing_info"]["answer_cut_from_chars"] == 2_600_000
+
+
+def test_a_deletion_counts_the_relations_that_went_with_its_entities(tmp_path):
+    rag = make_rag(tmp_path)
+    voyager_id = insert_all(rag).doc_ids[0]
+    before = rag.status()["relations"]
+    result = rag.delete_by_doc_id(voyager_id)
+    removed = before - rag.status()["relations"]
+    assert removed > 0 and len(result.relations_deleted) == removed

@@ -123,9 +123,12 @@ def _sort_entities(stores: IndexStores, names: Sequence[str], doc_chunks: Set[st
         if rest:
             rebuild[name] = rest
         else:
-            _drop_vectors(stores, relations=[relation_key(s, t) for s, t in graph.get_node_edges(name) or []])
-            graph.delete_node(name)
+            edges = [relation_key(s, t) for s, t in graph.get_node_edges(name) or []]
+            _drop_vectors(stores, relations=edges)
+            graph.delete_node(name)  # and its relations: counted as deleted with it
             result.entities_deleted.append(name)
+            known = set(result.relations_deleted)
+            result.relations_deleted.extend(e for e in dict.fromkeys(edges) if e not in known)
     return rebuild, hubs
 
 
