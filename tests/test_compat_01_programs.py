@@ -123,3 +123,15 @@ def test_react_examples_reach_a_01_template_without_examples_str():
                        examples=[example], add_llm_as_fallback=False)
     agent.run("What is the capital of France?")
     assert "capital of Spain" in client.requests[0]["prompt"]
+
+
+def test_an_adalflow_template_keeps_its_system_and_user_roles():
+    from lightrag.components.model_client import OpenAIClient
+    from lightrag.core.types import ModelType
+
+    prompt = ("<START_OF_SYSTEM_PROMPT>You count objects.<END_OF_SYSTEM_PROMPT>"
+              "<START_OF_USER_PROMPT>I have two apples.<END_OF_USER_PROMPT>")
+    api_kwargs = OpenAIClient(api_key="fake").convert_inputs_to_api_kwargs(
+        input=prompt, model_kwargs={"model": "m"}, model_type=ModelType.LLM)
+    assert api_kwargs["messages"] == [{"role": "system", "content": "You count objects."},
+                                      {"role": "user", "content": "I have two apples."}]

@@ -20,25 +20,30 @@ from typing import Any, Dict, List
 
 Message = Dict[str, Any]
 
-_SYS_BLOCK = re.compile(r"<SYS>(.*?)</SYS>", re.DOTALL)
-_USER_BLOCK = re.compile(r"^\s*<USER>(.*?)</USER>\s*$", re.DOTALL | re.IGNORECASE)
+#: the system block: 0.1's ``<SYS>...</SYS>``, or AdalFlow's ``<START_OF_SYSTEM_PROMPT>`` ...
+#: ``<END_OF_SYSTEM_PROMPT>`` (a template written for AdalFlow keeps its roles)
+_SYS_BLOCK = re.compile(r"<SYS>(.*?)</SYS>|<START_OF_SYSTEM_PROMPT>(.*?)<END_OF_SYSTEM_PROMPT>", re.DOTALL)
+_USER_BLOCK = re.compile(r"^\s*(?:<USER>(.*?)</USER>|<START_OF_USER_PROMPT>(.*?)<END_OF_USER_PROMPT>)\s*$",
+                         re.DOTALL | re.IGNORECASE)
 ROLES = ("system", "user", "assistant", "tool")
 
 
 def split_prompt(prompt: str) -> List[Message]:
-    """A system message (the prompt's ``<SYS>`` block) and a user message (the rest).
+    """A system message (the prompt's ``<SYS>`` block, or AdalFlow's
+    ``<START_OF_SYSTEM_PROMPT>`` block) and a user message (the rest).
 
-    Without a ``<SYS>`` block the whole prompt is one user message. A remainder that is only a
-    ``<USER>…</USER>`` block (0.1's messages format) is unwrapped.
+    Without a system block the whole prompt is one user message. A remainder that is only a
+    ``<USER>…</USER>`` block (0.1's messages format) or ``<START_OF_USER_PROMPT>`` block
+    (AdalFlow's) is unwrapped.
     """
     match = _SYS_BLOCK.search(prompt)
     if match is None:
         return [{"role": "user", "content": prompt.strip()}]
-    system = match.group(1).strip()
+    system = (match.group(1) if match.group(1) is not None else match.group(2)).strip()
     rest = (prompt[: match.start()] + prompt[match.end() :]).strip()
     user_only = _USER_BLOCK.match(rest)
     if user_only is not None:
-        rest = user_only.group(1).strip()
+        rest = next(g for g in user_only.groups() if g is not None).strip()
     messages: List[Message] = []
     if system:
         messages.append({"role": "system", "content": system})

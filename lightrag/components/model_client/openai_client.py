@@ -138,7 +138,8 @@ class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
         ``<SYS>...</SYS>`` block becomes a system message and a user message; a list of messages
         is sent as given.
         """
-        if input is None or (isinstance(input, str) and "<SYS>" not in input):
+        if input is None or (isinstance(input, str) and "<SYS>" not in input
+                             and "<START_OF_SYSTEM_PROMPT>" not in input):
             api_kwargs["messages"] = [{"role": "system", "content": input}] if input else []
         else:
             api_kwargs = super()._llm_api_kwargs(input, api_kwargs)
