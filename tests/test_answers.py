@@ -374,3 +374,12 @@ def test_the_answer_is_about_what_the_question_names_not_a_look_alike_passage(qu
     the passage's opening sentence when it has none)."""
     text = quote(question, BRIDGES).text
     assert answer in text and other not in text
+
+
+def test_a_choice_is_decided_by_years_its_passages_give_under_a_pronoun():
+    """"It opened in 1894." says Tower Bridge's year through its passage's opening sentence, and
+    "the Brooklyn Bridge" in the question is the passage's "The Brooklyn Bridge"."""
+    text = quote("Which opened first, Tower Bridge or the Golden Gate Bridge?", BRIDGES).text
+    assert text.startswith("Tower Bridge, according to the dates in the sources")
+    text = quote("Which opened later, the Brooklyn Bridge or the Golden Gate Bridge?", BRIDGES).text
+    assert text.startswith("the Golden Gate Bridge, according to the dates in the sources")

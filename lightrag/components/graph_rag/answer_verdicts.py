@@ -29,6 +29,9 @@ EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before|sooner|pr
 LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|after|newer|recent|more recently)", re.I)
 
 
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
 def choice_verdict(query: str, sentences: Sequence[Tuple[str, str]]) -> Optional[str]:
     """The option of "A or B" the years of the context decide, else ``None``.
 
@@ -39,7 +42,8 @@ def choice_verdict(query: str, sentences: Sequence[Tuple[str, str]]) -> Optional
         return None
     earliest: Dict[str, Optional[int]] = {}
     for option in options:
-        years = [y for text, heading in sentences if option.lower() in (text + " " + heading).lower()
+        named = _ARTICLE.sub("", option.lower())  # "the Golden Gate Bridge": as "Golden Gate Bridge"
+        years = [y for text, heading in sentences if named in (text + " " + heading).lower()
                  for y in years_in(text)]
         earliest[option] = min(years) if years else None
     a, b = options

@@ -381,13 +381,18 @@ class ExtractiveAnswerer(Component):
 
     @staticmethod
     def _about_the_subject(candidates: List[_Candidate], query: str, q_names: set) -> List[_Candidate]:
-        """The candidates whose sentence, heading or passage opening names the most of the names
-        the question asks about, as phrases ("Who designed Tower Bridge?" starts from the
-        passage on Tower Bridge, however well "John A. Roebling designed the bridge" of the
-        Brooklyn Bridge's passage, or "the two towers" of another bridge's, match its words);
-        when no candidate names any as a phrase, those that say the most of the names' words.
-        All of them when none says any."""
+        """For a question about one name, the candidates whose sentence, heading or passage
+        opening names it as a phrase ("Who designed Tower Bridge?" starts from the passage on
+        Tower Bridge, however well "John A. Roebling designed the bridge" of the Brooklyn
+        Bridge's passage, or "the two towers" of another bridge's, match its words); when none
+        does, those that say the most of its words. All of them when none says any, or when the
+        question names several."""
         names = [n.lower() for n in names_in(query) if bridge_words(n)]
+        if len(names) != 1:
+            # several names: a chain of hops ("the lord of the birthplace of Albert, King of the
+            # country where X is a citizen") starts from the innermost, which the multi-hop
+            # steps find; gating on how many names a sentence says preferred another Albert
+            return candidates
 
         def named(c: _Candidate) -> int:
             texts = (c.sentence.text.lower(), c.sentence.heading.lower(), c.passage_opening)
@@ -498,7 +503,10 @@ class ExtractiveAnswerer(Component):
         decided: Optional[bool] = None
         text = quoted
         if kind == "choice":
-            pick = choice_verdict(query, [(c.sentence.text, c.sentence.heading) for c in every])
+            # a passage names its subject in its heading or opening: "It opened on 19 March
+            # 1932." under "The Sydney Harbour Bridge is ..." gives that bridge's year
+            pick = choice_verdict(query, [(c.sentence.text, f"{c.sentence.heading} {c.passage_opening}")
+                                          for c in every])
             decided = pick is not None
             text = (f"{pick}, according to the dates in the sources: {quoted}" if pick else
                     f"The sources do not settle which one; the closest evidence: {quoted}")
