@@ -419,3 +419,26 @@ def test_local_models_config_builds_both_models_with_gold_context(tmp_path):
     assert type(gemma.generator.model_client).__name__ == "PackagedGGUFClient"
     assert gemma.generator.model_client.model == "gemma3-270m-q4_k_m"
     assert gemma.retrieve("Capital of France?", paragraphs) == ["France: Paris is the capital."]
+
+
+def test_a_variant_template_using_a_variable_the_pipeline_never_passes_fails_before_any_call():
+    model = FakeModel()
+    typo = [{"name": "plain"}, {"name": "typo", "template": "{{instruction}} Q: {{query}}"}]
+    with pytest.raises(ValueError, match=r"'typo'.*\['query'\].*does not pass"):
+        runner(model, variants=typo).run()
+    assert model.calls == 0
+    preset = [{"name": "plain"}, {"name": "ok", "template": "{{tone}} {{question}}",
+                                  "prompt_kwargs": {"tone": "CAREFUL"}}]
+    assert runner(FakeModel(), variants=preset).run()["ok"].mean == 1.0
+
+
+@pytest.mark.parametrize("limit", [-1, 0])
+def test_a_limit_that_is_not_a_positive_count_is_refused(limit):
+    with pytest.raises(ValueError, match="positive number of items"):
+        runner(FakeModel()).run(limit=limit)
+
+
+def test_an_empty_reply_counts_as_a_failure():
+    report = runner(lambda prompt: "" if "q4" in prompt else "a0", variants=[{"name": "plain"}]).run()
+    failed = [item for item in report["plain"].items if item.error]
+    assert [item.index for item in failed] == [4] and "empty answer" in failed[0].error

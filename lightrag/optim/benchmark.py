@@ -46,7 +46,7 @@ import logging
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Union
 
 from lightrag.core.cache import ResponseCache
 from lightrag.core.component import Component
@@ -173,6 +173,20 @@ def fresh_pipeline(pipeline: PipelineSource, config_overrides: Optional[Dict[str
     raise TypeError(f"pipeline must be a Component, a factory or a config, not {type(pipeline)}")
 
 
+def _check_variables(variant: Variant, old: Prompt, new: Prompt, parameters: Set[str]) -> None:
+    """A variant's template may use the variables the pipeline's template used (those the
+    pipeline passes), its presets and its Parameters; any other renders as ``None`` on every
+    item ("Q: None" for ``{{query}}`` where the pipeline passes ``question``), so it is an error
+    before any model call."""
+    known = set(old.prompt_variables) | set(new.prompt_kwargs) | parameters
+    unknown = sorted(set(new.prompt_variables) - known)
+    if unknown:
+        raise ValueError(
+            f"variant {variant.name!r}: the template uses {unknown}, which the pipeline does not "
+            f"pass (its template's variables: {sorted(old.prompt_variables)}); set them under "
+            "'prompt_kwargs' or use the pipeline's names")
+
+
 def build_variant(pipeline: PipelineSource, variant: Variant) -> Component:
     """A fresh pipeline with ``variant`` applied; raises ``ValueError`` on any unknown target."""
     component = fresh_pipeline(pipeline, variant.config)
@@ -200,8 +214,10 @@ def build_variant(pipeline: PipelineSource, variant: Variant) -> Component:
             if clash:
                 raise ValueError(f"variant {variant.name!r}: {clash} are Parameters; set them "
                                  "under 'params' by dotted name")
-            gen.prompt = Prompt(template=variant.template or gen.prompt.template,
-                                prompt_kwargs={**gen.prompt.prompt_kwargs, **variant.prompt_kwargs})
+            new = Prompt(template=variant.template or gen.prompt.template,
+                         prompt_kwargs={**gen.prompt.prompt_kwargs, **variant.prompt_kwargs})
+            _check_variables(variant, gen.prompt, new, set(params))
+            gen.prompt = new
     if variant.params:
         result = component.load_state_dict(variant.params, strict=False)
         if result.unexpected_keys:
@@ -317,6 +333,8 @@ class BenchmarkRunner:
 
         All variants are built before any model call, so a mistake in one fails at once.
         """
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise ValueError(f"limit must be a positive number of items, got {limit!r}")
         items = self.dataset[:limit] if limit is not None else self.dataset
         if not items:
             raise ValueError("the dataset is empty")

@@ -202,6 +202,8 @@ def _run_one(pipeline: Component, index: int, item: Dict[str, Any], metric: Metr
             if output.error is not None:
                 raise _ItemFailure(f"pipeline returned an error: {output.error}")
             output = output.data
+        if output is None or (isinstance(output, str) and not output.strip()):
+            raise _ItemFailure("the pipeline returned an empty answer")
         result.prediction = output
         try:
             result.score = float(metric(output, item))
