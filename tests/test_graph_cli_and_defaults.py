@@ -283,3 +283,14 @@ def test_a_file_stored_twice_is_named_when_indexed(tmp_path, scripted_config, ca
     code, out, _ = run(capsys, "index", str(docs), "--config", str(scripted_config),
                        "--working-dir", str(store))
     assert code == 0 and f"{path} is stored as 2 documents: old-1 is replaced" in out
+
+
+def test_sources_after_an_answer_are_the_ones_it_cites():
+    from types import SimpleNamespace
+
+    from lightrag.cli.common import cited_references
+
+    refs = [{"reference_id": str(i), "file_path": f"f{i}.md"} for i in range(1, 8)]
+    result = SimpleNamespace(references=refs)
+    assert [r["file_path"] for r in cited_references(result, "A. [1] B. [3, 1]")] == ["f1.md", "f3.md"]
+    assert cited_references(result, "An answer without citations.") == refs

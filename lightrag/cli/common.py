@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -124,6 +125,16 @@ class StoredPaths:
 def references(result: Any) -> List[Dict[str, Any]]:
     """The reference list of a QueryResult (empty when it has none)."""
     return list(result.references or [])
+
+
+def cited_references(result: Any, answer: str) -> List[Dict[str, Any]]:
+    """The references ``answer`` cites (``[n]``); all of them when it cites none (a generated
+    answer without citations, a context): the sources a reader checks the answer against."""
+    cited = {n.strip() for group in re.findall(r"\[(\d+(?:\s*,\s*\d+)*)\]", answer or "")
+             for n in group.split(",")}
+    refs = references(result)
+    chosen = [r for r in refs if str(r.get("reference_id")) in cited]
+    return chosen or refs
 
 
 def print_insert_summary(rag: Any, result: Any) -> None:

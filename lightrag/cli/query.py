@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any, Dict, List
 
-from lightrag.cli.common import open_store, out, references, stage
+from lightrag.cli.common import cited_references, open_store, out, references, stage
 from lightrag.components.graph_rag.schemas import QUERY_MODES
 
 
@@ -96,8 +96,9 @@ def _query(args: argparse.Namespace) -> int:
     else:
         out(result.content)
     if references(result) and not args.context_only:
+        shown = result.content if not result.is_streaming else ""
         out("\nSources: " + ", ".join(f"[{r['reference_id']}] {r['file_path']}"
-                                      for r in references(result)))
+                                      for r in cited_references(result, shown)))
     return 0
 
 
