@@ -181,3 +181,25 @@ def test_few_shot_is_seeded_and_trainer_keeps_helpful_demos():
     assert task.generator.demos.data.startswith("Question: q")
     with pytest.raises(ValueError, match="no trainable Parameters of type demos"):
         BootstrapFewShot(Parameter(data="x"))
+
+
+def test_a_resumed_run_proposes_what_the_uninterrupted_one_did(tmp_path):
+    def never_right(prompt):
+        return "wrong"
+
+    def run(steps, resume, folder):
+        task = Task(instruction="nothing", model=never_right)
+        opt = BootstrapFewShot(task, raw_shots=2, bootstrap_shots=0, input_fields=["question"], seed=3)
+        return trainer(task, opt, folder, max_steps=steps).fit(resume=resume)
+
+    straight = run(4, False, tmp_path / "straight")
+    run(2, False, tmp_path / "split")
+    resumed = run(4, True, tmp_path / "split")
+    assert [s.changes for s in resumed.steps] == [s.changes for s in straight.steps]
+
+
+def test_a_failing_optimizer_model_is_a_failed_proposal_not_nothing_to_propose():
+    task = Task()
+    opt = TextGradOptimizer(task, model_client=ScriptedClient(responses=[RuntimeError("503 upstream")]))
+    result = trainer(task, opt, max_steps=1).fit()
+    assert "proposal failed" in result.steps[0].reason and "503 upstream" in result.steps[0].reason

@@ -169,3 +169,22 @@ class BootstrapFewShot(Optimizer):
             proposal = step if proposal is None else Proposal(
                 proposal.changes + step.changes, reason, proposal.details)
         return proposal
+
+
+    def state_dict(self) -> Dict[str, Any]:
+        return {**super().state_dict(), "rng": _json_rng_state(self.rng.getstate())}
+
+    def load_state(self, state: Dict[str, Any]) -> None:
+        saved = state.get("rng")
+        if saved is not None:
+            self.rng.setstate(_rng_state(saved))
+
+
+def _json_rng_state(state: Any) -> Any:
+    """``random.Random.getstate()`` as JSON can hold it (lists for tuples)."""
+    return [_json_rng_state(x) for x in state] if isinstance(state, tuple) else state
+
+
+def _rng_state(saved: Any) -> Any:
+    """The state :func:`_json_rng_state` wrote, as ``setstate`` takes it (tuples)."""
+    return tuple(_rng_state(x) for x in saved) if isinstance(saved, list) else saved

@@ -147,5 +147,10 @@ class Optimizer:
         return {"type": type(self).__name__, "params": {n: p.data for n, p in self.params},
                 "proposals": len(self.history)}
 
+    def load_state(self, state: Dict[str, Any]) -> None:
+        """Continue from a checkpoint's :meth:`state_dict` (``Trainer.fit(resume=True)``): an
+        optimizer that draws or takes turns restores where it was, so a resumed run proposes
+        what the uninterrupted one would. The Parameters' values come from the task."""
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(params={[n for n, _ in self.params]})"

@@ -175,8 +175,10 @@ class TextGradOptimizer(Optimizer):
                     for s in failures]
         feedback = self.feedback_generator(
             prompt_kwargs={"role": role, "value": param.data, "examples": examples})
-        if feedback.error is not None or not str(feedback.data or "").strip():
-            log.warning("TextGradOptimizer: feedback call failed: %s", feedback.error)
+        if feedback.error is not None:  # a failed model call is a failure, not "nothing to propose"
+            raise RuntimeError(f"the feedback call failed: {feedback.error}")
+        if not str(feedback.data or "").strip():
+            log.info("TextGradOptimizer: empty feedback for %s", name)
             return None
         rejected = [_clip(h["proposal"].changes[0].new, self.max_chars) for h in self.history
                     if not h["accepted"] and h["proposal"].changes[0].name == name][-3:]
@@ -184,11 +186,17 @@ class TextGradOptimizer(Optimizer):
             "role": role, "value": param.data, "feedback": str(feedback.data).strip(),
             "rejected": rejected, "constraints": self.constraints})
         if update.error is not None:
-            log.warning("TextGradOptimizer: update call failed: %s", update.error)
-            return None
+            raise RuntimeError(f"the update call failed: {update.error}")
         new_value = parse_new_value(str(update.data or ""))
         if not new_value or new_value == str(param.data).strip():
             log.info("TextGradOptimizer: no new value for %s", name)
             return None
         return self.propose_value(name, param, new_value, reason=str(feedback.data).strip(),
                                   failures=[s.index for s in failures])
+
+
+    def state_dict(self) -> Dict[str, Any]:
+        return {**super().state_dict(), "turn": self._turn}
+
+    def load_state(self, state: Dict[str, Any]) -> None:
+        self._turn = int(state.get("turn", self._turn))

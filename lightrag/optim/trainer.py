@@ -194,6 +194,9 @@ class Trainer:
         data = saved["result"]
         data["steps"] = [StepRecord(**s) for s in data["steps"]]
         self.task.load_state_dict(saved["best_state"], strict=False)
+        for optimizer, state in zip(self.optimizers, saved.get("optimizers", [])):
+            if state.get("type") == type(optimizer).__name__:
+                optimizer.load_state(state)
         log.info("resumed from %s at step %d", self.ckpt_path, len(data["steps"]))
         return TrainerResult(**data)
 
