@@ -58,7 +58,8 @@ def main(argv: Any = None) -> int:
     parser.add_argument("--config", default=str(HERE / "variants.yaml"))
     parser.add_argument("--limit", type=int, default=20, help="first N questions (default 20)")
     parser.add_argument("--provider", choices=["auto", *PROVIDERS], default="auto")
-    parser.add_argument("--metric", choices=["f1", "exact_match", "contains"], default=None,
+    parser.add_argument("--metric", choices=["f1", "exact_match", "contains", "normalized", "fuzzy_match"],
+                        default=None,
                         help="override the config's metric (f1)")
     parser.add_argument("--out", default=str(REPO / ".cache/prompt_benchmark"))
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
