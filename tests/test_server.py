@@ -166,6 +166,11 @@ def test_upload_files(serve):
     assert binary.status_code == 415 and "x.bin: binary file" in binary.json()["detail"]
     empty = client.post("/documents/upload", files=[("files", ("blank.txt", b" \n", "text/plain"))])
     assert empty.status_code == 400 and "blank.txt: empty file" in empty.json()["detail"]
+    single = client.post("/documents/upload", data={"wait": "true"},  # curl -F file=@notes.md
+                         files=[("file", ("notes.md", b"Ada Lovelace wrote notes.", "text/markdown"))])
+    assert single.status_code == 200 and single.json()["processed"], single.text
+    nothing = client.post("/documents/upload", data={"wait": "true"})
+    assert nothing.status_code == 422 and "'files'" in nothing.json()["detail"]
 
 
 def test_api_keys(serve, monkeypatch):

@@ -109,10 +109,14 @@ async def _read_upload(upload: UploadFile) -> tuple[str, str]:
 
 
 @router.post("/documents/upload", summary="Insert uploaded files (PDF, DOCX, HTML, Markdown, text)")
-async def upload_documents(request: Request, files: List[UploadFile] = File(...),
-                           wait: bool = Form(False)) -> Any:
-    """Insert uploaded files, read by :func:`~lightrag.components.loaders.load_document`."""
-    loaded = [await _read_upload(upload) for upload in files]
+async def upload_documents(request: Request, files: List[UploadFile] = File([]),
+                           file: List[UploadFile] = File([]), wait: bool = Form(False)) -> Any:
+    """Insert uploaded files (multipart field ``files``, or ``file`` as HKU LightRAG's server and
+    ``curl -F file=@x.md`` name it), read by :func:`~lightrag.components.loaders.load_document`."""
+    uploads = [*files, *file]
+    if not uploads:
+        raise HTTPException(422, "no file uploaded: send multipart field 'files' (or 'file')")
+    loaded = [await _read_upload(upload) for upload in uploads]
     return await insert(_state(request), [t for t, _ in loaded], None, [n for _, n in loaded], wait)
 
 
