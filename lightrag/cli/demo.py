@@ -48,6 +48,10 @@ def _show_mode(rag: Any, question: str, mode: str) -> None:
         out(f"references: {refs or '-'}")
     answer = result.content if result.content is not None else f"ERROR: {result.raw_data.get('error')}"
     out(f"answer: {answer.strip()}")
+    unsupported = info.get("unsupported_sentences") or []
+    if unsupported and mode != "bypass":
+        out("not supported by the context (the model wrote them): "
+            + " ".join(repr(s) for s in unsupported))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
