@@ -423,13 +423,9 @@ def test_bytes_and_unknown_export_extensions_get_errors_that_say_what_to_do(tmp_
 def test_a_budget_smaller_than_the_best_chunk_gets_its_opening_not_nothing(tmp_path):
     """graph_rag_local_llm.yaml's 900-token window against 1,200-token chunks retrieved no chunk
     at all, so the model answered "not enough information" on every normal document."""
-    rag = GraphRAG(
-        embedder=Embedder(model_client=ScriptedClient(embedding_dim=256)),
-        extractor=EntityExtractor(generator=Generator(
-            model_client=ScriptedClient(response_fn=extraction_reply)), max_gleaning=0),
-        answer_generator=Generator(model_client=ScriptedClient(response_fn=the_answer)),
-        chunker=Chunker(chunk_token_size=1200, chunk_overlap_token_size=0),
-        working_dir=str(tmp_path), cosine_threshold=0.05)
+    from graph_fakes import fake_graph_rag
+
+    rag = fake_graph_rag(tmp_path, chunk_tokens=1200, chunk_overlap=0, max_gleaning=0)
     filler = " ".join(f"Voyager 1 measured plasma wave number {i} near Saturn." for i in range(120))
     rag.insert("Voyager 1 photographed Titan in 1980. " + filler, file_paths="long.md")
     context = rag.query("Which moon did Voyager 1 photograph?", mode="naive",
