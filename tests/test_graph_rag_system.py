@@ -453,3 +453,18 @@ def test_a_deletion_counts_the_relations_that_went_with_its_entities(tmp_path):
     result = rag.delete_by_doc_id(voyager_id)
     removed = before - rag.status()["relations"]
     assert removed > 0 and len(result.relations_deleted) == removed
+
+
+def test_copies_of_a_query_param_keep_their_own_record_of_what_was_set(tmp_path):
+    import copy
+
+    rag = make_rag(tmp_path, query_defaults={"mode": "ppr", "chunk_top_k": 40})
+    original = QueryParam(top_k=5)
+    duplicate = copy.copy(original)
+    duplicate.mode = "mix"
+    assert rag.resolve_query_param(original).mode == "ppr"  # the copy's assignment stays its own
+    assert rag.resolve_query_param(duplicate).mode == "mix"
+    changed = original.with_changes(only_need_context=True)
+    resolved = rag.resolve_query_param(changed)
+    assert (resolved.mode, resolved.chunk_top_k, resolved.top_k) == ("ppr", 40, 5)
+    assert resolved.only_need_context

@@ -195,9 +195,7 @@ class LightRAG:
     async def aquery_data(self, query: str, param: Optional[QueryParam] = None) -> Dict[str, Any]:
         """What retrieval found, without an answer: HKU's ``{"status", "message", "data":
         {entities, relationships, chunks, references}, "metadata"}``."""
-        import dataclasses
-
-        chosen = dataclasses.replace(param or QueryParam(), only_need_context=True, stream=False)
+        chosen = (param or QueryParam()).with_changes(only_need_context=True, stream=False)
         result = await self.graph_rag.aquery(query, chosen)
         raw = result.raw_data
         data = {key: raw.get(key, []) for key in ("entities", "relationships", "chunks", "references")}

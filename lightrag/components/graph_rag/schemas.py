@@ -183,14 +183,32 @@ class QueryParam(DataClass):
 
     def __setattr__(self, name: str, value: Any) -> None:
         explicit = self.__dict__.get("_explicit")
-        if explicit is not None and name in _FIELD_NAMES:
-            explicit.add(name)
+        if explicit is not None and name in _FIELD_NAMES and name not in explicit:
+            # a new set, not the shared one: a copy (copy.copy shares __dict__'s values) keeps
+            # its own record
+            object.__setattr__(self, "_explicit", explicit | {name})
         object.__setattr__(self, name, value)
+
+    def with_changes(self, **changes: Any) -> QueryParam:
+        """A copy with ``changes`` applied, the fields its caller set still marked as set (and
+        the changed ones added). ``dataclasses.replace`` passes every field to the constructor,
+        so its result counts every field as set."""
+        import copy
+
+        changed = copy.copy(self)
+        for name, value in changes.items():
+            if name not in _FIELD_NAMES:
+                raise TypeError(f"QueryParam has no field {name!r}")
+            setattr(changed, name, value)
+        changed.__post_init__()
+        return changed
 
     def explicit_fields(self) -> Optional[Set[str]]:
         """The fields the caller set (passed to the constructor, or assigned after): those win
         over a system's ``query_defaults`` even when equal to the class default, so
-        ``QueryParam(mode="mix")`` asks for mix where the config's default mode is ppr. None for
+        ``QueryParam(mode="mix")`` asks for mix where the config's default mode is ppr. A copy
+        keeps its own record; :meth:`with_changes` adds the changed fields, while
+        ``dataclasses.replace`` and ``from_dict`` (which pass every field) set them all. None for
         an object made without the constructor (then the fields that differ from the defaults
         count)."""
         explicit = self.__dict__.get("_explicit")
