@@ -124,3 +124,42 @@ def test_offline_defaults_without_model_functions(tmp_path):
     rag = LightRAG(working_dir=str(tmp_path / "offline"))
     assert type(rag.graph_rag.engine.answer_generator).__name__ == "ExtractiveAnswerer"
     assert "LightRAG(working_dir=" in repr(rag)
+
+
+def test_an_async_streaming_llm_function_streams_to_sync_and_async_callers(tmp_path):
+    llm = FakeLLM()
+
+    async def streaming(prompt, system_prompt=None, history_messages=None, stream=False, **kwargs):
+        reply = await llm(prompt, system_prompt, history_messages)
+        if not stream:
+            return reply
+
+        async def pieces():
+            for word in reply.split(" "):
+                yield word + " "
+        return pieces()
+
+    rag = LightRAG(working_dir=str(tmp_path / "s"), llm_model_func=streaming,
+                   embedding_func=EmbeddingFunc(embedding_dim=64, func=embed))
+    rag.insert(list(DOCS.values()), ids=list(DOCS))
+    streamed = rag.query("Who founded Tallow Ferries?", param=QueryParam(mode="naive", stream=True))
+    assert "".join(streamed).strip() == "Mira Oduya founded Tallow Ferries."
+
+    async def read():
+        pieces = await rag.aquery("Who founded Tallow Ferries?", param=QueryParam(mode="naive", stream=True))
+        return "".join([p async for p in pieces]).strip()
+
+    assert asyncio.run(read()) == "Mira Oduya founded Tallow Ferries."
+
+
+def test_a_failed_stream_raises_instead_of_ending_empty(tmp_path):
+    async def failing(prompt, system_prompt=None, history_messages=None, stream=False, **kwargs):
+        if stream:
+            raise RuntimeError("gateway down")
+        return await FakeLLM()(prompt, system_prompt, history_messages)
+
+    rag = LightRAG(working_dir=str(tmp_path / "f"), llm_model_func=failing,
+                   embedding_func=EmbeddingFunc(embedding_dim=64, func=embed))
+    rag.insert(list(DOCS.values()), ids=list(DOCS))
+    with pytest.raises(RuntimeError, match="gateway down"):
+        "".join(rag.query("Who founded Tallow Ferries?", param=QueryParam(mode="naive", stream=True)))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -57,6 +57,23 @@ class EmbeddingFunc:
             raise ValueError(f"embedding_func returned shape {vectors.shape}; expected "
                              f"({len(texts)}, {self.embedding_dim})")
         return vectors
+
+
+def _checked(stream: Iterator[str]) -> Iterator[str]:
+    """The pieces of ``stream``, then its failure raised (a ``GeneratorStream`` keeps a failed
+    request's error in ``.error`` and ends empty: an HKU program would print nothing)."""
+    yield from stream
+    error = getattr(stream, "error", None)
+    if error:
+        raise RuntimeError(f"the answer stream failed: {error}")
+
+
+async def _achecked(stream: Any) -> AsyncIterator[str]:
+    async for piece in stream:
+        yield piece
+    error = getattr(stream, "error", None)
+    if error:
+        raise RuntimeError(f"the answer stream failed: {error}")
 
 
 def _model_parts(llm_model_func: Optional[Callable[..., Any]], embedding_func: Optional[Callable[..., Any]],
@@ -180,9 +197,10 @@ class LightRAG:
 
     async def aquery(self, query: str, param: Optional[QueryParam] = None,
                      system_prompt: Optional[str] = None) -> Union[str, Iterator[str], Any]:
-        """The answer text, or an iterator of its pieces with ``stream=True`` (HKU's return)."""
+        """The answer text, or an iterator of its pieces with ``stream=True`` (HKU's return; a
+        stream whose request failed raises at its end instead of ending empty)."""
         result = await self.aquery_llm(query, param, system_prompt)
-        return result.response_iterator if result.is_streaming else (result.content or "")
+        return _achecked(result.response_iterator) if result.is_streaming else (result.content or "")
 
     def query(self, query: str, param: Optional[QueryParam] = None,
               system_prompt: Optional[str] = None) -> Union[str, Iterator[str], Any]:
@@ -190,7 +208,7 @@ class LightRAG:
             raise ValueError("system_prompt is not supported: give extra answer instructions in "
                              "QueryParam(user_prompt=...), or a template to the answer Generator")
         result = self.graph_rag.query(query, param)
-        return result.response_iterator if result.is_streaming else (result.content or "")
+        return _checked(result.response_iterator) if result.is_streaming else (result.content or "")
 
     async def aquery_data(self, query: str, param: Optional[QueryParam] = None) -> Dict[str, Any]:
         """What retrieval found, without an answer: HKU's ``{"status", "message", "data":

@@ -52,6 +52,11 @@ def _resolve(value: Any) -> Any:
         return pool.submit(asyncio.run, wait()).result()
 
 
+async def _collect(pieces: AsyncIterator[Any]) -> List[Any]:
+    """Every piece of an async stream (a sync caller reads them once the stream has ended)."""
+    return [piece async for piece in pieces]
+
+
 def split_chat(messages: List[Dict[str, Any]]) -> Tuple[str, Optional[str], List[Dict[str, Any]]]:
     """``(prompt, system_prompt, history_messages)`` of chat messages: the system messages
     joined, the last user message, and what lies between."""
@@ -123,7 +128,10 @@ class FunctionClient(ModelClient):
     def call(self, api_kwargs: Optional[Dict[str, Any]] = None,
              model_type: ModelType = ModelType.UNDEFINED) -> Any:
         func, args, kwargs = self._arguments(dict(api_kwargs or {}), model_type)
-        return _resolve(func(*args, **kwargs))
+        result = _resolve(func(*args, **kwargs))
+        if isinstance(result, AsyncIterator):  # HKU's streaming functions, called from sync code
+            return iter(_resolve(_collect(result)))
+        return result
 
     async def acall(self, api_kwargs: Optional[Dict[str, Any]] = None,
                     model_type: ModelType = ModelType.UNDEFINED) -> Any:
