@@ -163,3 +163,62 @@ def test_a_failed_stream_raises_instead_of_ending_empty(tmp_path):
     rag.insert(list(DOCS.values()), ids=list(DOCS))
     with pytest.raises(RuntimeError, match="gateway down"):
         "".join(rag.query("Who founded Tallow Ferries?", param=QueryParam(mode="naive", stream=True)))
+
+
+def test_entity_edits_refuse_what_would_half_apply_or_silently_do_nothing(tmp_path):
+    rag, _ = make(tmp_path)
+    rag.insert(list(DOCS.values()), ids=list(DOCS))
+    with pytest.raises(ValueError, match="already exists \\(as 'Tallow Ferries'\\)"):
+        rag.create_entity("TALLOW FERRIES", {"description": "again"})
+    created = rag.create_entity("ops/plan", {"description": "A plan."})
+    assert created["entity_name"] == "Ops/Plan" and rag.edit_entity("Ops/Plan", {"description": "B."})
+    with pytest.raises(ValueError, match="empty name"):
+        rag.edit_entity("Mira Oduya", {"entity_name": "  "})
+    with pytest.raises(ValueError, match="differ only in case"):
+        rag.edit_entity("Mira Oduya", {"entity_name": "MIRA ODUYA"})
+    with pytest.raises(ValueError, match="cannot set entity fields \\['weight'\\]"):
+        rag.merge_entities(["Jonah Vell"], "Mira Oduya", target_entity_data={"weight": 3})
+    with pytest.raises(KeyError, match="Nobody"):
+        rag.merge_entities(["Nobody"], "Mira Oduya")
+    assert rag.graph_rag.graph.get_node("Jonah Vell") is not None  # nothing was merged
+
+
+def test_a_given_track_id_finds_the_documents(tmp_path):
+    rag, _ = make(tmp_path)
+    assert rag.insert(list(DOCS.values()), ids=list(DOCS), track_id="my-track") == "my-track"
+    assert set(rag.graph_rag.doc_status.get_by_track_id("my-track")) == set(DOCS)
+
+
+def test_finalized_storages_open_again(tmp_path):
+    rag, _ = make(tmp_path)
+    rag.insert(DOCS["d1"], ids="d1")
+    asyncio.run(rag.finalize_storages())
+    with pytest.raises(RuntimeError, match="initialize_storages"):
+        rag.query("Who founded Tallow Ferries?")
+    asyncio.run(rag.initialize_storages())
+    assert "Mira Oduya" in rag.query("Who founded Tallow Ferries?")
+
+
+def test_async_edits_embed_in_the_callers_event_loop(tmp_path):
+    """A model function bound to the caller's loop (a shared async client) failed when an a*
+    edit embedded through a loop of its own."""
+    loops = set()
+
+    async def loop_bound_embed(texts):
+        loops.add(id(asyncio.get_running_loop()))
+        return await embed(texts)
+
+    rag = LightRAG(working_dir=str(tmp_path / "loop"), llm_model_func=FakeLLM(),
+                   embedding_func=EmbeddingFunc(embedding_dim=64, func=loop_bound_embed))
+
+    async def main():
+        await rag.ainsert(list(DOCS.values()), ids=list(DOCS))
+        loops.clear()
+        await rag.acreate_entity("Grey Heron", {"description": "The flagship."})
+        await rag.aedit_entity("Grey Heron", {"description": "The old flagship."})
+        await rag.acreate_relation("Grey Heron", "Tallow Ferries", {"description": "ship of"})
+        await rag.amerge_entities(["Jonah Vell"], "Mira Oduya")
+        return id(asyncio.get_running_loop())
+
+    caller = asyncio.run(main())
+    assert loops == {caller}

@@ -24,17 +24,24 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from lightrag.components.graph_rag.schemas import DocStatus, QueryParam, QueryResult
+from lightrag.components.graph_rag.schemas import (
+    DocStatus,
+    QueryParam,
+    QueryResult,
+    normalize_entity_name,
+)
 from lightrag.utils.run_sync import run_sync
 
 log = logging.getLogger(__name__)
 
 __all__ = ["EmbeddingFunc", "LightRAG"]
 
+#: the entity fields edit_entity and merge_entities(target_entity_data=...) may set
+ENTITY_FIELDS = ("description", "entity_type", "file_path")
 #: export formats of ``export_data`` and the format :meth:`GraphRAG.export` writes for each
 EXPORT_FORMATS = {"csv": "csv", "json": "json", "graphml": "graphml"}
 
@@ -142,19 +149,34 @@ class LightRAG:
             built["workspace"] = workspace
         built.update(graph_rag_options)
         self.working_dir, self.workspace = working_dir, workspace
-        self.graph_rag = GraphRAG(**built)
+        self._parts = built
+        self._graph_rag: Optional[Any] = GraphRAG(**built)
+
+    @property
+    def graph_rag(self) -> Any:
+        """The :class:`GraphRAG` behind this facade."""
+        if self._graph_rag is None:
+            raise RuntimeError("the storages were finalized: call initialize_storages() again "
+                               "(or make a new LightRAG) before using this instance")
+        return self._graph_rag
 
     def __repr__(self) -> str:
         return f"LightRAG(working_dir={self.working_dir!r}, workspace={self.workspace!r})\n{self.graph_rag!r}"
 
     # ------------------------------------------------------------- life cycle
     async def initialize_storages(self) -> None:
-        """HKU's set-up call: the store is open from the constructor on, so nothing is left to
-        do; kept so HKU programs run unchanged."""
+        """HKU's set-up call: the store is open from the constructor on; after
+        :meth:`finalize_storages` it is opened again."""
+        if self._graph_rag is None:
+            from lightrag.components.graph_rag.system import GraphRAG
+
+            self._graph_rag = GraphRAG(**self._parts)
 
     async def finalize_storages(self) -> None:
-        """Close the store (HKU's tear-down call)."""
-        self.graph_rag.close()
+        """Close the store (HKU's tear-down call); later calls ask for initialize_storages()."""
+        if self._graph_rag is not None:
+            self._graph_rag.close()
+            self._graph_rag = None
 
     # ----------------------------------------------------------------- insert
     async def ainsert(self, input: Union[str, Sequence[str]], split_by_character: Optional[str] = None,
@@ -167,11 +189,11 @@ class LightRAG:
         if split_by_character is not None or split_by_character_only:
             raise ValueError("split_by_character is not supported: documents are chunked by "
                              "tokens (chunk_token_size); split the text yourself and insert the parts")
-        result = await self.graph_rag.ainsert(input, ids=ids, file_paths=file_paths)
+        result = await self.graph_rag.ainsert(input, ids=ids, file_paths=file_paths, track_id=track_id)
         if result.failed:
             log.warning("LightRAG.insert: %d document(s) failed: %s", len(result.failed),
                         "; ".join(f"{k}: {v}" for k, v in list(result.failed.items())[:3]))
-        return track_id or result.track_id
+        return result.track_id
 
     def insert(self, input: Union[str, Sequence[str]], split_by_character: Optional[str] = None,
                split_by_character_only: bool = False, ids: Optional[Union[str, Sequence[str]]] = None,
@@ -248,41 +270,78 @@ class LightRAG:
         self.delete_by_relation(source_entity, target_entity)
 
     # ------------------------------------------------------------- graph edits
-    def create_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Dict[str, Any]:
-        """Add an entity by hand (a document of its own: ``manual-entity-<name>``, which
-        ``delete_by_doc_id`` removes). An existing name is refused, as in HKU."""
-        if self.graph_rag.graph.get_node(entity_name) is not None:
-            raise ValueError(f"Entity '{entity_name}' already exists")
-        record = {"entity_name": entity_name,
+    # Each edit exists twice, as in HKU: the sync one through GraphRAG (which embeds in a loop
+    # of its own), the async one on the index, embedding in the caller's event loop, where a
+    # model function bound to it (a shared AsyncOpenAI client) keeps working.
+
+    def _new_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Tuple[str, Dict[str, Any]]:
+        """``(stored name, custom-KG record)`` of an entity to create; an existing name, in any
+        letter case the store folds together, is refused, as in HKU."""
+        stored_name = normalize_entity_name(entity_name)
+        if not stored_name:
+            raise ValueError("the entity name is empty")
+        graph = self.graph_rag.graph
+        existing = stored_name if graph.get_node(stored_name) is not None else \
+            graph.find_case_variants([stored_name]).get(stored_name)
+        if existing is not None:
+            raise ValueError(f"Entity '{entity_name}' already exists (as '{existing}')")
+        record = {"entity_name": stored_name,
                   "entity_type": str(entity_data.get("entity_type", "UNKNOWN")),
                   "description": str(entity_data.get("description", "")),
-                  "source_id": str(entity_data.get("source_id", "")),
                   "file_path": str(entity_data.get("file_path", "manual"))}
-        if not record["source_id"]:
-            record.pop("source_id")
-        self.graph_rag.insert_custom_kg({"entities": [record]}, doc_id=f"manual-entity-{entity_name}")
-        return {"entity_name": entity_name, **(self.graph_rag.graph.get_node(entity_name) or {})}
+        if entity_data.get("source_id"):
+            record["source_id"] = str(entity_data["source_id"])
+        return stored_name, record
+
+    def _created(self, name: str) -> Dict[str, Any]:
+        return {"entity_name": name, **(self.graph_rag.graph.get_node(name) or {})}
+
+    def create_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Dict[str, Any]:
+        """Add an entity by hand (a document of its own: ``manual-entity-<name>``, which
+        ``delete_by_doc_id`` removes), under the name the store keeps ("ops/plan" is stored as
+        "Ops/Plan"); returns its stored fields."""
+        name, record = self._new_entity(entity_name, entity_data)
+        self.graph_rag.insert_custom_kg({"entities": [record]}, doc_id=f"manual-entity-{name}")
+        return self._created(name)
 
     async def acreate_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Dict[str, Any]:
-        return self.create_entity(entity_name, entity_data)
+        name, record = self._new_entity(entity_name, entity_data)
+        await self.graph_rag.ainsert_custom_kg({"entities": [record]}, doc_id=f"manual-entity-{name}")
+        return self._created(name)
+
+    @staticmethod
+    def _entity_edit(entity_name: str, updated_data: Dict[str, Any], allow_rename: bool,
+                     allow_merge: bool) -> Tuple[Dict[str, Any], Optional[str]]:
+        """``(field updates, new name or None)`` of an HKU ``edit_entity`` call, checked."""
+        if allow_merge:
+            raise ValueError("allow_merge is not supported: use merge_entities(sources, target)")
+        updates = dict(updated_data)
+        new_name = updates.pop("entity_name", None)
+        if new_name is None or new_name == entity_name:
+            return updates, None
+        if not normalize_entity_name(str(new_name)):
+            raise ValueError("cannot rename an entity to an empty name")
+        if normalize_entity_name(str(new_name)) == normalize_entity_name(entity_name):
+            raise ValueError(f"'{new_name}' is stored as '{entity_name}' (names that differ only "
+                             "in case are one entity): nothing to rename")
+        if not allow_rename:
+            raise ValueError(f"renaming '{entity_name}' to '{new_name}' needs allow_rename=True")
+        return updates, str(new_name)
 
     def edit_entity(self, entity_name: str, updated_data: Dict[str, Any], allow_rename: bool = True,
                     allow_merge: bool = False) -> Dict[str, Any]:
         """Change an entity's fields; ``updated_data["entity_name"]`` renames it (refused with
         ``allow_rename=False``; ``allow_merge`` is not supported: merge with
         :meth:`merge_entities`)."""
-        updates = dict(updated_data)
-        new_name = updates.pop("entity_name", None)
-        rename_to = new_name if new_name not in (None, entity_name) else None
-        if rename_to is not None and not allow_rename:
-            raise ValueError(f"renaming '{entity_name}' to '{rename_to}' needs allow_rename=True")
-        if allow_merge:
-            raise ValueError("allow_merge is not supported: use merge_entities(sources, target)")
+        updates, rename_to = self._entity_edit(entity_name, updated_data, allow_rename, allow_merge)
         return self.graph_rag.edit_entity(entity_name, updates, rename_to=rename_to)
 
     async def aedit_entity(self, entity_name: str, updated_data: Dict[str, Any],
                            allow_rename: bool = True, allow_merge: bool = False) -> Dict[str, Any]:
-        return self.edit_entity(entity_name, updated_data, allow_rename, allow_merge)
+        updates, rename_to = self._entity_edit(entity_name, updated_data, allow_rename, allow_merge)
+        edited = self.graph_rag.index.edit_entity(entity_name, updates, rename_to)
+        await self.graph_rag.index.index_pending()
+        return edited
 
     def create_relation(self, source_entity: str, target_entity: str,
                         relation_data: Dict[str, Any]) -> Dict[str, Any]:
@@ -290,7 +349,9 @@ class LightRAG:
 
     async def acreate_relation(self, source_entity: str, target_entity: str,
                                relation_data: Dict[str, Any]) -> Dict[str, Any]:
-        return self.create_relation(source_entity, target_entity, relation_data)
+        created = self.graph_rag.index.create_relation(source_entity, target_entity, relation_data)
+        await self.graph_rag.index.index_pending()
+        return created
 
     def edit_relation(self, source_entity: str, target_entity: str,
                       updated_data: Dict[str, Any]) -> Dict[str, Any]:
@@ -298,7 +359,23 @@ class LightRAG:
 
     async def aedit_relation(self, source_entity: str, target_entity: str,
                              updated_data: Dict[str, Any]) -> Dict[str, Any]:
-        return self.edit_relation(source_entity, target_entity, updated_data)
+        edited = self.graph_rag.index.edit_relation(source_entity, target_entity, updated_data)
+        await self.graph_rag.index.index_pending()
+        return edited
+
+    def _check_merge(self, source_entities: List[str], merge_strategy: Optional[Dict[str, str]],
+                     target_entity_data: Optional[Dict[str, Any]]) -> None:
+        """Everything a merge call can get wrong, checked before the merge commits."""
+        if merge_strategy:
+            raise ValueError("merge_strategy is not supported: descriptions are concatenated; "
+                             "set the result with target_entity_data")
+        unknown = sorted(set(target_entity_data or {}) - set(ENTITY_FIELDS))
+        if unknown:
+            raise ValueError(f"cannot set entity fields {unknown}; editable: {list(ENTITY_FIELDS)}")
+        graph = self.graph_rag.graph
+        missing = [name for name in source_entities if graph.get_node(name) is None]
+        if missing:
+            raise KeyError(f"no entity named {missing[0]!r}")
 
     def merge_entities(self, source_entities: List[str], target_entity: str,
                        merge_strategy: Optional[Dict[str, str]] = None,
@@ -306,9 +383,7 @@ class LightRAG:
         """Merge ``source_entities`` into ``target_entity`` (descriptions joined, relations
         moved); ``target_entity_data`` then sets the target's fields. ``merge_strategy`` is
         not supported (descriptions are always concatenated)."""
-        if merge_strategy:
-            raise ValueError("merge_strategy is not supported: descriptions are concatenated; "
-                             "set the result with target_entity_data")
+        self._check_merge(source_entities, merge_strategy, target_entity_data)
         merged = self.graph_rag.merge_entities(source_entities, target_entity)
         if target_entity_data:
             merged = self.graph_rag.edit_entity(target_entity, dict(target_entity_data))
@@ -317,7 +392,13 @@ class LightRAG:
     async def amerge_entities(self, source_entities: List[str], target_entity: str,
                               merge_strategy: Optional[Dict[str, str]] = None,
                               target_entity_data: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-        return self.merge_entities(source_entities, target_entity, merge_strategy, target_entity_data)
+        self._check_merge(source_entities, merge_strategy, target_entity_data)
+        index = self.graph_rag.index
+        merged = index.merge_entities(source_entities, target_entity)
+        if target_entity_data:
+            merged = index.edit_entity(target_entity, dict(target_entity_data))
+        await index.index_pending()
+        return merged
 
     # --------------------------------------------------------- status, export
     async def get_processing_status(self) -> Dict[str, int]:
@@ -371,7 +452,7 @@ class LightRAG:
 
     def __getattr__(self, name: str) -> Any:
         """Everything else is :class:`GraphRAG`'s (``export``, ``status``, ``index``, ...)."""
-        if name.startswith("_") or name == "graph_rag":
+        if name.startswith("_"):
             raise AttributeError(name)
         try:
             return getattr(self.graph_rag, name)

@@ -190,14 +190,16 @@ class GraphRAG(Component):
     # ------------------------------------------------------------------- insert
     def insert(self, input: Union[str, Sequence[str]], ids: Optional[Union[str, Sequence[str]]] = None,
                file_paths: Optional[Union[str, Sequence[str]]] = None,
-               progress: Optional[ProgressCallback] = None) -> InsertResult:
+               progress: Optional[ProgressCallback] = None,
+               track_id: Optional[str] = None) -> InsertResult:
         """Insert documents (see :meth:`ainsert`)."""
-        return run_sync(self.ainsert(input, ids, file_paths, progress))
+        return run_sync(self.ainsert(input, ids, file_paths, progress, track_id))
 
     async def ainsert(self, input: Union[str, Sequence[str]],
                       ids: Optional[Union[str, Sequence[str]]] = None,
                       file_paths: Optional[Union[str, Sequence[str]]] = None,
-                      progress: Optional[ProgressCallback] = None) -> InsertResult:
+                      progress: Optional[ProgressCallback] = None,
+                      track_id: Optional[str] = None) -> InsertResult:
         """Insert documents; already processed ones are skipped, unfinished ones retried.
 
         Stored as PENDING first (durable), then chunked, embedded, extracted and recorded by
@@ -210,8 +212,10 @@ class GraphRAG(Component):
                 is re-indexed with the new text.
             file_paths: source names used in references.
             progress: called with an :class:`InsertProgress` after each document.
+            track_id: the id the documents' statuses record for this call (default: a new
+                ``insert-...`` id); ``doc_status.get_by_track_id`` finds them by it.
         """
-        result = await self.aenqueue_documents(input, ids, file_paths)
+        result = await self.aenqueue_documents(input, ids, file_paths, track_id)
         return await self.insert_pipeline().run(self.unfinished_document_ids(), result, progress)
 
     def insert_pipeline(self) -> InsertPipeline:
@@ -256,7 +260,7 @@ class GraphRAG(Component):
 
     def enqueue_documents(
         self, input: Union[str, Sequence[str]], ids: Optional[Union[str, Sequence[str]]] = None,
-        file_paths: Optional[Union[str, Sequence[str]]] = None,
+        file_paths: Optional[Union[str, Sequence[str]]] = None, track_id: Optional[str] = None,
     ) -> InsertResult:
         """The first step of an insert: validate (:meth:`validate_documents`), then store the
         texts as PENDING in one committed transaction (durable when this returns). Already
@@ -270,17 +274,17 @@ class GraphRAG(Component):
             An :class:`InsertResult` with a new ``track_id``, the ``doc_ids`` and the ``skipped``.
         """
         texts, doc_ids, paths = self.validate_documents(input, ids, file_paths)
-        result = InsertResult(track_id=f"insert-{uuid.uuid4().hex[:12]}", doc_ids=doc_ids)
+        result = InsertResult(track_id=_track_id(track_id), doc_ids=doc_ids)
         _, result.skipped = self.index.enqueue(texts, doc_ids, paths, result.track_id)
         return result
 
     async def aenqueue_documents(
         self, input: Union[str, Sequence[str]], ids: Optional[Union[str, Sequence[str]]] = None,
-        file_paths: Optional[Union[str, Sequence[str]]] = None,
+        file_paths: Optional[Union[str, Sequence[str]]] = None, track_id: Optional[str] = None,
     ) -> InsertResult:
         """:meth:`enqueue_documents` for coroutines (never blocks the event loop on the lock)."""
         texts, doc_ids, paths = self.validate_documents(input, ids, file_paths)
-        result = InsertResult(track_id=f"insert-{uuid.uuid4().hex[:12]}", doc_ids=doc_ids)
+        result = InsertResult(track_id=_track_id(track_id), doc_ids=doc_ids)
         _, result.skipped = await self.index.aenqueue(texts, doc_ids, paths, result.track_id)
         return result
 
@@ -410,6 +414,15 @@ class GraphRAG(Component):
     def status(self) -> Dict[str, Any]:
         """Counts of documents by status, chunks, entities and relations."""
         return self.index.status()
+
+
+def _track_id(given: Optional[str]) -> str:
+    """The caller's track id (a non-empty string), else a new ``insert-...`` one."""
+    if given is None:
+        return f"insert-{uuid.uuid4().hex[:12]}"
+    if not isinstance(given, str) or not given.strip() or len(given) > 200:
+        raise ValueError(f"track_id must be a non-empty string of at most 200 characters, got {given!r}")
+    return given
 
 
 def _build_index(embedder: Any, merger: Optional[GraphMerger], extractor_name: str,
