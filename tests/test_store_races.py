@@ -99,3 +99,25 @@ def test_a_store_opens_and_answers_while_another_process_holds_its_writer_lock(t
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_store_that_needs_its_change_log_names_the_lock_it_waited_for(tmp_path):
+    import sqlite3
+
+    from lightrag.components.storage.sql_db import SQLiteDatabase, StoreLockedError
+
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:  # a store written before the change log
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)")
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+        "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(60)"), str(path)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(StoreLockedError, match="being written by another process"):
+            SQLiteDatabase(str(path), lock_timeout=0.5)
+    finally:
+        holder.kill()
+        holder.wait()

@@ -303,16 +303,20 @@ class SQLDatabase(ChangeLog):
             with self.transaction():
                 yield
 
+    def _locked(self, started: float) -> StoreLockedError:
+        """The error of a writer lock not obtained since ``started`` (``time.monotonic()``)."""
+        return StoreLockedError(
+            f"{self.describe()} is being written by another process; waited "
+            f"{time.monotonic() - started:.0f} s for its writer lock (lock_timeout="
+            f"{self.lock_timeout:g}). Stop the other writer or raise lock_timeout.")
+
     def _begin_locked(self) -> None:
         started = time.monotonic()
         try:
             self._begin()
         except Exception as e:
             if self._is_locked_error(e):
-                raise StoreLockedError(
-                    f"{self.describe()} is being written by another process; waited "
-                    f"{time.monotonic() - started:.0f} s for its writer lock (lock_timeout="
-                    f"{self.lock_timeout:g}). Stop the other writer or raise lock_timeout.") from e
+                raise self._locked(started) from e
             raise
         self._touched = {}
         try:
