@@ -222,3 +222,23 @@ def test_async_edits_embed_in_the_callers_event_loop(tmp_path):
 
     caller = asyncio.run(main())
     assert loops == {caller}
+
+
+def test_sync_calls_share_one_event_loop_so_loop_bound_clients_work(tmp_path):
+    """A module-level async client binds to the first loop that uses it; a new loop per sync
+    call failed the second insert ("Event loop is closed")."""
+    bound = {}
+
+    async def loop_bound_embed(texts):
+        loop = asyncio.get_running_loop()
+        if bound.setdefault("loop", loop) is not loop or loop.is_closed():
+            raise RuntimeError("bound to a different event loop")
+        return await embed(texts)
+
+    rag = LightRAG(working_dir=str(tmp_path / "sync"), llm_model_func=FakeLLM(),
+                   embedding_func=EmbeddingFunc(embedding_dim=64, func=loop_bound_embed))
+    rag.insert(DOCS["d1"], ids="d1")
+    rag.insert(DOCS["d2"], ids="d2")
+    assert asyncio.run(rag.get_processing_status())["processed"] == 2
+    rag.create_entity("Grey Heron", {"description": "The flagship."})
+    assert "Mira Oduya" in rag.query("Who founded Tallow Ferries?")

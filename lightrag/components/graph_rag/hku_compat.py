@@ -21,6 +21,7 @@ What differs from HKU is listed in ``docs/compat.md`` ("Coming from HKU LightRAG
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from importlib import resources
@@ -150,6 +151,7 @@ class LightRAG:
         built.update(graph_rag_options)
         self.working_dir, self.workspace = working_dir, workspace
         self._parts = built
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._graph_rag: Optional[Any] = GraphRAG(**built)
 
     @property
@@ -162,6 +164,19 @@ class LightRAG:
 
     def __repr__(self) -> str:
         return f"LightRAG(working_dir={self.working_dir!r}, workspace={self.workspace!r})\n{self.graph_rag!r}"
+
+    def _run(self, coro: Any) -> Any:
+        """Run ``coro`` for a sync method: on one event loop kept by this instance, as HKU's
+        sync methods do, so async model functions bound to a loop (a module-level
+        ``AsyncOpenAI`` client) work across calls, where a new loop per call ("Event loop is
+        closed") did not; inside a running loop (a notebook), in a helper thread."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            if self._loop is None or self._loop.is_closed():
+                self._loop = asyncio.new_event_loop()
+            return self._loop.run_until_complete(coro)
+        return run_sync(coro)
 
     # ------------------------------------------------------------- life cycle
     async def initialize_storages(self) -> None:
@@ -199,11 +214,11 @@ class LightRAG:
                split_by_character_only: bool = False, ids: Optional[Union[str, Sequence[str]]] = None,
                file_paths: Optional[Union[str, Sequence[str]]] = None,
                track_id: Optional[str] = None) -> str:
-        return run_sync(self.ainsert(input, split_by_character, split_by_character_only, ids,
+        return self._run(self.ainsert(input, split_by_character, split_by_character_only, ids,
                                      file_paths, track_id))
 
     def insert_custom_kg(self, custom_kg: Dict[str, Any], full_doc_id: Optional[str] = None) -> None:
-        self.graph_rag.insert_custom_kg(custom_kg, doc_id=full_doc_id)
+        self._run(self.ainsert_custom_kg(custom_kg, full_doc_id))
 
     async def ainsert_custom_kg(self, custom_kg: Dict[str, Any], full_doc_id: Optional[str] = None) -> None:
         await self.graph_rag.ainsert_custom_kg(custom_kg, doc_id=full_doc_id)
@@ -229,8 +244,10 @@ class LightRAG:
         if system_prompt is not None:
             raise ValueError("system_prompt is not supported: give extra answer instructions in "
                              "QueryParam(user_prompt=...), or a template to the answer Generator")
-        result = self.graph_rag.query(query, param)
-        return _checked(result.response_iterator) if result.is_streaming else (result.content or "")
+        if param is not None and param.stream:  # a sync iterator of pieces
+            result = self.graph_rag.query(query, param)
+            return _checked(result.response_iterator) if result.is_streaming else (result.content or "")
+        return self._run(self.aquery(query, param))
 
     async def aquery_data(self, query: str, param: Optional[QueryParam] = None) -> Dict[str, Any]:
         """What retrieval found, without an answer: HKU's ``{"status", "message", "data":
@@ -245,7 +262,7 @@ class LightRAG:
                              "keywords": raw.get("keywords", {}), "processing_info": info}}
 
     def query_data(self, query: str, param: Optional[QueryParam] = None) -> Dict[str, Any]:
-        return run_sync(self.aquery_data(query, param))
+        return self._run(self.aquery_data(query, param))
 
     # ---------------------------------------------------------------- deletes
     async def adelete_by_doc_id(self, doc_id: str, delete_llm_cache: bool = False) -> Any:
@@ -255,7 +272,7 @@ class LightRAG:
         return await self.graph_rag.adelete_by_doc_id(doc_id)
 
     def delete_by_doc_id(self, doc_id: str, delete_llm_cache: bool = False) -> Any:
-        return run_sync(self.adelete_by_doc_id(doc_id, delete_llm_cache))
+        return self._run(self.adelete_by_doc_id(doc_id, delete_llm_cache))
 
     def delete_by_entity(self, entity_name: str) -> None:
         self.graph_rag.delete_entity(entity_name)
@@ -270,9 +287,9 @@ class LightRAG:
         self.delete_by_relation(source_entity, target_entity)
 
     # ------------------------------------------------------------- graph edits
-    # Each edit exists twice, as in HKU: the sync one through GraphRAG (which embeds in a loop
-    # of its own), the async one on the index, embedding in the caller's event loop, where a
-    # model function bound to it (a shared AsyncOpenAI client) keeps working.
+    # The async edits work on the index and embed in the caller's event loop, where a model
+    # function bound to it (a shared AsyncOpenAI client) keeps working; the sync ones run them
+    # on this instance's loop (:meth:`_run`).
 
     def _new_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Tuple[str, Dict[str, Any]]:
         """``(stored name, custom-KG record)`` of an entity to create; an existing name, in any
@@ -300,9 +317,7 @@ class LightRAG:
         """Add an entity by hand (a document of its own: ``manual-entity-<name>``, which
         ``delete_by_doc_id`` removes), under the name the store keeps ("ops/plan" is stored as
         "Ops/Plan"); returns its stored fields."""
-        name, record = self._new_entity(entity_name, entity_data)
-        self.graph_rag.insert_custom_kg({"entities": [record]}, doc_id=f"manual-entity-{name}")
-        return self._created(name)
+        return self._run(self.acreate_entity(entity_name, entity_data))
 
     async def acreate_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Dict[str, Any]:
         name, record = self._new_entity(entity_name, entity_data)
@@ -333,8 +348,7 @@ class LightRAG:
         """Change an entity's fields; ``updated_data["entity_name"]`` renames it (refused with
         ``allow_rename=False``; ``allow_merge`` is not supported: merge with
         :meth:`merge_entities`)."""
-        updates, rename_to = self._entity_edit(entity_name, updated_data, allow_rename, allow_merge)
-        return self.graph_rag.edit_entity(entity_name, updates, rename_to=rename_to)
+        return self._run(self.aedit_entity(entity_name, updated_data, allow_rename, allow_merge))
 
     async def aedit_entity(self, entity_name: str, updated_data: Dict[str, Any],
                            allow_rename: bool = True, allow_merge: bool = False) -> Dict[str, Any]:
@@ -345,7 +359,7 @@ class LightRAG:
 
     def create_relation(self, source_entity: str, target_entity: str,
                         relation_data: Dict[str, Any]) -> Dict[str, Any]:
-        return self.graph_rag.create_relation(source_entity, target_entity, relation_data)
+        return self._run(self.acreate_relation(source_entity, target_entity, relation_data))
 
     async def acreate_relation(self, source_entity: str, target_entity: str,
                                relation_data: Dict[str, Any]) -> Dict[str, Any]:
@@ -355,7 +369,7 @@ class LightRAG:
 
     def edit_relation(self, source_entity: str, target_entity: str,
                       updated_data: Dict[str, Any]) -> Dict[str, Any]:
-        return self.graph_rag.edit_relation(source_entity, target_entity, updated_data)
+        return self._run(self.aedit_relation(source_entity, target_entity, updated_data))
 
     async def aedit_relation(self, source_entity: str, target_entity: str,
                              updated_data: Dict[str, Any]) -> Dict[str, Any]:
@@ -383,11 +397,8 @@ class LightRAG:
         """Merge ``source_entities`` into ``target_entity`` (descriptions joined, relations
         moved); ``target_entity_data`` then sets the target's fields. ``merge_strategy`` is
         not supported (descriptions are always concatenated)."""
-        self._check_merge(source_entities, merge_strategy, target_entity_data)
-        merged = self.graph_rag.merge_entities(source_entities, target_entity)
-        if target_entity_data:
-            merged = self.graph_rag.edit_entity(target_entity, dict(target_entity_data))
-        return merged
+        return self._run(self.amerge_entities(source_entities, target_entity, merge_strategy,
+                                              target_entity_data))
 
     async def amerge_entities(self, source_entities: List[str], target_entity: str,
                               merge_strategy: Optional[Dict[str, str]] = None,
