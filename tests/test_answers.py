@@ -97,7 +97,8 @@ def test_a_pronoun_quote_brings_the_sentence_before_only_when_that_says_who_it_i
         "Voyager\nVoyager 1 flew past Saturn in 1980. Its close look at Titan showed a thick "
         "nitrogen atmosphere.")
     answer = quote("How does the store open in constant time?", chunks)
-    assert answer.text.startswith("It opens its store in constant time.")
+    # the nearest sentence that says who "It" is, over one that only says "it" again
+    assert answer.text.startswith("The toolkit has many users. [1] It opens its store in constant time.")
     assert "runs on it" not in answer.text  # it says no more than "It" who "it" is
     answer = quote("What did the close look at Titan show?", chunks)
     assert answer.text.startswith("Voyager 1 flew past Saturn in 1980. [2] Its close look")
@@ -383,3 +384,13 @@ def test_a_choice_is_decided_by_years_its_passages_give_under_a_pronoun():
     assert text.startswith("Tower Bridge, according to the dates in the sources")
     text = quote("Which opened later, the Brooklyn Bridge or the Golden Gate Bridge?", BRIDGES).text
     assert text.startswith("the Golden Gate Bridge, according to the dates in the sources")
+
+
+def test_a_pronoun_quote_brings_the_nearest_sentence_that_says_who_over_repeated_pronouns():
+    chunks = passages(
+        "Priya Lindqvist is the Institute's electronics engineer. She joined in 2018 from a "
+        "start-up. She designed the Bogwatch sensor, a solar-powered device.",
+        "Bogwatch\nBogwatch is a sensor network project led by Tomasz Quillfeather.")
+    answer = quote("Who designed the Bogwatch sensor?", chunks)
+    assert answer.text.startswith("Priya Lindqvist is the Institute's electronics engineer. [1] "
+                                  "She designed the Bogwatch sensor")

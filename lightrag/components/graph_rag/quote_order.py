@@ -44,18 +44,28 @@ class Placed(Protocol):
     position: int
 
 
+#: sentences walked back over to find who a quote's opening pronoun means
+ANTECEDENT_REACH = 4
+
+
 def with_antecedents(chain: Sequence[Placed], candidates: Sequence[Placed]) -> List[Placed]:
-    """``chain`` with, before each quote that opens with a pronoun, the sentence before it in its
-    passage (one of ``candidates``) when that sentence says who is meant."""
+    """``chain`` with, before each quote that opens with a pronoun, the nearest earlier sentence
+    of its passage (one of ``candidates``, at most :data:`ANTECEDENT_REACH` back) that says who
+    is meant: over sentences that only say the same pronoun again ("Priya Lindqvist is the
+    engineer. She joined in 2018. She designed the sensor." quotes the first before the third)."""
     by_place: Dict[Tuple[int, int], Placed] = {(c.chunk_index, c.position): c for c in candidates}
     out: List[Placed] = []
     for c in chain:
         first_word = c.sentence.text.split(maxsplit=1)[0].lower() if c.sentence.text else ""
-        before = by_place.get((c.chunk_index, c.position - 1))
-        if first_word in PRONOUNS and before is not None and before not in chain \
-                and before not in out and not (
-                    SAME_REFERENT.get(first_word, frozenset()) & words(before.sentence.text)):
-            out.append(before)
+        if first_word in PRONOUNS:
+            same = SAME_REFERENT.get(first_word, frozenset())
+            for back in range(1, ANTECEDENT_REACH + 1):
+                before = by_place.get((c.chunk_index, c.position - back))
+                if before is None or before in chain or before in out:
+                    break
+                if not (same & words(before.sentence.text)):
+                    out.append(before)
+                    break
         out.append(c)
     return out
 
@@ -69,5 +79,8 @@ def reading_order(chain: Sequence[Placed], lead: Placed) -> List[Placed]:
     for i, c in enumerate(chain):
         first_seen.setdefault(c.chunk_index, i)
     opening = {lead.position, lead.position - 1}
+    at = next((i for i, c in enumerate(chain) if c is lead), 0)
+    if at and chain[at - 1].chunk_index == lead.chunk_index and chain[at - 1].position < lead.position:
+        opening.add(chain[at - 1].position)  # its antecedent (with_antecedents), however far back
     return sorted(chain, key=lambda c: (first_seen[c.chunk_index], c.chunk_index != lead.chunk_index
                                         or c.position not in opening, c.position))
