@@ -2,7 +2,8 @@
 
 Indexes ``benchmarks/data/bridges/docs`` (or ``--docs``) with the packaged offline pipeline
 (spaCy graph, MiniLM, quoted answers) into a temporary folder and asks every question of
-``questions.json`` in each mode; an answer counts when it contains the expected phrase.
+``questions.json`` in each mode; an answer counts when it contains the expected phrase (or,
+for an item whose ``answer`` is null, when it says the context does not answer).
 
 Usage::
 
@@ -21,6 +22,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "bridges"
+#: what the quoting answerer says when the context does not answer (``answer: null`` items)
+DECLINED = "does not contain a sentence that answers"
 
 
 def main() -> int:
@@ -41,7 +44,9 @@ def main() -> int:
             started, right = time.perf_counter(), 0
             for item in questions:
                 answer = rag.query(item["question"], mode=mode).content or ""
-                hit = item["answer"].lower() in answer.lower()
+                expected = item.get("answer")
+                hit = (DECLINED in answer if expected is None  # the files do not answer it
+                       else expected.lower() in answer.lower())
                 right += hit
                 if not hit:
                     print(f"  [{mode}] MISS {item['question']} -> {answer[:120]!r}")
