@@ -394,3 +394,11 @@ def test_a_pronoun_quote_brings_the_nearest_sentence_that_says_who_over_repeated
     answer = quote("Who designed the Bogwatch sensor?", chunks)
     assert answer.text.startswith("Priya Lindqvist is the Institute's electronics engineer. [1] "
                                   "She designed the Bogwatch sensor")
+
+
+def test_a_quote_that_states_the_claim_with_a_negation_answers_no():
+    chunks = passages("Peat-core archive\nThe archive was started in 2010. The archive was flooded "
+                      "briefly in February 2020, but no cores were lost.")
+    answer = quote("Was any peat core lost when the archive flooded in 2020?", chunks)
+    assert answer.text.startswith("No: The archive was flooded briefly in February 2020")
+    assert answer.decided

@@ -59,12 +59,25 @@ def choice_verdict(query: str, sentences: Sequence[Tuple[str, str]]) -> Optional
 def yes_no_verdict(query: str, quoted: Sequence[Tuple[str, Set[str]]],
                    weights: Dict[str, float]) -> Optional[str]:
     """"Yes" when the quoted sentences together state every word of the question's claim
-    (90 % of its idf ``weights``) without a negation; otherwise ``None`` (undecided).
+    (90 % of its idf ``weights``) without a negation; "No" when one quoted sentence states it
+    with a negation and the question has none ("Was any core lost when the archive flooded in
+    2020?" against "The archive was flooded in 2020, but no cores were lost."); otherwise
+    ``None`` (undecided).
 
     ``quoted``: ``(text, stemmed words of the sentence and its heading)`` of each quote."""
     claim = stems(query)
+    weight = sum(weights.get(w, 1.0) for w in claim)
+    if not claim or not weight:
+        return None
+
+    def share(stated: Set[str]) -> float:
+        return sum(weights.get(w, 1.0) for w in claim & stated) / weight
+
     said = set().union(*(stated for _, stated in quoted))
     negated = any(words(text) & NEGATIONS for text, _ in quoted)
-    weight = sum(weights.get(w, 1.0) for w in claim)
-    share = sum(weights.get(w, 1.0) for w in claim & said) / weight if weight else 0.0
-    return "Yes" if claim and share >= 0.9 and not negated else None
+    if share(said) >= 0.9 and not negated:
+        return "Yes"
+    if not words(query) & NEGATIONS and any(
+            share(stated) >= 0.9 and words(text) & NEGATIONS for text, stated in quoted):
+        return "No"
+    return None
