@@ -8,7 +8,6 @@ connection, dialect and writer lock it uses.
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any, Callable, Dict, Iterable, Optional, Set
 
 log = logging.getLogger(__name__)
@@ -30,8 +29,7 @@ class ChangeLog:
     _touched: Dict[str, Set[str]]
     set_meta: Callable[[str, str], None]
     has_table: Callable[[str], bool]
-    _is_locked_error: Callable[[BaseException], bool]
-    _locked: Callable[[float], Exception]
+    _begin_waiting: Callable[[], None]
 
     def _create_change_log(self) -> None:
         """Create the ``changes`` and ``meta`` tables when the store lacks them. Their presence
@@ -39,13 +37,7 @@ class ChangeLog:
         writer (or a writer stopped mid-transaction) holds it."""
         if self.has_table("changes") and self.has_table("meta"):
             return
-        started = time.monotonic()
-        try:
-            self._begin()
-        except Exception as e:
-            if self._is_locked_error(e):
-                raise self._locked(started) from e
-            raise
+        self._begin_waiting()
         try:
             self._conn.execute(f"CREATE TABLE IF NOT EXISTS changes (seq {self.serial_key}, "
                                "store TEXT NOT NULL, key TEXT NOT NULL)")

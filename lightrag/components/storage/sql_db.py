@@ -303,21 +303,22 @@ class SQLDatabase(ChangeLog):
             with self.transaction():
                 yield
 
-    def _locked(self, started: float) -> StoreLockedError:
-        """The error of a writer lock not obtained since ``started`` (``time.monotonic()``)."""
-        return StoreLockedError(
-            f"{self.describe()} is being written by another process; waited "
-            f"{time.monotonic() - started:.0f} s for its writer lock (lock_timeout="
-            f"{self.lock_timeout:g}). Stop the other writer or raise lock_timeout.")
-
-    def _begin_locked(self) -> None:
+    def _begin_waiting(self) -> None:
+        """Begin a write transaction, waiting up to ``lock_timeout`` for the writer lock; a lock
+        not obtained is a :class:`StoreLockedError` naming the wait."""
         started = time.monotonic()
         try:
             self._begin()
         except Exception as e:
             if self._is_locked_error(e):
-                raise self._locked(started) from e
+                raise StoreLockedError(
+                    f"{self.describe()} is being written by another process; waited "
+                    f"{time.monotonic() - started:.0f} s for its writer lock (lock_timeout="
+                    f"{self.lock_timeout:g}). Stop the other writer or raise lock_timeout.") from e
             raise
+
+    def _begin_locked(self) -> None:
+        self._begin_waiting()
         self._touched = {}
         try:
             self._apply_changes()
