@@ -29,6 +29,7 @@ from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional,
 
 import numpy as np
 
+from lightrag.components.graph_rag.index.maintenance import EDITABLE_ENTITY_FIELDS
 from lightrag.components.graph_rag.schemas import (
     DocStatus,
     QueryParam,
@@ -41,8 +42,6 @@ log = logging.getLogger(__name__)
 
 __all__ = ["EmbeddingFunc", "LightRAG"]
 
-#: the entity fields edit_entity and merge_entities(target_entity_data=...) may set
-ENTITY_FIELDS = ("description", "entity_type", "file_path")
 #: export formats of ``export_data`` and the format :meth:`GraphRAG.export` writes for each
 EXPORT_FORMATS = {"csv": "csv", "json": "json", "graphml": "graphml"}
 
@@ -291,6 +290,11 @@ class LightRAG:
     # function bound to it (a shared AsyncOpenAI client) keeps working; the sync ones run them
     # on this instance's loop (:meth:`_run`).
 
+    async def _embedded(self, result: Any) -> Any:
+        """``result`` of an index edit, once the vectors it queued are embedded in this loop."""
+        await self.graph_rag.index.index_pending()
+        return result
+
     def _new_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Tuple[str, Dict[str, Any]]:
         """``(stored name, custom-KG record)`` of an entity to create; an existing name, in any
         letter case the store folds together, is refused, as in HKU."""
@@ -353,9 +357,7 @@ class LightRAG:
     async def aedit_entity(self, entity_name: str, updated_data: Dict[str, Any],
                            allow_rename: bool = True, allow_merge: bool = False) -> Dict[str, Any]:
         updates, rename_to = self._entity_edit(entity_name, updated_data, allow_rename, allow_merge)
-        edited = self.graph_rag.index.edit_entity(entity_name, updates, rename_to)
-        await self.graph_rag.index.index_pending()
-        return edited
+        return await self._embedded(self.graph_rag.index.edit_entity(entity_name, updates, rename_to))
 
     def create_relation(self, source_entity: str, target_entity: str,
                         relation_data: Dict[str, Any]) -> Dict[str, Any]:
@@ -363,9 +365,8 @@ class LightRAG:
 
     async def acreate_relation(self, source_entity: str, target_entity: str,
                                relation_data: Dict[str, Any]) -> Dict[str, Any]:
-        created = self.graph_rag.index.create_relation(source_entity, target_entity, relation_data)
-        await self.graph_rag.index.index_pending()
-        return created
+        return await self._embedded(
+            self.graph_rag.index.create_relation(source_entity, target_entity, relation_data))
 
     def edit_relation(self, source_entity: str, target_entity: str,
                       updated_data: Dict[str, Any]) -> Dict[str, Any]:
@@ -373,23 +374,19 @@ class LightRAG:
 
     async def aedit_relation(self, source_entity: str, target_entity: str,
                              updated_data: Dict[str, Any]) -> Dict[str, Any]:
-        edited = self.graph_rag.index.edit_relation(source_entity, target_entity, updated_data)
-        await self.graph_rag.index.index_pending()
-        return edited
+        return await self._embedded(
+            self.graph_rag.index.edit_relation(source_entity, target_entity, updated_data))
 
-    def _check_merge(self, source_entities: List[str], merge_strategy: Optional[Dict[str, str]],
+    @staticmethod
+    def _check_merge(merge_strategy: Optional[Dict[str, str]],
                      target_entity_data: Optional[Dict[str, Any]]) -> None:
         """Everything a merge call can get wrong, checked before the merge commits."""
         if merge_strategy:
             raise ValueError("merge_strategy is not supported: descriptions are concatenated; "
                              "set the result with target_entity_data")
-        unknown = sorted(set(target_entity_data or {}) - set(ENTITY_FIELDS))
-        if unknown:
-            raise ValueError(f"cannot set entity fields {unknown}; editable: {list(ENTITY_FIELDS)}")
-        graph = self.graph_rag.graph
-        missing = [name for name in source_entities if graph.get_node(name) is None]
-        if missing:
-            raise KeyError(f"no entity named {missing[0]!r}")
+        unknown = sorted(set(target_entity_data or {}) - set(EDITABLE_ENTITY_FIELDS))
+        if unknown:  # the index checks the sources itself, before it writes
+            raise ValueError(f"cannot set entity fields {unknown}; editable: {list(EDITABLE_ENTITY_FIELDS)}")
 
     def merge_entities(self, source_entities: List[str], target_entity: str,
                        merge_strategy: Optional[Dict[str, str]] = None,
@@ -403,13 +400,12 @@ class LightRAG:
     async def amerge_entities(self, source_entities: List[str], target_entity: str,
                               merge_strategy: Optional[Dict[str, str]] = None,
                               target_entity_data: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-        self._check_merge(source_entities, merge_strategy, target_entity_data)
+        self._check_merge(merge_strategy, target_entity_data)
         index = self.graph_rag.index
         merged = index.merge_entities(source_entities, target_entity)
         if target_entity_data:
             merged = index.edit_entity(target_entity, dict(target_entity_data))
-        await index.index_pending()
-        return merged
+        return await self._embedded(merged)
 
     # --------------------------------------------------------- status, export
     async def get_processing_status(self) -> Dict[str, int]:

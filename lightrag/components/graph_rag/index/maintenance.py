@@ -192,6 +192,10 @@ def delete_entity(stores: IndexStores, name: str) -> None:
     stores.graph.delete_node(name)
 
 
+#: the entity fields :func:`edit_entity` may set
+EDITABLE_ENTITY_FIELDS = ("description", "entity_type", "file_path")
+
+
 def edit_entity(stores: IndexStores, name: str, updates: Dict[str, Any],
                 rename_to: Optional[str] = None) -> Dict[str, Any]:
     """Change an entity's fields (``description``, ``entity_type``, …) and optionally rename it;
@@ -199,10 +203,9 @@ def edit_entity(stores: IndexStores, name: str, updates: Dict[str, Any],
     node = stores.graph.get_node(name)
     if node is None:
         raise KeyError(f"no entity named {name!r}")
-    allowed = {"description", "entity_type", "file_path"}
-    unknown = set(updates) - allowed
+    unknown = set(updates) - set(EDITABLE_ENTITY_FIELDS)
     if unknown:
-        raise ValueError(f"cannot edit fields {sorted(unknown)}; editable: {sorted(allowed)}")
+        raise ValueError(f"cannot edit fields {sorted(unknown)}; editable: {sorted(EDITABLE_ENTITY_FIELDS)}")
     bad = {k: type(v).__name__ for k, v in updates.items() if not isinstance(v, str)}
     if bad:
         raise TypeError(f"entity fields must be strings, got {bad}")
