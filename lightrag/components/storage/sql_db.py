@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -41,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from lightrag.components.storage.change_log import ChangeLog, Reloader
+from lightrag.components.storage.schema_setup import SchemaSetup, WriteNeeded
 from lightrag.components.storage.wal_checkpointer import WRITER_CHECKPOINT_PAGES, WalCheckpointer
 
 log = logging.getLogger(__name__)
@@ -59,16 +59,7 @@ DEFAULT_MMAP_SIZE = 0
 #: faster at 10k and at 1M chunks, 256 MB 6-9 %. Pages are allocated as they are read; read
 #: connections keep SQLite's default (a commit by the writer empties their caches anyway).
 DEFAULT_WRITER_CACHE_MB = 64
-#: a schema statement that changes nothing when its object exists: (kind, name)
-_CREATE_IF_NOT_EXISTS = re.compile(
-    r"\s*CREATE\s+(?:UNIQUE\s+)?(TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)", re.I)
-_DROP_IF_EXISTS = re.compile(r"\s*DROP\s+(TABLE|INDEX)\s+IF\s+EXISTS\s+(\w+)", re.I)
 COMMITS_META = "commits"  #: the meta row every commit bumps (:meth:`SQLDatabase.commit_token`)
-
-
-class _WriteNeeded(Exception):
-    """Raised inside an :meth:`SQLDatabase.ensure_schema` probe by the first statement that
-    would write."""
 
 
 class StoreLockedError(RuntimeError):
@@ -85,7 +76,7 @@ def _is_full_error(error: BaseException) -> bool:
     return "disk is full" in text or "no space left" in text or "disk full" in text
 
 
-class SQLDatabase(ChangeLog):
+class SQLDatabase(SchemaSetup, ChangeLog):
     """The database-independent part: transactions, metadata, and (from :class:`ChangeLog`) the
     change log that refreshes in-memory stores.
 
@@ -141,38 +132,6 @@ class SQLDatabase(ChangeLog):
             return
         with self._writing():
             self._conn.execute(self._sql(sql), tuple(params))
-
-    def _exists_already(self, sql: str) -> bool:
-        """Whether ``sql`` is a schema statement with nothing to do: ``CREATE ... IF NOT
-        EXISTS`` of an object there, or ``DROP ... IF EXISTS`` of one that is not."""
-        found = _CREATE_IF_NOT_EXISTS.match(sql) or _DROP_IF_EXISTS.match(sql)
-        if found is None:
-            return False
-        kind, name = found.group(1).upper(), found.group(2)
-        there = self.has_table(name) if kind == "TABLE" else self.has_index(name)
-        return there if found.re is _CREATE_IF_NOT_EXISTS else not there
-
-    def ensure_schema(self, setup: Callable[[], None]) -> None:
-        """Run ``setup`` (tables created, layouts migrated: idempotent, it checks before it
-        changes) so that a store already in shape is not written at all. ``setup`` first runs
-        with writes forbidden: schema statements with nothing to do are skipped, and the first
-        real write stops it; then it runs again in a write transaction. Opening a store so
-        never waits for another process's writer lock, while a store that needs a change gets
-        it atomically, its checks made under the lock."""
-        if self.in_transaction or self._probing == threading.get_ident():
-            setup()  # (a nested call: the outer probe or transaction decides)
-            return
-        with self._mutex:
-            self._probing = threading.get_ident()
-            try:
-                setup()
-                return
-            except _WriteNeeded:
-                pass
-            finally:
-                self._probing = None
-        with self.transaction():
-            setup()
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         rows = [tuple(r) for r in rows]
@@ -298,7 +257,7 @@ class SQLDatabase(ChangeLog):
         if self.in_transaction:
             yield
         elif self._probing == threading.get_ident():
-            raise _WriteNeeded()
+            raise WriteNeeded()
         else:
             with self.transaction():
                 yield
