@@ -64,6 +64,12 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tup
 
 import numpy as np
 
+from lightrag.components.graph_rag.answer_candidates import (
+    Candidate,
+    about_the_subject,
+    answer_candidates,
+    embedded_text,
+)
 from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import (
     STOPWORDS,
@@ -85,7 +91,6 @@ from lightrag.components.graph_rag.question_types import (
 )
 from lightrag.components.graph_rag.quote_order import reading_order, with_antecedents
 from lightrag.components.graph_rag.sentence_prefilter import Lexical, keep_best
-from lightrag.components.graph_rag.sentences import Sentence, sentences_by_chunk
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 
@@ -121,36 +126,6 @@ class ExtractiveAnswer(DataClass):
     question_type: str = field(default="other", metadata={"desc": "Kind of answer asked for"})
     decided: Optional[bool] = field(default=None, metadata={"desc": "yes/no/choice decided?"})
     milliseconds: float = field(default=0.0, metadata={"desc": "Time taken"})
-
-
-@dataclass
-class _Candidate:
-    sentence: Sentence
-    chunk_index: int
-    chunk_id: str
-    reference_id: str
-    words: set
-    heading_words: set
-    position: int = 0
-    phrases: set = field(default_factory=set)
-    lexical: float = 0.0  # the question's words (idf-weighted) and phrases it holds
-    score: float = 0.0
-    typed: bool = False  # holds the kind of answer the question asks for
-    passage_words: set = field(default_factory=set)  # its passage's opening sentence's words
-    passage_opening: str = ""  # its passage's opening sentence
-
-
-def _embedded_text(sentence: Sentence, limit: Optional[int]) -> str:
-    """What is embedded for a sentence: with its heading in front when it does not name it,
-    cut to ``limit`` characters at a word end (a long sentence costs the model in proportion
-    to its length; its opening says what it is about)."""
-    text = sentence.text
-    if sentence.heading and sentence.heading.lower() not in text.lower():
-        text = f"{sentence.heading}: {text}"
-    if limit is None or len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, limit)
-    return text[: cut if cut > 0 else limit]
 
 
 class ExtractiveAnswerer(Component):
@@ -229,48 +204,29 @@ class ExtractiveAnswerer(Component):
         return np.stack([cache[t] for t in texts])
 
     # ------------------------------------------------------------------ scoring
-    def _candidates(self, chunks: Sequence[Dict[str, Any]]) -> List[_Candidate]:
-        found: List[_Candidate] = []
-        seen = set()
-        texts = [str(chunk.get("content", "")) for chunk in chunks]
-        files = [str(chunk.get("file_path") or chunk.get("reference_id") or "") for chunk in chunks]
-        for index, (chunk, sentences) in enumerate(zip(chunks, sentences_by_chunk(texts, files))):
-            opening = stems(sentences[0].text) if sentences else set()
-            for position, sentence in enumerate(sentences):
-                if sentence.text in seen:
-                    continue
-                seen.add(sentence.text)
-                found.append(_Candidate(
-                    sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
-                    reference_id=str(chunk.get("reference_id", "")), position=position,
-                    words=stems(sentence.text), heading_words=stems(sentence.heading),
-                    phrases=phrases(sentence.text), passage_words=opening,
-                    passage_opening=sentences[0].text.lower()))
-        return found
-
     @staticmethod
-    def _idf(candidates: List[_Candidate]) -> Dict[str, float]:
+    def _idf(candidates: List[Candidate]) -> Dict[str, float]:
         return idf(c.words | c.heading_words for c in candidates)
 
     @staticmethod
-    def _coverage(candidate: _Candidate, targets: set, weights: Dict[str, float]) -> float:
+    def _coverage(candidate: Candidate, targets: set, weights: Dict[str, float]) -> float:
         """Share of the target words (idf-weighted) the sentence covers; its heading counts half."""
         return coverage(candidate.words, candidate.heading_words, targets, weights)
 
-    def _lexical(self, candidates: List[_Candidate], query: str, weights: Dict[str, float]) -> None:
+    def _lexical(self, candidates: List[Candidate], query: str, weights: Dict[str, float]) -> None:
         """Each sentence's match by words alone: the question words it covers and its phrases."""
         q_words, q_phrases = stems(query), phrases(query)
         for c in candidates:
             c.lexical = (self._coverage(c, q_words, weights)
                          + self.phrase_weight * phrase_share(c.phrases, q_phrases))
 
-    def _prefilter(self, candidates: List[_Candidate]) -> List[_Candidate]:
+    def _prefilter(self, candidates: List[Candidate]) -> List[Candidate]:
         """The sentences worth a vector: the ``max_embedded`` best by their words."""
         items = [Lexical(c.lexical + (self.lead_bonus if c.position == 0 else 0.0), c.chunk_index,
                          c.position) for c in candidates]
         return [candidates[i] for i in keep_best(items, self.max_embedded, self.prefilter_rank_prior)]
 
-    def _base_scores(self, candidates: List[_Candidate], cosines: Optional[np.ndarray],
+    def _base_scores(self, candidates: List[Candidate], cosines: Optional[np.ndarray],
                      query: str, kind: str, entity_names: List[str]) -> None:
         q_words = stems(query)
         q_all = words(query)
@@ -290,8 +246,8 @@ class ExtractiveAnswerer(Component):
                 score -= 0.3  # repeats the question, adds nothing
             c.score = score - self.rank_prior * c.chunk_index
 
-    async def _chain(self, candidates: List[_Candidate], vectors: Optional[np.ndarray], query: str,
-                     kind: str, weights: Dict[str, float], embed: Optional[EmbedFn]) -> List[_Candidate]:
+    async def _chain(self, candidates: List[Candidate], vectors: Optional[np.ndarray], query: str,
+                     kind: str, weights: Dict[str, float], embed: Optional[EmbedFn]) -> List[Candidate]:
         """The best sentence, then each next hop through the names the previous one brought.
 
         A next hop is scored against what the question still asks: the question without the
@@ -303,7 +259,8 @@ class ExtractiveAnswerer(Component):
         q_words = stems(query)
         q_all = words(query)
         q_names = question_names(query)
-        best = self._first_hop(candidates, q_words, q_all, kind, weights, q_names, query)
+        about_subject = about_the_subject(candidates, query, q_names)
+        best = self._first_hop(candidates, about_subject, q_words, q_all, kind, weights, q_names)
         chain = [best]
         covered = set(best.words)
         # a first quote that answers alone (it names every subject of the question) and, with
@@ -316,7 +273,7 @@ class ExtractiveAnswerer(Component):
         # a hop taken for the question's words alone (not through a name a quote brought) stays
         # with what the question names when some such sentence says those words: "designed"
         # after "Tower Bridge is a ... bridge" is Tower Bridge's designer, not another bridge's
-        about = {id(c) for c in self._about_the_subject(candidates, query, q_names)}
+        about = {id(c) for c in about_subject}
         while len(chain) < self.max_sentences:
             if self._complete(chain, q_words, q_all, kind):
                 break
@@ -353,14 +310,14 @@ class ExtractiveAnswerer(Component):
             covered |= best_next.words
         return chain
 
-    def _first_hop(self, candidates: List[_Candidate], q_words: set, q_all: set, kind: str,
-                   weights: Dict[str, float], q_names: set, query: str) -> _Candidate:
+    def _first_hop(self, candidates: List[Candidate], about_subject: List[Candidate], q_words: set,
+                   q_all: set, kind: str, weights: Dict[str, float], q_names: set) -> Candidate:
         """The sentence to start from: the best one when it answers alone or already covers the
         whole question; else, among the ``FIRST_HOP_POOL`` best, the one whose best linked
         follower makes the best pair (a first hop that leads on to the answer beats one that
         only resembles the whole question). It is chosen among the sentences about what the
-        question names (:meth:`_about_the_subject`)."""
-        ranked = sorted(self._about_the_subject(candidates, query, q_names), key=lambda c: -c.score)
+        question names (``about_subject``: :func:`~.answer_candidates.about_the_subject`)."""
+        ranked = sorted(about_subject, key=lambda c: -c.score)
         if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2 \
                 or self._answers_alone(ranked[0], q_words, q_names, kind) \
                 or self._complete(ranked[:1], q_words, q_all, kind):
@@ -380,32 +337,7 @@ class ExtractiveAnswerer(Component):
         return best
 
     @staticmethod
-    def _about_the_subject(candidates: List[_Candidate], query: str, q_names: set) -> List[_Candidate]:
-        """For a question about one name, the candidates whose sentence, heading or passage
-        opening names it as a phrase ("Who designed Tower Bridge?" starts from the passage on
-        Tower Bridge, however well "John A. Roebling designed the bridge" of the Brooklyn
-        Bridge's passage, or "the two towers" of another bridge's, match its words); when none
-        does, those that say the most of its words. All of them when none says any, or when the
-        question names several."""
-        names = [n.lower() for n in names_in(query) if bridge_words(n)]
-        if len(names) != 1:
-            # several names: a chain of hops ("the lord of the birthplace of Albert, King of the
-            # country where X is a citizen") starts from the innermost, which the multi-hop
-            # steps find; gating on how many names a sentence says preferred another Albert
-            return candidates
-
-        def named(c: _Candidate) -> int:
-            texts = (c.sentence.text.lower(), c.sentence.heading.lower(), c.passage_opening)
-            return sum(any(n in t for t in texts) for n in names)
-
-        said = [named(c) for c in candidates]
-        if not max(said, default=0) and q_names:
-            said = [len(q_names & (c.words | c.heading_words | c.passage_words)) for c in candidates]
-        most = max(said, default=0)
-        return [c for c, n in zip(candidates, said) if n == most] if most else candidates
-
-    @staticmethod
-    def _answers_alone(c: _Candidate, q_words: set, q_names: set, kind: str) -> bool:
+    def _answers_alone(c: Candidate, q_words: set, q_names: set, kind: str) -> bool:
         """Whether a sentence (with its heading) answers a question that asks for no name, date
         or number ("What did X find on Y?", "What does X do?") by itself: it names every subject
         the question names, or covers every word of it. No hop through another name needs to
@@ -415,7 +347,7 @@ class ExtractiveAnswerer(Component):
         said = c.words | c.heading_words
         return bool(q_names) and q_names <= said or bool(q_words) and q_words <= said
 
-    def _follow_score(self, c: _Candidate, link: float, left: set, weights: Dict[str, float],
+    def _follow_score(self, c: Candidate, link: float, left: set, weights: Dict[str, float],
                       typed_already: bool) -> float:
         """How well ``c`` continues a chain: its own score, how strongly it links to the
         previous quote, the uncovered question words it covers, and the answer kind asked for
@@ -425,7 +357,7 @@ class ExtractiveAnswerer(Component):
         return score + (self.type_bonus if c.typed and not typed_already else 0.0)
 
     @staticmethod
-    def _bridges(sentence: _Candidate, q_all: set) -> Tuple[List[str], set]:
+    def _bridges(sentence: Candidate, q_all: set) -> Tuple[List[str], set]:
         """The names a quote brings that the question lacks, in the order it names them (the
         first ones steer the next hop's search), and their words."""
         names = dict.fromkeys(names_in(sentence.sentence.text) + names_in(sentence.sentence.heading))
@@ -434,7 +366,7 @@ class ExtractiveAnswerer(Component):
         return bridges, tokens
 
     @staticmethod
-    def _complete(chain: List[_Candidate], q_words: set, q_all: set, kind: str) -> bool:
+    def _complete(chain: List[Candidate], q_words: set, q_all: set, kind: str) -> bool:
         """Whether the quoted sentences already answer: they cover every word of the question
         and hold the kind of answer it asks for (no further hop is quoted then)."""
         covered = set().union(*(c.words | c.heading_words for c in chain))
@@ -443,7 +375,7 @@ class ExtractiveAnswerer(Component):
         return kind not in TYPED_KINDS or any(c.typed for c in chain)
 
     @staticmethod
-    def _link(candidate: _Candidate, bridges: List[str], tokens: set, previous: _Candidate) -> float:
+    def _link(candidate: Candidate, bridges: List[str], tokens: set, previous: Candidate) -> float:
         """How strongly a sentence continues from the bridge names: 1.5 when its heading is
         about one of them (the passage's topic is the next hop: "Kassel" after "French-held
         Kassel"), 1 when it names one in full, 0 otherwise."""
@@ -465,7 +397,7 @@ class ExtractiveAnswerer(Component):
         it they are ranked by the words they share with the question."""
         started = time.perf_counter()
         kind = question_type(query)
-        candidates = self._candidates(chunks)
+        candidates = answer_candidates(chunks)
         if not candidates:
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
@@ -478,7 +410,7 @@ class ExtractiveAnswerer(Component):
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
         every, candidates = candidates, self._prefilter(candidates)
-        texts = [_embedded_text(c.sentence, self.embed_chars) for c in candidates]
+        texts = [embedded_text(c.sentence, self.embed_chars) for c in candidates]
         vectors = await self._sentence_vectors(texts, embed)
         cosines = None
         if vectors is not None:

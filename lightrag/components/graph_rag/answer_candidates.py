@@ -1,0 +1,93 @@
+"""The quoting answerer's candidates: every sentence of the retrieved chunks with where it
+stands (passage, position, heading, the passage's opening sentence) and its words, and the
+choice among them of the sentences about what a question names
+(:class:`~lightrag.components.graph_rag.extractive_answerer.ExtractiveAnswerer` scores them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+from lightrag.components.graph_rag.answer_words import bridge_words, phrases, stems
+from lightrag.components.graph_rag.question_types import names_in
+from lightrag.components.graph_rag.sentences import Sentence, sentences_by_chunk
+
+
+@dataclass
+class Candidate:
+    """One sentence the answerer may quote: where it stands, its words, and its scores."""
+
+    sentence: Sentence
+    chunk_index: int
+    chunk_id: str
+    reference_id: str
+    words: set
+    heading_words: set
+    position: int = 0
+    phrases: set = field(default_factory=set)
+    lexical: float = 0.0  # the question's words (idf-weighted) and phrases it holds
+    score: float = 0.0
+    typed: bool = False  # holds the kind of answer the question asks for
+    passage_words: set = field(default_factory=set)  # its passage's opening sentence's words
+    passage_opening: str = ""  # its passage's opening sentence
+
+
+def embedded_text(sentence: Sentence, limit: Optional[int]) -> str:
+    """What is embedded for a sentence: with its heading in front when it does not name it,
+    cut to ``limit`` characters at a word end (a long sentence costs the model in proportion
+    to its length; its opening says what it is about)."""
+    text = sentence.text
+    if sentence.heading and sentence.heading.lower() not in text.lower():
+        text = f"{sentence.heading}: {text}"
+    if limit is None or len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > 0 else limit]
+
+
+def answer_candidates(chunks: Sequence[Dict[str, Any]]) -> List[Candidate]:
+    """Every distinct sentence of ``chunks``, with its passage, heading and words."""
+    found: List[Candidate] = []
+    seen = set()
+    texts = [str(chunk.get("content", "")) for chunk in chunks]
+    files = [str(chunk.get("file_path") or chunk.get("reference_id") or "") for chunk in chunks]
+    for index, (chunk, sentences) in enumerate(zip(chunks, sentences_by_chunk(texts, files))):
+        opening = stems(sentences[0].text) if sentences else set()
+        for position, sentence in enumerate(sentences):
+            if sentence.text in seen:
+                continue
+            seen.add(sentence.text)
+            found.append(Candidate(
+                sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
+                reference_id=str(chunk.get("reference_id", "")), position=position,
+                words=stems(sentence.text), heading_words=stems(sentence.heading),
+                phrases=phrases(sentence.text), passage_words=opening,
+                passage_opening=sentences[0].text.lower()))
+    return found
+
+
+
+def about_the_subject(candidates: List[Candidate], query: str, q_names: set) -> List[Candidate]:
+    """For a question about one name, the candidates whose sentence, heading or passage
+    opening names it as a phrase ("Who designed Tower Bridge?" starts from the passage on
+    Tower Bridge, however well "John A. Roebling designed the bridge" of the Brooklyn
+    Bridge's passage, or "the two towers" of another bridge's, match its words); when none
+    does, those that say the most of its words. All of them when none says any, or when the
+    question names several."""
+    names = [n.lower() for n in names_in(query) if bridge_words(n)]
+    if len(names) != 1:
+        # several names: a chain of hops ("the lord of the birthplace of Albert, King of the
+        # country where X is a citizen") starts from the innermost, which the multi-hop
+        # steps find; gating on how many names a sentence says preferred another Albert
+        return candidates
+
+    def named(c: Candidate) -> int:
+        texts = (c.sentence.text.lower(), c.sentence.heading.lower(), c.passage_opening)
+        return sum(any(n in t for t in texts) for n in names)
+
+    said = [named(c) for c in candidates]
+    if not max(said, default=0) and q_names:
+        said = [len(q_names & (c.words | c.heading_words | c.passage_words)) for c in candidates]
+    most = max(said, default=0)
+    return [c for c, n in zip(candidates, said) if n == most] if most else candidates
