@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -130,8 +129,9 @@ def references(result: Any) -> List[Dict[str, Any]]:
 def cited_references(result: Any, answer: str) -> List[Dict[str, Any]]:
     """The references ``answer`` cites (``[n]``); all of them when it cites none (a generated
     answer without citations, a context): the sources a reader checks the answer against."""
-    cited = {n.strip() for group in re.findall(r"\[(\d+(?:\s*,\s*\d+)*)\]", answer or "")
-             for n in group.split(",")}
+    from lightrag.components.graph_rag.grounding import cited_ids
+
+    cited = cited_ids(answer)
     refs = references(result)
     chosen = [r for r in refs if str(r.get("reference_id")) in cited]
     return chosen or refs

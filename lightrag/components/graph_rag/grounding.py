@@ -67,6 +67,11 @@ def clean_markup(text: str) -> str:
     return _LEAD_IN.sub("", text).strip()
 
 
+def cited_ids(text: str) -> Set[str]:
+    """The reference ids ``text`` cites as ``[n]`` or ``[n, m]``."""
+    return {n.strip() for group in _CITATION.findall(text or "") for n in group.split(",")}
+
+
 def validate_citations(text: str, valid_references: Set[str]) -> tuple:
     """``(text, invalid)``: citations of unknown references removed from ``text``."""
     invalid: List[str] = []
