@@ -14,7 +14,7 @@ from lightrag.components.graph_rag import (
     HeuristicKeywordExtractor,
 )
 from lightrag.components.graph_rag.grounding import check_answer, clean_markup
-from lightrag.components.graph_rag.question_types import choice_options, question_type
+from lightrag.components.graph_rag.question_types import asked_nouns, choice_options, question_type
 from lightrag.components.graph_rag.sentences import split_sentences
 from lightrag.components.model_client import ScriptedClient
 from lightrag.core import Embedder, Generator
@@ -402,3 +402,50 @@ def test_a_quote_that_states_the_claim_with_a_negation_answers_no():
     answer = quote("Was any peat core lost when the archive flooded in 2020?", chunks)
     assert answer.text.startswith("No: The archive was flooded briefly in February 2020")
     assert answer.decided
+
+
+@pytest.mark.parametrize("question, nouns", [
+    ("What is Mirela Dunstan's annual salary?", ["annual", "salary"]),
+    ("Which telescope does the Institute use at the station?", ["telescope"]),
+    ("What record label did she sign with?", ["record", "label"]),
+    ("What is the capital of France?", ["capital"]),
+    ("What is the name of the band?", []),  # says nothing about what is asked
+    ("What country is Pellbury in?", []),  # the answer is a name ("Veltmoor"), not "country"
+    ("When was the station opened?", []),
+    ("What happened to the crew?", []),
+    ("What did the Voyager missions find on Titan?", []),
+])
+def test_the_noun_a_question_asks_for(question, nouns):
+    assert asked_nouns(question) == nouns
+
+
+INSTITUTE = passages(
+    "Mirela Dunstan\nAs of the 2024 annual report, Mirela Dunstan is chief executive. She had "
+    "been chief operating officer since 2015.",
+    "Priya Lindqvist\nPriya Lindqvist is the Institute's electronics engineer. In 2021 she "
+    "received the Veltmoor Innovation Medal for the Bogwatch sensor.")
+
+
+def test_an_answer_says_when_the_context_never_names_what_is_asked_and_shows_the_closest():
+    answer = quote("What is Mirela Dunstan's annual salary?", INSTITUTE)
+    assert answer.text.startswith('The retrieved context does not mention "salary"; the closest '
+                                  "evidence: As of the 2024 annual report, Mirela Dunstan is chief")
+    other = quote("When did Mirela Dunstan become chief operating officer?", INSTITUTE).text
+    assert "since 2015" in other and "does not mention" not in other
+
+
+def test_an_answer_in_other_words_than_the_question_is_still_quoted():
+    answer = quote("What award did Priya Lindqvist receive in 2021?", INSTITUTE)
+    assert "received the Veltmoor Innovation Medal for the Bogwatch sensor. [2]" in answer.text
+    assert "does not mention \"award\"" in answer.text
+    assert not quote("What medal did Priya Lindqvist receive?", INSTITUTE).text.startswith("The retrieved")
+
+
+def test_a_role_named_by_its_noun_answers_a_question_asked_with_its_verb():
+    chunks = passages(
+        "Director\nIn 2017 Ravi Okonkwo-Hale became director. He led the Institute through the "
+        "opening of the Loch Brannagh field station.",
+        "Field station\nThe Loch Brannagh field station is the Institute's second site. The station "
+        "manager is Oona Ferris, who has run it since it opened.")
+    text = quote("Who manages the Loch Brannagh field station?", chunks).text
+    assert "The station manager is Oona Ferris" in text and "Ravi" not in text

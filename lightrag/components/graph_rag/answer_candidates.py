@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
-from lightrag.components.graph_rag.answer_words import bridge_words, phrases, stems
+from lightrag.components.graph_rag.answer_words import bridge_words, phrases, stem, stems
 from lightrag.components.graph_rag.question_types import names_in
 from lightrag.components.graph_rag.sentences import Sentence, sentences_by_chunk
 
@@ -66,6 +66,13 @@ def answer_candidates(chunks: Sequence[Dict[str, Any]]) -> List[Candidate]:
                 passage_opening=sentences[0].text.lower()))
     return found
 
+
+def unmentioned(nouns: List[str], candidates: List[Candidate]) -> str:
+    """The noun a question asks for (the last of ``nouns``: "salary" of "annual salary"),
+    quoted, when no candidate's sentence or heading says it, else ``""``."""
+    if not nouns or any(stem(nouns[-1]) in (c.words | c.heading_words) for c in candidates):
+        return ""
+    return f'"{nouns[-1]}"'
 
 
 def about_the_subject(candidates: List[Candidate], query: str, q_names: set) -> List[Candidate]:

@@ -65,8 +65,9 @@ IRREGULAR = {past: verb for verb, forms in {
 
 
 def stem(word: str) -> str:
-    """A light suffix stripper ("married" and "marry", "published" and "publishes" meet), with
-    the past forms of common irregular verbs mapped to their verb ("found" and "find").
+    """A light suffix stripper ("married" and "marry", "published" and "publishes", "manager"
+    and "manages" meet), with the past forms of common irregular verbs mapped to their verb
+    ("found" and "find").
 
     Example:
         >>> stem("married"), stem("found"), stem("founded"), stem("written")
@@ -80,6 +81,8 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith("ss"):
             word = word[: -len(suffix)]
             break
+    if len(word) >= 6 and word.endswith(("er", "or")):
+        word = word[:-2]  # the doer meets the deed: "manager" and "manages", "founder" and "founded"
     return word[:-1] + "y" if word.endswith("i") else word
 
 

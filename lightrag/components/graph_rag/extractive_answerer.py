@@ -29,7 +29,9 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    name it brings may follow it (one that merely shares the last word, "Cassini discovered
    plumes", is about something else). It is the best sentence too when it covers every word of
    the question and holds the kind of answer asked for ("When was Voyager 1 launched?": not an
-   Apollo launch whose follower would cover "Voyager"); otherwise, among the best few, the one
+   Apollo launch whose follower would cover "Voyager"), else the best of the best few that
+   does so (its names may stand in its passage's opening: "The station manager is Oona Ferris."
+   for "Who manages the Loch Brannagh field station?"); otherwise, among the best few, the one
    whose follower makes the best pair;
 4. multi-hop: the best sentence brings names the question lacks (the bridge: "X was written by
    **Y**"); the next sentence is the best one that mentions a bridge name and covers the words
@@ -42,7 +44,11 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    context does not answer ("What is the capital of France?" over articles on space missions);
 7. yes/no and "A or B" questions get a best-effort verdict (a comparison of the years the
    context gives each option, a sentence that states the question's claim), or say plainly that
-   the context does not decide, followed by the evidence.
+   the context does not decide, followed by the evidence;
+8. a "what"/"which" question whose noun (the thing asked for: "What is her annual **salary**?")
+   no sentence of the context says is answered with that said first ("The retrieved context
+   does not mention "salary"; the closest evidence: ..."): the quotes may still answer in other
+   words ("What award ...?" and "the Veltmoor Innovation Medal").
 
 Example:
     >>> answerer = ExtractiveAnswerer()
@@ -69,6 +75,7 @@ from lightrag.components.graph_rag.answer_candidates import (
     about_the_subject,
     answer_candidates,
     embedded_text,
+    unmentioned,
 )
 from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import (
@@ -84,6 +91,7 @@ from lightrag.components.graph_rag.answer_words import (
     stems,
 )
 from lightrag.components.graph_rag.question_types import (
+    asked_nouns,
     has_candidate,
     names_in,
     question_type,
@@ -214,10 +222,14 @@ class ExtractiveAnswerer(Component):
         return coverage(candidate.words, candidate.heading_words, targets, weights)
 
     def _lexical(self, candidates: List[Candidate], query: str, weights: Dict[str, float]) -> None:
-        """Each sentence's match by words alone: the question words it covers and its phrases."""
-        q_words, q_phrases = stems(query), phrases(query)
+        """Each sentence's match by words alone: the question words it covers and its phrases.
+        The words of the question's names that its passage's opening sentence says count as its
+        heading's do (half): a plain-text passage names its subject there ("The Loch Brannagh
+        field station is ..." for "The station manager is Oona Ferris.")."""
+        q_words, q_phrases, q_names = stems(query), phrases(query), question_names(query)
         for c in candidates:
-            c.lexical = (self._coverage(c, q_words, weights)
+            named = c.heading_words | (c.passage_words & q_names)
+            c.lexical = (coverage(c.words, named, q_words, weights)
                          + self.phrase_weight * phrase_share(c.phrases, q_phrases))
 
     def _prefilter(self, candidates: List[Candidate]) -> List[Candidate]:
@@ -322,8 +334,16 @@ class ExtractiveAnswerer(Component):
                 or self._answers_alone(ranked[0], q_words, q_names, kind) \
                 or self._complete(ranked[:1], q_words, q_all, kind):
             return ranked[0]
-        best, best_pair = ranked[0], -math.inf
         pool = [c for c in ranked[: self.first_hop_pool] if c.score >= FIRST_HOP_MARGIN * ranked[0].score]
+        answering = [c for c in pool if (kind not in TYPED_KINDS or c.typed) and q_words <= (
+            c.words | c.heading_words | (c.passage_words & q_names))]
+        if answering:
+            # says every word of the question (the names through its passage's opening) and
+            # holds what is asked: "The station manager is Oona Ferris." for "Who manages the
+            # Loch Brannagh field station?", over "He led the Institute through the opening of
+            # the Loch Brannagh field station." that misses only "manages"
+            return answering[0]
+        best, best_pair = ranked[0], -math.inf
         for first in pool:
             bridges, tokens = self._bridges(first, q_all)
             left = q_words - first.words
@@ -409,6 +429,7 @@ class ExtractiveAnswerer(Component):
             # over articles on space missions)
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
+        missing = unmentioned(asked_nouns(query), candidates)
         every, candidates = candidates, self._prefilter(candidates)
         texts = [embedded_text(c.sentence, self.embed_chars) for c in candidates]
         vectors = await self._sentence_vectors(texts, embed)
@@ -442,6 +463,11 @@ class ExtractiveAnswerer(Component):
             decided = pick is not None
             text = (f"{pick}, according to the dates in the sources: {quoted}" if pick else
                     f"The sources do not settle which one; the closest evidence: {quoted}")
+        elif missing:
+            # the thing asked for is named nowhere in the context ("What is her annual salary?"
+            # over passages that give her job, not her pay): say so, and show what is closest
+            # (an answer may still be there in other words: "What award ...?" and "the Medal")
+            text = f"The retrieved context does not mention {missing}; the closest evidence: {quoted}"
         elif kind == "yes_no":
             verdict = yes_no_verdict(query, [(c.sentence.text, c.words | c.heading_words) for c in chain],
                                      weights)

@@ -102,3 +102,45 @@ def names_in(sentence: str) -> List[str]:
 def years_in(text: str) -> list:
     """The years a text mentions, in order (``1969``, ``1990s`` -> 1990)."""
     return [int(y.rstrip("s")) for y in _YEAR.findall(text)]
+
+
+_AUXILIARY = frozenset(
+    "is are was were be been do does did has have had can could will would should shall may might "
+    "must of the a an".split())
+#: nouns too general to say what is asked ("What is the name of ...", "Which one ...")
+_GENERIC = frozenset(
+    "name names title one ones kind type sort thing things part term word person people place "
+    "year date day month time number way".split()) | frozenset(
+    # the nouns of questions whose answer is a name: the answer says "Dutch", not "language"
+    "country city state county town region continent company team band river province language "
+    "district territory entity area municipality island nationality citizenship body".split())
+_AUX = r"(?:is|are|was|were|did|does|do|has|have|had|can|could|will|would)"
+_WHICH_NOUN = re.compile(r"^(?:(?:in|at|from|to|on|for|with|by) )?(?:what|which) "
+                         r"(?:kind of |type of |sort of )?([a-z][a-z-]*)(?: ([a-z][a-z-]*))? " + _AUX + r"\b")
+_WHAT_IS_NOUN = re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the |a |an )?"
+                           r"(?:(?:[A-Z][\w-]* )*[A-Z][\w-]*(?:'s|’s) |(?:his|her|its|their) )?"
+                           r"([a-z][a-z -]*?)(?: (?:of|in|for|at|that|which|did|does|do)\b| ?\?|$)")
+
+
+def asked_nouns(question: str) -> List[str]:
+    """The noun a "what"/"which" question asks for, with the word before it when it is a
+    compound ("What is Mirela Dunstan's annual salary?" -> ``["annual", "salary"]``, "Which
+    telescope does the station use?" -> ``["telescope"]``); empty when the question's kind says
+    what is asked (a date, a number, a name: "Which country ...") or the noun says nothing
+    ("What is the name of ...")."""
+    text = question.strip()
+    if question_type(text) != "other":
+        return []
+    text = text[:1].lower() + text[1:]  # the nouns are matched lower-case: names are not nouns
+    found: List[str] = []
+    match = _WHAT_IS_NOUN.match(text)
+    if match:
+        found = match.group(1).split()[-2:]
+    else:
+        match = _WHICH_NOUN.match(text)
+        if match and match.group(1) not in _AUXILIARY:
+            found = [match.group(1)]
+            if match.group(2) and match.group(2) not in _AUXILIARY:
+                found.append(match.group(2))
+    found = [w for w in found if w not in _AUXILIARY]
+    return [] if not found or _GENERIC.intersection(found) else found
