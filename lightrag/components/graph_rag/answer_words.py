@@ -8,7 +8,7 @@ more the fewer sentences of the context hold it (idf).
 
 Example:
     >>> sorted(stems("Who married the author of The Hobbit?"))
-    ['author', 'hobbit', 'marry']
+    ['auth', 'hobbit', 'marry']
     >>> sorted(phrases("What does lightrag check do?"))
     [('lightrag', 'check')]
 """
