@@ -13,6 +13,7 @@ from lightrag.components.graph_rag import (
     GraphRAG,
     HeuristicKeywordExtractor,
 )
+from lightrag.components.graph_rag.answer_candidates import opening_subject
 from lightrag.components.graph_rag.grounding import check_answer, clean_markup
 from lightrag.components.graph_rag.question_types import asked_nouns, choice_options, question_type
 from lightrag.components.graph_rag.sentences import split_sentences
@@ -449,3 +450,38 @@ def test_a_role_named_by_its_noun_answers_a_question_asked_with_its_verb():
         "manager is Oona Ferris, who has run it since it opened.")
     text = quote("Who manages the Loch Brannagh field station?", chunks).text
     assert "The station manager is Oona Ferris" in text and "Ravi" not in text
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    """The packaged MiniLM as the answerer's ``embed`` (async texts -> vectors)."""
+    from lightrag.components.model_client import LocalEmbedderClient
+
+    embedder = Embedder(model_client=LocalEmbedderClient(), model_kwargs={"model": "all-MiniLM-L6-v2"})
+
+    async def embed(texts):
+        return np.array([d.embedding for d in embedder(input=list(texts)).data], dtype=np.float32)
+    return embed
+
+
+@pytest.mark.slow
+def test_a_plain_text_passage_is_about_what_its_opening_sentence_names(minilm):
+    chunks = passages(
+        "The Loch field station is the Institute's second site. It was built with a grant from "
+        "the Northern Waters Trust. It has a wet laboratory.",
+        "The Harbour Trust is a charity in Pellbury. It is chaired by Tom Reed.",
+        "The Northern Waters Trust is a charitable foundation based in Aberlin. It has supported "
+        "wetland science since 2011. It is chaired by Margaret Ellory.")
+    text = ExtractiveAnswerer()("Who chairs the organisation that funded the Loch field station?",
+                                chunks, embed=minilm).text
+    assert "It is chaired by Margaret Ellory. [3]" in text and "Tom Reed" not in text
+
+
+@pytest.mark.parametrize("opening, subject", [
+    ("The Northern Waters Trust is a charitable foundation.", "The Northern Waters Trust"),
+    ("Agnes Quillfeather founded the Institute in 2009.", "Agnes Quillfeather"),
+    ("It was built in 1990.", ""),
+    ("In September 2017 the board appointed a director.", ""),
+])
+def test_what_a_passage_without_a_heading_is_about(opening, subject):
+    assert opening_subject(opening) == subject

@@ -6,10 +6,11 @@ choice among them of the sentences about what a question names
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
-from lightrag.components.graph_rag.answer_words import bridge_words, phrases, stem, stems
+from lightrag.components.graph_rag.answer_words import STOPWORDS, bridge_words, phrases, stem, stems
 from lightrag.components.graph_rag.question_types import names_in
 from lightrag.components.graph_rag.sentences import Sentence, sentences_by_chunk
 
@@ -46,18 +47,41 @@ def embedded_text(sentence: Sentence, limit: Optional[int]) -> str:
     return text[: cut if cut > 0 else limit]
 
 
+_SUBJECT = re.compile(r"^((?:The |An? )?[A-Z][\w'’-]*(?: [\w'’-]+){0,5}?) (?:is|was|are|were|has been|"
+                      r"had been)\b")
+
+
+def opening_subject(opening: str) -> str:
+    """What a passage without a heading is about, from its opening sentence: the words before
+    its first "is"/"was" when they start with a capital ("The Northern Waters Trust is a
+    charitable foundation ..." -> "The Northern Waters Trust"), else its leading name ("Agnes
+    Quillfeather founded ..." -> "Agnes Quillfeather"), else ""."""
+    match = _SUBJECT.match(opening)
+    leading = names_in(opening)
+    found = match.group(1) if match else (
+        leading[0] if leading and opening.startswith(leading[0]) and " " in leading[0] else "")
+    first = re.sub(r"^(?:The|An?) ", "", found).split(" ", 1)[0].lower()
+    return "" if not first or first in STOPWORDS else found  # "It was ...", "In September ..."
+
+
 def answer_candidates(chunks: Sequence[Dict[str, Any]]) -> List[Candidate]:
-    """Every distinct sentence of ``chunks``, with its passage, heading and words."""
+    """Every distinct sentence of ``chunks``, with its passage, heading and words; a passage
+    without a heading is headed by what its opening sentence is about (:func:`opening_subject`):
+    "It is chaired by Margaret Ellory." is then about the Northern Waters Trust, as a
+    sentence under a heading is about what the heading names."""
     found: List[Candidate] = []
     seen = set()
     texts = [str(chunk.get("content", "")) for chunk in chunks]
     files = [str(chunk.get("file_path") or chunk.get("reference_id") or "") for chunk in chunks]
     for index, (chunk, sentences) in enumerate(zip(chunks, sentences_by_chunk(texts, files))):
         opening = stems(sentences[0].text) if sentences else set()
+        subject = opening_subject(sentences[0].text) if sentences else ""
         for position, sentence in enumerate(sentences):
             if sentence.text in seen:
                 continue
             seen.add(sentence.text)
+            if not sentence.heading and subject:
+                sentence = Sentence(text=sentence.text, heading=subject)
             found.append(Candidate(
                 sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
                 reference_id=str(chunk.get("reference_id", "")), position=position,
