@@ -485,3 +485,19 @@ def test_a_plain_text_passage_is_about_what_its_opening_sentence_names(minilm):
 ])
 def test_what_a_passage_without_a_heading_is_about(opening, subject):
     assert opening_subject(opening) == subject
+
+
+def test_a_context_that_never_names_what_the_question_asks_about_says_so():
+    chunks = passages("Brooklyn Bridge\nThe Brooklyn Bridge crosses the East River. It opened on "
+                      "May 24, 1883.")
+    answer = quote("When did the Forth Bridge open?", chunks)
+    assert answer.text.startswith("The retrieved context does not contain a sentence that answers")
+    assert "Forth Bridge" in answer.text and not answer.sentences
+
+
+def test_a_name_written_without_its_accents_is_the_same_name():
+    chunks = passages("Akashi Kaikyō Bridge\nThe Akashi Kaikyō Bridge links Kobe and Awaji Island. "
+                      "It opened in April 1998.",
+                      "Brooklyn Bridge\nThe Brooklyn Bridge opened on May 24, 1883.")
+    assert "It opened in April 1998. [1]" in quote("When did the Akashi Kaikyo Bridge open?", chunks).text
+    assert "1998" in quote("When did the Akashi Kaikyō Bridge open?", chunks).text

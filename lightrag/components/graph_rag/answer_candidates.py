@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from lightrag.components.graph_rag.answer_words import STOPWORDS, bridge_words, phrases, stem, stems
-from lightrag.components.graph_rag.question_types import names_in
+from lightrag.components.graph_rag.question_types import fold, names_in, question_type
 from lightrag.components.graph_rag.sentences import Sentence, sentences_by_chunk
 
 
@@ -87,7 +87,7 @@ def answer_candidates(chunks: Sequence[Dict[str, Any]]) -> List[Candidate]:
                 reference_id=str(chunk.get("reference_id", "")), position=position,
                 words=stems(sentence.text), heading_words=stems(sentence.heading),
                 phrases=phrases(sentence.text), passage_words=opening,
-                passage_opening=sentences[0].text.lower()))
+                passage_opening=fold(sentences[0].text)))
     return found
 
 
@@ -99,6 +99,30 @@ def unmentioned(nouns: List[str], candidates: List[Candidate]) -> str:
     return f'"{nouns[-1]}"'
 
 
+def unnamed_subject(candidates: List[Candidate], query: str) -> str:
+    """The one name a question asks about when no candidate's sentence, heading or passage
+    opening names it (accents aside: "Kaikyo" is "Kaikyō"), else ``""``: the context is then
+    about something else ("When did the Forth Bridge open?" over the Brooklyn Bridge's
+    passage)."""
+    names = [n for n in names_in(query) if bridge_words(n)]
+    if len(names) != 1 or question_type(query) in ("yes_no", "choice"):
+        return ""  # "Is Tomasz Quillfeather Agnes Quillfeather's brother?" reads as one name
+    shown = re.sub(r"(?:'s|’s)$", "", _unquestion(names[0]))
+    name = fold(shown)
+    for c in candidates:
+        if name in fold(c.sentence.text) or name in fold(c.sentence.heading) or name in c.passage_opening:
+            return ""
+    return shown
+
+
+def _unquestion(name: str) -> str:
+    """``name`` without the question words it was read with ("Which Trust" -> "Trust")."""
+    kept = name.split()
+    while len(kept) > 1 and fold(kept[0]) in STOPWORDS:
+        kept.pop(0)
+    return " ".join(kept)
+
+
 def about_the_subject(candidates: List[Candidate], query: str, q_names: set) -> List[Candidate]:
     """For a question about one name, the candidates whose sentence, heading or passage
     opening names it as a phrase ("Who designed Tower Bridge?" starts from the passage on
@@ -106,7 +130,7 @@ def about_the_subject(candidates: List[Candidate], query: str, q_names: set) -> 
     Bridge's passage, or "the two towers" of another bridge's, match its words); when none
     does, those that say the most of its words. All of them when none says any, or when the
     question names several."""
-    names = [n.lower() for n in names_in(query) if bridge_words(n)]
+    names = [fold(n) for n in names_in(query) if bridge_words(n)]
     if len(names) != 1:
         # several names: a chain of hops ("the lord of the birthplace of Albert, King of the
         # country where X is a citizen") starts from the innermost, which the multi-hop
@@ -114,7 +138,7 @@ def about_the_subject(candidates: List[Candidate], query: str, q_names: set) -> 
         return candidates
 
     def named(c: Candidate) -> int:
-        texts = (c.sentence.text.lower(), c.sentence.heading.lower(), c.passage_opening)
+        texts = (fold(c.sentence.text), fold(c.sentence.heading), c.passage_opening)
         return sum(any(n in t for t in texts) for n in names)
 
     said = [named(c) for c in candidates]

@@ -20,7 +20,7 @@ import re
 from typing import Dict, Optional, Sequence, Set, Tuple
 
 from lightrag.components.graph_rag.answer_words import stems
-from lightrag.components.graph_rag.question_types import choice_options, words, years_in
+from lightrag.components.graph_rag.question_types import choice_options, fold, words, years_in
 
 __all__ = ["choice_verdict", "yes_no_verdict"]
 
@@ -42,8 +42,8 @@ def choice_verdict(query: str, sentences: Sequence[Tuple[str, str]]) -> Optional
         return None
     earliest: Dict[str, Optional[int]] = {}
     for option in options:
-        named = _ARTICLE.sub("", option.lower())  # "the Golden Gate Bridge": as "Golden Gate Bridge"
-        years = [y for text, heading in sentences if named in (text + " " + heading).lower()
+        named = _ARTICLE.sub("", fold(option))  # "the Golden Gate Bridge": as "Golden Gate Bridge"
+        years = [y for text, heading in sentences if named in fold(text + " " + heading)
                  for y in years_in(text)]
         earliest[option] = min(years) if years else None
     a, b = options

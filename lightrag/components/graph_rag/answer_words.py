@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Dict, Iterable, List, Set, Tuple
 
-from lightrag.components.graph_rag.question_types import WORD, names_in, words
+from lightrag.components.graph_rag.question_types import WORD, fold, names_in, words
 
 STOPWORDS = frozenset(
     "a an the of in on at to for from by with about as into over after before between under "
@@ -93,7 +93,7 @@ def stems(text: str) -> Set[str]:
 
 def phrases(text: str) -> Set[Phrase]:
     """Pairs of stemmed content words that stand next to each other in ``text``."""
-    tokens: List[str] = [w.lower() for w in WORD.findall(text)]
+    tokens: List[str] = WORD.findall(fold(text))
     return {(stem(a), stem(b)) for a, b in zip(tokens, tokens[1:])
             if _content(a) and _content(b)}
 

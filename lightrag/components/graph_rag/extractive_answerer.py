@@ -42,6 +42,9 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
 6. a context none of whose sentences (nor their headings) shares a word with the question is
    about something else, however close in meaning its best sentence: the answer says the
    context does not answer ("What is the capital of France?" over articles on space missions);
+   so is one none of whose sentences, headings or passage openings names the one name the
+   question asks about, accents aside ("When did the Forth Bridge open?" over the Brooklyn
+   Bridge's passage);
 7. yes/no and "A or B" questions get a best-effort verdict (a comparison of the years the
    context gives each option, a sentence that states the question's claim), or say plainly that
    the context does not decide, followed by the evidence;
@@ -76,6 +79,7 @@ from lightrag.components.graph_rag.answer_candidates import (
     answer_candidates,
     embedded_text,
     unmentioned,
+    unnamed_subject,
 )
 from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import (
@@ -428,6 +432,14 @@ class ExtractiveAnswerer(Component):
             # similar in meaning is about something else ("What is the capital of France?"
             # over articles on space missions)
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
+                                    milliseconds=(time.perf_counter() - started) * 1000)
+        unnamed = unnamed_subject(candidates, query)
+        if unnamed:
+            # no sentence names the one thing the question asks about: whatever is closest is
+            # about something else (another bridge's opening year for "When did the Forth
+            # Bridge open?" when retrieval missed its passage)
+            return ExtractiveAnswer(text=f"{NOT_FOUND} None of its sentences names {unnamed}.",
+                                    question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
         missing = unmentioned(asked_nouns(query), candidates)
         every, candidates = candidates, self._prefilter(candidates)

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import List, Optional, Set, Tuple
 
 _DATE_Q = re.compile(r"^(?:when\b|(?:in |on |by )?(?:what|which) (?:year|date|month|day|decade|"
@@ -38,9 +39,17 @@ _NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|de|la|von|van|the|and|du)?\s*[
 WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def fold(text: str) -> str:
+    """``text`` lower-cased and without accents: "Akashi Kaikyō" and "akashi kaikyo" meet, as
+    the question and its source may spell a name either way."""
+    if text.isascii():
+        return text.lower()
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch))
+
+
 def words(text: str) -> Set[str]:
-    """Lower-cased words of ``text``."""
-    return {w.lower() for w in WORD.findall(text)}
+    """Lower-cased words of ``text``, without accents (:func:`fold`)."""
+    return set(WORD.findall(fold(text)))
 
 
 def question_type(question: str) -> str:
