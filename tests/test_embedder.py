@@ -33,11 +33,20 @@ def test_bad_input_type_raises():
         embedder(["ok", 3])
 
 
-def test_client_failure_is_data():
+def test_client_failure_raises_as_in_01():
+    """lightrag 0.1's Embedder lets the model client's exception through (only a timeout is
+    data: ``test_an_embedding_call_that_hangs_returns_a_timeout_error``)."""
     client = ScriptedClient()
     client.call = lambda api_kwargs=None, model_type=None: (_ for _ in ()).throw(RuntimeError("down"))
-    out = Embedder(model_client=client)("x")
-    assert "down" in out.error and out.data == []
+    with pytest.raises(RuntimeError, match="down"):
+        Embedder(model_client=client)("x")
+
+    async def failing(api_kwargs=None, model_type=None):
+        raise ConnectionError("unreachable")
+
+    client.acall = failing
+    with pytest.raises(ConnectionError, match="unreachable"):
+        asyncio.run(Embedder(model_client=client).acall("x"))
 
 
 def test_batch_embedder_batches():

@@ -62,8 +62,10 @@ def test_get_fun_schema_types_defaults_and_required():
             "filters": {"type": "Dict[str, int]"},
             "top_k": {"type": "Optional[int]", "default": None},
             "mode": {"type": "str", "default": "fast"},
+            "args": {"type": "Any"},  # *args and **kwargs are listed, required, as in 0.1
+            "kwargs": {"type": "Any"},
         },
-        "required": ["query", "tags", "filters"],
+        "required": ["query", "tags", "filters", "args", "kwargs"],
     }
 
 

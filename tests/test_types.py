@@ -82,7 +82,7 @@ def test_embedder_output_properties():
 
 def test_empty_embedder_output():
     out = EmbedderOutput(error="boom")
-    assert (out.length, out.embedding_dim, out.is_normalized) == (0, 0, False)
+    assert (out.length, out.embedding_dim, out.is_normalized) == (0, -1, False)  # 0.1's -1
     assert out.data == [] and EmbedderOutput().data is not out.data
 
 

@@ -58,6 +58,28 @@ T = TypeVar("T")  # 0.1's generic type variable of this module
 
 LoadStateResult = namedtuple("LoadStateResult", ["missing_keys", "unexpected_keys"])
 
+
+class ComponentNameError(KeyError, ValueError):
+    """A child or Parameter name that is empty or contains ``"."``.
+
+    lightrag 0.1 raised ``ValueError`` here and this package used to raise ``KeyError``; the
+    error is both, so an ``except`` written for either catches it.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _check_name(kind: str, name: Any) -> None:
+    """Raise :class:`ComponentNameError` unless ``name`` can name a child or Parameter."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string, but got {type(name)}")
+    if "." in name:
+        raise ComponentNameError(f"{kind} name can't contain \".\", got {name!r}")
+    if name == "":
+        raise ComponentNameError(f'{kind} name can\'t be empty string ""')
+
+
 _SIGNATURES: Dict[type, inspect.Signature] = {}
 
 
@@ -134,10 +156,18 @@ class Component:
         )
 
     async def acall(self, *args: Any, **kwargs: Any) -> Any:
-        """Async twin of :meth:`call`; by default runs ``call`` in a worker thread."""
+        """Async twin of :meth:`call`.
+
+        By default a sync ``call`` runs in a worker thread, and an ``async def call`` (the
+        pattern lightrag 0.1's ``Sequential.acall`` awaited) is awaited in this event loop.
+        """
         import asyncio
 
-        return await asyncio.to_thread(self.call, *args, **kwargs)
+        call = self.call
+        if inspect.iscoroutinefunction(call):
+            return await call(*args, **kwargs)
+        result = await asyncio.to_thread(call, *args, **kwargs)
+        return await result if inspect.isawaitable(result) else result
 
     # ``component(x)`` looks ``call`` up on the instance at call time (a C-level getter: no
     # Python frame and no *args packing), so patching ``call`` on the class or an instance works.
@@ -153,12 +183,14 @@ class Component:
                     f"cannot assign {type(value).__name__} {name!r} before "
                     f"{type(self).__name__}.__init__() calls super().__init__()"
                 )
-            self._unregister(name)
+            # a name already registered keeps its place (a Sequential step replaced in place)
             if isinstance(value, Parameter):
+                self._components.pop(name, None)
                 self._parameters[name] = value
                 if value.name is None:
                     value.name = name
             else:
+                self._parameters.pop(name, None)
                 self._components[name] = value
         elif registries is not None and (name in registries or name in self._parameters):
             if value is None:
@@ -183,8 +215,7 @@ class Component:
             raise AttributeError("cannot register a component before Component.__init__() call")
         if component is not None and not isinstance(component, Component):
             raise TypeError(f"{type(component).__name__} is not a Component")
-        if not isinstance(name, str) or not name or "." in name:
-            raise KeyError(f"component name must be a non-empty string without '.', got {name!r}")
+        _check_name("component", name)
         if hasattr(self, name) and name not in self._components:
             raise KeyError(f"attribute {name!r} already exists")
         self._components[name] = component
@@ -198,8 +229,7 @@ class Component:
             raise AttributeError("cannot register a parameter before Component.__init__() call")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"{type(param).__name__} is not a Parameter")
-        if not isinstance(name, str) or not name or "." in name:
-            raise KeyError(f"parameter name must be a non-empty string without '.', got {name!r}")
+        _check_name("parameter", name)
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"attribute {name!r} already exists")
         self._parameters[name] = param
@@ -281,12 +311,30 @@ class Component:
     ) -> Dict[str, Parameter]:
         """All Parameters (the objects, as in lightrag 0.1), keyed by dotted name.
 
-        Use :meth:`state_values` for a snapshot of their values.
+        As in 0.1, a child registered under two names (``self.shared = self.pre``) lists its
+        Parameters under both, and a new dict carries ``_metadata``: ``{dotted component name:
+        {"version": 1}}``. Use :meth:`state_values` for a snapshot of the values.
         """
-        destination = OrderedDict() if destination is None else destination
-        for name, param in self.named_parameters(prefix=prefix.rstrip(".")):
-            destination[name] = param
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        self._save_state(destination, prefix.rstrip("."), set())
         return destination
+
+    def _save_state(self, destination: Dict, prefix: str, ancestors: Set[int]) -> None:
+        """Add this component's Parameters, then its children's, under ``prefix``."""
+        metadata = getattr(destination, "_metadata", None)
+        if metadata is not None:
+            metadata[prefix] = {"version": self._version}
+        dot = f"{prefix}." if prefix else ""
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[dot + name] = param
+        ancestors.add(id(self))
+        for name, child in self._components.items():
+            if child is not None and id(child) not in ancestors:  # a cycle is walked once
+                child._save_state(destination, dot + name, ancestors)
+        ancestors.discard(id(self))
 
     def state_values(self) -> Dict[str, Any]:
         """A snapshot of every Parameter's value, keyed by dotted name (JSON-friendly)."""
@@ -297,11 +345,20 @@ class Component:
     ) -> LoadStateResult:
         """Restore Parameter values saved by :meth:`state_dict`.
 
-        With ``strict`` a missing or unexpected key raises ``RuntimeError`` listing them and
-        nothing is changed.
+        A Parameter reachable under several names (an aliased child) is set by any of them: a
+        dict with one name per Parameter (:meth:`named_parameters`) and 0.1's layout with every
+        name both load. With ``strict`` a missing or unexpected key raises ``RuntimeError``
+        listing them and nothing is changed.
+
+        Raises:
+            TypeError: ``state_dict`` is not a mapping.
         """
-        params = dict(self.named_parameters())
-        missing = [k for k in params if k not in state_dict]
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"state_dict should be a mapping, but got {type(state_dict)}")
+        params: Dict[str, Parameter] = OrderedDict()
+        self._save_state(params, "", set())
+        given = {id(params[k]) for k in state_dict if k in params}
+        missing = [k for k, p in params.items() if id(p) not in given]
         unexpected = [k for k in state_dict if k not in params]
         if strict and (missing or unexpected):
             raise RuntimeError(

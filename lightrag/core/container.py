@@ -66,9 +66,25 @@ class Sequential(Component):
             return self._components[idx]
         return self._get_item_by_idx(idx)
 
+    def _key_at(self, idx: int) -> str:
+        """The key of the step at position ``idx`` (negative counts from the end)."""
+        keys = list(self._components)
+        if not -len(keys) <= idx < len(keys):
+            raise IndexError(f"index {idx} is out of range for Sequential of length {len(keys)}")
+        return keys[idx]
+
     def __setitem__(self, idx: Union[int, str], component: Component) -> None:
-        key = idx if isinstance(idx, str) else list(self._components)[idx % len(self)]
-        setattr(self, key, component)
+        """Replace the step at position ``idx`` (or under key ``idx``) in place; a new key is
+        added at the end."""
+        if not isinstance(component, Component):
+            raise TypeError(
+                f"component should be an instance of Component, but got {type(component)}"
+            )
+        key = idx if isinstance(idx, str) else self._key_at(idx)
+        if key in self._components:
+            setattr(self, key, component)  # an existing key keeps its position
+        else:
+            self.register_component(key, component)
 
     def __delitem__(self, idx: Union[int, str, slice]) -> None:
         if isinstance(idx, slice):
@@ -76,7 +92,7 @@ class Sequential(Component):
         elif isinstance(idx, str):
             keys = [idx]
         else:
-            keys = [list(self._components)[idx % len(self)]]
+            keys = [self._key_at(idx)]
         for key in keys:
             delattr(self, key)
         self._rekey()
@@ -140,12 +156,16 @@ class Sequential(Component):
         return call_args[0] if call_args else None
 
     async def acall(self, *args: Any, **kwargs: Any) -> Any:
-        """Like :meth:`call`, awaiting each component's ``acall`` (sync results pass through)."""
+        """Like :meth:`call`, awaiting each component's ``acall``.
+
+        A component whose ``call`` is ``async def`` (lightrag 0.1's pattern) is awaited through
+        the default ``acall``; a sync result passes through.
+        """
         call_args: Tuple[Any, ...] = args
         call_kwargs: Dict[str, Any] = kwargs
         for component in self._components.values():
             result = component.acall(*call_args, **call_kwargs)
-            if inspect.isawaitable(result):
+            while inspect.isawaitable(result):  # an acall that returns a coroutine
                 result = await result
             if len(call_args) == 1 and not call_kwargs:
                 call_args, call_kwargs = (result,), {}

@@ -63,5 +63,7 @@ You are a helpful assistant.
 You:
 """
 
-SIMPLE_DEFAULT_LIGHTRAG_SYSTEM_PROMPT = r"""{% if task_desc_str %}{{task_desc_str}}{% endif %}
-{% if input_str %}{{input_str}}{% endif %}"""
+#: lightrag 0.1's short template: the task in a ``<SYS>`` block, then the user's input.
+SIMPLE_DEFAULT_LIGHTRAG_SYSTEM_PROMPT = r"""<SYS>{{task_desc_str}}</SYS>
+User: {{input_str}}
+You:"""

@@ -1,7 +1,9 @@
 """``Embedder`` and ``BatchEmbedder``: text in, vectors out, through any ModelClient.
 
-Like the Generator, an Embedder turns a failed request into ``EmbedderOutput(error=...)`` rather
-than raising; wrong input types raise ``TypeError`` at once.
+As in lightrag 0.1, an exception from the model client (its ``call``/``acall``, its
+``parse_embedding_response``) or from the output processors propagates to the caller. Only a
+request that takes longer than the timeout comes back as ``EmbedderOutput(error="model call
+timed out after N s")``. Wrong input types raise ``TypeError`` at once.
 
 Example:
     >>> from lightrag.components.model_client import OpenAIClient
@@ -14,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from lightrag.core.component import Component
 from lightrag.core.model_client import ModelClient
@@ -26,13 +28,10 @@ log = logging.getLogger(__name__)
 EmbedderInputType = Union[str, Sequence[str]]
 
 
-def _failed(error: Exception, texts: List[str]) -> EmbedderOutput:
-    """The output of a model call that raised (logged): a timeout says so, others name their type."""
-    if isinstance(error, ModelCallTimeout):
-        log.warning("embedding call: %s", error)
-        return EmbedderOutput(error=str(error), input=texts)
-    log.warning("embedding call failed: %s", error)
-    return EmbedderOutput(error=f"{type(error).__name__}: {error}", input=texts)
+def _timed_out(error: ModelCallTimeout, texts: List[str]) -> EmbedderOutput:
+    """The output of a model call that took too long (logged)."""
+    log.warning("embedding call: %s", error)
+    return EmbedderOutput(error=str(error), input=texts)
 
 
 def _check_input(input: Any) -> List[str]:
@@ -52,8 +51,7 @@ class Embedder(Component):
         model_client: a ModelClient that supports ``ModelType.EMBEDDER``.
         model_kwargs: request arguments, e.g. ``{"model": "text-embedding-3-small"}``.
         output_processors: a Component applied to the output's ``data`` (the list of
-            :class:`Embedding`), as in lightrag 0.1; its result replaces ``data``. A processor
-            that fails sets ``output.error``.
+            :class:`Embedding`), as in lightrag 0.1; its result replaces ``data``.
         timeout: seconds one request may take before the call returns
             ``EmbedderOutput(error="model call timed out after N s")``; None uses the client's
             (60 s for API clients, 300 s for local models); 0 means no limit.
@@ -68,6 +66,10 @@ class Embedder(Component):
         timeout: Optional[float] = None,
     ) -> None:
         super().__init__()
+        if model_kwargs is not None and not isinstance(model_kwargs, Mapping):
+            raise TypeError(
+                f"Embedder: model_kwargs must be a dict, got {type(model_kwargs).__name__}"
+            )
         if not isinstance(model_client, ModelClient):
             raise TypeError(
                 f"Embedder: model_client must be a ModelClient, got {type(model_client).__name__}"
@@ -93,20 +95,10 @@ class Embedder(Component):
         )
 
     def _finish(self, response: Any, texts: List[str]) -> EmbedderOutput:
-        try:
-            output = self.model_client.parse_embedding_response(response)
-        except Exception as e:
-            log.warning("parse_embedding_response failed: %s", e)
-            return EmbedderOutput(
-                error=f"parse error: {e}", raw_response=str(response), input=texts
-            )
+        output = self.model_client.parse_embedding_response(response)
         output.input = texts
         if output.error is None and self.output_processors is not None and output.data is not None:
-            try:
-                output.data = self.output_processors(output.data)
-            except Exception as e:
-                log.warning("embedder output processor failed: %s", e)
-                output.error = f"{type(e).__name__}: {e}"
+            output.data = self.output_processors(output.data)
         return output
 
     def call(
@@ -119,8 +111,8 @@ class Embedder(Component):
                 self.model_client.call, self.effective_timeout(),
                 api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER,
             )
-        except Exception as e:
-            return _failed(e, texts)
+        except ModelCallTimeout as e:
+            return _timed_out(e, texts)
         return self._finish(response, texts)
 
     async def acall(
@@ -133,8 +125,8 @@ class Embedder(Component):
                 self.model_client.acall(api_kwargs=api_kwargs, model_type=ModelType.EMBEDDER),
                 self.effective_timeout(),
             )
-        except Exception as e:
-            return _failed(e, texts)
+        except ModelCallTimeout as e:
+            return _timed_out(e, texts)
         return self._finish(response, texts)
 
     def _extra_repr(self) -> str:

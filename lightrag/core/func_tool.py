@@ -35,9 +35,6 @@ log = logging.getLogger(__name__)
 
 __all__ = ["FunctionTool", "get_fun_schema"]
 
-_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-
-
 def _fn_name(fn: Callable[..., Any]) -> str:
     while isinstance(fn, functools.partial):
         fn = fn.func
@@ -67,8 +64,9 @@ def get_fun_schema(name: str, func: Callable[..., Any]) -> dict[str, Any]:
     """The parameter schema of ``func``: ``{"type": "object", "properties": ..., "required": ...}``.
 
     Each property has a ``type`` string (``int``, ``List[str]``, ``Optional[int]``; ``Any`` when
-    unannotated) and, for optional parameters, the ``default``. ``*args`` and ``**kwargs`` are
-    left out: an LLM cannot name them.
+    unannotated) and, for optional parameters, the ``default``. As in lightrag 0.1, ``*args``
+    and ``**kwargs`` are listed like the others, required, with their annotated type (so the
+    model learns that ``total(*prices: float)`` takes prices).
 
     Example:
         >>> from typing import List, Optional
@@ -77,6 +75,9 @@ def get_fun_schema(name: str, func: Callable[..., Any]) -> dict[str, Any]:
         ['query', 'tags']
         >>> get_fun_schema("search", search)["properties"]["top_k"]
         {'type': 'Optional[int]', 'default': None}
+        >>> def total(*prices: float) -> float: ...
+        >>> get_fun_schema("total", total)
+        {'type': 'object', 'properties': {'prices': {'type': 'float'}}, 'required': ['prices']}
     """
     schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
     try:
@@ -89,8 +90,6 @@ def get_fun_schema(name: str, func: Callable[..., Any]) -> dict[str, Any]:
     except (NameError, TypeError, AttributeError):  # unresolvable: use the raw annotations
         hints = {}
     for param_name, param in signature.parameters.items():
-        if param.kind in _VARIADIC:
-            continue
         annotation = hints.get(param_name, param.annotation)
         type_str = "Any" if annotation is inspect.Parameter.empty else get_type_schema(annotation)
         prop: dict[str, Any] = {"type": type_str}

@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any, Dict, List, Optional, TypeVar
 
 import jinja2
@@ -104,13 +105,18 @@ class Prompt(Component):
         return self.call(**kwargs)
 
     def print_prompt_template(self) -> str:
-        log.info("Template:\n%s", self.template)
+        """Print the template to stdout in lightrag 0.1's format and return it.
+
+        Printing is this method's contract (like :func:`~lightrag.utils.logger.printc`).
+        """
+        sys.stdout.write(f"Template:\n-------\n{self.template}\n-------\n")
         return self.template
 
     def print_prompt(self, **kwargs: Any) -> str:
-        """Render and log the prompt; returns it."""
+        """Render the prompt (presets and ``kwargs``), print it to stdout in lightrag 0.1's
+        format and return it."""
         text = self.call(**kwargs)
-        log.info("Prompt:\n%s", text)
+        sys.stdout.write(f"Prompt:\n______________________\n{text}\n")
         return text
 
     def _after_from_dict(self) -> None:

@@ -6,10 +6,13 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, Generic, List, Optional, Sequence, TypeVar, Union
 
 from lightrag.core.component import Component
 from lightrag.core.types import RetrieverOutput
+
+log = logging.getLogger(__name__)
 
 DocType = TypeVar("DocType")
 QueryType = TypeVar("QueryType")
@@ -22,7 +25,7 @@ class Retriever(Component, Generic[DocType, QueryType]):
     """Base class of retrievers: build an index from documents, then answer queries with top-k.
 
     Subclasses implement ``build_index_from_documents`` and ``call``; ``save_to_file`` and
-    ``load_from_file`` persist the index.
+    ``load_from_file`` persist the index (:func:`saves_index` tells whether a class does).
     """
 
     indexed: bool = False
@@ -47,7 +50,10 @@ class Retriever(Component, Generic[DocType, QueryType]):
         )
 
     def save_to_file(self, path: str) -> None:
-        raise NotImplementedError(f"{type(self).__name__} cannot save its index")
+        """Save the index to ``path``: optional, and by default (as in 0.1) a no-op that logs a
+        warning and returns None. Retrievers with an index to persist override it."""
+        log.warning("%s does not implement save_to_file: nothing saved to %s",
+                    type(self).__name__, path)
 
     @classmethod
     def load_from_file(cls, path: str) -> Retriever:
@@ -64,3 +70,9 @@ class Retriever(Component, Generic[DocType, QueryType]):
         import asyncio
 
         return await asyncio.to_thread(self.call, input, top_k, **kwargs)
+
+
+def saves_index(retriever: Retriever) -> bool:
+    """Whether ``retriever``'s class overrides :meth:`Retriever.save_to_file` (the base one
+    saves nothing)."""
+    return type(retriever).save_to_file is not Retriever.save_to_file

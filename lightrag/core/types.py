@@ -125,7 +125,8 @@ class CompletionUsage(DataClass):
 
 @dataclass
 class EmbedderOutput(DataClass):
-    """The result of an ``Embedder`` call; ``error`` is set instead of raising.
+    """The result of an ``Embedder`` call; ``error`` is set when the request timed out or the
+    client's parser reports a failure.
 
     Example:
         >>> out = EmbedderOutput(data=[Embedding([0.6, 0.8], 0), Embedding([1.0, 0.0], 1)])
@@ -147,8 +148,9 @@ class EmbedderOutput(DataClass):
 
     @property
     def embedding_dim(self) -> int:
-        """Dimension of the first embedding (0 when there is none)."""
-        return len(self.data[0].embedding) if self.data else 0
+        """Dimension of the first embedding (-1 when there is none, as in lightrag 0.1)."""
+        first = self.data[0].embedding if self.data else None
+        return len(first) if first is not None and len(first) > 0 else -1
 
     @property
     def is_normalized(self) -> bool:

@@ -7,7 +7,9 @@ import logging
 import os
 import sys
 from datetime import datetime
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
+
+log = logging.getLogger(__name__)
 
 LOG_LEVELS = {
     "DEBUG": logging.DEBUG,
@@ -31,9 +33,24 @@ _RESET = "\x1b[0m"
 _FORMAT = "%(asctime)s - %(name)s - %(levelname)s - [%(filename)s:%(lineno)d] - %(message)s"
 
 
+def _level_number(level: Union[str, int]) -> int:
+    """The logging level for a name in :data:`LOG_LEVELS` (any case) or a number; an unknown
+    name falls back to INFO with a warning, as lightrag 0.1 did."""
+    if isinstance(level, int) and not isinstance(level, bool):
+        return level
+    name = str(level).upper()
+    number = LOG_LEVELS.get(name)
+    if number is None:
+        number = logging.getLevelName(name)  # logging's own names too: "WARN", "NOTSET"
+    if not isinstance(number, int):
+        log.warning("unknown log level %r: using INFO (choose one of %s)", level, ", ".join(LOG_LEVELS))
+        return logging.INFO
+    return number
+
+
 def get_logger(
     name: Optional[str] = None,
-    level: str = "INFO",
+    level: Union[str, int] = "INFO",
     save_dir: Optional[str] = None,
     filename: Optional[str] = None,
     enable_console: bool = True,
@@ -45,12 +62,13 @@ def get_logger(
     ``save_dir/filename`` (default ``./logs/lib.log`` or ``./logs/<name>.log``). With
     ``enable_file`` left out, a file is written when ``save_dir`` or ``filename`` is given
     (0.1 code such as ``get_logger(name="app", save_dir="logs")`` gets its file) and not
-    otherwise (0.1 wrote ``./logs/lib.log`` into the working folder on any call).
+    otherwise (0.1 wrote ``./logs/lib.log`` into the working folder on any call). An unknown
+    ``level`` name falls back to INFO with a warning, as in 0.1.
     """
     if enable_file is None:
         enable_file = save_dir is not None or filename is not None
     logger = logging.getLogger(name)
-    logger.setLevel(level.upper())
+    logger.setLevel(_level_number(level))
     for handler in list(logger.handlers):
         logger.removeHandler(handler)
     formatter = logging.Formatter(_FORMAT)

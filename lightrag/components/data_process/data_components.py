@@ -58,15 +58,17 @@ class ToEmbeddings(Component):
     """Embed documents' text in batches and return copies with ``vector`` filled in.
 
     The input documents are left untouched. A failed batch raises instead of leaving documents
-    without vectors, since a retriever cannot index a document that has none.
+    without vectors, since a retriever cannot index a document that has none: the embedder's
+    own exception (as in lightrag 0.1, the failed batch logged), or ``RuntimeError`` for a batch
+    that timed out or came back with the wrong number of embeddings.
 
     Args:
         embedder: the :class:`Embedder` to use.
         batch_size: texts per embedding request.
 
     Raises:
-        RuntimeError: from :meth:`call` when a batch comes back with an error or with the wrong
-            number of embeddings; the message names the batch and its documents.
+        RuntimeError: from :meth:`call` when a batch comes back with an error (a timeout) or with
+            the wrong number of embeddings; the message names the batch and its documents.
 
     Example:
         >>> from lightrag.components.model_client import ScriptedClient
@@ -82,27 +84,37 @@ class ToEmbeddings(Component):
         super().__init__()
         if not isinstance(embedder, Embedder):
             raise TypeError(f"embedder must be an Embedder, got {type(embedder).__name__}")
+        self.embedder = embedder  # a child as in 0.1: named_children gives embedder, batch_embedder
         self.batch_size = batch_size
         self.batch_embedder = BatchEmbedder(embedder=embedder, batch_size=batch_size)
 
-    @property
-    def embedder(self) -> Embedder:
-        """The wrapped :class:`Embedder`."""
-        return self.batch_embedder.embedder
+    def _where(self, batch_number: int, batch: List[Document]) -> str:
+        start = batch_number * self.batch_size
+        return (
+            f"batch {batch_number} (documents {start}-{start + len(batch) - 1}, "
+            f"first id {batch[0].id!r})"
+        )
+
+    def _batches(self, documents: List[Document]) -> List[List[Document]]:
+        return [
+            documents[s : s + self.batch_size] for s in range(0, len(documents), self.batch_size)
+        ]
+
+    def _embedding_failed(self, error: Exception, batch_number: int, batch: List[Document]) -> None:
+        """Log which batch failed; on Python 3.11+ also note it on the exception, re-raised as is
+        (as in 0.1, the model client's own exception type reaches the caller)."""
+        where = self._where(batch_number, batch)
+        log.error("ToEmbeddings: embedding %s failed: %s: %s", where, type(error).__name__, error)
+        add_note = getattr(error, "add_note", None)
+        if add_note is not None:
+            add_note(f"ToEmbeddings: while embedding {where}")
 
     def _fill_vectors(
         self, documents: List[Document], outputs: List[EmbedderOutput]
     ) -> List[Document]:
         result = copy.deepcopy(documents)
-        for batch_number, output in enumerate(outputs):
-            start = batch_number * self.batch_size
-            batch = result[start : start + self.batch_size]
-            where = (
-                f"batch {batch_number} (documents {start}-{start + len(batch) - 1}, "
-                f"first id {batch[0].id!r})"
-                if batch
-                else f"batch {batch_number}"
-            )
+        for batch_number, (batch, output) in enumerate(zip(self._batches(result), outputs)):
+            where = self._where(batch_number, batch)
             if output.error is not None:
                 raise RuntimeError(f"ToEmbeddings: embedding {where} failed: {output.error}")
             if output.length != len(batch):
@@ -115,19 +127,31 @@ class ToEmbeddings(Component):
         return result
 
     def call(self, input: ToEmbeddingsInputType) -> ToEmbeddingsOutputType:
-        """Deep copies of ``input`` with each ``vector`` set to the embedding of its text."""
+        """Deep copies of ``input`` with each ``vector`` set to the embedding of its text.
+
+        An exception from the embedder propagates unchanged (as in 0.1); the failed batch is
+        logged.
+        """
         documents = _check_documents(input, "ToEmbeddings")
-        if not documents:
-            return []
-        outputs = self.batch_embedder([doc.text for doc in documents])
+        outputs: List[EmbedderOutput] = []
+        for batch_number, batch in enumerate(self._batches(documents)):
+            try:
+                outputs.extend(self.batch_embedder([doc.text for doc in batch]))
+            except Exception as e:
+                self._embedding_failed(e, batch_number, batch)
+                raise
         return self._fill_vectors(documents, outputs)
 
     async def acall(self, input: ToEmbeddingsInputType) -> ToEmbeddingsOutputType:
         """Async :meth:`call`, using the embedder's ``acall``."""
         documents = _check_documents(input, "ToEmbeddings")
-        if not documents:
-            return []
-        outputs = await self.batch_embedder.acall([doc.text for doc in documents])
+        outputs: List[EmbedderOutput] = []
+        for batch_number, batch in enumerate(self._batches(documents)):
+            try:
+                outputs.extend(await self.batch_embedder.acall([doc.text for doc in batch]))
+            except Exception as e:
+                self._embedding_failed(e, batch_number, batch)
+                raise
         return self._fill_vectors(documents, outputs)
 
     def _extra_repr(self) -> str:

@@ -5,10 +5,11 @@ characters), then a window of ``chunk_size`` units slides over them with a step 
 ``chunk_size - chunk_overlap`` units; the last window ends at the end of the text.
 
 Every unit keeps the whitespace (or separator) that follows it, and every chunk is a plain slice
-of the original text. Sentences are lightrag 0.1's: the text between two ``.`` (the next sentence
-starts right after the ``.``, with its whitespace), windowed exactly as 0.1 does. So a non-final
-chunk ends with its separator, chunks taken without overlap join back into the exact text, and
-:meth:`TextSplitter.split_text_with_offsets` can tell where each chunk starts.
+of the original text. Sentences, passages and pages are lightrag 0.1's: ``text.split(separator)``
+(``"."``, ``"\n\n"``, ``"\f"``), empty units included (a leading or doubled separator, a
+trailing one), windowed exactly as 0.1 does; tokens are 0.1's tiktoken tokens in 0.1's windows.
+So a non-final chunk ends with its separator, chunks taken without overlap join back into the
+exact text, and :meth:`TextSplitter.split_text_with_offsets` can tell where each chunk starts.
 
 Example:
     >>> splitter = TextSplitter(split_by="word", chunk_size=3, chunk_overlap=1)
@@ -49,13 +50,15 @@ SEPARATORS = {
     "character": "",
 }
 
-#: The run of text that ends a unit (the unit keeps it). Word, sentence and passage separators
-#: absorb any whitespace that follows, so no chunk starts with stray spaces or blank lines.
-_UNIT_ENDS = {
-    "word": re.compile(r"\s+"),
-    "passage": re.compile(r"\n[^\S\n]*\n\s*"),
-    "page": re.compile(r"\f"),
-}
+#: The run of text that ends a word (the word keeps it), so no chunk starts with stray spaces.
+_WORD_END = re.compile(r"\s+")
+
+#: Units cut as 0.1 cut them: ``text.split(separator)``.
+_SPLIT_LIKE_01 = ("sentence", "passage", "page")
+
+#: Units for which whitespace-only text has no chunk. For tokens 0.1 gave the text as one chunk;
+#: ``graph_rag.chunking.token_windows`` (which must cut the same chunks) has none yet.
+_BLANK_IS_EMPTY = ("word", "token", "character")
 
 _TOKENIZER_NAME = "cl100k_base"
 
@@ -80,8 +83,10 @@ class TextSplitter(Component):
             - ``"word"``: runs of non-whitespace, each with the whitespace after it;
             - ``"sentence"``: text up to and including each ``.``, as lightrag 0.1 splits it
               (``!`` and ``?`` do not end a sentence; the next one starts with the whitespace);
-            - ``"passage"``: text up to a blank line (``"\\n\\n"``);
-            - ``"page"``: text up to a form feed (``"\\f"``);
+            - ``"passage"``: text up to and including each ``"\\n\\n"``, as 0.1 splits it
+              (a third newline starts the next passage; a text starting with ``"\\n\\n"``
+              has an empty first passage, which counts);
+            - ``"page"``: text up to and including each form feed (``"\\f"``), as 0.1;
             - ``"token"``: tiktoken ``cl100k_base`` tokens (a chunk never cuts a character);
             - ``"character"``: Unicode characters.
         chunk_size: units per chunk (> 0).
@@ -147,7 +152,7 @@ class TextSplitter(Component):
             )
             return decoded, offsets
         starts = [0]
-        for match in _UNIT_ENDS[self.split_by].finditer(text):
+        for match in _WORD_END.finditer(text):
             if match.start() > 0 and match.end() < len(text):
                 starts.append(match.end())
         return text, starts
@@ -156,8 +161,9 @@ class TextSplitter(Component):
     def split_text_with_offsets(self, text: str) -> List[Tuple[str, int]]:
         """Split ``text`` into ``(chunk, character offset of the chunk in text)`` pairs.
 
-        Text that is empty or only whitespace gives ``[]``; text of at most ``chunk_size``
-        units gives one chunk, the whole text.
+        Empty text gives ``[]``, and so does text of only whitespace split by words, tokens or
+        characters (by sentences, passages or pages it is one chunk, as in 0.1); text of at most
+        ``chunk_size`` units gives one chunk, the whole text.
 
         Example:
             >>> TextSplitter("character", chunk_size=4, chunk_overlap=2).split_text_with_offsets(
@@ -166,10 +172,10 @@ class TextSplitter(Component):
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        if not text.strip():
+        if not text or (self.split_by in _BLANK_IS_EMPTY and not text.strip()):
             return []
-        if self.split_by == "sentence":
-            return self._split_like_01(text, SEPARATORS["sentence"])
+        if self.split_by in _SPLIT_LIKE_01:
+            return self._split_like_01(text, SEPARATORS[self.split_by])
         text, starts = self._unit_starts(text)
         step = self.chunk_size - self.chunk_overlap
         num_units = len(starts)

@@ -39,6 +39,12 @@ class class_or_instance_method:  # noqa: N801 (a decorator, named like classmeth
         return types.MethodType(self.fn, obj if obj is not None else objtype)
 
 
+class DocumentsError(ValueError, AssertionError):
+    """Documents a retriever cannot index: none at all, or a ``document_map_func`` that does not
+    give what the retriever needs. lightrag 0.1 raised ``AssertionError`` (an ``assert``);
+    this is also a ``ValueError``, so ``except`` clauses written for either catch it."""
+
+
 def resolve_top_k(top_k: Optional[int], default: int) -> int:
     """``top_k`` or the default, checked to be a positive int."""
     k = default if top_k is None else top_k
@@ -47,31 +53,49 @@ def resolve_top_k(top_k: Optional[int], default: int) -> int:
     return int(k)
 
 
+def _ranking_scores(scores: np.ndarray) -> np.ndarray:
+    """``scores`` with NaN as ``-inf`` (ranked last), copied only when there is a NaN."""
+    if scores.dtype.kind == "f" and np.isnan(scores).any():
+        return np.where(np.isnan(scores), -np.inf, scores)
+    return scores
+
+
 def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` largest scores, best first; equal scores keep index order.
 
-    ``np.argpartition`` selects the candidates in O(n), then only those are sorted.
+    Ties at the cut-off go to the lowest indices too (lightrag 0.1's ``heapq.nlargest``), so
+    the result is the first ``k`` of a stable sort by descending score. ``np.partition`` finds
+    the k-th largest score in O(n); only the ``k`` selected indices are sorted. NaN ranks last.
     """
-    n = scores.shape[0]
+    ranking = _ranking_scores(scores)
+    n = ranking.shape[0]
     if k >= n:
-        return np.argsort(-scores, kind="stable")
-    candidates = np.sort(np.argpartition(scores, n - k)[n - k :])
-    return candidates[np.argsort(-scores[candidates], kind="stable")]
+        return np.argsort(-ranking, kind="stable")
+    threshold = np.partition(ranking, n - k)[n - k]
+    above = np.flatnonzero(ranking > threshold)
+    tied = np.flatnonzero(ranking == threshold)[: k - above.size]
+    candidates = np.sort(np.concatenate((above, tied)))
+    return candidates[np.argsort(-ranking[candidates], kind="stable")]
 
 
 def top_k_rows(scores: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
     """Row-wise :func:`top_k_indices` of a ``(queries, n)`` matrix: ``(indices, scores)``."""
+    ranking = _ranking_scores(scores)
     n = scores.shape[1]
     if k >= n:
         candidates = np.broadcast_to(np.arange(n), scores.shape)
     else:
-        candidates = np.sort(np.argpartition(scores, n - k, axis=1)[:, n - k :], axis=1)
-    picked = np.take_along_axis(scores, candidates, axis=1)
-    order = np.argsort(-picked, axis=1, kind="stable")
-    return (
-        np.take_along_axis(candidates, order, axis=1),
-        np.take_along_axis(picked, order, axis=1),
-    )
+        candidates = np.sort(np.argpartition(ranking, n - k, axis=1)[:, n - k :], axis=1)
+        picked = np.take_along_axis(ranking, candidates, axis=1)
+        threshold = picked.min(axis=1, keepdims=True)
+        # argpartition picks any of the scores tied at the cut-off: redo the (rare) rows where
+        # a tie reaches past it, so the lowest indices win
+        short = (ranking == threshold).sum(axis=1) > (picked == threshold).sum(axis=1)
+        for row in np.flatnonzero(short):
+            candidates[row] = np.sort(top_k_indices(ranking[row], k))
+    order = np.argsort(-np.take_along_axis(ranking, candidates, axis=1), axis=1, kind="stable")
+    best = np.take_along_axis(candidates, order, axis=1)
+    return best, np.take_along_axis(scores, best, axis=1)
 
 
 def as_query_list(input: Any, what: str = "query") -> List[Any]:

@@ -30,6 +30,7 @@ from typing import Any, Callable, Collection, Dict, List, Optional, Sequence, Un
 import numpy as np
 
 from lightrag.components.retriever._common import (
+    DocumentsError,
     as_query_list,
     check_saved_class,
     class_or_instance_method,
@@ -109,6 +110,26 @@ def _stopword_set(stopwords: Union[None, bool, str, Collection[str]]) -> frozens
     return frozenset(w.lower() for w in stopwords)
 
 
+def _document_texts(
+    documents: Sequence[Any], document_map_func: Optional[Callable[[Any], str]]
+) -> List[str]:
+    """The text to index of each document (see :meth:`BM25Retriever.build_index_from_documents`)."""
+    if len(documents) == 0:
+        raise DocumentsError("documents should not be empty")
+    if document_map_func is None:
+        return [doc_text(d) for d in documents]
+    if not callable(document_map_func):
+        raise DocumentsError("document_map_func should be callable")
+    texts = [document_map_func(d) for d in documents]
+    for position, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise DocumentsError(
+                f"document_map_func should return a string; for document {position} it "
+                f"returned a {type(text).__name__}"
+            )
+    return texts
+
+
 class BM25Retriever(Retriever[Any, str]):
     """Keyword retriever scoring documents with Okapi BM25 (see the module doc).
 
@@ -159,7 +180,7 @@ class BM25Retriever(Retriever[Any, str]):
             safe_import(*OptionalPackages.BM25S.value)
         self.index_keys = ["top_k", "k1", "b", "epsilon", "use_tokenizer", "total_documents"]
         self.reset_index()
-        if documents is not None:
+        if documents is not None and len(documents) > 0:  # as 0.1: [] leaves no index
             self.build_index_from_documents(documents, document_map_func)
 
     _to_dict_exclude = ("_bm25s",)
@@ -195,8 +216,18 @@ class BM25Retriever(Retriever[Any, str]):
         document_map_func: Optional[Callable[[Any], str]] = None,
         **kwargs: Any,
     ) -> None:
-        """Tokenise and index ``documents``, replacing any previous index."""
-        texts = [doc_text(document_map_func(d) if document_map_func else d) for d in documents]
+        """Tokenise and index ``documents``, replacing any previous index.
+
+        Documents are strings, ``Document`` s or dicts with ``"text"``; ``document_map_func``
+        must map each one to a string.
+
+        Raises:
+            DocumentsError: (a ``ValueError`` and, as in 0.1, an ``AssertionError``) when
+                ``documents`` is empty or ``document_map_func`` returns something other than a
+                string; the existing index is kept.
+        """
+        documents = [] if documents is None else list(documents)
+        texts = _document_texts(documents, document_map_func)
         term_ids: List[int] = []
         doc_ids: List[int] = []
         tfs: List[int] = []

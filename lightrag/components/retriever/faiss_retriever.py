@@ -2,7 +2,8 @@
 
 Metrics (as in lightrag 0.1):
 
-- ``"cosine"``: vectors are normalised and searched with ``IndexFlatIP``; scores are cosines.
+- ``"cosine"``: vectors are normalised and searched with ``IndexFlatIP``; scores are cosines for
+  vector queries and, as in 0.1, ``(s + 1) / 2`` (rounded to 3 decimals) for string queries.
 - ``"prob"`` (default): the same search, scores mapped from [-1, 1] to [0, 1] by ``(s + 1) / 2`` and
   rounded to 3 decimals.
 - ``"euclidean"``: raw vectors in ``IndexFlatL2``; scores are squared L2 distances, smallest first.
@@ -66,6 +67,17 @@ def _load_faiss(backend: str) -> Any:
             _fallback_logged = True
             log.info("faiss could not be loaded (%s): FAISSRetriever searches with NumPy", e)
         return None
+
+
+def _is_text_query(input: Any) -> bool:
+    """True for a string or a non-empty list/tuple of strings."""
+    if isinstance(input, str):
+        return True
+    return (
+        isinstance(input, (list, tuple))
+        and len(input) > 0
+        and all(isinstance(q, str) for q in input)
+    )
 
 
 class FAISSRetriever(Retriever[Any, DenseQuery]):
@@ -208,10 +220,37 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
         top_k: Optional[int] = None,
         **kwargs: Any,
     ) -> List[RetrieverOutput]:
-        """The ``top_k`` nearest documents for each query (a string, a vector, or a list)."""
+        """The ``top_k`` nearest documents for each query (a string, a vector, or a list).
+
+        As in lightrag 0.1, an empty string query is skipped (its output has no indices and
+        no scores) and string queries with ``metric="cosine"`` are scored ``(cos + 1) / 2``
+        like ``"prob"``; vector queries get the metric's own scores.
+        """
         k = resolve_top_k(top_k, self.top_k)
         require_index("FAISSRetriever", self.indexed and self.total_documents > 0)
+        if _is_text_query(input):
+            return self._search_texts([input] if isinstance(input, str) else list(input), k)
         queries, vectors = query_matrix(input, self.embedder, self.dimensions)
+        return self._search(queries, vectors, k, as_probability=self.metric == "prob")
+
+    def _search_texts(self, texts: List[str], k: int) -> List[RetrieverOutput]:
+        """:meth:`call` for string queries: empty ones skipped, the others embedded together."""
+        valid = [i for i, text in enumerate(texts) if text]
+        if len(valid) < len(texts):
+            log.warning("FAISSRetriever: skipping %d empty query(ies)", len(texts) - len(valid))
+        empty_docs = None if self.documents is None else []
+        outputs = [RetrieverOutput(doc_indices=[], query=t, documents=empty_docs) for t in texts]
+        if valid:
+            queries, vectors = query_matrix([texts[i] for i in valid], self.embedder, self.dimensions)
+            found = self._search(queries, vectors, k, as_probability=self.metric != "euclidean")
+            for i, out in zip(valid, found):
+                outputs[i] = out
+        return outputs
+
+    def _search(
+        self, queries: List[Any], vectors: np.ndarray, k: int, as_probability: bool
+    ) -> List[RetrieverOutput]:
+        """Search the query ``vectors``; cosines become ``(s + 1) / 2`` with ``as_probability``."""
         if self.metric != "euclidean":
             vectors = normalized_matrix(vectors, np.float32, inplace=True)
         k = min(k, self.total_documents)
@@ -221,7 +260,7 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
             indices, scores = self._l2_top_k(vectors, k)
         else:
             indices, scores = dot_top_k(self._matrix, vectors, k)  # type: ignore[arg-type]
-        if self.metric == "prob":
+        if as_probability:
             scores = self._convert_cosine_similarity_to_probability(scores.astype(np.float64))
         outputs = make_outputs(queries, indices, scores, self.documents)
         for out in outputs:  # faiss pads with -1 when it has fewer than k results

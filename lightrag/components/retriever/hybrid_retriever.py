@@ -23,7 +23,7 @@ from lightrag.components.retriever._common import (
     class_or_instance_method,
     resolve_top_k,
 )
-from lightrag.core.retriever import Retriever
+from lightrag.core.retriever import Retriever, saves_index
 from lightrag.core.types import RetrieverOutput
 from lightrag.utils.file_io import load_json, save_json
 from lightrag.utils.registry import EntityMapping
@@ -157,7 +157,14 @@ class HybridRetriever(Retriever[Any, Any]):
         return [f"{path}.retriever_{i}" for i in range(len(self.retrievers))]
 
     def save_to_file(self, path: Union[str, Path]) -> None:
-        """Save each sub-retriever to ``<path>.retriever_<i>`` and the fusion settings to ``path``."""
+        """Save each sub-retriever to ``<path>.retriever_<i>`` and the fusion settings to ``path``.
+
+        Raises:
+            NotImplementedError: a sub-retriever cannot save its index (nothing is written).
+        """
+        unsaved = [type(r).__name__ for r in self.retrievers if not saves_index(r)]
+        if unsaved:
+            raise NotImplementedError(f"HybridRetriever: {', '.join(unsaved)} cannot save its index")
         for retriever, sub_path in zip(self.retrievers, self._sub_paths(path)):
             retriever.save_to_file(sub_path)
         save_json(
