@@ -501,3 +501,25 @@ def test_a_name_written_without_its_accents_is_the_same_name():
                       "Brooklyn Bridge\nThe Brooklyn Bridge opened on May 24, 1883.")
     assert "It opened in April 1998. [1]" in quote("When did the Akashi Kaikyo Bridge open?", chunks).text
     assert "1998" in quote("When did the Akashi Kaikyō Bridge open?", chunks).text
+
+
+def test_a_sentence_opening_with_a_pronoun_does_not_say_who_the_next_pronoun_means():
+    chunks = passages("Céleste Marchetti\nCéleste Marchetti was an architect from Lunde Cove. Her "
+                      "best-known work is the Ellery Lighthouse. She also designed Skarvik Town Hall.")
+    text = quote("Who designed Skarvik Town Hall?", chunks).text
+    assert text.startswith("Céleste Marchetti was an architect from Lunde Cove. [1] She also designed")
+
+
+def test_a_hop_goes_on_in_the_passage_of_the_subject_a_quote_brought():
+    chunks = passages(
+        "Céleste Marchetti\nCéleste Marchetti was an architect. Her best-known work is the Ellery "
+        "Lighthouse. She was born in Lunde Cove, where her father kept the inn.",
+        "Skarvik\nSkarvik is the second-largest town of the archipelago, with a shipyard.")
+    text = quote("In which town was the architect of the Ellery Lighthouse born?", chunks).text
+    assert "She was born in Lunde Cove" in text
+
+
+def test_a_name_said_in_other_order_is_named():
+    chunks = passages("Lunde Cove\nLunde Cove is a village known for its Lantern Festival. The "
+                      "festival was first held in 1921.")
+    assert "1921" in quote("In which year was the Lantern Festival of Lunde Cove first held?", chunks).text

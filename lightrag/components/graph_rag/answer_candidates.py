@@ -101,17 +101,17 @@ def unmentioned(nouns: List[str], candidates: List[Candidate]) -> str:
 
 def unnamed_subject(candidates: List[Candidate], query: str) -> str:
     """The one name a question asks about when no candidate's sentence, heading or passage
-    opening names it (accents aside: "Kaikyo" is "Kaikyō"), else ``""``: the context is then
-    about something else ("When did the Forth Bridge open?" over the Brooklyn Bridge's
-    passage)."""
+    opening says all its words (in any order: "the Lantern Festival of Lunde Cove" is in "Lunde
+    Cove is a village ... known for its Lantern Festival"; accents aside: "Kaikyo" is "Kaikyō"),
+    else ``""``: the context is then about something else ("When did the Forth Bridge open?"
+    over the Brooklyn Bridge's passage)."""
     names = [n for n in names_in(query) if bridge_words(n)]
     if len(names) != 1 or question_type(query) in ("yes_no", "choice"):
         return ""  # "Is Tomasz Quillfeather Agnes Quillfeather's brother?" reads as one name
     shown = re.sub(r"(?:'s|’s)$", "", _unquestion(names[0]))
-    name = fold(shown)
-    for c in candidates:
-        if name in fold(c.sentence.text) or name in fold(c.sentence.heading) or name in c.passage_opening:
-            return ""
+    needed = {stem(w) for w in bridge_words(shown)}
+    if any(needed <= c.words | c.heading_words | c.passage_words for c in candidates):
+        return ""
     return shown
 
 

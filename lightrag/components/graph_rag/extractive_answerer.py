@@ -101,7 +101,7 @@ from lightrag.components.graph_rag.question_types import (
     question_type,
     words,
 )
-from lightrag.components.graph_rag.quote_order import reading_order, with_antecedents
+from lightrag.components.graph_rag.quote_order import PRONOUNS, reading_order, with_antecedents
 from lightrag.components.graph_rag.sentence_prefilter import Lexical, keep_best
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
@@ -400,16 +400,22 @@ class ExtractiveAnswerer(Component):
 
     @staticmethod
     def _link(candidate: Candidate, bridges: List[str], tokens: set, previous: Candidate) -> float:
-        """How strongly a sentence continues from the bridge names: 1.5 when its heading is
-        about one of them (the passage's topic is the next hop: "Kassel" after "French-held
-        Kassel"), 1 when it names one in full, 0 otherwise."""
+        """How strongly a sentence continues from the bridge names: 1.5 when its heading (of
+        another passage) is about one of them (the passage's topic is the next hop: "Kassel"
+        after "French-held Kassel"), 1 when it names one in full, or when it goes on by a pronoun
+        about the subject of the previous quote's own passage that the quote brought ("Her
+        best-known work is the Ellery Lighthouse." under "Céleste Marchetti", then "She was born
+        in Lunde Cove."), 0 otherwise."""
         heading = bridge_words(candidate.sentence.heading)
-        if candidate.chunk_index == previous.chunk_index:
-            heading = set()  # the same passage: its heading is no hop away
-        if heading and heading <= tokens | heading & tokens and heading & tokens:
-            return 1.5
+        about_a_bridge = bool(heading) and heading <= tokens
         text = candidate.sentence.text
-        return 1.0 if any(b in text for b in bridges) else 0.0
+        same_passage = candidate.chunk_index == previous.chunk_index
+        if about_a_bridge and not same_passage:
+            return 1.5
+        if any(b in text for b in bridges):
+            return 1.0
+        first = text.split(maxsplit=1)[0].lower() if text.strip() else ""
+        return 1.0 if same_passage and about_a_bridge and first in PRONOUNS else 0.0
 
     # ------------------------------------------------------------------ answer
     async def acall(self, query: str, chunks: Sequence[Dict[str, Any]],

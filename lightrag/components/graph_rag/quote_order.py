@@ -44,6 +44,11 @@ class Placed(Protocol):
     position: int
 
 
+def _opens_with_pronoun(text: str) -> bool:
+    first = text.split(maxsplit=1)[:1]
+    return bool(first) and first[0].lower() in PRONOUNS
+
+
 #: sentences walked back over to find who a quote's opening pronoun means
 ANTECEDENT_REACH = 4
 
@@ -51,8 +56,9 @@ ANTECEDENT_REACH = 4
 def with_antecedents(chain: Sequence[Placed], candidates: Sequence[Placed]) -> List[Placed]:
     """``chain`` with, before each quote that opens with a pronoun, the nearest earlier sentence
     of its passage (one of ``candidates``, at most :data:`ANTECEDENT_REACH` back) that says who
-    is meant: over sentences that only say the same pronoun again ("Priya Lindqvist is the
-    engineer. She joined in 2018. She designed the sensor." quotes the first before the third)."""
+    is meant: over sentences that only say the same pronoun again, or open with one ("Priya
+    Lindqvist is the engineer. Her lab is in the cellar. She designed the sensor." quotes the
+    first before the third)."""
     by_place: Dict[Tuple[int, int], Placed] = {(c.chunk_index, c.position): c for c in candidates}
     out: List[Placed] = []
     for c in chain:
@@ -63,7 +69,8 @@ def with_antecedents(chain: Sequence[Placed], candidates: Sequence[Placed]) -> L
                 before = by_place.get((c.chunk_index, c.position - back))
                 if before is None or before in chain or before in out:
                     break
-                if not (same & words(before.sentence.text)):
+                # one opening with a pronoun ("Her best-known work ...") does not say who either
+                if not (same & words(before.sentence.text)) and not _opens_with_pronoun(before.sentence.text):
                     out.append(before)
                     break
         out.append(c)
