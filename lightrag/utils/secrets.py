@@ -27,15 +27,21 @@ Example:
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 from typing import Any, List, Optional, Tuple, Union
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 __all__ = [
     "REDACTED",
+    "RedactingFilter",
     "find_secrets",
+    "guard_http_logs",
     "is_secret_key",
     "redact",
+    "redact_text",
+    "register_secret",
     "strip_redacted",
     "text_secret",
     "url_secret",
@@ -347,19 +353,72 @@ _KEY_IN_TEXT = re.compile(
     r"\b(?:sk-[A-Za-z0-9_-]{16,}|sk-ant-[A-Za-z0-9_-]{16,}|gsk_[A-Za-z0-9]{16,}|"
     r"AIza[0-9A-Za-z_-]{30,}|xox[abpr]-[A-Za-z0-9-]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|"
     r"hf_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)")
-_BEARER_IN_TEXT = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
+_BEARER_IN_TEXT = re.compile(r"(?i)\b((?:bearer|basic)\s+)[A-Za-z0-9._~+/=-]{8,}")
 
 
 def redact_text(text: str) -> str:
     """``text`` (an error message, a log line) with credentials replaced by :data:`REDACTED`:
     values of ``Authorization``/``api_key``/``token``/``password`` fields, bearer tokens, URL
-    credentials and key-shaped words of the providers we support.
+    credentials and key-shaped words of the providers we support, and the exact value of every
+    key in use (:func:`register_secret`, and the secret-named environment variables such as
+    ``OPENAI_API_KEY``) whatever its shape ("Incorrect API key provided: token-abc123").
 
     Example:
         >>> redact_text("401: {'Authorization': 'Bearer sk-live-abcdefghijklmnopqrst'}")
         "401: {'Authorization': '<redacted>'}"
     """
-    text = _AUTH_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, str(text))
+    text = str(text)
+    for value in sorted(_known_values(), key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, REDACTED)
+    text = _AUTH_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
     text = _BEARER_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
     text = _KEY_IN_TEXT.sub(REDACTED, text)
     return re.sub(r"([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@", r"\1" + REDACTED + "@", text)
+
+
+#: keys the clients of this process use (see :func:`register_secret`)
+_REGISTERED: set = set()
+#: shorter values are not treated as secrets (they would redact ordinary words)
+MIN_SECRET_LENGTH = 8
+
+
+def register_secret(value: Optional[str]) -> None:
+    """Remember ``value`` (an API key a client uses) so that :func:`redact_text` removes it from
+    any error or log line, whatever its shape: providers echo a wrong key in their errors
+    ("Incorrect API key provided: token-abc123"), and no pattern knows every key format."""
+    if isinstance(value, str) and len(value.strip()) >= MIN_SECRET_LENGTH:
+        _REGISTERED.add(value.strip())
+
+
+def _known_values() -> set:
+    """The registered keys and the values of the environment variables whose names say they
+    hold a secret (``OPENAI_API_KEY``, ``PGPASSWORD``, ...)."""
+    found = set(_REGISTERED)
+    for name, value in os.environ.items():
+        if len(value) >= MIN_SECRET_LENGTH and is_secret_key(name) and value != REDACTED:
+            found.add(value)
+    return found
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that passes each record's message through :func:`redact_text` (the HTTP
+    client logs every request's URL, credentials in it included)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact_text(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, ()
+        return True
+
+
+_GUARDED_LOGGERS = ("httpx", "httpx2", "httpcore", "openai", "groq", "anthropic")
+
+
+def guard_http_logs() -> None:
+    """Redact the log lines of the HTTP and provider SDK loggers (idempotent)."""
+    for name in _GUARDED_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
+            logger.addFilter(RedactingFilter())

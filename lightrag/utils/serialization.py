@@ -84,11 +84,22 @@ def _restore(value: Any) -> Any:
     return {k: _restore(v) for k, v in value.items()}
 
 
+def _without_credentials(value: Any) -> Any:
+    """A URL attribute without its credentials (``https://user:pw@host`` -> ``https://host``):
+    keys are never serialised; a rebuilt client reads them from the environment."""
+    if isinstance(value, str) and "://" in value:
+        from lightrag.utils.secrets import redact, url_secret
+
+        if url_secret(value):
+            return redact(value)
+    return value
+
+
 def component_to_dict(component: Any, exclude: Optional[List[str]] = None) -> Dict[str, Any]:
     """Serialise a Component's attributes (children included) into a JSON-ready dict."""
     exclude_set = set(exclude or ()) | set(getattr(component, "_to_dict_exclude", ()))
     data = {
-        name: _to_jsonable(value)
+        name: _to_jsonable(_without_credentials(value))
         for name, value in component.__dict__.items()
         if name not in _SKIP_ATTRS and name not in exclude_set
     }

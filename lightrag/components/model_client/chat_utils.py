@@ -35,6 +35,7 @@ from lightrag.core.types import (
     TokenLogProb,
     Usage,
 )
+from lightrag.utils.secrets import guard_http_logs, register_secret
 
 log = logging.getLogger(__name__)
 
@@ -237,7 +238,9 @@ def resolve_api_key(
 ) -> str:
     """The API key from the argument or ``env_name``; ``placeholder`` (local servers) or an error."""
     key = api_key or os.getenv(env_name)
+    guard_http_logs()  # the SDK's HTTP client logs request URLs (credentials in a base URL too)
     if key:
+        register_secret(key)  # removed from every error and log line, whatever its shape
         return key
     if placeholder is not None:
         return placeholder
