@@ -294,3 +294,43 @@ def test_sources_after_an_answer_are_the_ones_it_cites():
     result = SimpleNamespace(references=refs)
     assert [r["file_path"] for r in cited_references(result, "A. [1] B. [3, 1]")] == ["f1.md", "f3.md"]
     assert cited_references(result, "An answer without citations.") == refs
+
+
+def test_escape_sequences_in_documents_and_file_names_are_shown_not_sent(tmp_path, scripted_config, capsys):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "evil\x1b]0;pwned\x07\nfake-row.txt").write_text(
+        "Saturn has rings.\x1b[2J\x1b]52;c;ZXZpbA==\x07 Cassini reached Saturn in 2004.")
+    common = ["--config", str(scripted_config), "--working-dir", str(tmp_path / "store")]
+    assert run(capsys, "index", str(docs), *common)[0] == 0
+    for argv in (["docs"], ["query", "Saturn", "--mode", "naive"], ["query", "Saturn", "--context-only"]):
+        code, out, _ = run(capsys, *argv, *common)
+        assert code == 0 and "\x1b" not in out and "\x07" not in out
+    table = run(capsys, "docs", *common)[1].splitlines()
+    assert len(table) == 2 and "\\x1b]0;pwned\\x07\\nfake-row.txt" in table[1]
+
+
+def test_links_in_a_folder_to_files_outside_it_are_not_indexed(tmp_path, scripted_config, capsys):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("The vault code is 4242.")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("Cassini reached Saturn in 2004.")
+    (docs / "inside.txt").symlink_to(docs / "notes.txt")
+    (docs / "link.txt").symlink_to(secret)
+    common = ["--config", str(scripted_config), "--working-dir", str(tmp_path / "store")]
+    code, out, _ = run(capsys, "index", str(docs), *common)
+    assert code == 0 and f"skipped {docs / 'link.txt'}: outside" in out
+    rows = json.loads(run(capsys, "docs", "--json", *common)[1])
+    assert rows and "link.txt" not in {Path(r["file_path"]).name for r in rows}  # a link inside is read
+    assert "4242" not in run(capsys, "query", "vault code", "--context-only", *common)[1]
+
+
+@pytest.mark.parametrize("workspace", ["../x", ".."])
+def test_a_workspace_outside_the_working_dir_is_refused_before_anything_is_created(tmp_path, capsys,
+                                                                                     workspace):
+    store = tmp_path / "a" / "store"
+    store.mkdir(parents=True)
+    code, _, err = run(capsys, "status", "--working-dir", str(store), "--workspace", workspace)
+    assert code == 2 and "plain file-name part" in err
+    assert not list(tmp_path.rglob("*.sqlite3"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -38,9 +39,23 @@ def packaged_config(name: str) -> Path:
     return Path(str(resources.files("lightrag.configs").joinpath(name)))
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_OR_NEWLINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str, one_line: bool = False) -> str:
+    """``text`` with its control characters shown as ``\\x1b``-style escapes: documents, file
+    names and model output are untrusted, and an escape sequence printed raw can clear the
+    screen, retitle the terminal or write the clipboard (OSC 52). ``one_line`` escapes line
+    breaks too (a file name with a newline would forge a row of a table)."""
+    pattern = _CONTROL_OR_NEWLINE if one_line else _CONTROL
+    return pattern.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
 def out(text: str = "") -> None:
-    """A line on stdout (flushed: the commands' output is read by pipes as it comes)."""
-    sys.stdout.write(text + "\n")
+    """A line on stdout (flushed: the commands' output is read by pipes as it comes), its
+    control characters escaped (:func:`terminal_safe`)."""
+    sys.stdout.write(terminal_safe(text) + "\n")
     sys.stdout.flush()
 
 

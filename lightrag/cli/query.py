@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any, Dict, List
 
-from lightrag.cli.common import cited_references, open_store, out, references, stage
+from lightrag.cli.common import cited_references, open_store, out, references, stage, terminal_safe
 from lightrag.components.graph_rag.schemas import QUERY_MODES
 
 
@@ -58,7 +58,7 @@ def _print_stream(result: Any, asked: float, progress: bool) -> int:
         if not pieces and progress:
             stage(f"first token after {time.perf_counter() - asked:.1f} s")
         pieces.append(piece)
-        sys.stdout.write(piece)
+        sys.stdout.write(terminal_safe(piece))
         sys.stdout.flush()
     out()
     error = getattr(result.response_iterator, "error", None)
@@ -97,7 +97,7 @@ def _query(args: argparse.Namespace) -> int:
         out(result.content)
     if references(result) and not args.context_only:
         shown = result.content if not result.is_streaming else ""
-        out("\nSources: " + ", ".join(f"[{r['reference_id']}] {r['file_path']}"
+        out("\nSources: " + ", ".join(f"[{r['reference_id']}] {terminal_safe(str(r['file_path']), True)}"
                                       for r in cited_references(result, shown)))
     return 0
 

@@ -34,6 +34,7 @@ from lightrag.cli.common import (
     load_rag,
     open_store,
     out,
+    terminal_safe,
 )
 from lightrag.utils.config import build
 
@@ -79,7 +80,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
         out(f"no {args.status} documents")
         return 0
     header = ["id", "status", "chunks", "chars", "file_path", "error"]
-    table = [header] + [[str(r[k]) for k in header] for r in rows]
+    table = [header] + [[terminal_safe(str(r[k]), one_line=True) for k in header] for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     for row in table:
         out("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1][:200])

@@ -146,26 +146,32 @@ class LoadReport:
         return counts
 
 
-def _walk(paths: Iterable[PathLike]) -> List[Path]:
+def _walk(paths: Iterable[PathLike]) -> Tuple[List[Path], List[Path]]:
+    """``(files to load, links in a folder that lead outside it)``: a folder is read as what it
+    holds, so a link to a file elsewhere (``notes.txt -> ~/.ssh/id_rsa``) is not followed."""
     files: List[Path] = []
+    outside: List[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(
-                p for p in path.rglob("*")
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)))
+            root = path.resolve()
+            for p in sorted(path.rglob("*")):
+                if not p.is_file() or any(part.startswith(".") for part in p.relative_to(path).parts):
+                    continue
+                (files if p.resolve().is_relative_to(root) else outside).append(p)
         elif path.is_file():
             files.append(path)
         else:
             raise FileNotFoundError(f"no such file or folder: {path}")
-    return files
+    return files, outside
 
 
 def load_documents(paths: Iterable[PathLike], encoding: Optional[str] = None) -> LoadReport:
     """Load files and folders (recursively; hidden files and folders are left out).
 
     Files that cannot be loaded are not errors: they are listed in ``LoadReport.skipped`` as
-    ``(path, reason, message)``. A missing path raises ``FileNotFoundError``.
+    ``(path, reason, message)``, links inside a folder to files outside it too (reason
+    ``"outside"``: not followed). A missing path raises ``FileNotFoundError``.
 
     Example:
         >>> import tempfile, pathlib
@@ -178,7 +184,11 @@ def load_documents(paths: Iterable[PathLike], encoding: Optional[str] = None) ->
     """
     report = LoadReport()
     loader = AutoLoader(encoding=encoding)
-    for file in _walk(paths):
+    files, outside = _walk(paths)
+    for link in outside:
+        log.warning("skipped %s: a link to a file outside the folder", link)
+        report.skipped.append((str(link), "outside", "a link to a file outside the folder"))
+    for file in files:
         try:
             report.documents.append(loader(file))
         except DocumentLoadError as e:

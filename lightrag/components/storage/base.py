@@ -34,7 +34,8 @@ ITER_BATCH = 5000
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]*$")
 
 
-def _check_name(label: str, value: Any) -> None:
+def check_name(label: str, value: Any) -> None:
+    """Raise ``ValueError`` unless ``value`` can name a folder or table part safely."""
     if not isinstance(value, str) or not _SAFE_NAME.match(value) or value in (".", ".."):
         raise ValueError(f"{label} {value!r} must be a plain file-name part: letters, digits, '_', '-', '.'")
 
@@ -55,8 +56,8 @@ class StorageNameSpace(Component):
 
     def __init__(self, namespace: str, workspace: str = "", working_dir: str = "./lightrag_storage") -> None:
         super().__init__()
-        _check_name("namespace", namespace)
-        _check_name("workspace", workspace)
+        check_name("namespace", namespace)
+        check_name("workspace", workspace)
         if not namespace:
             raise ValueError("namespace must not be empty")
         self.namespace = namespace

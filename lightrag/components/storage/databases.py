@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lightrag.components.storage.base import check_name
 from lightrag.components.storage.sql_db import SQLDatabase, SQLiteDatabase
 
 DB_FILE = "lightrag.sqlite3"
@@ -23,7 +24,9 @@ def open_database(storage: str, working_dir: str, workspace: str = "",
                   lock_timeout: float = 120.0, **kwargs: Any) -> SQLDatabase:
     """The database of a working directory: ``"sqlite"`` (``working_dir/workspace/
     lightrag.sqlite3``) or ``"postgres"`` (extra ``postgres``; ``kwargs`` go to
-    :class:`~lightrag.components.storage.postgres_db.PostgresDatabase`)."""
+    :class:`~lightrag.components.storage.postgres_db.PostgresDatabase`). A workspace that is not
+    a plain file-name part (``"../x"``) is refused before anything is created."""
+    check_name("workspace", workspace)
     if storage == "sqlite":
         folder = Path(working_dir) / workspace if workspace else Path(working_dir)
         _refuse_legacy(folder)
