@@ -153,3 +153,14 @@ def test_a_key_echoed_by_a_provider_error_is_redacted_from_output_and_logs(caplo
         out = Generator(model_client=client, template="{{q}}")({"q": "hi"})
     assert "LEAKCANARY" not in out.error and "Bearer <redacted>" in out.error
     assert "LEAKCANARY" not in caplog.text
+
+
+@pytest.mark.parametrize("name", ["subscription-key", "subscription_key", "code", "sig"])
+def test_query_parameters_sent_with_every_request_are_checked(name):
+    config = generator_config(extra_query={name: "q1w2e3r4t5y6", "api-version": "2024-06-01"})
+    with pytest.raises(ConfigError) as info:
+        build(config)
+    assert info.value.path == f"component_config.model_kwargs.extra_query.{name}"
+    assert "q1w2e3r4t5y6" not in to_yaml(build(generator_config(extra_query={"api-version": "2024-06-01"})))
+    with pytest.raises(ConfigError):
+        build(generator_config(base_url="https://x.example.com/v1?subscription-key=q1w2e3r4t5y6"))

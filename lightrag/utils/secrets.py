@@ -56,7 +56,7 @@ _SECRET_WORDS = frozenset({
 })  # fmt: skip
 _SECRET_SUFFIXES = (
     "api_key", "access_key", "secret_key", "private_key", "auth_key", "signing_key",
-    "access_key_id", "session_key", "master_key", "account_key",
+    "access_key_id", "session_key", "master_key", "account_key", "subscription_key",
 )  # fmt: skip
 _NOT_SECRET_TOKENS = frozenset({
     "pad_token", "eos_token", "bos_token", "unk_token", "sep_token", "cls_token", "mask_token",
@@ -64,6 +64,8 @@ _NOT_SECRET_TOKENS = frozenset({
 })  # fmt: skip
 _POINTER_WORDS = frozenset({"env", "file", "path", "var", "name", "names", "header"})
 _HEADER_KEYS = frozenset({"headers", "extra_headers", "default_headers", "http_headers"})
+#: dicts of URL query parameters sent with every request (the OpenAI SDK's ``extra_query``)
+_QUERY_KEYS = frozenset({"extra_query", "default_query", "query_params"})
 _HEADER_HINTS = ("auth", "key", "token", "secret", "cookie", "signature", "session")
 _QUERY_SECRETS = frozenset({"key", "sig", "signature", "auth", "code", "x_amz_signature",
                             "x_amz_credential", "x_amz_security_token"})  # fmt: skip
@@ -231,20 +233,33 @@ def find_secrets(obj: Any, path: str = "") -> List[Tuple[Path, str]]:
     return found
 
 
-def _walk(obj: Any, path: str, found: List[Tuple[Path, str]], in_headers: bool) -> None:
+def _container(key: Any) -> str:
+    """``"headers"`` or ``"query parameters"`` when ``key`` names a dict of them, else ``""``."""
+    name = str(key).lower().replace("-", "_")
+    return "headers" if name in _HEADER_KEYS else "query parameters" if name in _QUERY_KEYS else ""
+
+
+def _is_member_secret(key: Any, container: Union[bool, str]) -> bool:
+    """Whether ``key`` names a secret, read as a header or query parameter name inside those."""
+    if container == "query parameters":
+        return _is_query_secret(str(key))
+    return _is_header_secret(key) if container else is_secret_key(key)
+
+
+def _walk(obj: Any, path: str, found: List[Tuple[Path, str]], in_headers: Union[bool, str]) -> None:
     if isinstance(obj, dict):
         for key, value in obj.items():
             here = _join(path, str(key))
-            secret_name = _is_header_secret(key) if in_headers else is_secret_key(key)
+            secret_name = _is_member_secret(key, in_headers)
             if secret_name and not _empty(value):
                 inner: List[Tuple[Path, str]] = []
                 if isinstance(value, (dict, list, tuple)):
                     _walk(value, here, inner, in_headers=False)
                 found.extend(inner or [(here, f"key {str(key)!r} names a secret")])
                 continue
-            headers = str(key).lower().replace("-", "_") in _HEADER_KEYS
+            headers = _container(key)
             if headers and isinstance(value, str) and value.strip():
-                found.append((here, "headers given as text may hold credentials"))
+                found.append((here, f"{headers} given as text may hold credentials"))
                 continue
             _walk(value, here, found, in_headers=headers)
     elif isinstance(obj, (list, tuple)):
@@ -302,7 +317,7 @@ def _keep_scheme(found: str) -> str:
     return (head.group(0) if head else "") + REDACTED
 
 
-def redact(obj: Any, in_headers: bool = False) -> Any:
+def redact(obj: Any, in_headers: Union[bool, str] = False) -> Any:
     """A copy of ``obj`` with every secret replaced: values under secret keys (and key-shaped
     values) by :data:`REDACTED`, credentials removed from URLs. Non-container values other than
     strings are returned as they are.
@@ -314,8 +329,8 @@ def redact(obj: Any, in_headers: bool = False) -> Any:
     if isinstance(obj, dict):
         out = {}
         for key, value in obj.items():
-            secret_name = _is_header_secret(key) if in_headers else is_secret_key(key)
-            headers = str(key).lower().replace("-", "_") in _HEADER_KEYS
+            secret_name = _is_member_secret(key, in_headers)
+            headers = _container(key)
             if (secret_name or (headers and isinstance(value, str))) and not _empty(value):
                 out[key] = REDACTED
             else:
