@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -253,3 +254,37 @@ def test_shutdown_leaves_the_backlog_pending_after_drain_timeout(tmp_path):
     restarted = make_rag(tmp_path)
     BackgroundServer(create_app(restarted, api_keys=[])).start().stop()  # resumes, drains
     assert restarted.doc_status.get_status_counts()["processed"] == 8
+
+
+@pytest.mark.subprocess
+def test_a_waiting_insert_cut_by_shutdown_gets_the_json_503(tmp_path):
+    port = free_port()
+    script = tmp_path / "serve.py"
+    script.write_text(SERVE.format(tests=str(TESTS)))
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "serve", "--config", str(write_config(tmp_path)),
+         "--working-dir", str(tmp_path / "store"), "--port", str(port), "--log-level", "warning",
+         "--graceful-timeout", "1"],
+        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "LIGHTRAG_API_KEYS": ""})
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(url + "/health", timeout=2).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.05)
+        assert time.monotonic() < deadline and proc.poll() is None, Path(log.name).read_text()
+    text = " ".join(f"Probe{i} of Agency{i} visited Planet{i}." for i in range(3000))  # ~15 s of work
+    got = {}
+    thread = threading.Thread(target=lambda: got.update(response=httpx.post(
+        url + "/documents", json={"texts": [text], "ids": ["W0"], "wait": True}, timeout=120)))
+    thread.start()
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(60)
+    thread.join(60)
+    response = got["response"]
+    assert response.status_code == 503 and response.headers["content-type"] == "application/json"
+    assert "shutting down" in response.json()["detail"]

@@ -388,7 +388,7 @@ def create_app(rag: Any, api_keys: Optional[KeySpec] = None,
         warm_up_models(server.default)
         yield
         await server.drain(drain_timeout)
-        log.info("shutdown: all inserts finished and stores flushed")
+        log.info("shutdown: stores flushed (unfinished documents, if any, resume at the next start)")
 
     app = FastAPI(title="LightRAG", version=lightrag.__version__, lifespan=lifespan,
                   docs_url=None, redoc_url=None, openapi_url=None,

@@ -84,6 +84,14 @@ async def insert(state: Any, texts: Any, ids: Any, paths: Any, wait: bool) -> An
         if wait:
             return await _insert_now(state, texts, ids, paths)
         result = await state.intake.enqueue(texts, ids, paths)
+    except asyncio.CancelledError:
+        if not wait:
+            raise
+        # a shutdown stopped the processing (uvicorn cancels what outlives --graceful-timeout):
+        # the documents are stored and resume at the next start; the client gets the JSON 503
+        # of a shutdown, not a plain-text 500
+        raise HTTPException(503, "the server is shutting down; the documents are stored and will be "
+                                 "processed when it starts again", headers={"Retry-After": "5"}) from None
     except QueueFull as e:
         raise HTTPException(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
     except RuntimeError as e:  # shutting down, or the store locked by another writer
