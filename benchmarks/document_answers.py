@@ -27,6 +27,16 @@ DATA = HERE / "data" / "bridges"
 DECLINED = ("does not contain a sentence that answers", "does not mention")
 
 
+def is_right(answer: str, expected: str | None) -> bool:
+    """The answer holds the expected phrase; a yes/no answer opens with it ("No: ..."); for an
+    item the files do not answer (``None``), the answer says so."""
+    if expected is None:
+        return any(d in answer for d in DECLINED)
+    if expected.lower() in ("yes", "no"):
+        return answer.lower().startswith(expected.lower() + ":")
+    return expected.lower() in answer.lower()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", default=str(DATA / "docs"))
@@ -45,9 +55,7 @@ def main() -> int:
             started, right = time.perf_counter(), 0
             for item in questions:
                 answer = rag.query(item["question"], mode=mode).content or ""
-                expected = item.get("answer")
-                hit = (any(d in answer for d in DECLINED) if expected is None  # the files do not answer it
-                       else expected.lower() in answer.lower())
+                hit = is_right(answer, item.get("answer"))
                 right += hit
                 if not hit:
                     print(f"  [{mode}] MISS {item['question']} -> {answer[:120]!r}")
