@@ -15,7 +15,12 @@ from lightrag.components.graph_rag import (
 )
 from lightrag.components.graph_rag.answer_candidates import opening_subject
 from lightrag.components.graph_rag.grounding import check_answer, clean_markup
-from lightrag.components.graph_rag.question_types import asked_nouns, choice_options, question_type
+from lightrag.components.graph_rag.question_types import (
+    asked_event,
+    asked_nouns,
+    choice_options,
+    question_type,
+)
 from lightrag.components.graph_rag.sentences import split_sentences
 from lightrag.components.model_client import ScriptedClient
 from lightrag.core import Embedder, Generator
@@ -523,3 +528,33 @@ def test_a_name_said_in_other_order_is_named():
     chunks = passages("Lunde Cove\nLunde Cove is a village known for its Lantern Festival. The "
                       "festival was first held in 1921.")
     assert "1921" in quote("In which year was the Lantern Festival of Lunde Cove first held?", chunks).text
+
+
+def test_which_is_older_compares_the_years_things_began_not_any_year_near_their_names():
+    chunks = passages(
+        "Agathe Corvane\nAgathe Corvane was a shipbuilder and the founder of Corvane Shipworks. "
+        "She was born in 1839 in Hålvik.",
+        "Corvane Shipworks\nCorvane Shipworks was a yard in Skarvik. It was founded in 1871 by "
+        "Agathe Corvane. It built the tender Vigil in 1889.",
+        "Archipelago Savings Bank\nThe Archipelago Savings Bank was established in 1866 by merchants.")
+    text = quote("Which is older, Corvane Shipworks or the Archipelago Savings Bank?", chunks).text
+    assert text.startswith("the Archipelago Savings Bank, according to the dates in the sources")
+
+
+@pytest.mark.parametrize("question, event", [
+    ("In which year did Henrik Sæther retire?", ("Henrik Sæther", "retire")),
+    ("When was the Lantern Festival of Lunde Cove first held?", ("Lantern Festival of Lunde Cove", "held")),
+    ("When did Mirela Dunstan become director?", None),  # "became", "was appointed" answer it
+    ("When was the company that owns the Grey Pelican founded?", None),  # not the name's event
+])
+def test_the_event_a_when_question_asks_about(question, event):
+    assert asked_event(question) == event
+
+
+def test_a_when_question_whose_event_no_sentence_about_its_subject_says_is_hedged():
+    chunks = passages("Skarvik Marine Works\nIn 1960 Reinholt handed over to Henrik Sæther, the "
+                      "current managing director. Henrik Sæther was born in 1931.")
+    text = quote("In which year did Henrik Sæther retire?", chunks).text
+    assert text.startswith('The retrieved context does not mention "retire" for Henrik Sæther; the '
+                           "closest evidence:")
+    assert not quote("When was Henrik Sæther born?", chunks).text.startswith("The retrieved")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.answer_words import STOPWORDS, bridge_words, phrases, stem, stems
 from lightrag.components.graph_rag.question_types import fold, names_in, question_type
@@ -97,6 +97,20 @@ def unmentioned(nouns: List[str], candidates: List[Candidate]) -> str:
     if not nouns or any(stem(nouns[-1]) in (c.words | c.heading_words) for c in candidates):
         return ""
     return f'"{nouns[-1]}"'
+
+
+def unmentioned_event(event: Optional[Tuple[str, str]], candidates: List[Candidate]) -> str:
+    """For a "When did X <verb>?" question (``event``: :func:`~.question_types.asked_event`),
+    ``'"<verb>" for X'`` when no candidate that names X (its sentence, heading or passage
+    opening) says the verb, else ``""``: "In which year did Henrik Sæther retire?" over passages
+    that say he became managing director is not answered by their years."""
+    if not event:
+        return ""
+    subject, verb = event
+    needed, said = {stem(w) for w in bridge_words(subject)}, stem(fold(verb))
+    if any(said in c.words and needed <= c.words | c.heading_words | c.passage_words for c in candidates):
+        return ""
+    return f'"{verb}" for {subject}'
 
 
 def unnamed_subject(candidates: List[Candidate], query: str) -> str:

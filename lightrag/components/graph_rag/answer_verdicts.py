@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Optional, Sequence, Set, Tuple
 
-from lightrag.components.graph_rag.answer_words import stems
+from lightrag.components.graph_rag.answer_words import stem, stems
 from lightrag.components.graph_rag.question_types import choice_options, fold, words, years_in
 
 __all__ = ["choice_verdict", "yes_no_verdict"]
@@ -30,21 +30,37 @@ LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|after|newer|recent|
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+#: stems of the words that date a thing's beginning, which "older" and "first" compare
+BEGINNINGS = frozenset(stem(w) for w in (
+    "founded established built opened launched created started formed completed began born "
+    "incorporated inaugurated commissioned constructed introduced released published").split())
 
 
-def choice_verdict(query: str, sentences: Sequence[Tuple[str, str]]) -> Optional[str]:
+def choice_verdict(query: str, sentences: Sequence[Tuple[str, ...]]) -> Optional[str]:
     """The option of "A or B" the years of the context decide, else ``None``.
 
-    ``sentences``: ``(text, heading)`` of each context sentence; an option's year is the
-    earliest year of a sentence that names it (in its text or its heading)."""
+    ``sentences``: ``(text, heading)`` or ``(text, heading, passage opening)`` of each context
+    sentence. An option's year is the earliest year of the sentences that name it (in their
+    text, heading or passage opening), taken first from those under a heading about it that say
+    the question's event or a beginning ("founded", "opened", "launched", ...), then from any
+    naming it that say one, then from any naming it: "Which is older, Corvane Shipworks or the
+    Savings Bank?" reads the yard's "It was founded in 1871", not its founder's "She was born in
+    1839" in a passage that opens "Agathe Corvane ... founder of Corvane Shipworks"."""
     options = choice_options(query)
     if options is None:
         return None
+    events = (stems(query) - set().union(*(stems(o) for o in options))) | BEGINNINGS
     earliest: Dict[str, Optional[int]] = {}
     for option in options:
         named = _ARTICLE.sub("", fold(option))  # "the Golden Gate Bridge": as "Golden Gate Bridge"
-        years = [y for text, heading in sentences if named in fold(text + " " + heading)
-                 for y in years_in(text)]
+        tiers: Tuple[list, list, list] = ([], [], [])
+        for text, heading, *opening in sentences:
+            if named not in fold(" ".join((text, heading, *opening))):
+                continue
+            says_event = bool(stems(text) & events)
+            tier = 0 if says_event and named in fold(heading) else 1 if says_event else 2
+            tiers[tier].extend(years_in(text))
+        years = next((t for t in tiers if t), [])
         earliest[option] = min(years) if years else None
     a, b = options
     if earliest[a] is None or earliest[b] is None or earliest[a] == earliest[b]:

@@ -51,7 +51,9 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
 8. a "what"/"which" question whose noun (the thing asked for: "What is her annual **salary**?")
    no sentence of the context says is answered with that said first ("The retrieved context
    does not mention "salary"; the closest evidence: ..."): the quotes may still answer in other
-   words ("What award ...?" and "the Veltmoor Innovation Medal").
+   words ("What award ...?" and "the Veltmoor Innovation Medal"); so is a "When did X <verb>?"
+   question none of whose sentences about X says the verb ("In which year did Henrik Sæther
+   retire?" over passages that say he became managing director).
 
 Example:
     >>> answerer = ExtractiveAnswerer()
@@ -79,6 +81,7 @@ from lightrag.components.graph_rag.answer_candidates import (
     answer_candidates,
     embedded_text,
     unmentioned,
+    unmentioned_event,
     unnamed_subject,
 )
 from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
@@ -95,6 +98,7 @@ from lightrag.components.graph_rag.answer_words import (
     stems,
 )
 from lightrag.components.graph_rag.question_types import (
+    asked_event,
     asked_nouns,
     has_candidate,
     names_in,
@@ -447,7 +451,8 @@ class ExtractiveAnswerer(Component):
             return ExtractiveAnswer(text=f"{NOT_FOUND} None of its sentences names {unnamed}.",
                                     question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
-        missing = unmentioned(asked_nouns(query), candidates)
+        missing = (unmentioned(asked_nouns(query), candidates)
+                   or unmentioned_event(asked_event(query), candidates))
         every, candidates = candidates, self._prefilter(candidates)
         texts = [embedded_text(c.sentence, self.embed_chars) for c in candidates]
         vectors = await self._sentence_vectors(texts, embed)
@@ -476,7 +481,7 @@ class ExtractiveAnswerer(Component):
         if kind == "choice":
             # a passage names its subject in its heading or opening: "It opened on 19 March
             # 1932." under "The Sydney Harbour Bridge is ..." gives that bridge's year
-            pick = choice_verdict(query, [(c.sentence.text, f"{c.sentence.heading} {c.passage_opening}")
+            pick = choice_verdict(query, [(c.sentence.text, c.sentence.heading, c.passage_opening)
                                           for c in every])
             decided = pick is not None
             text = (f"{pick}, according to the dates in the sources: {quoted}" if pick else

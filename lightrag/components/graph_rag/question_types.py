@@ -153,3 +153,31 @@ def asked_nouns(question: str) -> List[str]:
                 found.append(match.group(2))
     found = [w for w in found if w not in _AUXILIARY]
     return [] if not found or _GENERIC.intersection(found) else found
+
+
+#: words between a subject and its verb ("When was the festival first held?")
+_ADVERBS = frozenset("first last finally actually also ever officially originally initially "
+                     "eventually still really".split())
+#: verbs that say little by themselves ("When did she become director?": "became", "was
+#: appointed", "had been" all answer it)
+_LIGHT_VERBS = frozenset("become get come make take have give put".split())
+_EVENT_Q = re.compile(r"^(?:when|(?:in|on) (?:what|which) (?:year|date|month|day)) "
+                      r"(?:did|does|do|was|were|is|are|has|have|had) ", re.I)
+
+
+def asked_event(question: str) -> Optional[Tuple[str, str]]:
+    """``(subject, verb)`` of a "When did X <verb> ...?" / "When was X <verb>ed?" question whose
+    subject is a name: that name and the first lower-case word after it ("In which year did
+    Henrik Sæther retire?" -> ``("Henrik Sæther", "retire")``), else ``None``."""
+    text = question.strip()
+    match = _EVENT_Q.match(text)
+    if not match:
+        return None
+    rest = re.sub(r"^(?:the|a|an) ", "", text[match.end():])
+    names = names_in(" " + rest)
+    if not names or not rest.startswith(names[0]):
+        return None  # "When was the company that owns the Grey Pelican founded?": not its event
+    after = rest[len(names[0]):]
+    verb = next((w for w in re.findall(r"[A-Za-z]+", after) if w.islower()
+                 and w not in _AUXILIARY and w not in _ADVERBS and len(w) > 2), None)
+    return (names[0], verb) if verb and verb not in _LIGHT_VERBS else None
