@@ -558,3 +558,14 @@ def test_a_when_question_whose_event_no_sentence_about_its_subject_says_is_hedge
     assert text.startswith('The retrieved context does not mention "retire" for Henrik Sæther; the '
                            "closest evidence:")
     assert not quote("When was Henrik Sæther born?", chunks).text.startswith("The retrieved")
+
+
+@pytest.mark.parametrize("question, source", [
+    ("Who is the spouse of Lil Hardin?", "In 1924 Lil Hardin married Louis Armstrong."),
+    ("When did Agathe Corvane die?", "Agathe Corvane retired in 1898; her death came in 1912."),
+])
+def test_a_question_in_other_words_of_the_same_meaning_finds_its_sentence(question, source):
+    chunks = passages("Marren Ferry Line\nThe Marren Ferry Line was founded in 1923 in Port Ellery. "
+                      "Its ferries sail twice a day.",
+                      f"Notes\nLil Hardin was a pianist from Memphis. Agathe Corvane built ships. {source}")
+    assert source in quote(question, chunks).text

@@ -64,15 +64,32 @@ IRREGULAR = {past: verb for verb, forms in {
 }.items() for past in forms.split()}
 
 
+#: stems that ask and answer the same thing in other words ("Who is the spouse of X?" and "X
+#: married Y", "When did X die?" and "X's death in 1990", "the CEO" and "the chief executive")
+SAME_MEANING = {
+    **dict.fromkeys(("spouse", "wife", "wive", "husband", "marriage", "wed", "wedd"), "marry"),
+    **dict.fromkeys(("died", "dies", "dying", "death", "dead"), "die"),
+    **dict.fromkeys(("birth", "birthplace"), "born"),
+    **dict.fromkeys(("establish", "establishment"), "found"),
+    "ceo": "executive",
+    **dict.fromkeys(("sank", "sunk"), "sink"),
+}
+
+
 def stem(word: str) -> str:
     """A light suffix stripper ("married" and "marry", "published" and "publishes", "manager"
     and "manages" meet), with the past forms of common irregular verbs mapped to their verb
-    ("found" and "find").
+    ("found" and "find") and words of the same meaning to one (:data:`SAME_MEANING`).
 
     Example:
         >>> stem("married"), stem("found"), stem("founded"), stem("written")
         ('marry', 'find', 'found', 'write')
     """
+    stripped = _stripped(word)
+    return SAME_MEANING.get(stripped, stripped)
+
+
+def _stripped(word: str) -> str:
     if word in IRREGULAR:
         return IRREGULAR[word]
     if len(word) <= 4:
