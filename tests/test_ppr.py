@@ -241,3 +241,34 @@ def test_ppr_settings_come_from_the_graph_rag_config(tmp_path):
         assert mode.settings.damping == 0.5 and mode.settings.fusion == "score"
         assert mode.settings.rrf_k == PprSettings().rrf_k  # unset fields keep the defaults
     assert rag.to_config()["component_config"]["ppr_settings"] == {"damping": 0.5, "fusion": "score"}
+
+
+def test_a_large_graph_is_rebuilt_in_the_background_while_queries_use_the_last_one(monkeypatch):
+    import threading
+    import time
+
+    from lightrag.components.graph_rag import query_modes
+
+    monkeypatch.setattr(query_modes, "BACKGROUND_REBUILD_CITATIONS", 1)  # every graph is "large"
+    mode = PprMode()
+    s = stores()
+    vectors = {QUERY_VECTOR: QUESTION, SEED_VECTORS: KEYWORDS}
+    param = QueryParam(mode="ppr", chunk_top_k=5)
+    first_ids = ranked_ids(mode(s, vectors, param))
+    first = mode._ranking._graph
+    release = threading.Event()
+    reads = s.graph.get_all_nodes
+
+    def slow_read():
+        release.wait(10)  # a writer's commit made the store bigger: reading it takes a while
+        return reads()
+    s.graph.get_all_nodes = slow_read
+    s.graph.version = 2
+    started = time.perf_counter()
+    assert ranked_ids(mode(s, vectors, param)) == first_ids  # the last graph, at once
+    assert time.perf_counter() - started < 5 and mode._ranking._graph is first
+    release.set()
+    mode._ranking._rebuilding.join(10)
+    assert mode._ranking._graph is not first and mode._ranking._key[1] == 2
+    mode(s, vectors, param)
+    assert mode._ranking._rebuilding is not None and not mode._ranking._rebuilding.is_alive()

@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -235,6 +236,10 @@ class HybridMode(QueryMode):
 #: the bounded count reads up to ``whole_graph_max_citations`` index entries (~100 ms at 1M
 #: citations, paid by the next query after every insert), and a store crosses it slowly
 SIZE_RECHECK_S = 60.0
+#: citations from which a changed store's graph is rebuilt in the background while queries use
+#: the previous one (~0.2 s to build below; ~1 s at 300k citations, paid by every query after
+#: each commit of a writer running beside the server: ppr/mix took 3-12 s then)
+BACKGROUND_REBUILD_CITATIONS = 50_000
 
 
 class _PprRanking:
@@ -247,26 +252,44 @@ class _PprRanking:
         self._size_key: Any = None
         self._size_checked = 0.0
         self._large = False
+        self._lock = threading.Lock()
+        self._rebuilding: Optional[threading.Thread] = None
 
     def graph(self, stores: GraphStores) -> PassageGraph:
         """The entity–passage graph of ``stores``, rebuilt when the graph store's ``version``
-        (or the synonym pairs) change; a store without ``version`` is rebuilt every query."""
+        (or the synonym pairs) change; a store without ``version`` is rebuilt every query. A
+        graph of :data:`BACKGROUND_REBUILD_CITATIONS` citations or more is rebuilt in a
+        background thread while queries go on with the previous version (the passages a
+        commit added are still found by dense retrieval; removed ones are dropped when read)."""
         version = getattr(stores.graph, "version", None)
-        key = (id(store_of(stores.graph)), version, id(stores.synonym_pairs), len(stores.synonym_pairs))
-        if self._graph is None or version is None or key != self._key:
-            started = time.perf_counter()
-            sources = getattr(stores.graph, "node_sources", None)
-            pairs = (sources() if sources is not None else
-                     [(n["id"], n.get("source_id")) for n in stores.graph.get_all_nodes()])
-            self._graph = PassageGraph.build(
-                ((node, _split_ids(source)) for node, source in pairs),
-                stores.synonym_pairs, synonym_weight=self.settings.synonym_weight,
-                idf_power=self.settings.idf_power)
-            self._key = key
-            log.info("ppr: built the entity-passage graph (%d entities, %d passages) in %.0f ms",
-                     self._graph.n_entities, len(self._graph.chunk_ids),
-                     (time.perf_counter() - started) * 1000)
-        return self._graph
+        store = id(store_of(stores.graph))
+        with self._lock:
+            current, current_key = self._graph, self._key
+        if current is not None and version is not None and (store, version) == current_key:
+            return current
+        if (current is None or version is None or current_key[0] != store
+                or float(current.chunk_counts.sum()) < BACKGROUND_REBUILD_CITATIONS):
+            return self._build(stores, (store, version))
+        with self._lock:
+            if self._rebuilding is None or not self._rebuilding.is_alive():
+                self._rebuilding = threading.Thread(target=self._build, args=(stores, (store, version)),
+                                                    name="ppr-graph-rebuild", daemon=True)
+                self._rebuilding.start()
+        return current
+
+    def _build(self, stores: GraphStores, key: Any) -> PassageGraph:
+        started = time.perf_counter()
+        sources = getattr(stores.graph, "node_sources", None)
+        pairs = (sources() if sources is not None else
+                 [(n["id"], n.get("source_id")) for n in stores.graph.get_all_nodes()])
+        graph = PassageGraph.build(((node, _split_ids(source)) for node, source in pairs),
+                                   stores.synonym_pairs, synonym_weight=self.settings.synonym_weight,
+                                   idf_power=self.settings.idf_power)
+        with self._lock:
+            self._graph, self._key = graph, key
+        log.info("ppr: built the entity-passage graph (%d entities, %d passages) in %.0f ms",
+                 graph.n_entities, len(graph.chunk_ids), (time.perf_counter() - started) * 1000)
+        return graph
 
     def _too_large(self, stores: GraphStores) -> bool:
         """Whether the store is past ``whole_graph_max_citations``: counted for a new store, and
