@@ -272,10 +272,19 @@ class _PprRanking:
             return self._build(stores, (store, version))
         with self._lock:
             if self._rebuilding is None or not self._rebuilding.is_alive():
-                self._rebuilding = threading.Thread(target=self._build, args=(stores, (store, version)),
-                                                    name="ppr-graph-rebuild", daemon=True)
+                self._rebuilding = threading.Thread(
+                    target=self._build_quietly, args=(stores, (store, version)),
+                    name="ppr-graph-rebuild", daemon=True)
                 self._rebuilding.start()
         return current
+
+    def _build_quietly(self, stores: GraphStores, key: Any) -> None:
+        """:meth:`_build` in the background: a failure (the store closed meanwhile) is logged and
+        the next query tries again."""
+        try:
+            self._build(stores, key)
+        except Exception as e:  # noqa: BLE001 - a background thread has no caller to raise to
+            log.warning("ppr: rebuilding the entity-passage graph in the background failed: %s", e)
 
     def _build(self, stores: GraphStores, key: Any) -> PassageGraph:
         started = time.perf_counter()
