@@ -569,3 +569,10 @@ def test_a_question_in_other_words_of_the_same_meaning_finds_its_sentence(questi
                       "Its ferries sail twice a day.",
                       f"Notes\nLil Hardin was a pianist from Memphis. Agathe Corvane built ships. {source}")
     assert source in quote(question, chunks).text
+
+
+def test_the_noun_naming_the_kind_of_answer_is_said_by_a_place_after_in():
+    chunks = passages("Marie Curie\nMarie Curie was a physicist who was born in Warsaw in 1867.",
+                      "Warsaw\nWarsaw is the capital and largest city of Poland.")
+    assert quote("In which city was Marie Curie born?", chunks).text == (
+        "Marie Curie was a physicist who was born in Warsaw in 1867. [1]")

@@ -101,7 +101,9 @@ from lightrag.components.graph_rag.question_types import (
     asked_event,
     asked_nouns,
     has_candidate,
+    kind_word,
     names_in,
+    names_kind,
     question_type,
     words,
 )
@@ -278,6 +280,7 @@ class ExtractiveAnswerer(Component):
             return []
         q_words = stems(query)
         q_all = words(query)
+        noun = kind_word(query) or ""  # "town" of "In which town ...": said by the answer's name
         q_names = question_names(query)
         about_subject = about_the_subject(candidates, query, q_names)
         best = self._first_hop(candidates, about_subject, q_words, q_all, kind, weights, q_names)
@@ -295,7 +298,7 @@ class ExtractiveAnswerer(Component):
         # after "Tower Bridge is a ... bridge" is Tower Bridge's designer, not another bridge's
         about = {id(c) for c in about_subject}
         while len(chain) < self.max_sentences:
-            if self._complete(chain, q_words, q_all, kind):
+            if self._complete(chain, q_words, q_all, kind, noun):
                 break
             last = chain[-1]
             bridges, tokens = self._bridges(last, q_all)
@@ -394,10 +397,14 @@ class ExtractiveAnswerer(Component):
         return bridges, tokens
 
     @staticmethod
-    def _complete(chain: List[Candidate], q_words: set, q_all: set, kind: str) -> bool:
+    def _complete(chain: List[Candidate], q_words: set, q_all: set, kind: str, noun: str = "") -> bool:
         """Whether the quoted sentences already answer: they cover every word of the question
-        and hold the kind of answer it asks for (no further hop is quoted then)."""
+        and hold the kind of answer it asks for (no further hop is quoted then). The noun that
+        names that kind ("town") counts as covered by a sentence that names one
+        (:func:`~.question_types.names_kind`: "She was born in Lunde Cove.")."""
         covered = set().union(*(c.words | c.heading_words for c in chain))
+        if noun and any(names_kind(c.sentence.text, noun, q_all) for c in chain):
+            covered.add(stem(noun))
         if not q_words <= covered:
             return False
         return kind not in TYPED_KINDS or any(c.typed for c in chain)

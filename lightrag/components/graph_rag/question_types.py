@@ -181,3 +181,35 @@ def asked_event(question: str) -> Optional[Tuple[str, str]]:
     verb = next((w for w in re.findall(r"[A-Za-z]+", after) if w.islower()
                  and w not in _AUXILIARY and w not in _ADVERBS and len(w) > 2), None)
     return (names[0], verb) if verb and verb not in _LIGHT_VERBS else None
+
+
+_KIND_NOUN = re.compile(r"^(?:(?:in|at|from|to|on|for|by) )?(?:what|which) ([a-z]+)\b", re.I)
+
+
+def kind_word(question: str) -> Optional[str]:
+    """The noun that names the kind of answer a typed question asks for ("In which **town** was
+    she born?", "What **year** ...", "Which **country** ..."): the answer's sentence says
+    "born in Lunde Cove", not the word "town", so no quote needs to say it."""
+    if question_type(question) not in ("date", "number", "name"):
+        return None
+    match = _KIND_NOUN.match(question.strip())
+    return match.group(1).lower() if match and match.group(1).lower() not in _AUXILIARY else None
+
+
+#: nouns of questions asking for a place ("In which town ..."): the answer is a name after "in"
+PLACE_NOUNS = frozenset("town city country county state region place village province continent "
+                        "island district municipality".split())
+_PLACE_NAME = re.compile(r"\b(?:in|at|from|near|to)\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
+
+
+def names_kind(sentence: str, noun: str, question_words: Set[str]) -> bool:
+    """Whether ``sentence`` names a thing of the kind ``noun`` asks for (:func:`kind_word`) that
+    the question does not name: a place after "in"/"at"/"from" for "town", "country", ...
+    ("She was born in Lunde Cove.", not "Mount Kilimanjaro is the highest mountain in
+    Africa." for "In which country is the highest mountain in Africa?"); a year for "year";
+    a name otherwise."""
+    if noun in PLACE_NOUNS:
+        return any(_new(m.group(1), question_words) for m in _PLACE_NAME.finditer(sentence))
+    if noun in ("year", "decade", "century", "month", "date", "day"):
+        return has_candidate(sentence, "date", question_words)
+    return has_candidate(sentence, "name", question_words)
