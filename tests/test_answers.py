@@ -563,6 +563,7 @@ def test_a_when_question_whose_event_no_sentence_about_its_subject_says_is_hedge
 @pytest.mark.parametrize("question, source", [
     ("Who is the spouse of Lil Hardin?", "In 1924 Lil Hardin married Louis Armstrong."),
     ("When did Agathe Corvane die?", "Agathe Corvane retired in 1898; her death came in 1912."),
+    ("Who leads the Lil Hardin Trust today?", "Ann Vell, the current head, leads the Lil Hardin Trust."),
 ])
 def test_a_question_in_other_words_of_the_same_meaning_finds_its_sentence(question, source):
     chunks = passages("Marren Ferry Line\nThe Marren Ferry Line was founded in 1923 in Port Ellery. "

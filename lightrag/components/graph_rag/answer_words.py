@@ -73,6 +73,8 @@ SAME_MEANING = {
     **dict.fromkeys(("establish", "establishment"), "found"),
     "ceo": "executive",
     **dict.fromkeys(("sank", "sunk"), "sink"),
+    # "Who runs X today?" and "Y, the current managing director" / "he still holds the post"
+    **dict.fromkeys(("today", "now", "currently", "presently", "still"), "current"),
 }
 
 
