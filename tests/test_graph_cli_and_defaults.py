@@ -334,3 +334,22 @@ def test_a_workspace_outside_the_working_dir_is_refused_before_anything_is_creat
     code, _, err = run(capsys, "status", "--working-dir", str(store), "--workspace", workspace)
     assert code == 2 and "plain file-name part" in err
     assert not list(tmp_path.rglob("*.sqlite3"))
+
+
+@pytest.mark.subprocess
+def test_log_lines_of_the_cli_escape_control_characters_of_file_names(tmp_path):
+    import subprocess
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.txt").write_text("Cassini reached Saturn in 2004.")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    (docs / "x\x1b]0;PWNED\x07.txt").symlink_to(outside)
+    done = subprocess.run([sys.executable, "-m", "lightrag.cli", "index", str(docs), "--working-dir",
+                           str(tmp_path / "store"), "--config", "numpy_rag.yaml"],
+                          capture_output=True, text=True, timeout=300)
+    assert "outside" in done.stderr + done.stdout, done.stderr
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr
+    assert "\\x1b]0;PWNED\\x07" in done.stderr + done.stdout

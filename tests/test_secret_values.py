@@ -71,3 +71,21 @@ def test_credentials_in_the_base_url_are_not_logged_by_the_http_client(provider,
     assert any("HTTP Request" in line for line in lines)
     assert not any("Pa55wordXYZ" in line for line in lines)
     assert "Pa55wordXYZ" not in json.dumps(client.to_dict())
+
+
+def test_basic_credentials_are_redacted_and_prose_is_not():
+    assert redact_text("Basic arithmetic explains everything") == "Basic arithmetic explains everything"
+    assert redact_text("sent Basic dXNlcjpwdy1acTk=") == f"sent Basic {REDACTED}"
+
+
+def test_a_base_url_password_and_its_basic_value_are_redacted_when_echoed_bare():
+    client = OpenAIClient(base_url="http://user:pw-Zq9_unique77@127.0.0.1:9/v1")
+    client._client_kwargs()
+    text = redact_text("401: got dXNlcjpwdy1acTlfdW5pcXVlNzc= (pw-Zq9_unique77)")
+    assert "dXNlcjpwdy1acTlfdW5pcXVlNzc=" not in text and "pw-Zq9_unique77" not in text
+
+
+def test_secret_named_variables_with_spaces_do_not_eat_text(monkeypatch):
+    monkeypatch.setenv("API_TOKEN", "        ")
+    monkeypatch.setenv("SERVICE_PASSWORD", "not a key at all")
+    assert redact_text("        File 'x.py', line 3") == "        File 'x.py', line 3"

@@ -37,7 +37,7 @@ import yaml
 
 import lightrag
 from lightrag.cli.bench import add_bench_prompts_parser
-from lightrag.cli.common import CliError, graph_config, out
+from lightrag.cli.common import CliError, TerminalLogFormatter, graph_config, out
 from lightrag.cli.demo import add_demo_parsers
 from lightrag.cli.index import add_index_parser
 from lightrag.cli.query import add_query_parser
@@ -111,8 +111,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     from lightrag.components.loaders import DocumentLoadError
 
     args = make_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(TerminalLogFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, handlers=[handler])
     from lightrag.tracing import enable_tracing_from_env
 
     enable_tracing_from_env()  # LIGHTRAG_TRACE_JSONL / LIGHTRAG_TRACE_OTLP_ENDPOINT, if set

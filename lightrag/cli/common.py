@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import re
 import sys
@@ -50,6 +51,15 @@ def terminal_safe(text: str, one_line: bool = False) -> str:
     breaks too (a file name with a newline would forge a row of a table)."""
     pattern = _CONTROL_OR_NEWLINE if one_line else _CONTROL
     return pattern.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
+class TerminalLogFormatter(logging.Formatter):
+    """The command line's log lines with control characters escaped (:func:`terminal_safe`): a
+    warning naming a skipped file must not carry the file name's escape sequences to the
+    terminal either."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().format(record))
 
 
 def out(text: str = "") -> None:

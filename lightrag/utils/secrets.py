@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 import re
@@ -42,6 +43,7 @@ __all__ = [
     "redact",
     "redact_text",
     "register_secret",
+    "register_url_credentials",
     "strip_redacted",
     "text_secret",
     "url_secret",
@@ -368,7 +370,10 @@ _KEY_IN_TEXT = re.compile(
     r"\b(?:sk-[A-Za-z0-9_-]{16,}|sk-ant-[A-Za-z0-9_-]{16,}|gsk_[A-Za-z0-9]{16,}|"
     r"AIza[0-9A-Za-z_-]{30,}|xox[abpr]-[A-Za-z0-9-]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|"
     r"hf_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)")
-_BEARER_IN_TEXT = re.compile(r"(?i)\b((?:bearer|basic)\s+)[A-Za-z0-9._~+/=-]{8,}")
+_BEARER_IN_TEXT = re.compile(r"(?i:\b(bearer\s+))[A-Za-z0-9._~+/=-]{8,}"
+                             # Basic credentials: base64, so with a digit, "+", "/" or "=" in it
+                             # ("Basic arithmetic" is prose)
+                             r"|\b(Basic\s+)(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}")
 
 
 def redact_text(text: str) -> str:
@@ -387,7 +392,7 @@ def redact_text(text: str) -> str:
         if value in text:
             text = text.replace(value, REDACTED)
     text = _AUTH_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _BEARER_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _BEARER_IN_TEXT.sub(lambda m: (m.group(1) or m.group(2)) + REDACTED, text)
     text = _KEY_IN_TEXT.sub(REDACTED, text)
     return re.sub(r"([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@", r"\1" + REDACTED + "@", text)
 
@@ -398,12 +403,29 @@ _REGISTERED: set = set()
 MIN_SECRET_LENGTH = 8
 
 
+def register_url_credentials(url: Optional[str]) -> None:
+    """Register the password of a URL with credentials (``https://user:pw@host``) and the
+    ``Basic`` value the HTTP client sends for it (base64 of ``user:pw``), which a provider may
+    echo without its ``Basic`` prefix."""
+    if not isinstance(url, str) or "@" not in url:
+        return
+    try:
+        parts = urlsplit(url.strip())
+        user, password = parts.username, parts.password
+    except ValueError:
+        return
+    if password:
+        register_secret(password)
+        register_secret(base64.b64encode(f"{user or ''}:{password}".encode()).decode("ascii"))
+
+
 def register_secret(value: Optional[str]) -> None:
     """Remember ``value`` (an API key a client uses) so that :func:`redact_text` removes it from
     any error or log line, whatever its shape: providers echo a wrong key in their errors
     ("Incorrect API key provided: token-abc123"), and no pattern knows every key format."""
-    if isinstance(value, str) and len(value.strip()) >= MIN_SECRET_LENGTH:
-        _REGISTERED.add(value.strip())
+    value = value.strip() if isinstance(value, str) else ""
+    if len(value) >= MIN_SECRET_LENGTH and not re.search(r"\s", value):
+        _REGISTERED.add(value)
 
 
 def _known_values() -> set:
@@ -411,8 +433,9 @@ def _known_values() -> set:
     hold a secret (``OPENAI_API_KEY``, ``PGPASSWORD``, ...)."""
     found = set(_REGISTERED)
     for name, value in os.environ.items():
-        if len(value) >= MIN_SECRET_LENGTH and is_secret_key(name) and value != REDACTED:
-            found.add(value)
+        if (len(value) >= MIN_SECRET_LENGTH and not re.search(r"\s", value) and value != REDACTED
+                and is_secret_key(name)):
+            found.add(value)  # a value with spaces is no key (it would eat indentation)
     return found
 
 

@@ -36,6 +36,7 @@ from lightrag.components.model_client.sdk_client import ChatSDKMixin
 from lightrag.core.model_client import ModelClient
 from lightrag.core.types import ModelType  # noqa: F401 (used by the doctest)
 from lightrag.utils.lazy_import import OptionalPackages
+from lightrag.utils.secrets import register_url_credentials
 
 __all__ = [
     "OpenAIClient",
@@ -119,6 +120,7 @@ class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
 
     def _client_kwargs(self) -> dict[str, Any]:
         base_url = self._resolved_base_url()
+        register_url_credentials(base_url)  # sent as "Basic <base64>", which errors may echo
         key = self._resolved_api_key(placeholder=LOCAL_SERVER_API_KEY if base_url else None)
         kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0}
         if base_url:
