@@ -577,3 +577,13 @@ def test_the_noun_naming_the_kind_of_answer_is_said_by_a_place_after_in():
                       "Warsaw\nWarsaw is the capital and largest city of Poland.")
     assert quote("In which city was Marie Curie born?", chunks).text == (
         "Marie Curie was a physicist who was born in Warsaw in 1867. [1]")
+
+
+@pytest.mark.parametrize("question, source", [
+    ("When did NASA's Apollo 11 land?", "Apollo 11 landed on the Moon in July 1969."),
+    ("Who is JRR Tolkien?", "J. R. R. Tolkien was an English writer and philologist."),
+    ("What did Ms. hooks write?", "The writer bell hooks wrote Ain't I a Woman in 1981."),
+])
+def test_possessives_honorifics_and_initials_do_not_make_a_named_subject_missing(question, source):
+    text = quote(question, passages(f"Notes\n{source} It was widely read.")).text
+    assert not text.startswith("The retrieved context") and source in text

@@ -353,3 +353,11 @@ def test_log_lines_of_the_cli_escape_control_characters_of_file_names(tmp_path):
     assert "outside" in done.stderr + done.stdout, done.stderr
     assert "\x1b" not in done.stderr and "\x07" not in done.stderr
     assert "\\x1b]0;PWNED\\x07" in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("workspace", [".hidden", "w" * 300])
+def test_hidden_and_over_long_workspaces_are_refused_with_a_message(tmp_path, capsys, workspace):
+    store = tmp_path / "store"
+    store.mkdir()
+    code, _, err = run(capsys, "status", "--working-dir", str(store), "--workspace", workspace)
+    assert code == 2 and "plain file-name part" in err

@@ -99,6 +99,19 @@ def unmentioned(nouns: List[str], candidates: List[Candidate]) -> str:
     return f'"{nouns[-1]}"'
 
 
+_HONORIFICS = frozenset("mr mrs ms mx dr prof sir dame st saint".split())
+
+
+def name_stems(name: str) -> set:
+    """The word stems a sentence must say to name ``name``: what follows a possessive ("NASA's
+    Apollo" -> apollo), without honorifics ("Ms. hooks" -> hooks) and, beside longer words,
+    without initials ("JRR Tolkien" -> tolkien: sources write "J. R. R. Tolkien")."""
+    name = re.split(r"(?:'s|’s)\s+", name)[-1]
+    words = [w for w in re.findall(r"[\w'’-]+", name) if fold(w).strip("'’") not in _HONORIFICS]
+    long = [w for w in words if not (w.isupper() and len(w) <= 3)]
+    return {stem(w) for w in bridge_words(" ".join(long or words))}
+
+
 def unmentioned_event(event: Optional[Tuple[str, str]], candidates: List[Candidate]) -> str:
     """For a "When did X <verb>?" question (``event``: :func:`~.question_types.asked_event`),
     ``'"<verb>" for X'`` when no candidate that names X (its sentence, heading or passage
@@ -107,7 +120,9 @@ def unmentioned_event(event: Optional[Tuple[str, str]], candidates: List[Candida
     if not event:
         return ""
     subject, verb = event
-    needed, said = {stem(w) for w in bridge_words(subject)}, stem(fold(verb))
+    needed, said = name_stems(subject), stem(fold(verb))
+    if not needed:
+        return ""
     if any(said in c.words and needed <= c.words | c.heading_words | c.passage_words for c in candidates):
         return ""
     return f'"{verb}" for {subject}'
@@ -123,8 +138,8 @@ def unnamed_subject(candidates: List[Candidate], query: str) -> str:
     if len(names) != 1 or question_type(query) in ("yes_no", "choice"):
         return ""  # "Is Tomasz Quillfeather Agnes Quillfeather's brother?" reads as one name
     shown = re.sub(r"(?:'s|’s)$", "", _unquestion(names[0]))
-    needed = {stem(w) for w in bridge_words(shown)}
-    if any(needed <= c.words | c.heading_words | c.passage_words for c in candidates):
+    needed = name_stems(shown)
+    if not needed or any(needed <= c.words | c.heading_words | c.passage_words for c in candidates):
         return ""
     return shown
 

@@ -31,11 +31,13 @@ Phrase = Tuple[str, str]
 
 _NOT_BRIDGES = frozenset(
     "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday by as of in on the".split())
+    "monday tuesday wednesday thursday friday saturday sunday by as of in on the "
+    "mr mrs ms mx dr prof sir dame".split())  # honorifics name no one ("Ms. hooks")
 
 
 def bridge_words(name: str) -> Set[str]:
-    """The words of a name that can carry a hop (months, weekdays and stopwords cannot)."""
+    """The words of a name that can carry a hop (months, weekdays, honorifics and stopwords
+    cannot)."""
     return {w for w in words(name) if w not in _NOT_BRIDGES and w not in STOPWORDS and len(w) > 1}
 
 

@@ -32,12 +32,16 @@ LEGACY_FIELDS = ("context_line_tokens", "context_line_crc")
 ITER_BATCH = 5000
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]*$")
+#: longest workspace or namespace name (a folder or table name part; file systems allow 255)
+MAX_NAME_LENGTH = 128
 
 
 def check_name(label: str, value: Any) -> None:
     """Raise ``ValueError`` unless ``value`` can name a folder or table part safely."""
-    if not isinstance(value, str) or not _SAFE_NAME.match(value) or value in (".", ".."):
-        raise ValueError(f"{label} {value!r} must be a plain file-name part: letters, digits, '_', '-', '.'")
+    if (not isinstance(value, str) or not _SAFE_NAME.match(value) or value.startswith(".")
+            or len(value) > MAX_NAME_LENGTH):
+        raise ValueError(f"{label} {value!r} must be a plain file-name part of at most {MAX_NAME_LENGTH} "
+                         "characters: letters, digits, '_', '-', '.', not starting with '.'")
 
 
 class StorageNameSpace(Component):
