@@ -300,12 +300,12 @@ def test_escape_sequences_in_documents_and_file_names_are_shown_not_sent(tmp_pat
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "evil\x1b]0;pwned\x07\nfake-row.txt").write_text(
-        "Saturn has rings.\x1b[2J\x1b]52;c;ZXZpbA==\x07 Cassini reached Saturn in 2004.")
+        "Saturn has rings.\x1b[2J\x1b]52;c;ZXZpbA==\x07 Cassini reached Saturn in 2004.\u202e")
     common = ["--config", str(scripted_config), "--working-dir", str(tmp_path / "store")]
     assert run(capsys, "index", str(docs), *common)[0] == 0
     for argv in (["docs"], ["query", "Saturn", "--mode", "naive"], ["query", "Saturn", "--context-only"]):
         code, out, _ = run(capsys, *argv, *common)
-        assert code == 0 and "\x1b" not in out and "\x07" not in out
+        assert code == 0 and "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     table = run(capsys, "docs", *common)[1].splitlines()
     assert len(table) == 2 and "\\x1b]0;pwned\\x07\\nfake-row.txt" in table[1]
 

@@ -40,8 +40,10 @@ def packaged_config(name: str) -> Path:
     return Path(str(resources.files("lightrag.configs").joinpath(name)))
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROL_OR_NEWLINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# C0/C1 controls, and the bidirectional overrides that reorder what a terminal shows
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}]")
+_CONTROL_OR_NEWLINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}]")
 
 
 def terminal_safe(text: str, one_line: bool = False) -> str:
