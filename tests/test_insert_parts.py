@@ -175,3 +175,26 @@ def test_an_error_recording_a_later_part_fails_the_document_and_a_reinsert_finis
     assert reopened.index.doc_status.get_by_id("big")["status"] == "failed"
     assert reopened.insert(TEXT, ids="big").processed == ["big"]
     assert reopened.index.verify() == []
+
+
+def test_a_document_deleted_while_its_insert_runs_is_reported_superseded_not_already_indexed():
+    from lightrag.components.graph_rag.index import SUPERSEDED, RecordResult
+    from lightrag.components.graph_rag.insert_result import InsertResult
+
+    result = InsertResult()
+    result.add(RecordResult(doc_id="d1", status=SUPERSEDED))
+    assert result.superseded == ["d1"] and result.skipped == []
+
+
+def test_the_cli_summary_names_documents_another_request_deleted_meanwhile(capsys):
+    from types import SimpleNamespace
+
+    from lightrag.cli.common import print_insert_summary
+    from lightrag.components.graph_rag.insert_result import InsertResult
+
+    rag = SimpleNamespace(status=lambda: {"chunks": 0, "entities": 0, "relations": 0},
+                          index=SimpleNamespace(db=SimpleNamespace(describe=lambda: "sqlite")))
+    print_insert_summary(rag, InsertResult(superseded=["d1"]))
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line == ("documents: 0 processed, 0 already indexed, 0 failed, 1 deleted or replaced "
+                    "meanwhile by another request")

@@ -167,8 +167,10 @@ def cited_references(result: Any, answer: str) -> List[Dict[str, Any]]:
 def print_insert_summary(rag: Any, result: Any) -> None:
     """Documents processed/skipped/failed and the store's size after an insert."""
     status = rag.status()
+    superseded = getattr(result, "superseded", [])
     out(f"documents: {len(result.processed)} processed, {len(result.skipped)} already indexed, "
-        f"{len(result.failed)} failed")
+        f"{len(result.failed)} failed"
+        + (f", {len(superseded)} deleted or replaced meanwhile by another request" if superseded else ""))
     out(f"store: {status['chunks']} chunks, {status['entities']} entities, "
         f"{status['relations']} relations  ({rag.index.db.describe()})")
     for doc_id, error in result.failed.items():

@@ -200,6 +200,7 @@ def _insert_one_by_one(rag: Any, named_texts: List[Tuple[str, str]], bar: IndexP
                   else rag.insert(text, ids=ids[n], file_paths=name))
         total.processed += result.processed
         total.skipped += result.skipped
+        total.superseded += result.superseded
         total.failed.update(result.failed)
         total.chunks += result.chunks
         bar.files += 1

@@ -24,6 +24,8 @@ class InsertResult(DataClass):
     skipped: List[str] = field(default_factory=list, metadata={"desc": "Already processed"})
     processed: List[str] = field(default_factory=list, metadata={"desc": "Processed now"})
     failed: Dict[str, str] = field(default_factory=dict, metadata={"desc": "Failed: id -> error"})
+    superseded: List[str] = field(default_factory=list, metadata={
+        "desc": "Deleted or replaced by another request while this one processed them"})
     chunks: int = field(default=0, metadata={"desc": "Chunks written"})
     entities: int = field(default=0, metadata={"desc": "Entities touched"})
     relations: int = field(default=0, metadata={"desc": "Relations touched"})
@@ -36,8 +38,8 @@ class InsertResult(DataClass):
         """Count one finished document (a ``RecordResult``: processed, failed or superseded)."""
         doc_id = recorded.doc_id
         if recorded.status == SUPERSEDED:
-            if doc_id not in self.skipped:
-                self.skipped.append(doc_id)
+            if doc_id not in self.superseded:
+                self.superseded.append(doc_id)
             return
         if recorded.status == DocStatus.PROCESSED.value:
             self.processed.append(doc_id)
