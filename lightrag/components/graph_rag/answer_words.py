@@ -8,7 +8,7 @@ more the fewer sentences of the context hold it (idf).
 
 Example:
     >>> sorted(stems("Who married the author of The Hobbit?"))
-    ['auth', 'hobbit', 'marry']
+    ['hobbit', 'marry', 'write']
     >>> sorted(phrases("What does lightrag check do?"))
     [('lightrag', 'check')]
 """
@@ -75,6 +75,9 @@ SAME_MEANING = {
     **dict.fromkeys(("establish", "establishment"), "found"),
     "ceo": "executive",
     **dict.fromkeys(("sank", "sunk"), "sink"),
+    # "the author of X" and "X was written by Y" ("writes"/"writer" strip to "writ")
+    **dict.fromkeys(("auth", "writ"), "write"),
+    **dict.fromkeys(("location", "situat"), "locat"),
     # "Who runs X today?" and "Y, the current managing director" / "he still holds the post"
     **dict.fromkeys(("today", "now", "currently", "presently", "still"), "current"),
 }
