@@ -43,7 +43,7 @@ def test_a_worker_result_for_a_replaced_text_is_not_recorded(tmp_path):
     rag.enqueue_documents([V2], ids=["doc"])  # ... while version 2 was sent
     result = InsertResult()
     _commit(rag, out, result, compute_mdhash_id(V1))
-    assert result.skipped == ["doc"] and not result.processed
+    assert result.superseded == ["doc"] and not result.skipped and not result.processed
     assert not any("Voyager" in text for text in chunk_texts(rag))
     record = rag.doc_status.get_by_id("doc")
     assert record["status"] != DocStatus.PROCESSED.value
