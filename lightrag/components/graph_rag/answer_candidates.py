@@ -33,6 +33,11 @@ class Candidate:
     passage_words: set = field(default_factory=set)  # its passage's opening sentence's words
     passage_opening: str = ""  # its passage's opening sentence
 
+    @property
+    def in_context(self) -> set:
+        """Its words with its heading's and its passage opening's: what it is read as saying."""
+        return self.words | self.heading_words | self.passage_words
+
 
 def embedded_text(sentence: Sentence, limit: Optional[int]) -> str:
     """What is embedded for a sentence: with its heading in front when it does not name it,
@@ -123,7 +128,7 @@ def unmentioned_event(event: Optional[Tuple[str, str]], candidates: List[Candida
     needed, said = name_stems(subject), stem(fold(verb))
     if not needed:
         return ""
-    if any(said in c.words and needed <= c.words | c.heading_words | c.passage_words for c in candidates):
+    if any(said in c.words and needed <= c.in_context for c in candidates):
         return ""
     return f'"{verb}" for {subject}'
 
@@ -139,7 +144,7 @@ def unnamed_subject(candidates: List[Candidate], query: str) -> str:
         return ""  # "Is Tomasz Quillfeather Agnes Quillfeather's brother?" reads as one name
     shown = re.sub(r"(?:'s|’s)$", "", _unquestion(names[0]))
     needed = name_stems(shown)
-    if not needed or any(needed <= c.words | c.heading_words | c.passage_words for c in candidates):
+    if not needed or any(needed <= c.in_context for c in candidates):
         return ""
     return shown
 
@@ -172,6 +177,6 @@ def about_the_subject(candidates: List[Candidate], query: str, q_names: set) -> 
 
     said = [named(c) for c in candidates]
     if not max(said, default=0) and q_names:
-        said = [len(q_names & (c.words | c.heading_words | c.passage_words)) for c in candidates]
+        said = [len(q_names & c.in_context) for c in candidates]
     most = max(said, default=0)
     return [c for c, n in zip(candidates, said) if n == most] if most else candidates

@@ -71,7 +71,7 @@ import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -84,10 +84,10 @@ from lightrag.components.graph_rag.answer_candidates import (
     unmentioned_event,
     unnamed_subject,
 )
+from lightrag.components.graph_rag.answer_hops import TYPED_KINDS, answers_alone, bridges_of, complete, link
 from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import (
     STOPWORDS,
-    bridge_words,
     content_words,
     coverage,
     idf,
@@ -102,12 +102,10 @@ from lightrag.components.graph_rag.question_types import (
     asked_nouns,
     has_candidate,
     kind_word,
-    names_in,
-    names_kind,
     question_type,
     words,
 )
-from lightrag.components.graph_rag.quote_order import PRONOUNS, reading_order, with_antecedents
+from lightrag.components.graph_rag.quote_order import reading_order, with_antecedents
 from lightrag.components.graph_rag.sentence_prefilter import Lexical, keep_best
 from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
@@ -120,7 +118,6 @@ EmbedFn = Callable[[List[str]], Awaitable[Any]]
 
 NOT_FOUND = "The retrieved context does not contain a sentence that answers this question."
 CACHE_SIZE = 50_000
-TYPED_KINDS = ("date", "number", "name")  # question types whose answers a sentence can hold
 FIRST_HOP_MARGIN = 0.6  # a first hop other than the best sentence must score this share of it
 
 
@@ -292,18 +289,18 @@ class ExtractiveAnswerer(Component):
         # only a hop through a name a quote brought, or one of its own passage that says that
         # word ("it found river channels"), may follow it
         unsaid = q_words - best.words - best.heading_words
-        linked_only = self._answers_alone(best, q_words, q_names, kind) and len(unsaid) <= 1
+        linked_only = answers_alone(best, q_words, q_names, kind) and len(unsaid) <= 1
         # a hop taken for the question's words alone (not through a name a quote brought) stays
         # with what the question names when some such sentence says those words: "designed"
         # after "Tower Bridge is a ... bridge" is Tower Bridge's designer, not another bridge's
         about = {id(c) for c in about_subject}
         while len(chain) < self.max_sentences:
-            if self._complete(chain, q_words, q_all, kind, noun):
+            if complete(chain, q_words, q_all, kind, noun):
                 break
             last = chain[-1]
-            bridges, tokens = self._bridges(last, q_all)
+            bridges, tokens = bridges_of(last, q_all)
             left = q_words - covered
-            links = {id(c): self._link(c, bridges, tokens, last) for c in candidates}
+            links = {id(c): link(c, bridges, tokens, last) for c in candidates}
             pool = [(i, c) for i, c in enumerate(candidates) if c not in chain and (
                 links[id(c)] > 0 or (left and c.words & left and (not linked_only or (
                     c.chunk_index == best.chunk_index and c.words & unsaid))))]
@@ -342,8 +339,8 @@ class ExtractiveAnswerer(Component):
         question names (``about_subject``: :func:`~.answer_candidates.about_the_subject`)."""
         ranked = sorted(about_subject, key=lambda c: -c.score)
         if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2 \
-                or self._answers_alone(ranked[0], q_words, q_names, kind) \
-                or self._complete(ranked[:1], q_words, q_all, kind):
+                or answers_alone(ranked[0], q_words, q_names, kind) \
+                or complete(ranked[:1], q_words, q_all, kind):
             return ranked[0]
         pool = [c for c in ranked[: self.first_hop_pool] if c.score >= FIRST_HOP_MARGIN * ranked[0].score]
         answering = [c for c in pool if (kind not in TYPED_KINDS or c.typed) and q_words <= (
@@ -356,27 +353,16 @@ class ExtractiveAnswerer(Component):
             return answering[0]
         best, best_pair = ranked[0], -math.inf
         for first in pool:
-            bridges, tokens = self._bridges(first, q_all)
+            bridges, tokens = bridges_of(first, q_all)
             left = q_words - first.words
             follow = 0.0
             for c in candidates:
-                link = self._link(c, bridges, tokens, first) if c is not first else 0.0
-                if link > 0:
-                    follow = max(follow, self._follow_score(c, link, left, weights, first.typed))
+                strength = link(c, bridges, tokens, first) if c is not first else 0.0
+                if strength > 0:
+                    follow = max(follow, self._follow_score(c, strength, left, weights, first.typed))
             if first.score + follow > best_pair:
                 best, best_pair = first, first.score + follow
         return best
-
-    @staticmethod
-    def _answers_alone(c: Candidate, q_words: set, q_names: set, kind: str) -> bool:
-        """Whether a sentence (with its heading) answers a question that asks for no name, date
-        or number ("What did X find on Y?", "What does X do?") by itself: it names every subject
-        the question names, or covers every word of it. No hop through another name needs to
-        lead to it then."""
-        if kind in TYPED_KINDS:
-            return False
-        said = c.words | c.heading_words
-        return bool(q_names) and q_names <= said or bool(q_words) and q_words <= said
 
     def _follow_score(self, c: Candidate, link: float, left: set, weights: Dict[str, float],
                       typed_already: bool) -> float:
@@ -386,47 +372,6 @@ class ExtractiveAnswerer(Component):
         score = c.score + self.bridge_bonus * link
         score += self.left_weight * self._coverage(c, left, weights) if left else 0.0
         return score + (self.type_bonus if c.typed and not typed_already else 0.0)
-
-    @staticmethod
-    def _bridges(sentence: Candidate, q_all: set) -> Tuple[List[str], set]:
-        """The names a quote brings that the question lacks, in the order it names them (the
-        first ones steer the next hop's search), and their words."""
-        names = dict.fromkeys(names_in(sentence.sentence.text) + names_in(sentence.sentence.heading))
-        bridges = [n for n in names if bridge_words(n) - q_all]
-        tokens = set().union(*(bridge_words(b) for b in bridges)) - q_all if bridges else set()
-        return bridges, tokens
-
-    @staticmethod
-    def _complete(chain: List[Candidate], q_words: set, q_all: set, kind: str, noun: str = "") -> bool:
-        """Whether the quoted sentences already answer: they cover every word of the question
-        and hold the kind of answer it asks for (no further hop is quoted then). The noun that
-        names that kind ("town") counts as covered by a sentence that names one
-        (:func:`~.question_types.names_kind`: "She was born in Lunde Cove.")."""
-        covered = set().union(*(c.words | c.heading_words for c in chain))
-        if noun and any(names_kind(c.sentence.text, noun, q_all) for c in chain):
-            covered.add(stem(noun))
-        if not q_words <= covered:
-            return False
-        return kind not in TYPED_KINDS or any(c.typed for c in chain)
-
-    @staticmethod
-    def _link(candidate: Candidate, bridges: List[str], tokens: set, previous: Candidate) -> float:
-        """How strongly a sentence continues from the bridge names: 1.5 when its heading (of
-        another passage) is about one of them (the passage's topic is the next hop: "Kassel"
-        after "French-held Kassel"), 1 when it names one in full, or when it goes on by a pronoun
-        about the subject of the previous quote's own passage that the quote brought ("Her
-        best-known work is the Ellery Lighthouse." under "Céleste Marchetti", then "She was born
-        in Lunde Cove."), 0 otherwise."""
-        heading = bridge_words(candidate.sentence.heading)
-        about_a_bridge = bool(heading) and heading <= tokens
-        text = candidate.sentence.text
-        same_passage = candidate.chunk_index == previous.chunk_index
-        if about_a_bridge and not same_passage:
-            return 1.5
-        if any(b in text for b in bridges):
-            return 1.0
-        first = text.split(maxsplit=1)[0].lower() if text.strip() else ""
-        return 1.0 if same_passage and about_a_bridge and first in PRONOUNS else 0.0
 
     # ------------------------------------------------------------------ answer
     async def acall(self, query: str, chunks: Sequence[Dict[str, Any]],

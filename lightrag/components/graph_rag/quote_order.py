@@ -44,7 +44,8 @@ class Placed(Protocol):
     position: int
 
 
-def _opens_with_pronoun(text: str) -> bool:
+def opens_with_pronoun(text: str) -> bool:
+    """Whether ``text`` opens with a pronoun ("She designed ...", "Its close look ...")."""
     first = text.split(maxsplit=1)[:1]
     return bool(first) and first[0].lower() in PRONOUNS
 
@@ -70,7 +71,7 @@ def with_antecedents(chain: Sequence[Placed], candidates: Sequence[Placed]) -> L
                 if before is None or before in chain or before in out:
                     break
                 # one opening with a pronoun ("Her best-known work ...") does not say who either
-                if not (same & words(before.sentence.text)) and not _opens_with_pronoun(before.sentence.text):
+                if not (same & words(before.sentence.text)) and not opens_with_pronoun(before.sentence.text):
                     out.append(before)
                     break
         out.append(c)

@@ -1,0 +1,66 @@
+"""How the quoting answerer's chain of quotes goes on: the names a quote brings (its bridges),
+how strongly a sentence continues from them, and when the chain already answers
+(:class:`~lightrag.components.graph_rag.extractive_answerer.ExtractiveAnswerer` scores and
+picks the hops; these are the plain rules it applies).
+"""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from lightrag.components.graph_rag.answer_candidates import Candidate
+from lightrag.components.graph_rag.answer_words import bridge_words, stem
+from lightrag.components.graph_rag.question_types import names_in, names_kind
+from lightrag.components.graph_rag.quote_order import opens_with_pronoun
+
+TYPED_KINDS = ("date", "number", "name")  # question types whose answers a sentence can hold
+
+
+def answers_alone(c: Candidate, q_words: set, q_names: set, kind: str) -> bool:
+    """Whether a sentence (with its heading) answers a question that asks for no name, date
+    or number ("What did X find on Y?", "What does X do?") by itself: it names every subject
+    the question names, or covers every word of it. No hop through another name needs to
+    lead to it then."""
+    if kind in TYPED_KINDS:
+        return False
+    said = c.words | c.heading_words
+    return bool(q_names) and q_names <= said or bool(q_words) and q_words <= said
+
+
+def bridges_of(sentence: Candidate, q_all: set) -> Tuple[List[str], set]:
+    """The names a quote brings that the question lacks, in the order it names them (the
+    first ones steer the next hop's search), and their words."""
+    names = dict.fromkeys(names_in(sentence.sentence.text) + names_in(sentence.sentence.heading))
+    bridges = [n for n in names if bridge_words(n) - q_all]
+    tokens = set().union(*(bridge_words(b) for b in bridges)) - q_all if bridges else set()
+    return bridges, tokens
+
+
+def complete(chain: List[Candidate], q_words: set, q_all: set, kind: str, noun: str = "") -> bool:
+    """Whether the quoted sentences already answer: they cover every word of the question
+    and hold the kind of answer it asks for (no further hop is quoted then). The noun that
+    names that kind ("town") counts as covered by a sentence that names one
+    (:func:`~.question_types.names_kind`: "She was born in Lunde Cove.")."""
+    covered = set().union(*(c.words | c.heading_words for c in chain))
+    if noun and any(names_kind(c.sentence.text, noun, q_all) for c in chain):
+        covered.add(stem(noun))
+    if not q_words <= covered:
+        return False
+    return kind not in TYPED_KINDS or any(c.typed for c in chain)
+
+def link(candidate: Candidate, bridges: List[str], tokens: set, previous: Candidate) -> float:
+    """How strongly a sentence continues from the bridge names: 1.5 when its heading (of
+    another passage) is about one of them (the passage's topic is the next hop: "Kassel"
+    after "French-held Kassel"), 1 when it names one in full, or when it goes on by a pronoun
+    about the subject of the previous quote's own passage that the quote brought ("Her
+    best-known work is the Ellery Lighthouse." under "Céleste Marchetti", then "She was born
+    in Lunde Cove."), 0 otherwise."""
+    heading = bridge_words(candidate.sentence.heading)
+    about_a_bridge = bool(heading) and heading <= tokens
+    text = candidate.sentence.text
+    same_passage = candidate.chunk_index == previous.chunk_index
+    if about_a_bridge and not same_passage:
+        return 1.5
+    if any(b in text for b in bridges):
+        return 1.0
+    return 1.0 if same_passage and about_a_bridge and opens_with_pronoun(text) else 0.0
