@@ -26,6 +26,7 @@ from lightrag.components.data_process import TextSplitter
 from lightrag.components.graph_rag.schemas import TextChunkSchema
 from lightrag.core.component import Component
 from lightrag.core.tokenizer import count_tokens, get_encoding
+from lightrag.utils.token_offsets import decode_with_offsets
 
 #: Characters tokenized at a time by :func:`token_windows`.
 SEGMENT_CHARS = 1 << 18
@@ -67,7 +68,7 @@ def token_windows(text: str, chunk_size: int, chunk_overlap: int,
     starts: List[int] = []  # character offset of each token from token_at on
     token_at = first = 0  # first: the token the next window starts at
     for segment in _segments(text, segment_chars):
-        decoded, offsets = encoding.decode_with_offsets(encoding.encode(segment, disallowed_special=()))
+        decoded, offsets = decode_with_offsets(encoding, encoding.encode(segment, disallowed_special=()))
         end_of_buffer = buffer_at + len(buffer)
         buffer += decoded
         starts.extend(end_of_buffer + o for o in offsets)
