@@ -18,6 +18,7 @@ from lightrag.components.graph_rag.grounding import check_answer, clean_markup
 from lightrag.components.graph_rag.question_types import (
     asked_event,
     asked_nouns,
+    asked_role,
     choice_options,
     question_type,
 )
@@ -558,6 +559,31 @@ def test_a_when_question_whose_event_no_sentence_about_its_subject_says_is_hedge
     assert text.startswith('The retrieved context does not mention "retire" for Henrik Sæther; the '
                            "closest evidence:")
     assert not quote("When was Henrik Sæther born?", chunks).text.startswith("The retrieved")
+
+
+@pytest.mark.parametrize("question, role", [
+    ("Who was the captain of the Grey Petrel?", ("Grey Petrel", "captain")),
+    ("Who was the longest-serving master of the Grey Petrel?", ("Grey Petrel", "master")),
+    ("Who runs Skarvik Marine Works today?", ("Skarvik Marine Works", "runs")),
+    ("Who designed the Halvik Point Light?", ("Halvik Point Light", "designed")),
+    ("Who is the son of Agathe Corvane?", None),  # "his son", "born to": too many ways
+    ("Who founded the company that built the Grey Pelican?", None),  # not the name's role
+    ("Who was born in Paris?", None),
+])
+def test_the_role_a_who_question_asks_about(question, role):
+    assert asked_role(question) == role
+
+
+def test_a_role_said_only_of_another_subject_is_hedged_not_given_as_the_answer():
+    chunks = passages("The Grey Petrel\nThe Grey Petrel was a steam schooner launched in 1902. Her "
+                      "longest-serving master was Eliska Varga.",
+                      "The Grey Pelican\nThe Grey Pelican is a motor ferry launched in 1911. Her "
+                      "first captain was Nils Ostergaard.")
+    text = quote("Who was the captain of the Grey Petrel?", chunks).text
+    assert text.startswith('The retrieved context does not mention "captain" for Grey Petrel;')
+    assert quote("Who was the first captain of the Grey Pelican?", chunks).text == (
+        "The Grey Pelican is a motor ferry launched in 1911. [2] Her first captain was Nils "
+        "Ostergaard. [2]")
 
 
 @pytest.mark.parametrize("question, source", [

@@ -100,6 +100,7 @@ from lightrag.components.graph_rag.answer_words import (
 from lightrag.components.graph_rag.question_types import (
     asked_event,
     asked_nouns,
+    asked_role,
     has_candidate,
     kind_word,
     question_type,
@@ -404,7 +405,7 @@ class ExtractiveAnswerer(Component):
                                     question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
         missing = (unmentioned(asked_nouns(query), candidates)
-                   or unmentioned_event(asked_event(query), candidates))
+                   or unmentioned_event(asked_event(query) or asked_role(query), candidates))
         every, candidates = candidates, self._prefilter(candidates)
         texts = [embedded_text(c.sentence, self.embed_chars) for c in candidates]
         vectors = await self._sentence_vectors(texts, embed)

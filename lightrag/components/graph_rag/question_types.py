@@ -183,6 +183,38 @@ def asked_event(question: str) -> Optional[Tuple[str, str]]:
     return (names[0], verb) if verb and verb not in _LIGHT_VERBS else None
 
 
+#: "Who was the (first) captain of X?", "Who is X's director?": the role, then its subject
+_WHO_ROLE_OF = re.compile(r"^who (?:is|was|are|were|has been|had been) (?:the |an? )?"
+                          r"(?:[a-z-]+ ){0,2}?([a-z]+) (?:of|at|for) (?:the )?(.+?)\??$")
+#: "Who runs/designed/founded X?": the verb, then its object
+_WHO_VERB = re.compile(r"^who ([a-z]+) (?:the )?(.+?)\??$")
+#: role nouns that say little by themselves ("Who is the subject of ...")
+_LIGHT_ROLES = frozenset("one member part subject son daughter child father mother parent brother "
+                         "sister wife husband spouse".split()) | _GENERIC
+
+
+def asked_role(question: str) -> Optional[Tuple[str, str]]:
+    """``(subject, role)`` of a "Who was the <role> of X?" or "Who <verb>s X?" question whose
+    subject is a name ("Who was the captain of the Grey Petrel?" -> ``("Grey Petrel",
+    "captain")``, "Who runs Skarvik Marine Works today?" -> ``("Skarvik Marine Works", "runs")``),
+    else ``None``: the sentences that answer it say the role for X (a captain of another ship
+    does not answer it). Family words and other light nouns ("Who is the son of X?") are left
+    out: sources say "his son" or "born to" in too many ways."""
+    text = question.strip()
+    text = text[:1].lower() + text[1:]
+    match = _WHO_ROLE_OF.match(text)
+    role, rest = (match.group(1), match.group(2)) if match else (None, None)
+    if match is None:
+        verb = _WHO_VERB.match(text)
+        if verb is None or verb.group(1) in _AUXILIARY or not verb.group(1).endswith(("s", "ed")):
+            return None
+        role, rest = verb.group(1), verb.group(2)
+    names = names_in(" " + rest)
+    if not names or not rest.startswith(names[0]) or role in _LIGHT_ROLES or role in _AUXILIARY:
+        return None
+    return names[0], role
+
+
 _KIND_NOUN = re.compile(r"^(?:(?:in|at|from|to|on|for|by) )?(?:what|which) ([a-z]+)\b", re.I)
 
 
