@@ -29,8 +29,20 @@ from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional,
 
 import numpy as np
 
+from lightrag.components.graph_rag.hku_results import (
+    HKU_EXPORT_FORMATS,
+    HKUDeletionResult,
+    HKUKnowledgeGraph,
+    HKUNotFoundError,
+    HKUQueryResult,
+    entity_result,
+    hku_timestamps,
+    relation_result,
+    write_hku_export,
+)
 from lightrag.components.graph_rag.index.maintenance import EDITABLE_ENTITY_FIELDS
 from lightrag.components.graph_rag.schemas import (
+    GRAPH_FIELD_SEP,
     DocStatus,
     QueryParam,
     QueryResult,
@@ -42,8 +54,17 @@ log = logging.getLogger(__name__)
 
 __all__ = ["EmbeddingFunc", "LightRAG"]
 
-#: export formats of ``export_data`` and the format :meth:`GraphRAG.export` writes for each
-EXPORT_FORMATS = {"csv": "csv", "json": "json", "graphml": "graphml"}
+#: export formats of ``export_data``: HKU's one-file layouts, and this package's ``json`` /
+#: ``graphml`` (written by :meth:`GraphRAG.export`)
+EXPORT_FORMATS = (*HKU_EXPORT_FORMATS, "json", "graphml")
+
+#: HKU's document statuses, in HKU's order (``get_processing_status`` has a count for each)
+HKU_STATUSES = ("pending", "parsing", "analyzing", "processing", "preprocessed", "processed", "failed")
+
+
+def _not_found(error: KeyError) -> HKUNotFoundError:
+    """``error`` as one that ``except ValueError`` (HKU) and ``except KeyError`` both catch."""
+    return HKUNotFoundError(error.args[0] if error.args else str(error))
 
 
 @dataclass
@@ -223,19 +244,35 @@ class LightRAG:
         await self.graph_rag.ainsert_custom_kg(custom_kg, doc_id=full_doc_id)
 
     # ------------------------------------------------------------------ query
-    async def aquery_llm(self, query: str, param: Optional[QueryParam] = None,
-                         system_prompt: Optional[str] = None) -> QueryResult:
-        """The whole :class:`QueryResult` (answer, entities, relations, chunks, references)."""
+    async def _aquery_result(self, query: str, param: Optional[QueryParam],
+                             system_prompt: Optional[str]) -> QueryResult:
         if system_prompt is not None:
             raise ValueError("system_prompt is not supported: give extra answer instructions in "
                              "QueryParam(user_prompt=...), or a template to the answer Generator")
         return await self.graph_rag.aquery(query, param)
 
+    async def aquery_llm(self, query: str, param: Optional[QueryParam] = None,
+                         system_prompt: Optional[str] = None) -> HKUQueryResult:
+        """HKU's dict: ``{"status", "message", "data", "metadata", "llm_response": {"content",
+        "response_iterator", "is_streaming"}}``; the :class:`QueryResult` fields read as
+        attributes of it (``result.content``, ``result.sources``)."""
+        result = await self._aquery_result(query, param, system_prompt)
+        chosen = param or QueryParam()
+        shaped = self._data_dict(result.raw_data, chosen.mode)
+        streaming = bool(result.is_streaming)
+        shaped["llm_response"] = {
+            "content": None if streaming else (result.content or ""),
+            "response_iterator": _achecked(result.response_iterator) if streaming else None,
+            "is_streaming": streaming,
+            "llm_generated": not (chosen.only_need_context or chosen.only_need_prompt
+                                  or result.raw_data.get("error"))}
+        return HKUQueryResult(result, shaped)
+
     async def aquery(self, query: str, param: Optional[QueryParam] = None,
                      system_prompt: Optional[str] = None) -> Union[str, Iterator[str], Any]:
         """The answer text, or an iterator of its pieces with ``stream=True`` (HKU's return; a
         stream whose request failed raises at its end instead of ending empty)."""
-        result = await self.aquery_llm(query, param, system_prompt)
+        result = await self._aquery_result(query, param, system_prompt)
         return _achecked(result.response_iterator) if result.is_streaming else (result.content or "")
 
     def query(self, query: str, param: Optional[QueryParam] = None,
@@ -253,37 +290,65 @@ class LightRAG:
         {entities, relationships, chunks, references}, "metadata"}``."""
         chosen = (param or QueryParam()).with_changes(only_need_context=True, stream=False)
         result = await self.graph_rag.aquery(query, chosen)
-        raw = result.raw_data
-        data = {key: raw.get(key, []) for key in ("entities", "relationships", "chunks", "references")}
+        return self._data_dict(result.raw_data, chosen.mode)
+
+    @staticmethod
+    def _data_dict(raw: Dict[str, Any], mode: str) -> Dict[str, Any]:
+        """HKU's retrieval dict of a query's ``raw_data`` (``created_at`` as HKU's unix
+        seconds)."""
+        data = {key: list(raw.get(key, [])) for key in ("entities", "relationships", "chunks", "references")}
+        data["entities"] = hku_timestamps(data["entities"])
+        data["relationships"] = hku_timestamps(data["relationships"])
         info = raw.get("processing_info", {})
-        return {"status": "success", "message": "Query executed successfully", "data": data,
-                "metadata": {"query_mode": info.get("mode", chosen.mode),
+        return {"status": "success", "message": "Query processed successfully", "data": data,
+                "metadata": {"query_mode": info.get("mode", mode),
                              "keywords": raw.get("keywords", {}), "processing_info": info}}
 
     def query_data(self, query: str, param: Optional[QueryParam] = None) -> Dict[str, Any]:
         return self._run(self.aquery_data(query, param))
 
     # ---------------------------------------------------------------- deletes
-    async def adelete_by_doc_id(self, doc_id: str, delete_llm_cache: bool = False) -> Any:
-        """Delete a document and what only it supported. ``delete_llm_cache`` is accepted for
-        HKU programs; cached extractions are kept (they are keyed by chunk content and let a
-        re-insert of the same text skip the model)."""
-        return await self.graph_rag.adelete_by_doc_id(doc_id)
+    async def adelete_by_doc_id(self, doc_id: str, delete_llm_cache: bool = False) -> HKUDeletionResult:
+        """Delete a document and what only it supported; HKU's ``DeletionResult`` (``status``
+        ``"success"`` or ``"not_found"``, ``status_code`` 200 / 404), this package's deletion
+        record as ``.details``. ``delete_llm_cache`` is accepted for HKU programs; cached
+        extractions are kept (they are keyed by chunk content and let a re-insert of the same
+        text skip the model)."""
+        record = self.graph_rag.doc_status.get_by_id(doc_id) or {}
+        try:
+            deleted = await self.graph_rag.adelete_by_doc_id(doc_id)
+        except KeyError:
+            return HKUDeletionResult("not_found", doc_id, f"Document {doc_id} not found.", 404)
+        return HKUDeletionResult("success", doc_id, f"Document {doc_id} deleted.", 200,
+                                 record.get("file_path"), deleted)
 
-    def delete_by_doc_id(self, doc_id: str, delete_llm_cache: bool = False) -> Any:
+    def delete_by_doc_id(self, doc_id: str, delete_llm_cache: bool = False) -> HKUDeletionResult:
         return self._run(self.adelete_by_doc_id(doc_id, delete_llm_cache))
 
-    def delete_by_entity(self, entity_name: str) -> None:
-        self.graph_rag.delete_entity(entity_name)
+    def delete_by_entity(self, entity_name: str) -> HKUDeletionResult:
+        """Delete an entity and its relations; HKU's ``DeletionResult`` (``not_found`` / 404
+        when there is none)."""
+        try:
+            self.graph_rag.delete_entity(entity_name)
+        except KeyError:
+            return HKUDeletionResult("not_found", entity_name, f"Entity '{entity_name}' not found.", 404)
+        return HKUDeletionResult("success", entity_name,
+                                 f"Entity '{entity_name}' and its relationships have been deleted.")
 
-    async def adelete_by_entity(self, entity_name: str) -> None:
-        self.delete_by_entity(entity_name)
+    async def adelete_by_entity(self, entity_name: str) -> HKUDeletionResult:
+        return self.delete_by_entity(entity_name)
 
-    def delete_by_relation(self, source_entity: str, target_entity: str) -> None:
-        self.graph_rag.delete_relation(source_entity, target_entity)
+    def delete_by_relation(self, source_entity: str, target_entity: str) -> HKUDeletionResult:
+        """Delete a relation; HKU's ``DeletionResult`` (``not_found`` / 404 when there is none)."""
+        label = f"{source_entity} -> {target_entity}"
+        try:
+            self.graph_rag.delete_relation(source_entity, target_entity)
+        except KeyError:
+            return HKUDeletionResult("not_found", label, f"Relation {label} does not exist.", 404)
+        return HKUDeletionResult("success", label, f"Relation {label} has been deleted.")
 
-    async def adelete_by_relation(self, source_entity: str, target_entity: str) -> None:
-        self.delete_by_relation(source_entity, target_entity)
+    async def adelete_by_relation(self, source_entity: str, target_entity: str) -> HKUDeletionResult:
+        return self.delete_by_relation(source_entity, target_entity)
 
     # ------------------------------------------------------------- graph edits
     # The async edits work on the index and embed in the caller's event loop, where a model
@@ -310,17 +375,21 @@ class LightRAG:
                   "entity_type": str(entity_data.get("entity_type", "UNKNOWN")),
                   "description": str(entity_data.get("description", "")),
                   "file_path": str(entity_data.get("file_path", "manual"))}
-        if entity_data.get("source_id"):
-            record["source_id"] = str(entity_data["source_id"])
+        if entity_data.get("source_id"):  # kept when it names stored chunks; the entity is its
+            # own document either way (HKU takes any label here, such as "manual")
+            chunk_ids = [c for c in str(entity_data["source_id"]).split(GRAPH_FIELD_SEP) if c]
+            if chunk_ids and all(self.graph_rag.text_chunks.get_by_ids(chunk_ids)):
+                record["source_id"] = GRAPH_FIELD_SEP.join(chunk_ids)
         return stored_name, record
 
     def _created(self, name: str) -> Dict[str, Any]:
-        return {"entity_name": name, **(self.graph_rag.graph.get_node(name) or {})}
+        return entity_result(name, self.graph_rag.graph.get_node(name))
 
     def create_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Dict[str, Any]:
         """Add an entity by hand (a document of its own: ``manual-entity-<name>``, which
         ``delete_by_doc_id`` removes), under the name the store keeps ("ops/plan" is stored as
-        "Ops/Plan"); returns its stored fields."""
+        "Ops/Plan"); returns HKU's ``{"entity_name", "source_id", "graph_data"}`` with the
+        stored fields at the top level too."""
         return self._run(self.acreate_entity(entity_name, entity_data))
 
     async def acreate_entity(self, entity_name: str, entity_data: Dict[str, Any]) -> Dict[str, Any]:
@@ -357,7 +426,17 @@ class LightRAG:
     async def aedit_entity(self, entity_name: str, updated_data: Dict[str, Any],
                            allow_rename: bool = True, allow_merge: bool = False) -> Dict[str, Any]:
         updates, rename_to = self._entity_edit(entity_name, updated_data, allow_rename, allow_merge)
-        return await self._embedded(self.graph_rag.index.edit_entity(entity_name, updates, rename_to))
+        try:
+            edited = self.graph_rag.index.edit_entity(entity_name, updates, rename_to)
+        except KeyError as error:
+            raise _not_found(error) from None
+        summary = {"merged": False, "merge_status": "not_attempted", "merge_error": None,
+                   "operation_status": "success", "target_entity": None, "final_entity": None,
+                   "renamed": rename_to is not None}
+        name = rename_to if rename_to is not None else entity_name
+        stored = self.graph_rag.graph.get_node(normalize_entity_name(name)) is not None
+        return await self._embedded(entity_result(normalize_entity_name(name) if stored else name, edited,
+                                                  operation_summary=summary))
 
     def create_relation(self, source_entity: str, target_entity: str,
                         relation_data: Dict[str, Any]) -> Dict[str, Any]:
@@ -365,8 +444,11 @@ class LightRAG:
 
     async def acreate_relation(self, source_entity: str, target_entity: str,
                                relation_data: Dict[str, Any]) -> Dict[str, Any]:
-        return await self._embedded(
-            self.graph_rag.index.create_relation(source_entity, target_entity, relation_data))
+        try:
+            created = self.graph_rag.index.create_relation(source_entity, target_entity, relation_data)
+        except KeyError as error:
+            raise _not_found(error) from None
+        return await self._embedded(relation_result(source_entity, target_entity, created))
 
     def edit_relation(self, source_entity: str, target_entity: str,
                       updated_data: Dict[str, Any]) -> Dict[str, Any]:
@@ -374,8 +456,11 @@ class LightRAG:
 
     async def aedit_relation(self, source_entity: str, target_entity: str,
                              updated_data: Dict[str, Any]) -> Dict[str, Any]:
-        return await self._embedded(
-            self.graph_rag.index.edit_relation(source_entity, target_entity, updated_data))
+        try:
+            edited = self.graph_rag.index.edit_relation(source_entity, target_entity, updated_data)
+        except KeyError as error:
+            raise _not_found(error) from None
+        return await self._embedded(relation_result(source_entity, target_entity, edited))
 
     @staticmethod
     def _check_merge(merge_strategy: Optional[Dict[str, str]],
@@ -402,16 +487,26 @@ class LightRAG:
                               target_entity_data: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         self._check_merge(merge_strategy, target_entity_data)
         index = self.graph_rag.index
-        merged = index.merge_entities(source_entities, target_entity)
+        try:
+            merged = index.merge_entities(source_entities, target_entity)
+        except KeyError as error:
+            raise _not_found(error) from None
         if target_entity_data:
             merged = index.edit_entity(target_entity, dict(target_entity_data))
-        return await self._embedded(merged)
+        return await self._embedded(entity_result(target_entity, merged))
 
     # --------------------------------------------------------- status, export
     async def get_processing_status(self) -> Dict[str, int]:
-        """Documents by status (``pending``, ``processing``, ``processed``, ``failed``)."""
+        """Documents by status: a count for each of HKU's statuses (``pending``, ``parsing``,
+        ``analyzing``, ``processing``, ``preprocessed``, ``processed``, ``failed``; the
+        ones this package never sets are 0)."""
         counts = self.graph_rag.status().get("documents", {})
-        return {status.value: int(counts.get(status.value, 0)) for status in DocStatus}
+        names = list(HKU_STATUSES) + [s.value for s in DocStatus if s.value not in HKU_STATUSES]
+        return {name: int(counts.get(name, 0)) for name in names}
+
+    async def aget_docs_by_track_id(self, track_id: str) -> Dict[str, Any]:
+        """``doc_id -> status record`` of the documents inserted under ``track_id``."""
+        return dict(self.graph_rag.doc_status.get_by_track_id(track_id))
 
     async def get_docs_by_status(self, status: DocStatus) -> Dict[str, Any]:
         """``doc_id -> status record`` of the documents in ``status``."""
@@ -425,18 +520,34 @@ class LightRAG:
 
     def export_data(self, output_path: str, file_format: str = "csv",
                     include_vector_data: bool = False) -> None:
-        """Write the graph (``csv``, ``json`` or ``graphml``; HKU's ``excel``, ``md`` and
-        ``txt`` are refused by name). Vectors are not exported."""
-        chosen = EXPORT_FORMATS.get(file_format)
-        if chosen is None:
+        """Write the entities and relations to the file ``output_path``: ``csv``, ``md`` and
+        ``txt`` in HKU's layout (``# ENTITIES`` / ``# RELATIONS`` sections of ``entity_name,
+        source_id, graph_data`` rows), or this package's ``json`` / ``graphml``
+        (:meth:`GraphRAG.export`). HKU's ``excel`` is refused by name; vectors are not
+        exported."""
+        if file_format not in EXPORT_FORMATS:
             raise ValueError(f"export format {file_format!r} is not supported; use one of "
                              f"{', '.join(EXPORT_FORMATS)}")
         if include_vector_data:
             log.warning("export_data: include_vector_data is not supported; vectors are not written")
-        self.graph_rag.export(output_path, format=chosen)
+        if file_format in HKU_EXPORT_FORMATS:
+            self.graph_rag.index.refresh()
+            write_hku_export(self.graph_rag.graph, output_path, file_format)
+        else:
+            self.graph_rag.export(output_path, format=file_format)
 
-    def get_knowledge_graph(self, node_label: str = "*", max_depth: int = 3, max_nodes: int = 1000) -> Any:
-        return self.graph_rag.get_knowledge_graph(node_label, max_depth=max_depth, max_nodes=max_nodes)
+    async def aexport_data(self, output_path: str, file_format: str = "csv",
+                           include_vector_data: bool = False) -> None:
+        self.export_data(output_path, file_format, include_vector_data)
+
+    def get_knowledge_graph(self, node_label: str = "*", max_depth: int = 3,
+                            max_nodes: Optional[int] = 1000) -> HKUKnowledgeGraph:
+        """HKU's ``KnowledgeGraph`` (nodes with ``id``, ``labels``, ``properties``; edges with
+        ``id``, ``type``, ``source``, ``target``, ``properties``). HKU's method is async: the
+        result can be awaited (``await rag.get_knowledge_graph(...)``) or used as it is."""
+        graph = self.graph_rag.get_knowledge_graph(node_label, max_depth=max_depth,
+                                                   max_nodes=1000 if max_nodes is None else max_nodes)
+        return HKUKnowledgeGraph(graph)
 
     async def get_graph_labels(self) -> List[str]:
         """Every entity name, sorted (HKU's call; on a large store prefer
