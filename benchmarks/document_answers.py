@@ -27,13 +27,18 @@ DATA = HERE / "data" / "bridges"
 DECLINED = ("does not contain a sentence that answers", "does not mention")
 
 
-def is_right(answer: str, expected: str | None) -> bool:
-    """The answer holds the expected phrase; a yes/no answer opens with it ("No: ..."); for an
-    item the files do not answer (``None``), the answer says so."""
+def is_right(answer: str, expected: str | None, question: str = "") -> bool:
+    """The answer holds the expected phrase; a yes/no answer opens with it ("No: ..."), and so
+    does the verdict of an "A or B?" question (the other option's evidence may quote the
+    expected phrase); for an item the files do not answer (``None``), the answer says so."""
+    from lightrag.components.graph_rag.question_types import choice_options
+
     if expected is None:
         return any(d in answer for d in DECLINED)
     if expected.lower() in ("yes", "no"):
         return answer.lower().startswith(expected.lower() + ":")
+    if choice_options(question):
+        return answer.lower().lstrip().removeprefix("the ").startswith(expected.lower().removeprefix("the "))
     return expected.lower() in answer.lower()
 
 
@@ -55,7 +60,7 @@ def main() -> int:
             started, right = time.perf_counter(), 0
             for item in questions:
                 answer = rag.query(item["question"], mode=mode).content or ""
-                hit = is_right(answer, item.get("answer"))
+                hit = is_right(answer, item.get("answer"), item["question"])
                 right += hit
                 if not hit:
                     print(f"  [{mode}] MISS {item['question']} -> {answer[:120]!r}")
