@@ -417,7 +417,7 @@ class DynamicDataClassFactory:
             if not isinstance(spec, dict) or "value" not in spec:
                 raise ValueError(f"Field {key!r} needs a dict with a 'value' key, got {spec!r}")
             metadata = {k: v for k, v in spec.items() if k != "value"}
-            metadata.setdefault("desc", "")
+            metadata.setdefault("desc", "No description provided")  # 0.1's default
             value = spec["value"]
             specs.append((key, type(value), _default_field(value, metadata)))
         return make_dataclass(class_name, specs, bases=(base_class,))

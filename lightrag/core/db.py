@@ -36,13 +36,21 @@ from lightrag.utils.file_io import load_pickle, save_pickle
 
 log = logging.getLogger(__name__)
 
-__all__ = ["LocalDB"]
+__all__ = ["LocalDB", "TransformerKeyError"]
 
 T = TypeVar("T")  # an item
 U = TypeVar("U")  # a transformed item (0.1's name)
 
 TransformerType = Component | Callable[[list[Any]], Sequence[Any]]
 MapFn = Callable[[Any], Any]
+
+
+class TransformerKeyError(KeyError, ValueError):
+    """No transformer or transformed data under a key: a ``ValueError``, and the ``KeyError``
+    that 0.1's dict lookup raised."""
+
+    def __str__(self) -> str:  # the message, not KeyError's repr of it
+        return str(self.args[0]) if self.args else ""
 
 
 class LocalDB(Component, Generic[T]):
@@ -118,7 +126,8 @@ class LocalDB(Component, Generic[T]):
         """The transformed items under ``key``, optionally filtered.
 
         Raises:
-            ValueError: when nothing was transformed under ``key``.
+            TransformerKeyError: (a ``ValueError`` and ``KeyError``) when nothing was
+                transformed under ``key``.
         """
         data = self._transformed(key)
         return data if filter_fn is None else [x for x in data if filter_fn(x)]
@@ -133,7 +142,7 @@ class LocalDB(Component, Generic[T]):
 
     def _transformed(self, key: str) -> list[Any]:
         if key not in self.transformed_items:
-            raise ValueError(
+            raise TransformerKeyError(
                 f"No transformed data under {key!r}; keys: {self.get_transformer_keys()}"
             )
         return self.transformed_items[key]
@@ -203,7 +212,8 @@ class LocalDB(Component, Generic[T]):
         (or the one registered with the key) is applied to each item first.
 
         Raises:
-            ValueError: when neither a transformer nor a registered key is given.
+            ValueError: when neither a transformer nor a key is given;
+                :class:`TransformerKeyError` (also a ``KeyError``, as in 0.1) for an unknown key.
         """
         if transformer is not None:
             if key is not None and key in self.transformer_setups:
@@ -211,8 +221,10 @@ class LocalDB(Component, Generic[T]):
                 self._unregister_transformer(key)
                 map_fn = map_fn or previous_map_fn
             key = self.register_transformer(transformer, key, map_fn)
-        elif key is None or key not in self.transformer_setups:
+        elif key is None:
             raise ValueError(f"Give a transformer or a registered key; got key={key!r}")
+        elif key not in self.transformer_setups:
+            raise TransformerKeyError(f"Give a transformer or a registered key; got key={key!r}")
         elif map_fn is not None:
             self.mapper_setups[key] = map_fn
         self.transformed_items[key] = self._apply(key, self.items)

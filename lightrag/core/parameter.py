@@ -65,7 +65,7 @@ class Parameter(Generic[T]):
         """Set a new value; it must have the type of the current one (None adopts any type)."""
         if self.data_type is not None and data is not None and not isinstance(data, self.data_type):
             raise TypeError(
-                f"Parameter {self.name or ''} expects {self.data_type.__name__}, "
+                f"Parameter{' ' + self.name if self.name else ''} expects {self.data_type.__name__}, "
                 f"got {type(data).__name__}"
             )
         self.data = data

@@ -63,6 +63,9 @@ def _run_blocking(coro: Coroutine[Any, Any, Any]) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
+_OUTPUT_ASSIGNMENT = re.compile(r"^\s*output\s*=(?!=)\s*")
+
+
 def _as_expression(expr: ExprType) -> FunctionExpression:
     if isinstance(expr, FunctionExpression):
         return expr
@@ -274,9 +277,15 @@ class ToolManager(Component):
         killed: it finishes in the background, its result discarded.
         """
         expression = _as_expression(expr)
+        # 0.1 ran the text as the program "output = <action>", and so accepted an action that
+        # already assigns it ("output = add(1, 2)"); the call is what follows the "output ="
+        action = _OUTPUT_ASSIGNMENT.sub("", expression.action, count=1)
+        call = expression if action == expression.action else FunctionExpression(
+            thought=expression.thought, action=action
+        )
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         try:
-            inner = pool.submit(self.execute_func_expr, expression).result(timeout=timeout)
+            inner = pool.submit(self.execute_func_expr, call).result(timeout=timeout)
         except concurrent.futures.TimeoutError:
             return self._failed(
                 expression.action, expression, f"Timed out after {timeout}s: {expression.action!r}"

@@ -324,11 +324,20 @@ class Function(DataClass):
     thought: str | None = field(default=None, metadata=_desc("Why the function is called"))
     name: str = field(default="", metadata=_desc("The name of the function"))
     args: list[object] | None = field(
-        default_factory=list, metadata=_desc("The positional arguments")
+        default_factory=list, metadata=_desc("The positional arguments of the function")
     )
     kwargs: dict[str, object] | None = field(
-        default_factory=dict, metadata=_desc("The keyword arguments")
+        default_factory=dict, metadata=_desc("The keyword arguments of the function")
     )
+
+
+#: 0.1's description of ``FunctionExpression.action``, word for word (it is in the prompts that
+#: JsonOutputParser builds from the class)
+_ACTION_DESC = (
+    'FuncName(<kwargs>) Valid function call expression. Example: "FuncName(a=1, b=2)" '
+    "Follow the data type specified in the function parameters.e.g. for Type object with x,y "
+    'properties, use "ObjectType(x=1, y=2)'
+)
 
 
 @dataclass
@@ -338,7 +347,7 @@ class FunctionExpression(DataClass):
     thought: str | None = field(default=None, metadata=_desc("Why the function is called"))
     action: str = field(
         default_factory=required_field(),
-        metadata=_desc("A valid Python function call, e.g. fn(1, b=2)"),
+        metadata=_desc(_ACTION_DESC),
     )
 
     @classmethod
@@ -402,7 +411,11 @@ class StepOutput(DataClass, Generic[T]):
     def with_action_type(cls, action_type: type[Any]) -> type["StepOutput"]:
         """A subclass whose ``action`` is ``action_type`` in schemas and ``from_dict``."""
         type_var_map = {**cls.__type_var_map__, T: action_type}
-        attrs = {"__type_var_map__": type_var_map, "__module__": cls.__module__}
+        attrs = {
+            "__type_var_map__": type_var_map,
+            "__module__": cls.__module__,
+            "__annotations__": {"action": action_type},  # as 0.1 set it
+        }
         return type(cls.__name__, (cls,), attrs)
 
 

@@ -98,7 +98,7 @@ class LLMOptimizer(Optimizer):
     ) -> None:
         super().__init__([parameter])
         kwargs = dict(model_kwargs or {})
-        kwargs["temperature"] = max(1.0, float(kwargs.get("temperature", 1.0)))
+        kwargs["temperature"] = max(1, kwargs.get("temperature", 1))  # 0.1's rule (an int 1)
         self.generator = Generator(model_client=model_client, model_kwargs=kwargs,
                                    template=LLM_OPTIMIZER_TEMPLATE)
         self.instruction_parameter = parameter

@@ -84,7 +84,7 @@ class Sampler(Generic[T]):
 
 def _check_shots(shots: int, samples: Sequence[Any]) -> None:
     if not 0 <= shots <= len(samples):
-        raise ValueError(f"cannot replace {shots} of {len(samples)} samples")
+        raise ShotCountError(f"cannot replace {shots} of {len(samples)} samples")
 
 
 class RandomSampler(Sampler[T]):
@@ -130,6 +130,10 @@ class RandomSampler(Sampler[T]):
         for pos, new in zip(positions, self.rng.sample(candidates, shots)):
             out[pos] = new
         return out
+
+
+class ShotCountError(ValueError, AssertionError):
+    """More shots to replace than there are samples (0.1 failed an ``assert``)."""
 
 
 class ClassCountError(ValueError, IndexError):

@@ -30,7 +30,11 @@ COLOR_MAP = {
     "white": "\x1b[37m",
 }
 _RESET = "\x1b[0m"
-_FORMAT = "%(asctime)s - %(name)s - %(levelname)s - [%(filename)s:%(lineno)d] - %(message)s"
+#: 0.1's log line: time (to the second), module, level, [file:line:function], message
+_FORMAT = (
+    "%(asctime)s - %(module)s - %(levelname)s - [%(filename)s:%(lineno)d:%(funcName)s] - %(message)s"
+)
+_DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
 def _level_number(level: Union[str, int]) -> int:
@@ -71,7 +75,7 @@ def get_logger(
     logger.setLevel(_level_number(level))
     for handler in list(logger.handlers):
         logger.removeHandler(handler)
-    formatter = logging.Formatter(_FORMAT)
+    formatter = logging.Formatter(_FORMAT, datefmt=_DATE_FORMAT)
     if enable_console:
         console = logging.StreamHandler(sys.stdout)
         console.setFormatter(formatter)

@@ -221,6 +221,14 @@ class ReActAgent(Component):
         self.planner.prompt.prompt_kwargs["output_format_str"] = (
             f"{REACT_OUTPUT_FORMAT}\nExamples:\n{self._examples_str()}")
 
+    @property
+    def _examples(self) -> List[FunctionExpression]:
+        """0.1's list: the given examples, then the ``finish`` example 0.1 always added."""
+        finish_example = FunctionExpression.from_function(
+            finish, thought="I have finished the task.", answer="final answer: 'answer'"
+        )
+        return [*self.examples, finish_example]
+
     def _examples_str(self) -> str:
         rendered = []
         for example in self.examples:

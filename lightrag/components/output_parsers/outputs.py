@@ -422,7 +422,7 @@ class BooleanOutputParser(OutputParser):
     """
 
     def format_instructions(self) -> str:
-        return "The output should be a boolean value: True or False."
+        return "The output should be a boolean value. True or False."  # 0.1's text
 
     def call(self, input: str) -> bool | None:
         if isinstance(input, bool):

@@ -40,6 +40,7 @@ from lightrag.components.retriever._common import (
     resolve_top_k,
     top_k_indices,
 )
+from lightrag.components.retriever.bm25_stats import BM25StatsMixin
 from lightrag.core.retriever import Retriever
 from lightrag.core.types import RetrieverOutput
 from lightrag.utils.file_io import load_json, save_json
@@ -130,7 +131,7 @@ def _document_texts(
     return texts
 
 
-class BM25Retriever(Retriever[Any, str]):
+class BM25Retriever(BM25StatsMixin, Retriever[Any, str]):
     """Keyword retriever scoring documents with Okapi BM25 (see the module doc).
 
     Args:
@@ -178,7 +179,10 @@ class BM25Retriever(Retriever[Any, str]):
         self.backend = backend
         if backend == "bm25s":
             safe_import(*OptionalPackages.BM25S.value)
-        self.index_keys = ["top_k", "k1", "b", "epsilon", "use_tokenizer", "total_documents"]
+        self.index_keys = [  # 0.1's names (the statistics are views of the postings)
+            "nd", "t2d", "idf", "doc_len", "avgdl", "total_documents",
+            "top_k", "k1", "b", "epsilon", "indexed", "use_tokenizer",
+        ]  # fmt: skip
         self.reset_index()
         if documents is not None and len(documents) > 0:  # as 0.1: [] leaves no index
             self.build_index_from_documents(documents, document_map_func)
@@ -193,7 +197,7 @@ class BM25Retriever(Retriever[Any, str]):
         self._tfs = np.zeros(0, dtype=np.float32)
         self._doc_len = np.zeros(0, dtype=np.float32)
         self._weights = np.zeros(0, dtype=np.float32)
-        self.idf = np.zeros(0, dtype=np.float32)
+        self._idf = np.zeros(0, dtype=np.float32)
         self._bm25s: Any = None
         self.documents: Optional[List[Any]] = None
         self.total_documents = 0
@@ -259,12 +263,12 @@ class BM25Retriever(Retriever[Any, str]):
         idf = np.log((n - df + 0.5) / (df + 0.5))
         if idf.size:
             idf[idf < 0] = max(self.epsilon * idf.mean(), 0.0)
-        self.idf = idf.astype(np.float32)
+        self._idf = idf.astype(np.float32)
         avg_len = float(self._doc_len.mean()) if n and self._doc_len.mean() > 0 else 1.0
         lengths = self._doc_len[self._doc_ids]
         term_of_posting = np.repeat(np.arange(len(df)), np.diff(self._indptr))
         norm = self.k1 * (1.0 - self.b + self.b * lengths / avg_len)
-        weights = self.idf[term_of_posting] * self._tfs * (self.k1 + 1.0) / (self._tfs + norm)
+        weights = self._idf[term_of_posting] * self._tfs * (self.k1 + 1.0) / (self._tfs + norm)
         self._weights = weights.astype(np.float32)
         self.indexed = True
         if self.backend == "bm25s" and n:
