@@ -23,7 +23,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 #: HKU LightRAG's top-level names and where they live here
 _HKU_NAMES = {
     "LightRAG": "lightrag.components.graph_rag.hku_compat",
-    "EmbeddingFunc": "lightrag.components.graph_rag.hku_compat",
+    "EmbeddingFunc": "lightrag.components.graph_rag.hku_utils",
     "QueryParam": "lightrag.components.graph_rag.schemas",
 }
 

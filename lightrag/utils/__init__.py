@@ -1,4 +1,12 @@
-"""Utilities: registry, config, serialization, file I/O, logging, lazy imports, .env loading."""
+"""Utilities: registry, config, serialization, file I/O, logging, lazy imports, .env loading.
+
+HKU LightRAG programs import ``EmbeddingFunc``, ``wrap_embedding_func_with_attrs`` and
+``setup_logger`` from here (loaded on first use), and ``logger``: 0.1's ``lightrag.utils.logger``
+module, which also logs like a logger (``logger.info(...)``).
+"""
+
+import importlib
+from typing import Any
 
 from lightrag.utils.config import build, load_config, new_component, new_components_from_config
 from lightrag.utils.file_io import (
@@ -46,3 +54,11 @@ __all__ = [
     "serialize",
     "setup_env",
 ]
+
+_HKU_NAMES = ("EmbeddingFunc", "wrap_embedding_func_with_attrs", "setup_logger")
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HKU_NAMES:
+        raise AttributeError(f"module 'lightrag.utils' has no attribute {name!r}")
+    return getattr(importlib.import_module("lightrag.components.graph_rag.hku_utils"), name)

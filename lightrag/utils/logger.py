@@ -105,3 +105,15 @@ def get_current_script_and_line() -> Tuple[str, str, int]:
     """``(function, script file name, line)`` of the caller's caller (0.1's helper)."""
     frame = inspect.stack()[2]
     return frame.function, os.path.basename(frame.filename), frame.lineno
+
+
+# HKU LightRAG programs write ``from lightrag.utils import logger`` and call ``logger.info(...)``;
+# here that name is this module (0.1's ``lightrag.utils.logger``), so it logs like the library's
+# logger too.
+_library_logger = logging.getLogger("lightrag")
+debug = _library_logger.debug
+info = _library_logger.info
+warning = _library_logger.warning
+error = _library_logger.error
+exception = _library_logger.exception
+setLevel = _library_logger.setLevel

@@ -23,11 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
 from importlib import resources
 from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
-
-import numpy as np
 
 from lightrag.components.graph_rag.hku_results import (
     HKU_EXPORT_FORMATS,
@@ -40,6 +37,7 @@ from lightrag.components.graph_rag.hku_results import (
     relation_result,
     write_hku_export,
 )
+from lightrag.components.graph_rag.hku_utils import EmbeddingFunc
 from lightrag.components.graph_rag.index.maintenance import EDITABLE_ENTITY_FIELDS
 from lightrag.components.graph_rag.schemas import (
     GRAPH_FIELD_SEP,
@@ -65,26 +63,6 @@ HKU_STATUSES = ("pending", "parsing", "analyzing", "processing", "preprocessed",
 def _not_found(error: KeyError) -> HKUNotFoundError:
     """``error`` as one that ``except ValueError`` (HKU) and ``except KeyError`` both catch."""
     return HKUNotFoundError(error.args[0] if error.args else str(error))
-
-
-@dataclass
-class EmbeddingFunc:
-    """HKU's embedding wrapper: ``func(texts) -> array (len(texts), embedding_dim)``, sync or
-    async; calling the wrapper calls ``func`` and checks the dimension."""
-
-    embedding_dim: int
-    func: Callable[..., Any]
-    max_token_size: Optional[int] = None
-
-    async def __call__(self, texts: List[str], **kwargs: Any) -> np.ndarray:
-        result = self.func(texts, **kwargs)
-        if hasattr(result, "__await__"):
-            result = await result
-        vectors = np.asarray(result, dtype=np.float32)
-        if vectors.ndim != 2 or vectors.shape[1] != self.embedding_dim:
-            raise ValueError(f"embedding_func returned shape {vectors.shape}; expected "
-                             f"({len(texts)}, {self.embedding_dim})")
-        return vectors
 
 
 def _checked(stream: Iterator[str]) -> Iterator[str]:

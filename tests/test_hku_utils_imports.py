@@ -1,0 +1,29 @@
+"""HKU LightRAG programs' imports from ``lightrag.utils`` work here."""
+
+import asyncio
+import logging
+
+import numpy as np
+
+
+def test_hku_utils_names_import_and_wrap_an_embedding_function():
+    from lightrag import EmbeddingFunc as top_level
+    from lightrag.utils import EmbeddingFunc, logger, setup_logger, wrap_embedding_func_with_attrs
+
+    assert EmbeddingFunc is top_level
+    seen = {}
+
+    @wrap_embedding_func_with_attrs(embedding_dim=3, max_token_size=64, send_dimensions=True,
+                                    model_name="m")
+    async def embed(texts, embedding_dim=None):
+        seen["dim"] = embedding_dim
+        return np.ones((len(texts), 3))
+
+    assert isinstance(embed, EmbeddingFunc) and embed.model_name == "m"
+    assert asyncio.run(embed(["a", "b"])).shape == (2, 3) and seen["dim"] == 3
+    setup_logger("lightrag", level="WARNING")
+    assert logging.getLogger("lightrag").level == logging.WARNING
+    logger.info("logs like a logger")  # 0.1's module, callable as HKU's logger
+    from lightrag.utils.logger import get_logger  # 0.1's import still works
+
+    assert callable(get_logger)
