@@ -27,3 +27,10 @@ def test_hku_utils_names_import_and_wrap_an_embedding_function():
     from lightrag.utils.logger import get_logger  # 0.1's import still works
 
     assert callable(get_logger)
+
+
+def test_hku_readme_pipeline_status_call_runs():
+    from lightrag.kg.shared_storage import initialize_pipeline_status
+
+    assert asyncio.run(initialize_pipeline_status()) is None
+    assert asyncio.run(initialize_pipeline_status(workspace="w")) is None
