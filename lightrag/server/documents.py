@@ -157,9 +157,22 @@ async def import_custom_kg(body: CustomKGRequest, request: Request) -> Dict[str,
     if not state.accepting:
         raise _shutting_down()
     try:
-        return (await state.rag.ainsert_custom_kg(body.custom_kg, body.doc_id)).to_dict()
+        return (await _off_the_loop(state.rag.insert_custom_kg, body.custom_kg, body.doc_id)).to_dict()
     except (TypeError, ValueError) as e:
         raise HTTPException(400, str(e)) from None
+
+
+async def _off_the_loop(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in a worker thread (a sync method with its own event loop): validating,
+    merging and embedding a 10 MB graph is minutes of CPU, which on the event loop stalled every
+    request of every workspace, ``/health`` included. A cancelled request still waits for the
+    work (one transaction, under the store's writer lock) before it lets the workspace go."""
+    work = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        await asyncio.gather(work, return_exceptions=True)
+        raise
 
 
 @router.get("/documents", summary="Status counts and a page of documents")

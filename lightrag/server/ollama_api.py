@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import lightrag
 from lightrag.components.graph_rag import schemas
+from lightrag.server.query_api import text_limits_problem
 from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
@@ -234,6 +235,9 @@ class _Answerer:
         if len(query) > schemas.MAX_QUERY_CHARS:
             return _error(400, f"the question has {len(query)} characters; at most "
                                f"{schemas.MAX_QUERY_CHARS} are allowed")
+        problem = text_limits_problem(overrides)
+        if problem:  # the system messages and earlier turns of a chat, bounded as /query bounds them
+            return _error(400, problem)
         if stream and not overrides.get("only_need_context"):
             overrides["stream"] = True
         log.info("ollama %s: mode=%s context_only=%s stream=%s", self.kind,

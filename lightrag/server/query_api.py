@@ -45,11 +45,46 @@ log = logging.getLogger(__name__)
 
 QUERY_FIELDS = frozenset(f.name for f in dataclasses.fields(QueryParam))
 Keyword = Annotated[str, StringConstraints(max_length=MAX_KEYWORD_CHARS)]
+#: the texts that go into the answer prompt besides the query (each is tokenised, in a query
+#: thread: 9 MB of ``response_type`` took 16 s, and eight such requests held every query thread)
+MAX_RESPONSE_TYPE_CHARS = 1_000
+MAX_USER_PROMPT_CHARS = MAX_QUERY_CHARS
+MAX_HISTORY_TURNS = 1_000
+MAX_HISTORY_CHARS = 200_000  #: all turns of conversation_history together (~50k tokens)
 #: limits the server adds to QueryParam's own checks (bounded work per request)
 SERVER_LIMITS: Dict[str, Dict[str, Any]] = {
     "top_k": {"le": 1000}, "chunk_top_k": {"le": 1000},
     "hl_keywords": {"max_length": MAX_KEYWORDS}, "ll_keywords": {"max_length": MAX_KEYWORDS},
+    "response_type": {"max_length": MAX_RESPONSE_TYPE_CHARS},
+    "user_prompt": {"max_length": MAX_USER_PROMPT_CHARS},
+    "conversation_history": {"max_length": MAX_HISTORY_TURNS},
 }
+
+
+def text_limits_problem(overrides: Dict[str, Any]) -> Optional[str]:
+    """What is over the server's limits among the prompt texts of a query's ``overrides``
+    (``response_type``, ``user_prompt``, ``conversation_history``), or None. ``/query`` and
+    the Ollama routes both check it.
+
+    >>> text_limits_problem({"conversation_history": [{"role": "user", "content": "hi"}]}) is None
+    True
+    >>> text_limits_problem({"user_prompt": "x" * 20_001})
+    'user_prompt has 20001 characters; at most 20000 are allowed'
+    """
+    for name, limit in (("response_type", MAX_RESPONSE_TYPE_CHARS),
+                        ("user_prompt", MAX_USER_PROMPT_CHARS)):
+        value = overrides.get(name)
+        if isinstance(value, str) and len(value) > limit:
+            return f"{name} has {len(value)} characters; at most {limit} are allowed"
+    history = overrides.get("conversation_history") or []
+    if len(history) > MAX_HISTORY_TURNS:
+        return (f"conversation_history has {len(history)} turns; at most {MAX_HISTORY_TURNS} "
+                "are allowed")
+    size = sum(len(str(v)) for turn in history if isinstance(turn, dict) for v in turn.values())
+    if size > MAX_HISTORY_CHARS:
+        return (f"conversation_history holds {size} characters; at most {MAX_HISTORY_CHARS} "
+                "are allowed (drop the oldest turns)")
+    return None
 #: types the API states differently from QueryParam's annotation
 TYPE_OVERRIDES: Dict[str, Any] = {
     "mode": str,  # checked against schemas.QUERY_MODES at request time (the registry may grow)
@@ -68,6 +103,9 @@ class _QueryBase(BaseModel):
     @model_validator(mode="after")
     def _valid_query_param(self) -> _QueryBase:
         fields = self.model_dump(exclude_none=True, include=set(QUERY_FIELDS))
+        problem = text_limits_problem(fields)
+        if problem:
+            raise ValueError(problem)
         try:
             QueryParam(**fields)
         except (TypeError, ValueError) as e:

@@ -103,6 +103,16 @@ def build(source: Union[str, Path, Dict[str, Any]]) -> Any:
     return new_component(load_config(source))
 
 
+def registered(name: Any) -> Any:
+    """The class registered as ``name``, or None: ``name`` must be a plain name the registry
+    holds (a string naming a module attribute such as ``__class__``, or a class a library
+    package merely imports, is not one; a list or a dict is None, not a crash)."""
+    if not isinstance(name, str) or not name or name.startswith("_"):
+        return None
+    found = EntityMapping.get(name)
+    return found if found is not None and EntityMapping.get_all().get(name) is found else None
+
+
 def new_component(config: Dict[str, Any], path: str = "") -> Any:
     """Build ``{"component_name": ..., "component_config": {...}}`` (0.1-compatible)."""
     if not isinstance(config, dict) or COMPONENT_NAME not in config:
@@ -113,11 +123,11 @@ def new_component(config: Dict[str, Any], path: str = "") -> Any:
     if extra:
         raise ConfigError(path, f"unexpected keys {sorted(extra)} next to '{COMPONENT_NAME}'")
     name = config[COMPONENT_NAME]
-    cls = EntityMapping.get(name) if isinstance(name, str) else None
+    cls = registered(name)
     if cls is None:
         raise ConfigError(
             _join(path, COMPONENT_NAME),
-            f"unknown component {name!r}: only registered classes can be built "
+            f"unknown component {name!r:.100}: only registered classes can be built "
             "(register your own with lightrag.utils.registry.register)",
         )
     kwargs = config.get(COMPONENT_CONFIG) or {}
@@ -146,9 +156,9 @@ def _resolve_value(value: Any, path: str) -> Any:
         if COMPONENT_NAME in value:
             return new_component(value, path)
         if set(value) == {CLASS_REF}:
-            found = EntityMapping.get(value[CLASS_REF])
+            found = registered(value[CLASS_REF])
             if found is None:
-                raise ConfigError(path, f"unknown class {value[CLASS_REF]!r}: register it first")
+                raise ConfigError(path, f"unknown class {value[CLASS_REF]!r:.100}: register it first")
             return found
         return {k: _resolve_value(v, _join(path, k)) for k, v in value.items()}
     if isinstance(value, list):

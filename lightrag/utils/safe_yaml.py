@@ -30,6 +30,7 @@ __all__ = [
     "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_NODES",
+    "MAX_NUMBER_CHARS",
     "YamlLimitError",
     "check_yaml_bounds",
     "read_yaml_file",
@@ -40,6 +41,9 @@ MAX_BYTES = 2 * 1024 * 1024
 MAX_ALIASES = 1000
 MAX_NODES = 100_000
 MAX_DEPTH = 100
+#: the longest integer or float scalar built (Python's own limit for decimal text): PyYAML builds
+#: ``1:1:1:...`` (base 60) in quadratic time, 2 MiB of it in minutes
+MAX_NUMBER_CHARS = 4300
 
 
 class YamlLimitError(ValueError):
@@ -72,6 +76,22 @@ class _BoundedLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+
+def _bounded_number(kind: str) -> Any:
+    build = getattr(yaml.SafeLoader, f"construct_yaml_{kind}")
+
+    def construct(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+        if len(node.value) > MAX_NUMBER_CHARS:
+            raise YamlLimitError(f"YAML {kind} of {len(node.value)} characters at line "
+                                 f"{node.start_mark.line + 1}; at most {MAX_NUMBER_CHARS} are read")
+        return build(loader, node)
+
+    return construct
+
+
+_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _bounded_number("int"))
+_BoundedLoader.add_constructor("tag:yaml.org,2002:float", _bounded_number("float"))
 
 
 def _expanded_size(node: yaml.Node, limit: int) -> int:
@@ -118,9 +138,10 @@ def safe_load(
 
     Raises:
         YamlLimitError: the text is over ``max_bytes``, has more than ``max_aliases`` aliases,
-            expands to more than ``max_nodes`` nodes, nests deeper than ``max_depth`` or has a
-            recursive alias.
-        yaml.YAMLError: the text is not valid YAML.
+            expands to more than ``max_nodes`` nodes, nests deeper than ``max_depth``, has a
+            recursive alias or a number longer than :data:`MAX_NUMBER_CHARS`.
+        yaml.YAMLError: the text is not valid YAML, or holds a value that cannot be built
+            (``2001-13-45`` as a date), with its line.
     """
     if isinstance(text, bytes):
         text = text.decode("utf-8")
@@ -137,6 +158,11 @@ def safe_load(
         return loader.construct_document(node)
     except RecursionError:
         raise YamlLimitError("YAML nests too deeply to be read") from None
+    except YamlLimitError:
+        raise
+    except (ValueError, OverflowError) as e:  # a date such as 2001-13-45: a YAML error, not a crash
+        raise yaml.constructor.ConstructorError(
+            None, None, f"cannot build a value: {e}", getattr(loader, "problem_mark", None)) from None
     finally:
         loader.dispose()
 

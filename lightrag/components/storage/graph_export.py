@@ -45,6 +45,7 @@ import csv
 import io
 import json
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Iterable, List, Set, Tuple
 from xml.sax.saxutils import escape as xml_escape
@@ -148,7 +149,7 @@ def _write_graphml(f: BinaryIO, node_rows: Callable[[], Iterable[Dict[str, Any]]
         for row in rows():
             head = f"    <{scope} " + " ".join(f"{end}={_attr(str(row[end]))}" for end in ends)
             data = [f'      <data key="{keys[(name, _graphml_type(name, value), scope)]}">'
-                    f"{xml_escape(str(value))}</data>\n"
+                    f"{xml_escape(_xml_chars(str(value)))}</data>\n"
                     for name, value in row.items() if name not in ends]
             text = f"{head} />\n" if not data else f"{head}>\n{''.join(data)}    </{scope}>\n"
             f.write(text.encode("utf-8"))
@@ -163,8 +164,20 @@ def _graphml_type(name: str, value: Any) -> str:
     return kind
 
 
+#: what XML 1.0 cannot hold, even escaped: C0 controls but tab, newline and carriage return,
+#: lone surrogates, U+FFFE and U+FFFF
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_chars(text: str) -> str:
+    """``text`` with the characters XML cannot hold replaced by U+FFFD: a control character in
+    a description or a file name must not make the whole export unreadable."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
 def _attr(text: str) -> str:
     """``text`` as a quoted XML attribute, escaped as ElementTree escapes attributes."""
+    text = _xml_chars(text)
     return '"' + xml_escape(text, {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}) + '"'
 
 

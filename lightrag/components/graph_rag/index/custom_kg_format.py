@@ -17,6 +17,7 @@ import dataclasses
 import io
 import json
 import math
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,14 @@ MAX_CONTENT_CHARS = 200_000  #: one chunk's text
 MAX_DESCRIPTION_CHARS = 50_000
 MAX_NAME_CHARS = 256  #: entity names and source ids (as the extraction parser)
 MAX_SHORT_CHARS = 2_000  #: entity_type, keywords, file_path
+#: the largest relation weight: weights of a relation are summed when it merges, and a sum that
+#: reaches infinity is stored as ``Infinity``, which is no JSON (the store's checks fail on it)
+MAX_WEIGHT = 1_000_000.0
+MAX_ORDER_INDEX = 2**31 - 1  #: the largest chunk_order_index
+#: characters no text field may hold: C0 controls but tab, newline and carriage return, DEL,
+#: C1 controls (ESC starts terminal escape sequences) and lone surrogates (not Unicode text)
+_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 DEFAULT_FILE_PATH = "custom_kg"
 CSV_FILES = ("chunks", "entities", "relationships")  #: ``<name>.csv``, in this order
 
@@ -142,12 +151,17 @@ def load_custom_kg(source: KGSource) -> CustomKG:
         path = Path(source)
         try:
             folder = path.is_dir()
-        except OSError as e:  # e.g. a name too long to be a path
-            raise CustomKGError("", f"cannot read {str(path)[:200]!r}: {e.strerror}") from e
+        except (OSError, ValueError) as e:  # a name too long to be a path, a NUL in it
+            raise CustomKGError("", f"cannot read {str(path)[:200]!r}: "
+                                f"{getattr(e, 'strerror', None) or e}") from e
         if folder:
             files = [path / f"{name}.csv" for name in CSV_FILES if (path / f"{name}.csv").is_file()]
             if not files:
                 raise CustomKGError("", f"{path}: no chunks.csv, entities.csv or relationships.csv")
+            for file in files:  # a link to a file outside the folder (~/.ssh/...) is not read
+                if not file.resolve().is_relative_to(path.resolve()):
+                    raise CustomKGError("", f"{file}: a link to a file outside {path}; copy "
+                                        "the file into the folder or give its path")
             return _load_csv(files)
         if path.suffix.lower() == ".csv":
             return _load_csv([path])
@@ -175,6 +189,10 @@ def _parse_json(text: str, where: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise CustomKGError("", f"{where} is not valid JSON: {e}") from e
+    except RecursionError:
+        raise CustomKGError("", f"{where}: the JSON nests too deeply") from None
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise CustomKGError("", f"{where}: {e}") from None
 
 
 def _load_csv(paths: Sequence[Path]) -> CustomKG:
@@ -229,7 +247,8 @@ class _Record:
     def fail(self, reason: str) -> Any:
         raise CustomKGError(self.name, reason + self.suffix)
 
-    def text(self, key: str, limit: int, default: str = "", required: bool = False) -> str:
+    def text(self, key: str, limit: int, default: str = "", required: bool = False,
+             check: bool = True) -> str:
         value = self.raw.get(key, default)
         if value is None:
             value = default
@@ -239,11 +258,22 @@ class _Record:
             self.fail(f"empty {key}")
         if len(value) > limit:
             self.fail(f"{key} has {len(value)} characters; at most {limit}")
+        if check:
+            self.check_chars(key, value)
         return value.strip() if key != "content" else value
 
+    def check_chars(self, key: str, value: str) -> None:
+        """Refuse control characters (a chunk's ``content`` is document text: only lone
+        surrogates are refused there, as a document's)."""
+        bad = (_SURROGATE if key == "content" else _BAD_CHARS).search(value)
+        if bad:
+            what = "a lone surrogate" if "\ud800" <= bad.group() <= "\udfff" else "the control character"
+            self.fail(f"{key} holds {what} {bad.group()!r} at character {bad.start()} (tab, newline "
+                      "and carriage return are the only control characters allowed)")
+
     def name_field(self, key: str) -> str:
-        name = normalize_entity_name(self.text(key, MAX_NAME_CHARS, required=True))
-        if GRAPH_FIELD_SEP in name or any(unicodedata.category(ch) == "Cc" for ch in name):
+        name = normalize_entity_name(self.text(key, MAX_NAME_CHARS, required=True, check=False))
+        if GRAPH_FIELD_SEP in name or any(unicodedata.category(ch) in ("Cc", "Cs") for ch in name):
             self.fail(f"{key} {name[:80]!r} holds a control character or {GRAPH_FIELD_SEP}")
         return name or self.fail(f"empty {key}")
 
@@ -257,6 +287,7 @@ class _Record:
             if not isinstance(item, str):
                 self.fail(f"source_id must be a string or a list of strings, got {item!r}")
             labels += [s.strip() for s in item.split(GRAPH_FIELD_SEP) if s.strip()]
+            self.check_chars("source_id", item)
         if any(len(s) > MAX_NAME_CHARS for s in labels):
             self.fail(f"a source_id is longer than {MAX_NAME_CHARS} characters")
         return list(dict.fromkeys(labels))
@@ -269,6 +300,7 @@ class _Record:
             self.fail(f"keywords must be a string or a list of strings, got {value!r}")
         if len(value) > MAX_SHORT_CHARS:
             self.fail(f"keywords has {len(value)} characters; at most {MAX_SHORT_CHARS}")
+        self.check_chars("keywords", value)
         return ",".join(k.strip() for k in value.split(",") if k.strip())
 
     def number(self, key: str, default: float, integer: bool = False) -> Any:
@@ -280,8 +312,11 @@ class _Record:
             number = float(value.strip()) if isinstance(value, str) else float(value)
             if not math.isfinite(number) or number < 0 or (integer and number != int(number)):
                 raise ValueError
-        except (TypeError, ValueError, AttributeError):
-            return self.fail(f"{key} must be {wanted}, got {value!r}")
+        except (TypeError, ValueError, AttributeError, OverflowError):
+            return self.fail(f"{key} must be {wanted}, got {value!r:.80}")
+        highest = MAX_ORDER_INDEX if integer else MAX_WEIGHT
+        if number > highest:
+            return self.fail(f"{key} {number:g} is over the limit of {highest:g}")
         return int(number) if integer else number
 
 
