@@ -139,6 +139,9 @@ class _Handler(BaseHTTPRequestHandler):
             chunk = {**head, "object": "chat.completion.chunk",
                      "choices": [{"index": 0, "delta": {"content": piece}}]}
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        last = {**head, "object": "chat.completion.chunk",  # as OpenAI ends every stream
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        self.wfile.write(f"data: {json.dumps(last)}\n\n".encode())
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
         self.close_connection = True

@@ -42,14 +42,17 @@ def completion(
     return ChatCompletion.model_validate({**head, "choices": choices, "usage": tokens})
 
 
-def chunk(text: str | None = None, usage: dict | None = None) -> ChatCompletionChunk:
-    choices = [] if text is None else [{"index": 0, "delta": {"content": text}}]
+def chunk(text: str | None = None, usage: dict | None = None,
+          finish: str | None = None) -> ChatCompletionChunk:
+    choices = [] if text is None else [{"index": 0, "delta": {"content": text},
+                                        "finish_reason": finish}]
     head = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o-mini"}
     return ChatCompletionChunk.model_validate({**head, "choices": choices, "usage": usage})
 
 
 FINAL_USAGE = {"prompt_tokens": 4, "completion_tokens": 3, "total_tokens": 7}
-STREAM = [chunk("Hel"), chunk("lo"), chunk("!"), chunk(usage=FINAL_USAGE)]
+# as OpenAI streams: the last text chunk has a finish_reason (a stream without one was cut)
+STREAM = [chunk("Hel"), chunk("lo"), chunk("!", finish="stop"), chunk(usage=FINAL_USAGE)]
 
 
 def embeddings(*vectors: list[float]) -> CreateEmbeddingResponse:

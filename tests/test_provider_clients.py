@@ -197,7 +197,9 @@ def test_ollama_generate_embed_and_stream(monkeypatch):
             return {"response": "Hello", "prompt_eval_count": 5, "eval_count": 1}
         if path == "embeddings":
             return {"embedding": [0.1, 0.2]}
-        return {"embeddings": [[0.1, 0.2], [0.3, 0.4]]}
+        texts = kwargs.get("input")
+        count = len(texts) if isinstance(texts, list) else 1  # one vector per text, as Ollama
+        return {"embeddings": [[0.1, 0.2], [0.3, 0.4]][:count]}
 
     made = {}
 

@@ -97,6 +97,13 @@ class Embedder(Component):
     def _finish(self, response: Any, texts: List[str]) -> EmbedderOutput:
         output = self.model_client.parse_embedding_response(response)
         output.input = texts
+        count = len(output.data) if isinstance(output.data, list) else None
+        if output.error is None and count is not None and count != len(texts):
+            # a vector too few or too many shifts every text after it onto another's vector
+            log.warning("embedding call: %d vectors for %d texts", count, len(texts))
+            output.error = (f"wrong number of embeddings from the model: got {count} embeddings "
+                            f"for {len(texts)} texts (refusing to guess which vector is whose)")
+            output.data = []
         if output.error is None and self.output_processors is not None and output.data is not None:
             output.data = self.output_processors(output.data)
         return output

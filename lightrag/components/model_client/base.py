@@ -32,16 +32,21 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import threading
 from typing import Any, Callable
 
 from lightrag.components.model_client.chat_utils import resolve_api_key
-from lightrag.core.retry import with_retries
 from lightrag.core.types import ModelType
+from lightrag.utils.async_clients import LoopClients
+from lightrag.utils.http_errors import explain_error
+from lightrag.utils.http_retry import with_http_retries
 from lightrag.utils.lazy_import import OptionalPackages, safe_import
 
 __all__ = ["SDKClientMixin", "packaged_path", "resolve_model_path"]
 
 log = logging.getLogger(__name__)
+
+_LOOP_CLIENTS_LOCK = threading.Lock()
 
 #: sentence-transformers models whose files ship in a package: name -> (package, folder)
 PACKAGED_EMBEDDERS = {
@@ -87,7 +92,6 @@ class SDKClientMixin:
     sync_client: Any
     timeout: float | None
     call_timeout: Callable[[], float | None]
-    loop_async_client: Callable[[], Any]
 
     # ------------------------------------------------------------------ the key
     def _init_api_key(self, api_key: str | None, env_api_key_name: str, timeout: float | None) -> None:
@@ -126,6 +130,22 @@ class SDKClientMixin:
         """A new async SDK client."""
         return self._new_sdk_client(1)
 
+    def loop_async_client(self) -> Any:
+        """The async SDK client of the running event loop, made on its first request there and
+        closed when the loop shuts down (:class:`~lightrag.utils.async_clients.LoopClients`);
+        a client assigned to ``async_client`` by hand is adopted by the next loop (and left open).
+        """
+        clients = self.__dict__.get("_async_client_loop")
+        if not isinstance(clients, LoopClients):
+            with _LOOP_CLIENTS_LOCK:
+                clients = self.__dict__.get("_async_client_loop")
+                if not isinstance(clients, LoopClients):
+                    clients = LoopClients()
+                    object.__setattr__(self, "_async_client_loop", clients)
+        client = clients.get(self.init_async_client, self.async_client)
+        self.async_client = client
+        return client
+
     # ----------------------------------------------------------------- requests
     def _check_model_type(self, model_type: ModelType) -> None:
         if model_type not in self.model_types:
@@ -139,23 +159,42 @@ class SDKClientMixin:
         """What ``call``/``acall`` return for the SDK's ``response`` (by default the response)."""
         return response
 
-    @with_retries
+    def _base_url_of(self, sdk_client: Any) -> str | None:
+        """The endpoint named in errors (credentials are removed when they are shown)."""
+        resolved = getattr(self, "_resolved_base_url", None)
+        url = resolved() if callable(resolved) else None
+        return url or (str(getattr(sdk_client, "base_url", "") or "") or None)
+
+    @with_http_retries
     def call(
         self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
     ) -> Any:
-        """Send the request with the sync SDK client (created on first use)."""
+        """Send the request with the sync SDK client (created on first use).
+
+        Transient errors are retried per ``retry_policy``, waiting at least the provider's
+        ``Retry-After``; connection errors name the request and their cause, and an unreadable
+        reply raises :class:`~lightrag.utils.http_errors.ProviderResponseError`.
+        """
         self._check_model_type(model_type)
         if self.sync_client is None:
             self.sync_client = self.init_sync_client()
         request = dict(api_kwargs or {})
-        return self._finish(self._endpoint(self.sync_client, model_type, request)(**request), model_type)
+        try:
+            response = self._endpoint(self.sync_client, model_type, request)(**request)
+        except Exception as e:
+            raise explain_error(e, self._base_url_of(self.sync_client)) from e
+        return self._finish(response, model_type)
 
-    @with_retries
+    @with_http_retries
     async def acall(
         self, api_kwargs: dict[str, Any] | None = None, model_type: ModelType = ModelType.UNDEFINED
     ) -> Any:
-        """Send the request with this event loop's async SDK client."""
+        """Send the request with this event loop's async SDK client (see :meth:`call`)."""
         self._check_model_type(model_type)
         request = dict(api_kwargs or {})
-        response = await self._endpoint(self.loop_async_client(), model_type, request)(**request)
+        client = self.loop_async_client()
+        try:
+            response = await self._endpoint(client, model_type, request)(**request)
+        except Exception as e:
+            raise explain_error(e, self._base_url_of(client)) from e
         return self._finish(response, model_type)

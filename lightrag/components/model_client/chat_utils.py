@@ -20,6 +20,8 @@ Example:
 
 from __future__ import annotations
 
+import array
+import base64
 import inspect
 import logging
 import os
@@ -156,21 +158,59 @@ def is_stream(completion: Any) -> bool:
     return isinstance(completion, (Iterator, AsyncIterator)) or hasattr(completion, "__aiter__")
 
 
-def _sync_pieces(stream: Any, take: Callable[[Any], str | None]) -> Iterator[str]:
+class StreamCutError(ConnectionError):
+    """A reply stream ended before the provider said it was finished (cut by the server, a proxy
+    or the network): the text read so far is incomplete."""
+
+
+def _stream_read_error(error: BaseException) -> BaseException:
+    """A clear error for a stream event the SDK could not decode (not JSON, not UTF-8)."""
+    import json
+
+    if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):
+        from lightrag.utils.http_errors import ProviderResponseError
+
+        what = "not valid JSON" if isinstance(error, json.JSONDecodeError) else "not UTF-8 text"
+        return ProviderResponseError(f"the provider sent a stream event that is {what} ({error})")
+    return error
+
+
+def _sync_pieces(stream: Any, take: Callable[[Any], str | None],
+                 at_end: Callable[[], None] | None = None) -> Iterator[str]:
     try:
-        yield from filter(None, map(take, stream))
+        try:
+            for chunk in stream:
+                text = take(chunk)
+                if text:
+                    yield text
+        except Exception as e:
+            clear = _stream_read_error(e)
+            if clear is e:
+                raise
+            raise clear from e
+        if at_end is not None:
+            at_end()
     finally:
         close = getattr(stream, "close", None)
         if callable(close):
             close()
 
 
-async def _async_pieces(stream: Any, take: Callable[[Any], str | None]) -> AsyncIterator[str]:
+async def _async_pieces(stream: Any, take: Callable[[Any], str | None],
+                        at_end: Callable[[], None] | None = None) -> AsyncIterator[str]:
     try:
-        async for chunk in stream:
-            text = take(chunk)
-            if text:
-                yield text
+        try:
+            async for chunk in stream:
+                text = take(chunk)
+                if text:
+                    yield text
+        except Exception as e:
+            clear = _stream_read_error(e)
+            if clear is e:
+                raise
+            raise clear from e
+        if at_end is not None:
+            at_end()
     finally:
         close = getattr(stream, "close", None)
         result = close() if callable(close) else None
@@ -178,10 +218,52 @@ async def _async_pieces(stream: Any, take: Callable[[Any], str | None]) -> Async
             await result
 
 
+def chunk_finish_reason(chunk: Any) -> str | None:
+    """The ``finish_reason`` of an OpenAI-style chunk's first choice (None while it goes on)."""
+    choices = getattr(chunk, "choices", None)
+    if not choices:
+        return None
+    return getattr(choices[0], "finish_reason", None)
+
+
+def _tool_calls_of(message: Any) -> list[dict[str, Any]]:
+    """The tool calls of a chat message as plain dicts (``id``, ``type``, ``function``)."""
+    calls = []
+    for call in getattr(message, "tool_calls", None) or []:
+        function = getattr(call, "function", None)
+        calls.append({
+            "id": getattr(call, "id", None),
+            "type": getattr(call, "type", None) or "function",
+            "function": {"name": getattr(function, "name", None),
+                         "arguments": getattr(function, "arguments", None) or ""},
+        })
+    return calls
+
+
+def _add_tool_call_deltas(calls: list[dict[str, Any]], chunk: Any) -> None:
+    """Merge the ``delta.tool_calls`` of a streamed chunk into ``calls`` (by their ``index``)."""
+    choices = getattr(chunk, "choices", None)
+    delta = getattr(choices[0], "delta", None) if choices else None
+    for part in getattr(delta, "tool_calls", None) or []:
+        index = getattr(part, "index", None)
+        index = index if isinstance(index, int) else len(calls)
+        while len(calls) <= index:
+            calls.append({"id": None, "type": "function", "function": {"name": None, "arguments": ""}})
+        call = calls[index]
+        if getattr(part, "id", None):
+            call["id"] = part.id
+        function = getattr(part, "function", None)
+        if getattr(function, "name", None):
+            call["function"]["name"] = function.name
+        if getattr(function, "arguments", None):
+            call["function"]["arguments"] += function.arguments
+
+
 def stream_output(
     stream: Any,
     text_of: Callable[[Any], str | None] = parse_stream_response,
     usage_of: Callable[[Any], CompletionUsage | None] | None = chunk_usage,
+    finished_of: Callable[[Any], str | None] | None = None,
 ) -> GeneratorOutput:
     """Wrap a sync or async chunk stream in a ``GeneratorOutput`` whose ``data`` yields text.
 
@@ -190,17 +272,55 @@ def stream_output(
     closed when the generator ends. When ``usage_of(chunk)`` reports token usage (OpenAI's final
     chunk, with ``stream_options={"include_usage": True}``), it is stored in the output's
     ``usage`` while the stream is consumed.
+
+    With ``finished_of`` (a chunk's finish reason, e.g. :func:`chunk_finish_reason`), the reason
+    lands in ``output.metadata["finish_reason"]``, streamed tool calls in
+    ``metadata["tool_calls"]``, and a stream that ends without any reason (cut by the server, or
+    empty) raises :class:`StreamCutError` after its last piece: the reply is incomplete.
     """
     output: GeneratorOutput = GeneratorOutput()
+    state: dict[str, Any] = {"finish": None, "chunks": 0, "pieces": 0, "has_field": False}
+    tool_calls: list[dict[str, Any]] = []
+
+    def note(**values: Any) -> None:
+        output.metadata = {**(output.metadata or {}), **values}
 
     def take(chunk: Any) -> str | None:
+        state["chunks"] += 1
         usage = usage_of(chunk) if usage_of is not None else None
         if usage is not None:
             output.usage = usage
-        return text_of(chunk)
+        if finished_of is not None:
+            choices = getattr(chunk, "choices", None)
+            if choices and hasattr(choices[0], "finish_reason"):
+                state["has_field"] = True
+            reason = finished_of(chunk)
+            had_calls = bool(tool_calls)
+            _add_tool_call_deltas(tool_calls, chunk)
+            if tool_calls and not had_calls:
+                note(tool_calls=tool_calls)
+            if reason:
+                state["finish"] = reason
+                note(finish_reason=reason)
+        text = text_of(chunk)
+        if text:
+            state["pieces"] += 1
+        return text
 
+    def at_end() -> None:
+        # SDK chunks always have the field (None until the last): a stream that never set it,
+        # or that sent nothing at all, was cut
+        if state["finish"] is None and (state["chunks"] == 0 or state["has_field"]):
+            got = (f"after {state['pieces']} text pieces" if state["chunks"] else "with no chunk")
+            raise StreamCutError(
+                f"the reply stream ended {got} and without a finish_reason: the server or a "
+                f"proxy cut it, the text is incomplete"
+            )
+
+    end_check = at_end if finished_of is not None else None
     aio = isinstance(stream, AsyncIterator) or hasattr(stream, "__aiter__")
-    pieces = _async_pieces(stream, take) if aio else _sync_pieces(stream, take)
+    pieces = (_async_pieces(stream, take, end_check) if aio
+              else _sync_pieces(stream, take, end_check))
     output.data = pieces
     output.raw_response = pieces  # type: ignore[assignment]
     return output
@@ -218,7 +338,7 @@ def parse_completion(
     if isinstance(completion, GeneratorOutput):
         return completion
     if is_stream(completion):
-        return stream_output(completion)
+        return stream_output(completion, finished_of=chunk_finish_reason)
     if isinstance(completion, str):
         return GeneratorOutput(data=completion, raw_response=completion)
     try:
@@ -229,7 +349,18 @@ def parse_completion(
             raw_response=str(completion), error=f"parse error: {type(e).__name__}: {e}"
         )
     usage = to_completion_usage(getattr(completion, "usage", None))
-    return GeneratorOutput(data=data, raw_response=data, usage=usage)
+    output = GeneratorOutput(data=data, raw_response=data, usage=usage)
+    choices = getattr(completion, "choices", None)
+    if isinstance(choices, list) and choices:
+        metadata: dict[str, Any] = {}
+        reason = getattr(choices[0], "finish_reason", None)
+        if reason:
+            metadata["finish_reason"] = reason
+        calls = _tool_calls_of(getattr(choices[0], "message", None))
+        if calls:  # the reply is a request to call tools (its text is often None)
+            metadata["tool_calls"] = calls
+        output.metadata = metadata or None
+    return output
 
 
 # ------------------------------------------------------------------------------- clients
@@ -264,13 +395,44 @@ def embedding_api_kwargs(input: Any, model_kwargs: Mapping[str, Any] | None) -> 
     return api_kwargs
 
 
+def _in_index_order(items: list[Any]) -> list[Any]:
+    """The embeddings of a reply in input order: sorted by their ``index`` fields.
+
+    Providers may send them in any order (OpenAI documents ``index`` for that); replies without
+    ``index`` fields keep their order. Duplicate or out-of-range indexes raise ``ValueError``.
+    """
+    indexes = [getattr(item, "index", None) for item in items]
+    if all(i is None for i in indexes):
+        return items
+    if any(not isinstance(i, int) for i in indexes) or sorted(indexes) != list(range(len(items))):
+        shown = indexes if len(indexes) <= 20 else [*indexes[:20], "..."]
+        raise ValueError(
+            f"the embedding reply's index fields are not 0..{len(items) - 1} once each: {shown}"
+        )
+    return [item for _index, item in sorted(zip(indexes, items), key=lambda pair: pair[0])]
+
+
 def parse_embeddings(response: Any) -> EmbedderOutput:
-    """An :class:`EmbedderOutput` from an SDK ``CreateEmbeddingResponse``; failures -> ``error``."""
+    """An :class:`EmbedderOutput` from an SDK ``CreateEmbeddingResponse``; failures -> ``error``.
+
+    The vectors are put in input order by their ``index`` fields; vectors of different lengths
+    or without numbers are an error.
+    """
     try:
-        data = [
-            Embedding(embedding=list(item.embedding), index=getattr(item, "index", i))
-            for i, item in enumerate(response.data)
-        ]
+        if getattr(response, "data", None) is None:
+            raise ValueError("the embedding reply has no data")
+        items = _in_index_order(list(response.data))
+        data = []
+        for position, item in enumerate(items):
+            vector = getattr(item, "embedding", None)
+            if isinstance(vector, str):  # encoding_format="base64": little-endian float32
+                vector = array.array("f", base64.b64decode(vector)).tolist()
+            if not isinstance(vector, (list, tuple)) or not vector:
+                raise ValueError(f"embedding {position} is not a list of numbers: {vector!r}"[:200])
+            data.append(Embedding(embedding=list(vector), index=position))
+        dims = sorted({len(e.embedding) for e in data})
+        if len(dims) > 1:
+            raise ValueError(f"the embeddings have different lengths: {dims}")
         raw_usage = getattr(response, "usage", None)
         usage = None
         if raw_usage is not None:
@@ -282,5 +444,5 @@ def parse_embeddings(response: Any) -> EmbedderOutput:
     except Exception as e:  # noqa: BLE001 - a bad reply is returned as an error, not raised
         log.warning("could not parse the embedding response: %s", e)
         return EmbedderOutput(
-            error=f"parse error: {type(e).__name__}: {e}", raw_response=str(response)
+            error=f"parse error: {type(e).__name__}: {e}", raw_response=str(response)[:2000]
         )

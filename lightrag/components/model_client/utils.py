@@ -20,10 +20,10 @@ __all__ = ["parse_embedding_response"]
 
 def parse_embedding_response(api_response: Any) -> EmbedderOutput:
     """An :class:`EmbedderOutput` (vectors, model, usage) from an OpenAI-style response."""
-    embeddings = [
-        Embedding(embedding=list(e.embedding), index=getattr(e, "index", i))
-        for i, e in enumerate(api_response.data)
-    ]
+    from lightrag.components.model_client.chat_utils import _in_index_order
+
+    items = _in_index_order(list(api_response.data))  # input order, by the index fields
+    embeddings = [Embedding(embedding=list(e.embedding), index=i) for i, e in enumerate(items)]
     usage = getattr(api_response, "usage", None)
     return EmbedderOutput(
         data=embeddings,
