@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from typing import Any, Iterable, List, Optional, Tuple
 
@@ -136,11 +137,20 @@ def _keywords(value: Any) -> str:
     return ", ".join(seen.values())
 
 
+#: the largest relation weight a model's answer may give (a custom KG's bound too): summed
+#: weights of 1e308 were stored as Infinity, which SQLite's JSON functions and JSON readers reject
+MAX_WEIGHT = 1e6
+
+
 def _as_weight(value: Any) -> Optional[float]:
+    """A relation strength from a model's answer: a finite number >= 0, at most
+    :data:`MAX_WEIGHT`; ``None`` (the default weight) for anything else."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    text = clean_text(value) if isinstance(value, str) else ""
-    return float(text) if _NUMBER.fullmatch(text) else None
+        number = float(value)
+    else:
+        text = clean_text(value) if isinstance(value, str) else ""
+        number = float(text) if _NUMBER.fullmatch(text) else math.nan
+    return min(number, MAX_WEIGHT) if math.isfinite(number) and number >= 0 else None
 
 
 def make_entity(

@@ -44,6 +44,10 @@ from lightrag.core.tokenizer import count_tokens
 
 log = logging.getLogger(__name__)
 
+#: the largest summed weight of a relation: a weight stays a finite JSON number however many
+#: records support it (each record's is at most extraction_parser.MAX_WEIGHT)
+MAX_WEIGHT_SUM = 1e12
+
 
 def entity_vector_id(name: str) -> str:
     return compute_mdhash_id(name, prefix="ent-")
@@ -309,7 +313,7 @@ class GraphMerger(Component):
         fresh = [r for r in records if r.source_id not in known_chunks]
         if not fresh and existing:
             return None
-        weight = float(existing.get("weight", 0.0)) + sum(float(r.weight) for r in fresh)
+        weight = min(float(existing.get("weight", 0.0)) + sum(float(r.weight) for r in fresh), MAX_WEIGHT_SUM)
         keywords = sorted({
             k.strip() for text in [existing.get("keywords", ""), *(r.keywords for r in fresh)]
             for k in str(text).split(",") if k.strip()

@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import Any, Callable, Dict, List, Tuple
 
@@ -33,6 +34,9 @@ def clean_properties(data: Dict[str, Any], what: str) -> Dict[str, Any]:
         if not isinstance(value, _GRAPHML_TYPES):
             raise TypeError(f"{what} property {key!r} is a {type(value).__name__}; GraphML holds "
                             "only str, int, float and bool (join lists with GRAPH_FIELD_SEP)")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{what} property {key!r} is {value}; only finite numbers are stored "
+                             "(JSON and SQLite's JSON functions have no Infinity or NaN)")
         clean[key] = value
     return clean
 
