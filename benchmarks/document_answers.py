@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "bridges"
 #: what the quoting answerer says when the context does not answer (``answer: null`` items):
 #: no sentence answers, or the thing asked for is mentioned nowhere
-DECLINED = ("does not contain a sentence that answers", "does not mention")
+DECLINED = ("does not contain a sentence that answers", "does not mention", "do not give the")
 
 
 def is_right(answer: str, expected: str | None, question: str = "") -> bool:
@@ -38,7 +38,8 @@ def is_right(answer: str, expected: str | None, question: str = "") -> bool:
     if expected.lower() in ("yes", "no"):
         return answer.lower().startswith(expected.lower() + ":")
     if choice_options(question):
-        return answer.lower().lstrip().removeprefix("the ").startswith(expected.lower().removeprefix("the "))
+        verdict = answer.lower().split(", according to", 1)[0] if ", according to" in answer else ""
+        return expected.lower().split(", according", 1)[0] in verdict
     return expected.lower() in answer.lower()
 
 

@@ -1,7 +1,7 @@
 """Verdicts of the extractive answerer for yes/no and "A or B" questions, from the quoted context.
 
 A verdict is best effort and never invented: "A or B" is decided only by the years the context
-gives each option ("Which came first, X or Y?"), "yes" only when the quoted sentences state every
+gives each option ("Which came first, X or Y?"), "yes" only when one quoted sentence states every
 word of the question's claim without a negation; otherwise the answer says the sources do not
 decide (absence of evidence is not a "no").
 
@@ -20,7 +20,7 @@ import re
 from typing import Dict, Optional, Sequence, Set, Tuple
 
 from lightrag.components.graph_rag.answer_words import stem, stems
-from lightrag.components.graph_rag.question_types import choice_options, fold, words, years_in
+from lightrag.components.graph_rag.question_types import choice_options, fold, names_in, words, years_in
 
 __all__ = ["choice_verdict", "yes_no_verdict"]
 
@@ -34,6 +34,10 @@ _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 BEGINNINGS = frozenset(stem(w) for w in (
     "founded established built opened launched created started formed completed began born "
     "incorporated inaugurated commissioned constructed introduced released published").split())
+#: stems of the words that date a thing's end: "Which closed first, A or B?" compares closings
+ENDINGS = frozenset(stem(w) for w in (
+    "closed ended died retired demolished abolished dissolved disbanded shut discontinued "
+    "withdrawn scrapped sank collapsed destroyed wrecked replaced stopped ceased").split())
 
 
 def choice_verdict(query: str, sentences: Sequence[Tuple[str, ...]]) -> Optional[str]:
@@ -42,24 +46,24 @@ def choice_verdict(query: str, sentences: Sequence[Tuple[str, ...]]) -> Optional
     ``sentences``: ``(text, heading)`` or ``(text, heading, passage opening)`` of each context
     sentence. An option's year is the earliest year of the sentences that name it (in their
     text, heading or passage opening), taken first from those under a heading about it that say
-    the question's event or a beginning ("founded", "opened", "launched", ...), then from any
-    naming it that say one, then from any naming it: "Which is older, Corvane Shipworks or the
-    Savings Bank?" reads the yard's "It was founded in 1871", not its founder's "She was born in
-    1839" in a passage that opens "Agathe Corvane ... founder of Corvane Shipworks"."""
+    the question's event or a beginning ("founded", "opened", "launched", ...; only the
+    question's own when it asks about an end: "Which closed first?" reads closings, each the
+    latest year of its sentence), then from any naming it that say one, then from any naming
+    it: "Which is older, Corvane Shipworks or the Savings Bank?" reads the yard's "It was
+    founded in 1871", not its founder's "She was born in 1839" in a passage that opens "Agathe
+    Corvane ... founder of Corvane Shipworks"."""
     options = choice_options(query)
     if options is None:
         return None
-    events = (stems(query) - set().union(*(stems(o) for o in options))) | BEGINNINGS
+    asked = stems(query) - set().union(*(stems(o) for o in options))
+    ending = bool(asked & ENDINGS)
+    events = asked if ending else asked | BEGINNINGS
     earliest: Dict[str, Optional[int]] = {}
     for option in options:
-        named = _ARTICLE.sub("", fold(option))  # "the Golden Gate Bridge": as "Golden Gate Bridge"
-        tiers: Tuple[list, list, list] = ([], [], [])
-        for text, heading, *opening in sentences:
-            if named not in fold(" ".join((text, heading, *opening))):
-                continue
-            says_event = bool(stems(text) & events)
-            tier = 0 if says_event and named in fold(heading) else 1 if says_event else 2
-            tiers[tier].extend(years_in(text))
+        named, own_events = _option_parts(option)
+        tiers = _dated(sentences, named, events | own_events, ending, exact=True)
+        if not any(tiers):  # "the Bogwatch project" where the passage says "Bogwatch is a ... project"
+            tiers = _dated(sentences, named, events | own_events, ending, exact=False)
         years = next((t for t in tiers if t), [])
         earliest[option] = min(years) if years else None
     a, b = options
@@ -72,15 +76,60 @@ def choice_verdict(query: str, sentences: Sequence[Tuple[str, ...]]) -> Optional
     return None
 
 
+def _dated(sentences: Sequence[Tuple[str, ...]], named: str, events: Set[str], ending: bool,
+           exact: bool) -> Tuple[list, list, list]:
+    """The years of the sentences that name ``named`` (as a phrase, or ``exact=False``: all its
+    words), in three tiers: under a heading naming it and saying an event, saying an event,
+    the rest (an ending's sentence gives its latest year)."""
+    needed = words(named) - {"the", "of", "a", "an", "and"}
+    tiers: Tuple[list, list, list] = ([], [], [])
+    for text, heading, *opening in sentences:
+        context = fold(" ".join((text, heading, *opening)))
+        if (named not in context) if exact else not needed <= words(context):
+            continue
+        says_event = bool(stems(text) & events)
+        in_heading = named in fold(heading) if exact else needed <= words(heading)
+        tier = 0 if says_event and in_heading else 1 if says_event else 2
+        years = years_in(text)
+        if ending and says_event and years:
+            years = [max(years)]  # "opened in 1883 and closed in 1931": the end is the later
+        tiers[tier].extend(years)
+    return tiers
+
+
+_EVENT_OF = re.compile(r"^(?:the |a |an )?([a-z]+) of (?:the |a |an )?(.+)$")
+
+
+def _option_parts(option: str) -> Tuple[str, Set[str]]:
+    """What an option names (folded, without its article) and the stems of the event it names
+    with it: "the opening of the Loch Brannagh field station" -> ("loch brannagh field station",
+    {"open"}), "Priya Lindqvist joining the Institute" -> ("priya lindqvist", {"join",
+    "institut"}), "the Golden Gate Bridge" -> ("golden gate bridge", set())."""
+    text = option.strip()
+    event_of = _EVENT_OF.match(text)
+    if event_of and event_of.group(1).endswith(("ing", "ion", "ment", "start", "end", "death",
+                                                "birth", "launch", "foundation", "close", "closure")):
+        return _ARTICLE.sub("", fold(event_of.group(2))), {stem(event_of.group(1))}
+    names = names_in(" " + text)
+    if names and _ARTICLE.sub("", text).startswith(names[0]) and len(names[0]) < len(_ARTICLE.sub("", text)):
+        rest = _ARTICLE.sub("", text)[len(names[0]):]
+        if re.match(r"\s+[a-z]+ing\b", rest):
+            return fold(names[0]), stems(rest)
+    return _ARTICLE.sub("", fold(text)), set()
+
+
 def yes_no_verdict(query: str, quoted: Sequence[Tuple[str, Set[str]]],
                    weights: Dict[str, float]) -> Optional[str]:
-    """"Yes" when the quoted sentences together state every word of the question's claim
-    (90 % of its idf ``weights``) without a negation; "No" when one quoted sentence states it
+    """"Yes" when one quoted sentence (with its heading) states every word of the question's
+    claim (90 % of its idf ``weights``) without a negation (words pooled from several sentences
+    say nothing together: "Margery Quaile", "designed" and "the Anvil Viaduct" in three of them
+    do not say she designed it); "No" when one quoted sentence states it
     with a negation and the question has none ("Was any core lost when the archive flooded in
     2020?" against "The archive was flooded in 2020, but no cores were lost."); otherwise
     ``None`` (undecided).
 
-    ``quoted``: ``(text, stemmed words of the sentence and its heading)`` of each quote."""
+    ``quoted``: ``(text, stemmed words of the sentence, its heading and its passage's opening)``
+    of each quote."""
     claim = stems(query)
     weight = sum(weights.get(w, 1.0) for w in claim)
     if not claim or not weight:
@@ -89,9 +138,7 @@ def yes_no_verdict(query: str, quoted: Sequence[Tuple[str, Set[str]]],
     def share(stated: Set[str]) -> float:
         return sum(weights.get(w, 1.0) for w in claim & stated) / weight
 
-    said = set().union(*(stated for _, stated in quoted))
-    negated = any(words(text) & NEGATIONS for text, _ in quoted)
-    if share(said) >= 0.9 and not negated:
+    if any(share(stated) >= 0.9 and not words(text) & NEGATIONS for text, stated in quoted):
         return "Yes"
     if not words(query) & NEGATIONS and any(
             share(stated) >= 0.9 and words(text) & NEGATIONS for text, stated in quoted):

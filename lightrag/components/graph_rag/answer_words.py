@@ -25,7 +25,8 @@ STOPWORDS = frozenset(
     "and or but nor so yet is are was were be been being am do does did has have had having "
     "what which who whom whose when where why how that this these those it its he she they "
     "them his her their there here than then also not no yes any all some many much more most "
-    "can could will would should shall may might must one ones s".split())
+    "can could will would should shall may might must one ones s anyone anybody anything "
+    "someone somebody something everyone everybody everything".split())
 
 Phrase = Tuple[str, str]
 
@@ -63,12 +64,27 @@ IRREGULAR = {past: verb for verb, forms in {
     "draw": "drew drawn", "fly": "flew flown", "sing": "sang sung", "stand": "stood",
     "send": "sent", "spend": "spent", "lose": "lost", "pay": "paid", "keep": "kept",
     "eat": "ate eaten", "fall": "fell fallen", "catch": "caught", "seek": "sought",
+    "drive": "drove driven", "ride": "rode ridden", "strike": "struck stricken",
+    "break": "broke broken", "throw": "threw thrown", "rise": "rose risen", "swim": "swam swum",
+    "hear": "heard", "feel": "felt", "mean": "meant", "shoot": "shot", "dig": "dug",
+    "steal": "stole stolen", "wear": "wore worn", "forget": "forgot forgotten", "hang": "hung",
 }.items() for past in forms.split()}
+
+
+def _final_e(word: str) -> str:
+    """``word`` without the final "e" of "-se", "-ve", "-ze", "-ce" or "-ge" (five letters or
+    more), which the suffix stripper takes from its other forms: "close", "closed" and "closes"
+    meet as "clos", "drive" and "driver" as "driv", "manage" and "manager" as "manag". Other
+    final "e"s stay: "state" must not meet "States" ("United States")."""
+    return word[:-1] if len(word) >= 5 and word.endswith(_SOFT_E) else word
+
+
+_SOFT_E = ("se", "ve", "ze", "ce", "ge")
 
 
 #: stems that ask and answer the same thing in other words ("Who is the spouse of X?" and "X
 #: married Y", "When did X die?" and "X's death in 1990", "the CEO" and "the chief executive")
-SAME_MEANING = {
+_SAME_MEANING = {
     **dict.fromkeys(("spouse", "wife", "wive", "husband", "marriage", "wed", "wedd"), "marry"),
     **dict.fromkeys(("died", "dies", "dying", "death", "dead"), "die"),
     **dict.fromkeys(("birth", "birthplace"), "born"),
@@ -81,18 +97,20 @@ SAME_MEANING = {
     # "Who runs X today?" and "Y, the current managing director" / "he still holds the post"
     **dict.fromkeys(("today", "now", "currently", "presently", "still"), "current"),
 }
+SAME_MEANING = {_final_e(k): _final_e(v) for k, v in _SAME_MEANING.items()}
 
 
 def stem(word: str) -> str:
     """A light suffix stripper ("married" and "marry", "published" and "publishes", "manager"
     and "manages" meet), with the past forms of common irregular verbs mapped to their verb
-    ("found" and "find") and words of the same meaning to one (:data:`SAME_MEANING`).
+    ("found" and "find") and words of the same meaning to one (:data:`SAME_MEANING`); a final
+    "-se"/"-ve"/... loses its "e" ("closed" and "close" meet as "clos": :func:`_final_e`).
 
     Example:
-        >>> stem("married"), stem("found"), stem("founded"), stem("written")
-        ('marry', 'find', 'found', 'write')
+        >>> stem("married"), stem("found"), stem("founded"), stem("written"), stem("closes")
+        ('marry', 'find', 'found', 'write', 'clos')
     """
-    stripped = _stripped(word)
+    stripped = _final_e(_stripped(word))
     return SAME_MEANING.get(stripped, stripped)
 
 

@@ -53,7 +53,9 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    does not mention "salary"; the closest evidence: ..."): the quotes may still answer in other
    words ("What award ...?" and "the Veltmoor Innovation Medal"); so is a "When did X <verb>?"
    question none of whose sentences about X says the verb ("In which year did Henrik Sæther
-   retire?" over passages that say he became managing director).
+   retire?" over passages that say he became managing director), and so is a question asking for
+   a date, number or name whose quotes hold none ("The quoted sentences do not give the name
+   asked for; the closest evidence: ...").
 
 Example:
     >>> answerer = ExtractiveAnswerer()
@@ -444,8 +446,13 @@ class ExtractiveAnswerer(Component):
             # over passages that give her job, not her pay): say so, and show what is closest
             # (an answer may still be there in other words: "What award ...?" and "the Medal")
             text = f"The retrieved context does not mention {missing}; the closest evidence: {quoted}"
+        elif kind in TYPED_KINDS and not any(c.typed for c in chain):
+            # "Who designed Oskerby station?" answered by "Its first chief engineer designed its
+            # largest structure": the quotes hold no name (date, number) at all, so they are
+            # evidence, not the answer
+            text = f"The quoted sentences do not give the {kind} asked for; the closest evidence: {quoted}"
         elif kind == "yes_no":
-            verdict = yes_no_verdict(query, [(c.sentence.text, c.words | c.heading_words) for c in chain],
+            verdict = yes_no_verdict(query, [(c.sentence.text, c.in_context) for c in chain],
                                      weights)
             decided = verdict is not None
             text = (f"{verdict}: {quoted}" if verdict else

@@ -84,14 +84,33 @@ def _new(found: str, question_words: Set[str]) -> bool:
     return not words(found) <= question_words
 
 
+#: capitalised words that name nothing: a sentence's "It", "Its", "The", "After", ...
+_NOT_NAMES = frozenset(
+    "a an the it its he his she her they their them this these that those there here in on at "
+    "of for from by with as after before during since until when while then thus however also "
+    "both each every all some many most no not we our you your i my one".split())
+#: digits that count nothing: dates ("14 May 1868", "May 14", "1952-1979", ISO dates), numbered
+#: things ("No. 4") and digit groups joined by hyphens ("a 4-4-0 locomotive")
+_YEAR_RANGE = r"(?:1[0-9]{3}|20[0-9]{2})s?(?:\s?[-–]\s?\d{2,4})?\b"
+_NOT_COUNTS = re.compile(
+    r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH.pattern + r"(?:,? \d{4})?"
+    r"|" + _MONTH.pattern + r" \d{1,4}\b(?:, \d{4})?"
+    r"|\b(?:No|no|Nos|nos|Number|number)\.? ?\d+|\b\d+(?:\s?[-–/]\s?\d+)+\b"
+    r"|\b(?:in|since|until|by|from|to|during|of|after|before|around|circa|c\.) " + _YEAR_RANGE)
+
+
 def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
-    """Whether ``sentence`` names a ``kind`` of answer the question does not already contain."""
+    """Whether ``sentence`` names a ``kind`` of answer the question does not already contain:
+    a year or month for a date; a number that counts (not a day, a year after "in", "No. 4" or
+    "4-4-0") for a number; a capitalised name that is not a function word ("It", "Its") for a
+    name."""
     if kind == "date":
         found = _YEAR.findall(sentence) + _MONTH.findall(sentence)
     elif kind == "number":
-        found = _NUMBER.findall(sentence)
+        found = _NUMBER.findall(_NOT_COUNTS.sub(" ", sentence))
     elif kind == "name":
-        found = [m.group(0) for m in _NAME.finditer(sentence)]
+        found = [m.group(0) for m in _NAME.finditer(sentence)
+                 if not set(m.group(0).lower().split()) <= _NOT_NAMES]
     else:
         return False
     return any(_new(f, question_words) for f in found)

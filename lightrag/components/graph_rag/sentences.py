@@ -137,6 +137,25 @@ def _inner_heading(lines: List[str], number: int) -> str:
     return _title(raw)
 
 
+_EMPHASIS = re.compile(r"^(?:\*\*|__|\*|_)(.+?)(?:\*\*|__|\*|_)$")
+_FAQ_PREFIX = re.compile(r"^(?:Q|Question)\s*[:.]\s*", re.I)
+
+
+def _faq_question(lines: List[str], number: int) -> str:
+    """The question of line ``number`` when it asks what the lines below it answer, as in a FAQ
+    ("**How long is the line?**" above "Our trains run for six and a half miles ..."): a short
+    line of its own that ends with "?", opens its paragraph and has text right below it."""
+    raw = _FAQ_PREFIX.sub("", lines[number].strip())
+    emphasis = _EMPHASIS.match(raw)
+    question = (emphasis.group(1) if emphasis else raw).strip()
+    below = lines[number + 1].strip() if number + 1 < len(lines) else ""
+    opens = number == 0 or not lines[number - 1].strip()
+    if (not question.endswith("?") or len(question.split()) > 2 * MAX_HEADING_WORDS or not opens
+            or not below or below.endswith("?")):
+        return ""
+    return question
+
+
 def split_sentences(chunk_text: str) -> List[Sentence]:
     """The answerable sentences of a chunk, each a verbatim substring of it.
 
@@ -144,7 +163,8 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
     table rules are skipped, a heading line is not a sentence (the
     chunk's first line when it reads as a title, and a title standing alone between blank lines
     further down: the sentences after it carry it as their heading), a list item is quoted
-    without its marker ("- ", "2. "), very short pieces ("Yes.") carry too little to quote alone,
+    without its marker ("- ", "2. "), a FAQ's question line is the heading of the answer below it
+    (:func:`_faq_question`), very short pieces ("Yes.") carry too little to quote alone,
     and a sentence longer than ``MAX_SENTENCE_CHARS`` is quoted as runs of its clauses
     (:func:`_within_limit`).
 
@@ -153,7 +173,7 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
         >>> [(s.text, s.heading) for s in split_sentences(text)]
         [('It has rings.', 'Saturn'), ('Titan is one.', 'Moons')]
     """
-    heading = heading_of(chunk_text)
+    heading = outer = heading_of(chunk_text)
     sentences: List[Sentence] = []
     in_code = False
     lines = chunk_text.split("\n")
@@ -168,7 +188,11 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
             continue  # code or preformatted text (a nested list item is still quoted)
         inner = _inner_heading(lines, number)
         if inner:
-            heading = inner
+            heading = outer = inner
+            continue
+        question = _faq_question(lines, number)
+        if question:  # the answer below is read under its question (and the page's title)
+            heading = f"{outer}: {question}" if outer else question
             continue
         for sentence in _split_line(_MARKUP_PREFIX.sub("", line)):
             for piece in _within_limit(sentence):
