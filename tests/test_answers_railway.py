@@ -63,6 +63,8 @@ def test_forms_of_one_verb_meet(a, b):
     ("The Class K were small 4-4-0 tank locomotives.", "number", False),
     ("The line opened to passengers on 14 May 1868.", "number", False),
     ("Engine No. 4 was withdrawn in 1950.", "number", False),
+    ("No.: 8; Name: Hobby; Built: 1893; Withdrawn: 1955", "number", False),
+    ("They were designed by M. Quaile, and six were built between 1890 and 1896.", "number", True),
     ("Six were built at Pellow Works.", "number", True),
     ("It carried 1,200 passengers a day.", "number", True),
 ])

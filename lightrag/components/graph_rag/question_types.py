@@ -89,14 +89,17 @@ _NOT_NAMES = frozenset(
     "a an the it its he his she her they their them this these that those there here in on at "
     "of for from by with as after before during since until when while then thus however also "
     "both each every all some many most no not we our you your i my one".split())
-#: digits that count nothing: dates ("14 May 1868", "May 14", "1952-1979", ISO dates), numbered
-#: things ("No. 4") and digit groups joined by hyphens ("a 4-4-0 locomotive")
+#: digits that count nothing: dates ("14 May 1868", "May 14", "1952-1979", "between 1890 and
+#: 1896", ISO dates, a table row's "Built: 1893"), numbered things ("No. 4") and digit groups
+#: joined by hyphens ("a 4-4-0 locomotive")
 _YEAR_RANGE = r"(?:1[0-9]{3}|20[0-9]{2})s?(?:\s?[-–]\s?\d{2,4})?\b"
 _NOT_COUNTS = re.compile(
     r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH.pattern + r"(?:,? \d{4})?"
     r"|" + _MONTH.pattern + r" \d{1,4}\b(?:, \d{4})?"
-    r"|\b(?:No|no|Nos|nos|Number|number)\.? ?\d+|\b\d+(?:\s?[-–/]\s?\d+)+\b"
-    r"|\b(?:in|since|until|by|from|to|during|of|after|before|around|circa|c\.) " + _YEAR_RANGE)
+    r"|\b(?:No|no|Nos|nos|Number|number)\.?:? ?\d+|\b\d+(?:\s?[-–/]\s?\d+)+\b"
+    r"|(?:^|; )[\w .]+: " + _YEAR_RANGE +  # a table row's year cell: "Built: 1893"
+    r"|\b(?:in|since|until|by|from|to|during|of|after|before|around|circa|c\.|between|and) "
+    + _YEAR_RANGE)
 
 
 def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
