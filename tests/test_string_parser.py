@@ -141,9 +141,9 @@ TRUNCATED_REPLIES = [
     ('{"a": 1, "b": [1, 2', {"a": 1, "b": [1, 2]}),
     ('```json\n{"a": 1, "b": {"c": "unfinished str', {"a": 1, "b": {"c": "unfinished str"}}),
     ('{"a": 1,', {"a": 1}),
-    ('{"a": 1, "b":', {"a": 1, "b": None}),
-    ('{"items": [{"n": 1}, {"n": 2}, {"n"', {"items": [{"n": 1}, {"n": 2}, {"n": None}]}),
 ]
+#: replies cut off after a key: the value is missing, not null (0.1 filled in None)
+CUT_BEFORE_A_VALUE = ['{"a": 1, "b":', '{"items": [{"n": 1}, {"n": 2}, {"n"']
 
 
 @pytest.mark.parametrize("name,text,expected", JSON_REPLIES, ids=[c[0] for c in JSON_REPLIES])
@@ -170,6 +170,12 @@ def test_json_parser_refuses_guesses_as_01_unless_lenient(text, expected):
 @pytest.mark.parametrize("text,expected", TRUNCATED_REPLIES)
 def test_json_parser_closes_truncated_output(text, expected):
     assert JsonParser()(text) == expected
+
+
+@pytest.mark.parametrize("text", CUT_BEFORE_A_VALUE)
+def test_json_parser_refuses_a_reply_cut_before_a_value(text):
+    with pytest.raises(ValueError, match="cut off before the value of key"):
+        JsonParser()(text)
 
 
 def test_json_parser_without_brace_repair_rejects_truncated_output():

@@ -35,6 +35,7 @@ from lightrag.core.messages import build_chat_messages
 from lightrag.core.model_client import ModelClient
 from lightrag.core.parameter import Parameter
 from lightrag.core.prompt_builder import Prompt
+from lightrag.core.stream_watch import watch_stream
 from lightrag.core.timeouts import ModelCallTimeout, acall_with_timeout, call_with_timeout
 from lightrag.core.types import CompletionUsage, GeneratorOutput, ModelType
 from lightrag.utils.registry import EntityMapping
@@ -108,7 +109,9 @@ class Generator(Component):
             ``GeneratorOutput(error="model call timed out after N s")``; None uses the client's
             (``model_client.timeout``, else 60 s for API clients and 300 s for local models);
             0 means no limit. A timed-out request cannot be killed: it finishes in a background
-            thread and its reply is dropped.
+            thread and its reply is dropped. A stream gets ``timeout`` s per piece, not in all (a
+            long reply that keeps coming is never cut off): a longer wait for the next piece
+            ends it, with ``stream.error`` naming the timeout.
     """
 
     def __init__(
@@ -356,8 +359,8 @@ class Generator(Component):
             return self._failed(e)
 
     def _count_stream_usage(self, output: GeneratorOutput) -> None:
-        """Wrap a streamed reply so its usage (known once the stream ends) reaches ``self.usage``."""
-        source = output.data
+        """Wrap a streamed reply so its usage (known once the stream ends) reaches ``self.usage``
+        and a piece that takes longer than :meth:`effective_timeout` raises ModelCallTimeout."""
         with self._usage_lock:
             self.usage.streamed_calls += 1
 
@@ -365,17 +368,7 @@ class Generator(Component):
             with self._usage_lock:
                 self.usage.add(output.usage)
 
-        def sync_stream() -> Iterator[str]:
-            yield from source
-            count()
-
-        async def async_stream() -> AsyncIterator[str]:
-            async for piece in source:
-                yield piece
-            count()
-
-        wrapped = async_stream() if isinstance(source, AsyncIterator) else sync_stream()
-        output.data = output.raw_response = wrapped
+        output.data = output.raw_response = watch_stream(output.data, count, self.effective_timeout())
 
     def _post_process(
         self, output: GeneratorOutput, started: float, cached: bool

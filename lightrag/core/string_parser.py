@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import lightrag.core.text_extract as tx
 from lightrag.core.component import Component
+from lightrag.core.json_gaps import missing_json_value, scan_string, truncated_source
 
 log = logging.getLogger(__name__)
 
@@ -175,30 +176,6 @@ class FloatParser(Parser):
 
 
 _PAIRS = {"}": "{", "]": "["}
-_AFTER_STRING = frozenset(",:}]\"'{[/#")
-
-
-def _scan_string(text: str, i: int) -> tuple[int, bool]:
-    """From the quote at ``text[i]``: the index just past its string, and whether a double
-    quote inside it is unescaped (the closing quote is followed by something that is not JSON
-    structure, as in ``"f("x")"``). A single-quoted string ends at a quote followed by structure,
-    so apostrophes (``'it's'``) stay inside it."""
-    quote, i = text[i], i + 1
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == quote:
-            k = i + 1
-            while k < len(text) and text[k].isspace():
-                k += 1
-            if k >= len(text) or text[k] in _AFTER_STRING:
-                return i + 1, False
-            if quote == '"':
-                return i + 1, True
-        i += 1
-    return i, False
 
 
 def ambiguous_json(text: str) -> str | None:
@@ -220,7 +197,7 @@ def ambiguous_json(text: str) -> str | None:
     while i < len(text):
         ch = text[i]
         if ch == '"' or (ch == "'" and prev in "{[,:"):
-            i, inner_quote = _scan_string(text, i)
+            i, inner_quote = scan_string(text, i)
             if inner_quote:
                 return "an unescaped double quote inside a string"
             prev = ch
@@ -236,10 +213,24 @@ def ambiguous_json(text: str) -> str | None:
     return None
 
 
-def _parse_candidate(candidate: str, lenient: bool) -> Any:
+def _parse_candidate(candidate: str, lenient: bool, text: str) -> Any:
+    """Parse one candidate; a key left without a value (a reply cut off after it, or ``{"a": }``)
+    is an error, not None (lightrag 0.1 gave ``{'a': None}``)."""
+    source = truncated_source(candidate, text)
+    cut = None if source is None else missing_json_value(source)
+    if cut is not None:
+        raise ValueError(
+            f"Got invalid JSON object: the reply was cut off before {cut}. "
+            f"Got JSON string: {tx.excerpt(source)!r}"
+        )
     try:
         return json.loads(candidate)
     except (ValueError, RecursionError) as e:
+        missing = missing_json_value(candidate)
+        if missing is not None:
+            raise ValueError(
+                f"Got invalid JSON object: {missing} is missing. Got JSON string: {tx.excerpt(candidate)!r}"
+            ) from None
         problem = None if lenient else ambiguous_json(candidate)
         if problem is not None:
             raise ValueError(
@@ -249,12 +240,13 @@ def _parse_candidate(candidate: str, lenient: bool) -> Any:
     return tx.parse_json_str_to_obj(candidate)
 
 
-def _parse_candidates(name: str, candidates: list[str], lenient: bool = True) -> Any:
-    """Parse the first candidate that parses; the error names the best candidate's problem."""
+def _parse_candidates(name: str, candidates: list[str], text: str, lenient: bool = True) -> Any:
+    """Parse the first of ``text``'s candidates that parses; the error names the best one's problem."""
     first_error: ValueError | None = None
+    text = tx.strip_think_blocks(text)
     for candidate in candidates[:_MAX_CANDIDATES]:
         try:
-            return _parse_candidate(candidate, lenient)
+            return _parse_candidate(candidate, lenient, text)
         except ValueError as e:
             first_error = first_error or e
     raise ValueError(f"{name}: {first_error}")
@@ -286,7 +278,7 @@ class ListParser(Parser):
             candidates = tx.find_json_candidates(text, self.add_missing_right_bracket, "[")
         except ValueError as e:
             raise ValueError(f"ListParser: {e}") from None
-        return _parse_candidates("ListParser", candidates)
+        return _parse_candidates("ListParser", candidates, text)
 
     def _extra_repr(self) -> str:
         return f"add_missing_right_bracket={self.add_missing_right_bracket}"
@@ -298,6 +290,8 @@ class JsonParser(Parser):
     Finds the payload inside code fences or prose, skips ``<think>`` blocks, closes a truncated
     payload when ``add_missing_right_brace`` is set, and repairs near-JSON (single quotes,
     trailing commas, ``True``/``None``, comments, missing commas, ``\\'``) before giving up.
+    A key without a value is an error, not None: ``{"a":}``, or a reply cut off after a key
+    (``{"a": 1, "b": ``; see :mod:`lightrag.core.json_gaps`).
 
     Args:
         add_missing_right_brace: close brackets left open by a truncated output.
@@ -306,8 +300,8 @@ class JsonParser(Parser):
             :func:`ambiguous_json`). Off by default, so such replies raise as in 0.1.
 
     Raises:
-        ValueError: no ``{``/``[`` payload, or one that cannot be parsed ("Got invalid JSON
-            object ..." with an excerpt).
+        ValueError: no ``{``/``[`` payload, or one that cannot be parsed or lacks a value ("Got
+            invalid JSON object ..." with the reason and an excerpt).
 
     Example:
         >>> JsonParser()("<think>easy</think> {'answer': 'yes', 'confident': True}")
@@ -329,7 +323,7 @@ class JsonParser(Parser):
             candidates = tx.find_json_candidates(text, self.add_missing_right_brace)
         except ValueError as e:
             raise ValueError(f"JsonParser: {e}") from None
-        result = _parse_candidates("JsonParser", candidates, self.lenient)
+        result = _parse_candidates("JsonParser", candidates, text, self.lenient)
         log.debug("JsonParser parsed %s", type(result).__name__)
         return result
 
@@ -428,6 +422,6 @@ def _json_instead(text: str) -> Any:
         return None
     try:
         return _parse_candidates(
-            "YamlParser", tx.find_json_candidates(text, add_missing_right_brace=False))
+            "YamlParser", tx.find_json_candidates(text, add_missing_right_brace=False), text)
     except ValueError:
         return None

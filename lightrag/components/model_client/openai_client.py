@@ -19,9 +19,10 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
-from typing import Any, TypeVar
+from typing import Any, Callable, TypeVar
 
 from lightrag.components.model_client.base import SDKClientMixin
 from lightrag.components.model_client.chat_utils import (
@@ -34,7 +35,7 @@ from lightrag.components.model_client.chat_utils import (
 )
 from lightrag.components.model_client.sdk_client import ChatSDKMixin
 from lightrag.core.model_client import ModelClient
-from lightrag.core.types import ModelType  # noqa: F401 (used by the doctest)
+from lightrag.core.types import ModelType
 from lightrag.utils.lazy_import import OptionalPackages
 from lightrag.utils.secrets import register_url_credentials
 
@@ -53,6 +54,34 @@ log = logging.getLogger(__name__)
 
 #: Sent as the key to a ``base_url`` server when no key is configured (local servers ignore it).
 LOCAL_SERVER_API_KEY = "not-needed"
+
+
+def check_response_format(response_format: Any) -> None:
+    """Refuse a pydantic class or a dataclass (or an instance of one) as ``response_format``.
+
+    ``chat.completions.create`` takes a dict; the SDK's own error for a class points to
+    ``chat.completions.parse()``, which lightrag does not call. This error names the dicts to pass.
+
+    Raises:
+        TypeError: ``response_format`` is a class, a dataclass or a pydantic model.
+
+    Example:
+        >>> check_response_format({"type": "json_object"})  # fine: returns None
+    """
+    is_class = isinstance(response_format, type)
+    if not (is_class or dataclasses.is_dataclass(response_format)
+            or hasattr(response_format, "model_json_schema")):
+        return
+    name = getattr(response_format, "__name__", type(response_format).__name__)
+    what = f"the class {name}" if is_class else f"an instance of {name}"
+    schema = (f"{name}.model_json_schema()" if hasattr(response_format, "model_json_schema")
+              else f"<a JSON schema of {name}>")
+    raise TypeError(
+        f"OpenAIClient: response_format must be a dict, not {what} (chat.completions.create() "
+        "takes no class): pass {'type': 'json_object'} and describe the fields in the prompt, or "
+        f"{{'type': 'json_schema', 'json_schema': {{'name': '{name}', 'schema': {schema}}}}}; "
+        "then parse the reply with an output parser such as DataClassParser."
+    )
 
 
 class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
@@ -81,6 +110,10 @@ class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
     is requested with ``stream_options={"include_usage": True}`` (pass ``stream_options=None`` for
     servers that reject it) and lands in ``output.usage`` once the stream is consumed. Streaming
     changes nothing on the client, so later non-streaming calls work as usual.
+
+    JSON replies: ``model_kwargs={"response_format": {"type": "json_object"}}`` or a
+    ``{"type": "json_schema", ...}`` dict. A pydantic class or a dataclass there raises
+    ``TypeError`` before any request, naming those dicts (see :func:`check_response_format`).
 
     Example:
         >>> client = OpenAIClient(api_key="sk-test")
@@ -140,6 +173,7 @@ class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
         ``<SYS>...</SYS>`` block becomes a system message and a user message; a list of messages
         is sent as given.
         """
+        check_response_format(api_kwargs.get("response_format"))
         if input is None or (isinstance(input, str) and "<SYS>" not in input
                              and "<START_OF_SYSTEM_PROMPT>" not in input):
             api_kwargs["messages"] = [{"role": "system", "content": input}] if input else []
@@ -150,6 +184,13 @@ class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
             if api_kwargs["stream_options"] is None:
                 del api_kwargs["stream_options"]
         return api_kwargs
+
+    def _endpoint(self, client: Any, model_type: ModelType, request: dict[str, Any]) -> Callable[..., Any]:
+        """The SDK method for ``model_type``; a chat request's ``response_format`` is checked
+        first (:func:`check_response_format`), so a class fails before anything is sent."""
+        if model_type == ModelType.LLM:
+            check_response_format(request.get("response_format"))
+        return super()._endpoint(client, model_type, request)
 
     def _extra_repr(self) -> str:
         parts = []
