@@ -21,8 +21,14 @@ def test_hku_utils_names_import_and_wrap_an_embedding_function():
 
     assert isinstance(embed, EmbeddingFunc) and embed.model_name == "m"
     assert asyncio.run(embed(["a", "b"])).shape == (2, 3) and seen["dim"] == 3
-    setup_logger("lightrag", level="WARNING")
-    assert logging.getLogger("lightrag").level == logging.WARNING
+    library = logging.getLogger("lightrag")
+    level, handlers = library.level, list(library.handlers)
+    try:
+        setup_logger("lightrag", level="WARNING")
+        assert library.level == logging.WARNING
+    finally:  # the library's logger is shared by every later test
+        library.setLevel(level)
+        library.handlers[:] = handlers
     logger.info("logs like a logger")  # 0.1's module, callable as HKU's logger
     from lightrag.utils.logger import get_logger  # 0.1's import still works
 
