@@ -69,9 +69,10 @@ def choice_verdict(query: str, sentences: Sequence[Tuple[str, ...]]) -> Optional
     a, b = options
     if earliest[a] is None or earliest[b] is None or earliest[a] == earliest[b]:
         return None
-    if LATER.search(query):
+    asking = query.replace(a, " ").replace(b, " ")  # "The Last Ferry" asks nothing about "later"
+    if LATER.search(asking):
         return a if earliest[a] > earliest[b] else b
-    if EARLIER.search(query):
+    if EARLIER.search(asking):
         return a if earliest[a] < earliest[b] else b
     return None
 
@@ -90,11 +91,29 @@ def _dated(sentences: Sequence[Tuple[str, ...]], named: str, events: Set[str], e
         says_event = bool(stems(text) & events)
         in_heading = named in fold(heading) if exact else needed <= words(heading)
         tier = 0 if says_event and in_heading else 1 if says_event else 2
-        years = years_in(text)
+        years = _own_years(text, named) if exact else years_in(text)
         if ending and says_event and years:
             years = [max(years)]  # "opened in 1883 and closed in 1931": the end is the later
         tiers[tier].extend(years)
     return tiers
+
+
+_YEAR_AFTER = re.compile(r"^[^.;]{0,4}?\(?\s*((?:1[0-9]{3}|20[0-9]{2}))\b")
+
+
+def _own_years(text: str, named: str) -> list:
+    """The years of ``text`` that are ``named``'s: all of them, unless the sentence lists several
+    things each with its year ("... The Glass Orchid (1963), Red Kestrel (1975) ..."): then the
+    year right after its name."""
+    years = years_in(text)
+    if len(years) < 2:
+        return years
+    folded = fold(text)
+    at = folded.find(named)
+    if at < 0:
+        return years
+    right_after = _YEAR_AFTER.match(folded[at + len(named):])
+    return [int(right_after.group(1))] if right_after else years
 
 
 _EVENT_OF = re.compile(r"^(?:the |a |an )?([a-z]+) of (?:the |a |an )?(.+)$")

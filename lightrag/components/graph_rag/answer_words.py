@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import math
+import re
 from typing import Dict, Iterable, List, Set, Tuple
 
 from lightrag.components.graph_rag.question_types import WORD, fold, names_in, words
@@ -96,8 +97,10 @@ _SAME_MEANING = {
     **dict.fromkeys(("location", "situat"), "locat"),
     # "Who runs X today?" and "Y, the current managing director" / "he still holds the post"
     **dict.fromkeys(("today", "now", "currently", "presently", "still"), "current"),
+    # "Who is the father of X?" and "X was the son of Y and Z"
+    **dict.fromkeys(("father", "mother", "son", "daughter", "parent"), "parent"),
 }
-SAME_MEANING = {_final_e(k): _final_e(v) for k, v in _SAME_MEANING.items()}
+SAME_MEANING: Dict[str, str] = {}  # filled below, once _stripped is defined
 
 
 def stem(word: str) -> str:
@@ -128,9 +131,13 @@ def _stripped(word: str) -> str:
     return word[:-1] + "y" if word.endswith("i") else word
 
 
+_IN_LAW = re.compile(r"-in-law\b", re.I)
+
+
 def stems(text: str) -> Set[str]:
-    """The stemmed content words of ``text``."""
-    return {stem(w) for w in content_words(text)}
+    """The stemmed content words of ``text`` ("mother-in-law" is one word, not "mother" and
+    "law": "studied law" says nothing of in-laws)."""
+    return {stem(w) for w in content_words(_IN_LAW.sub("inlaw", text))}
 
 
 def phrases(text: str) -> Set[Phrase]:
@@ -171,3 +178,7 @@ def phrase_share(sentence_phrases: Set[Phrase], question_phrases: Set[Phrase]) -
     if not question_phrases:
         return 0.0
     return len(sentence_phrases & question_phrases) / len(question_phrases)
+
+
+# the keys as the stripper leaves them ("father" -> "fath", "spouse" -> "spous")
+SAME_MEANING.update({_final_e(_stripped(k)): _final_e(v) for k, v in _SAME_MEANING.items()})

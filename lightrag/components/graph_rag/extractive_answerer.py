@@ -103,8 +103,10 @@ from lightrag.components.graph_rag.question_types import (
     asked_event,
     asked_nouns,
     asked_role,
+    asks_place,
     has_candidate,
     kind_word,
+    names_kind,
     question_type,
     words,
 )
@@ -253,10 +255,12 @@ class ExtractiveAnswerer(Component):
         q_words = stems(query)
         q_all = words(query)
         lowered_entities = [n.lower() for n in entity_names if len(n) > 2]
+        place = asks_place(query)  # "Where did she die?": a place after "in", not "Italian"
         for i, c in enumerate(candidates):
             cosine = float(cosines[i]) if cosines is not None else 0.0
             score = (0.5 * cosine + 0.5 * c.lexical) if cosines is not None else c.lexical
-            c.typed = kind in TYPED_KINDS and has_candidate(c.sentence.text, kind, q_all)
+            c.typed = kind in TYPED_KINDS and (names_kind(c.sentence.text, "place", q_all) if place
+                                               else has_candidate(c.sentence.text, kind, q_all))
             if c.typed:
                 score += self.type_bonus
             text = c.sentence.text.lower()

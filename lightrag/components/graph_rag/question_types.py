@@ -88,7 +88,9 @@ def _new(found: str, question_words: Set[str]) -> bool:
 _NOT_NAMES = frozenset(
     "a an the it its he his she her they their them this these that those there here in on at "
     "of for from by with as after before during since until when while then thus however also "
-    "both each every all some many most no not we our you your i my one".split())
+    "both each every all some many most no not we our you your i my one january february march "
+    "april may june july august september october november december monday tuesday wednesday "
+    "thursday friday saturday sunday".split())
 #: digits that count nothing: dates ("14 May 1868", "May 14", "1952-1979", "between 1890 and
 #: 1896", ISO dates, a table row's "Built: 1893"), numbered things ("No. 4") and digit groups
 #: joined by hyphens ("a 4-4-0 locomotive")
@@ -212,7 +214,8 @@ _WHO_ROLE_OF = re.compile(r"^who (?:is|was|are|were|has been|had been) (?:the |a
 _WHO_VERB = re.compile(r"^who ([a-z]+) (?:the )?(.+?)\??$")
 #: role nouns that say little by themselves ("Who is the subject of ...")
 _LIGHT_ROLES = frozenset("one member part subject son daughter child father mother parent brother "
-                         "sister wife husband spouse".split()) | _GENERIC
+                         "sister sibling grandfather grandmother grandson granddaughter grandparent "
+                         "uncle aunt nephew niece cousin".split()) | _GENERIC
 
 
 def asked_role(question: str) -> Optional[Tuple[str, str]]:
@@ -221,7 +224,8 @@ def asked_role(question: str) -> Optional[Tuple[str, str]]:
     "captain")``, "Who runs Skarvik Marine Works today?" -> ``("Skarvik Marine Works", "runs")``),
     else ``None``: the sentences that answer it say the role for X (a captain of another ship
     does not answer it). Family words and other light nouns ("Who is the son of X?") are left
-    out: sources say "his son" or "born to" in too many ways."""
+    out: sources say "his son" or "born to" in too many ways. A spouse is asked as a role: "the
+    spouse of X" is answered by a sentence about X that says "married" or "wife"."""
     text = question.strip()
     text = text[:1].lower() + text[1:]
     match = _WHO_ROLE_OF.match(text)
@@ -254,6 +258,12 @@ def kind_word(question: str) -> Optional[str]:
 PLACE_NOUNS = frozenset("town city country county state region place village province continent "
                         "island district municipality".split())
 _PLACE_NAME = re.compile(r"\b(?:in|at|from|near|to)\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
+
+
+def asks_place(question: str) -> bool:
+    """Whether the answer is a place: "Where ...?", "In which town/country ...?"."""
+    text = question.strip().lower()
+    return text.startswith("where ") or kind_word(question) in PLACE_NOUNS
 
 
 def names_kind(sentence: str, noun: str, question_words: Set[str]) -> bool:

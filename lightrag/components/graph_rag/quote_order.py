@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Protocol, Sequence, Tuple
 
 from lightrag.components.graph_rag.question_types import words
@@ -44,10 +45,26 @@ class Placed(Protocol):
     position: int
 
 
-def opens_with_pronoun(text: str) -> bool:
-    """Whether ``text`` opens with a pronoun ("She designed ...", "Its close look ...")."""
+#: a short opening phrase of time or place before a sentence's subject ("In 1966 he directed",
+#: "After the war, she moved")
+_INTRO = re.compile(r"^(?:In|On|By|After|Before|During|From|At|Since|Until|Later|Then|Soon)\b"
+                    r"[^,.;:]{0,30}?,?\s+(it|its|he|his|she|her|they|their|this|these|them)\b")
+
+
+def leading_pronoun(text: str) -> str:
+    """The pronoun a sentence opens with, lower case, also after a short opening phrase ("In
+    1966 he directed ..." -> "he"); "" when it opens otherwise."""
     first = text.split(maxsplit=1)[:1]
-    return bool(first) and first[0].lower() in PRONOUNS
+    if first and first[0].lower() in PRONOUNS:
+        return first[0].lower()
+    intro = _INTRO.match(text)
+    return intro.group(1) if intro and intro.group(1) in PRONOUNS else ""
+
+
+def opens_with_pronoun(text: str) -> bool:
+    """Whether ``text`` opens with a pronoun ("She designed ...", "Its close look ...", "In 1966
+    he directed ...")."""
+    return bool(leading_pronoun(text))
 
 
 #: sentences walked back over to find who a quote's opening pronoun means
@@ -63,8 +80,8 @@ def with_antecedents(chain: Sequence[Placed], candidates: Sequence[Placed]) -> L
     by_place: Dict[Tuple[int, int], Placed] = {(c.chunk_index, c.position): c for c in candidates}
     out: List[Placed] = []
     for c in chain:
-        first_word = c.sentence.text.split(maxsplit=1)[0].lower() if c.sentence.text else ""
-        if first_word in PRONOUNS:
+        first_word = leading_pronoun(c.sentence.text)
+        if first_word:
             same = SAME_REFERENT.get(first_word, frozenset())
             for back in range(1, ANTECEDENT_REACH + 1):
                 before = by_place.get((c.chunk_index, c.position - back))
