@@ -6,12 +6,18 @@
                              Markdown or text (415 names the file and why it cannot be read)
 ``GET /documents``           status counts and one page of documents (``page``, ``page_size``,
                              ``status``)
-``GET /documents/{doc_id}``  one document's status
+``GET /documents/{doc_id}``  one document's status (also ``GET /documents?doc_id=...``)
 ``POST /documents/retry``    process the FAILED documents again (in the background)
 ``POST /documents/custom_kg`` import a knowledge graph ``{"custom_kg": {chunks, entities,
                              relationships}, "doc_id"?}`` as one document (400 names a bad record)
-``DELETE /documents/{id}``   delete a document (its exclusive entities go, shared ones rebuilt)
+``DELETE /documents/{id}``   delete a document (its exclusive entities go, shared ones rebuilt);
+                             also ``DELETE /documents?doc_id=...``
 ===========================  =====================================================================
+
+A document id can hold any character, but a URL path cannot carry every id: clients remove the
+path segments ``.`` and ``..`` before they send a URL (browsers, ``curl`` and ``httpx`` do;
+browsers also ``%2E``), so ``/documents/..`` never reaches this router. The query form
+(``?doc_id=..``, percent-encoded) carries every id; the web UI uses it.
 
 Every route reads ``request.state.workspace`` (an :class:`~lightrag.server.app.AppState`), which
 the app's workspace dependency sets. Mount :data:`router` with that dependency.
@@ -26,12 +32,15 @@ from fastapi import APIRouter, File, Form, HTTPException, Query, Request, Upload
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from lightrag.components.graph_rag.index.recording import finish_in_thread
 from lightrag.components.graph_rag.schemas import DocStatus
 from lightrag.components.loaders import DocumentLoadError, load_document
 from lightrag.server.intake import QueueFull
 
 MAX_PAGE = 1_000_000_000  # page * page_size must fit the database's 64-bit OFFSET
 DELETE_LOCK_WAIT = 2.0  # seconds a delete waits for a running insert before 503
+DOC_ID_QUERY = ("A document id; in the query string every id can be sent, '.' and '..' too, "
+                "which clients remove from a URL path")
 
 router = APIRouter(tags=["documents"])
 
@@ -157,30 +166,31 @@ async def import_custom_kg(body: CustomKGRequest, request: Request) -> Dict[str,
     if not state.accepting:
         raise _shutting_down()
     try:
-        return (await _off_the_loop(state.rag.insert_custom_kg, body.custom_kg, body.doc_id)).to_dict()
+        return (await _off_the_loop(state, state.rag.insert_custom_kg, body.custom_kg, body.doc_id)).to_dict()
     except (TypeError, ValueError) as e:
         raise HTTPException(400, str(e)) from None
 
 
-async def _off_the_loop(fn: Any, *args: Any) -> Any:
+async def _off_the_loop(state: Any, fn: Any, *args: Any) -> Any:
     """``fn(*args)`` in a worker thread (a sync method with its own event loop): validating,
     merging and embedding a 10 MB graph is minutes of CPU, which on the event loop stalled every
-    request of every workspace, ``/health`` included. A cancelled request still waits for the
-    work (one transaction, under the store's writer lock) before it lets the workspace go."""
-    work = asyncio.ensure_future(asyncio.to_thread(fn, *args))
-    try:
-        return await asyncio.shield(work)
-    except asyncio.CancelledError:
-        await asyncio.gather(work, return_exceptions=True)
-        raise
+    request of every workspace, ``/health`` included. A cancelled request answers at once; the
+    work (one transaction, under the store's writer lock) still finishes, and the workspace's
+    drain waits for it before the store closes (:meth:`IntakeQueue.finish
+    <lightrag.server.intake.IntakeQueue.finish>`)."""
+    return await state.intake.finish(finish_in_thread(fn, *args))
 
 
-@router.get("/documents", summary="Status counts and a page of documents")
+@router.get("/documents", summary="Status counts and a page of documents (or one: doc_id)")
 async def list_documents(request: Request, page: int = Query(1, ge=1, le=MAX_PAGE),
                          page_size: int = Query(50, ge=1, le=1000),
-                         status: Optional[DocStatus] = None) -> Dict[str, Any]:
-    """Counts by status (plus ``queued``) and one page of documents with their progress."""
+                         status: Optional[DocStatus] = None,
+                         doc_id: Optional[str] = Query(None, description=DOC_ID_QUERY)) -> Dict[str, Any]:
+    """Counts by status (plus ``queued``) and one page of documents with their progress; given
+    ``doc_id``, that one document's status as ``GET /documents/{doc_id}`` answers it."""
     state = _state(request)
+    if doc_id is not None:
+        return _one_document(state, doc_id)
     counts = state.rag.doc_status.get_status_counts()
     rows = state.rag.doc_status.get_docs_paginated(page, page_size, status)
     progress = state.intake.progress()
@@ -193,11 +203,22 @@ async def list_documents(request: Request, page: int = Query(1, ge=1, le=MAX_PAG
 @router.get("/documents/{doc_id:path}", summary="One document's status")
 async def get_document(doc_id: str, request: Request) -> Dict[str, Any]:
     """One document's status record (404 when the workspace has no such document)."""
-    state = _state(request)
+    return _one_document(_state(request), doc_id)
+
+
+def _one_document(state: Any, doc_id: str) -> Dict[str, Any]:
     record = state.rag.doc_status.get_by_id(doc_id)
     if record is None:
         raise HTTPException(404, f"no document with id {doc_id!r}")
     return {"id": doc_id, **record, "progress": state.intake.progress().get(doc_id)}
+
+
+@router.delete("/documents", summary="Delete a document (its id as the query parameter doc_id)")
+async def delete_document_by_query(request: Request,
+                                   doc_id: str = Query(..., description=DOC_ID_QUERY)) -> Dict[str, Any]:
+    """``DELETE /documents/{doc_id}`` with the id in the query string: an id such as ``.`` or
+    ``..`` cannot be sent in a URL path (clients remove such path segments)."""
+    return await _delete_one(_state(request), doc_id)
 
 
 @router.delete("/documents/{doc_id:path}", summary="Delete a document")
@@ -205,7 +226,10 @@ async def delete_document(doc_id: str, request: Request) -> Dict[str, Any]:
     """Delete a document; 503 with ``Retry-After`` while an insert of its workspace runs for
     longer than :data:`DELETE_LOCK_WAIT` seconds (instead of a client timeout). The delete
     itself is one transaction under the store's writer lock."""
-    state = _state(request)
+    return await _delete_one(_state(request), doc_id)
+
+
+async def _delete_one(state: Any, doc_id: str) -> Dict[str, Any]:
     if not await state.intake.wait_idle(DELETE_LOCK_WAIT):
         retry = max(1, state.intake.retry_after(state.intake.unfinished()))
         raise HTTPException(503, "an insert is running; retry the delete later",

@@ -13,6 +13,13 @@ runs never extract the same pending document twice. Writes themselves are serial
 store's own writer lock (``GraphIndex.writing``): deletes and the final flush take no lock here.
 The server keeps one queue per workspace.
 
+A run's write steps go to a worker thread (:func:`~lightrag.components.graph_rag.index.recording.
+write_in_thread`), which Python cannot stop: a cancelled run waits for the write in progress
+before it ends. A request's own write (``wait: true``, a graph import) runs through
+:meth:`IntakeQueue.finish`: a cancelled request answers at once while its run is cancelled and
+finishes in the background, and :meth:`IntakeQueue.drain` waits for it, so the store is never
+closed under a write.
+
 Example:
     >>> queue = IntakeQueue(rag, max_pending=100)  # doctest: +SKIP
     >>> (await queue.enqueue(["Alice met Bob."], ["doc-1"], ["a.txt"])).doc_ids  # doctest: +SKIP
@@ -25,13 +32,15 @@ import asyncio
 import logging
 import math
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Awaitable, Dict, List, Optional, Set, TypeVar
 
 from lightrag.components.graph_rag.schemas import DocStatus
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_PENDING = 1000
+
+T = TypeVar("T")
 
 
 class QueueFull(Exception):
@@ -68,6 +77,7 @@ class IntakeQueue:
         self._intake_lock = asyncio.Lock()
         self._run_lock = asyncio.Lock()  # one processing run at a time (not a write lock)
         self._runs = 0  # processing runs going or waiting for their turn
+        self._stopping: Set[asyncio.Future] = set()  # cancelled requests' writes still finishing
 
     # ------------------------------------------------------------------ state
     def unfinished(self) -> int:
@@ -78,7 +88,7 @@ class IntakeQueue:
     @property
     def busy(self) -> bool:
         """A processing run (background or ``wait: true``) is going or wanted."""
-        return (self._wanted or self._runs > 0
+        return (self._wanted or self._runs > 0 or bool(self._stopping)
                 or (self._worker is not None and not self._worker.done()))
 
     async def wait_idle(self, timeout: float) -> bool:
@@ -132,12 +142,34 @@ class IntakeQueue:
         if not self.accepting:
             raise RuntimeError("the server is shutting down; retry later")
         self.check_capacity(len(ids))
+        return await self.finish(self._insert_now(texts, ids, paths))
+
+    async def _insert_now(self, texts: List[str], ids: List[str], paths: List[str]) -> Any:
         self._runs += 1
         try:
             async with self._run_lock:
                 return await self.rag.ainsert(texts, ids=ids, file_paths=paths)
         finally:
             self._runs -= 1
+
+    async def finish(self, work: Awaitable[T]) -> T:
+        """Await ``work`` (a request's write) as a task of its own. When the caller is cancelled
+        (a shutdown past its graceful timeout) it is cancelled at once, so the request can
+        answer; the task is cancelled too, and it ends only after the write its worker thread
+        is doing (Python cannot stop a thread): until then the queue is :attr:`busy` and
+        :meth:`drain` waits for it."""
+        task = asyncio.ensure_future(work)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.done():
+                if not task.cancelled():
+                    task.exception()  # retrieved: the caller is gone, its outcome is moot
+            else:
+                task.cancel()
+                self._stopping.add(task)
+                task.add_done_callback(self._stopping.discard)
+            raise
 
     def kick(self) -> None:
         """Ask for a background run (runs coalesce: one worker, one run after the current)."""
@@ -196,6 +228,8 @@ class IntakeQueue:
             How many documents were left unfinished.
         """
         self.accepting = False
+        if self._stopping:  # cancelled requests' writes, each finishing the one in progress
+            await asyncio.gather(*list(self._stopping), return_exceptions=True)
         worker = self._worker
         if worker is not None and not worker.done():
             try:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Dict, Iterable, List, Optional
 
+from lightrag.components.storage.graph_export import csv_cell
+
 __all__ = ["HKUDeletionResult", "HKUNotFoundError", "HKUKnowledgeGraph", "HKUQueryResult",
            "entity_result", "relation_result", "hku_timestamps", "write_hku_export",
            "HKU_EXPORT_FORMATS"]
@@ -173,16 +175,18 @@ def _table_text(rows: List[Dict[str, Any]]) -> str:
 
 def write_hku_export(graph: Any, output_path: str, file_format: str) -> None:
     """Write the graph's entities and relations to ``output_path`` as HKU's ``export_data``
-    does for ``csv`` (``# ENTITIES`` / ``# RELATIONS`` sections), ``md`` and ``txt``."""
+    does for ``csv`` (``# ENTITIES`` / ``# RELATIONS`` sections), ``md`` and ``txt``. A CSV cell
+    a spreadsheet would run as a formula gets a leading single quote
+    (:func:`~lightrag.components.storage.graph_export.csv_cell`)."""
     entities, relations = _rows(graph)
     if file_format == "csv":
         out = io.StringIO()
         for title, rows in (("ENTITIES", entities), ("RELATIONS", relations)):
             if rows:
                 out.write(f"# {title}\n")
-                writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-                writer.writeheader()
-                writer.writerows(rows)
+                writer = csv.writer(out)  # cells a spreadsheet would run as formulas get a quote
+                writer.writerow(list(rows[0]))
+                writer.writerows([csv_cell(v) for v in row.values()] for row in rows)
                 out.write("\n\n")
         text = out.getvalue()
     elif file_format == "md":

@@ -14,7 +14,10 @@ Two halves, so that the expensive one can run elsewhere:
   is :meth:`InsertResult.add <lightrag.components.graph_rag.insert_result.InsertResult.add>`,
   the same for both routes.
 
-:meth:`InsertPipeline.run` reads top to bottom, as nano-graphrag's ``ainsert`` does.
+:meth:`InsertPipeline.run` reads top to bottom, as nano-graphrag's ``ainsert`` does. Its CPU-heavy
+steps leave the event loop: chunking runs in a worker thread, and recording and vector writes
+run in the index's writer thread (:func:`~lightrag.components.graph_rag.index.recording.
+write_in_thread`), so a server answers other requests during a large insert.
 """
 
 from __future__ import annotations
@@ -271,7 +274,9 @@ class InsertPipeline:
         try:
             for start in range(0, len(doc_ids), self.batch_size):
                 docs = await self.read(doc_ids[start:start + self.batch_size], result)
-                chunked = self.preparer.chunk(docs, self.part_chunks)
+                # chunking (tokenising every text) and recording (merging, in GraphIndex) run
+                # in worker threads: on the event loop they stalled a server's other requests
+                chunked = await asyncio.to_thread(self.preparer.chunk, docs, self.part_chunks)
                 await self.mark_processing(chunked)
                 large = [d for d in chunked if d.error is None and d.rest is not None]
                 small = [d for d in chunked if all(d is not x for x in large)]
@@ -321,7 +326,7 @@ class InsertPipeline:
         recorded = RecordResult(doc_id=doc.doc_id)
         for part in itertools.count():
             ids.extend(piece.chunks)
-            following = self._next_part(doc, stream)
+            following = await asyncio.to_thread(self._next_part, doc, stream)
             self._track_total(doc.doc_id, len(ids) + len(following.chunks), not following.chunks)
             if following.error is not None:
                 return await self.commit(following, result)

@@ -12,6 +12,12 @@ Exports hold user data only, readable: description fragments joined by newlines,
 ids and file paths as lists in JSON (``"; "``-joined in GraphML and CSV), no internal fields.
 Files are written atomically and get the usual permissions (``0666`` minus the umask).
 
+CSV cells are safe to open in a spreadsheet: a text cell that starts with ``=``, ``+``, ``-``,
+``@``, a tab or a carriage return (after any leading single quotes) gets one more single quote
+in front (:func:`csv_cell`), so an entity name from a document such as ``=HYPERLINK(...)`` is
+shown as text, never run as a formula. :func:`csv_uncell` removes exactly that quote again (the
+custom-KG CSV import reads cells through it).
+
 Example:
     >>> import tempfile, os
     >>> folder = tempfile.mkdtemp()
@@ -57,6 +63,9 @@ if TYPE_CHECKING:
     import networkx as nx
 
 EXPORT_FORMATS = ("graphml", "json", "csv")
+#: what a spreadsheet reads as the start of a formula (or DDE command) in a cell
+CSV_FORMULA_CHARS = "=+-@\t\r"
+_FORMULA_START = re.compile("'*[" + re.escape(CSV_FORMULA_CHARS) + "]")
 _LIST_FIELDS = ("source_id", "file_path")
 
 Nodes = Callable[[], Iterable[Tuple[str, Dict[str, Any]]]]
@@ -99,9 +108,10 @@ def export_graph(path: str, format: str, nodes: Nodes, edges: Edges) -> List[Pat
             file = target.with_name(f"{target.stem}_{suffix}.csv")
             with atomic_open(file) as f:
                 text = io.TextIOWrapper(f, encoding="utf-8", newline="")
-                writer = csv.DictWriter(text, fieldnames=first + sorted(names - set(first)))
-                writer.writeheader()
-                writer.writerows(rows())
+                fields = first + sorted(names - set(first))
+                writer = csv.writer(text)
+                writer.writerow([csv_cell(name) for name in fields])
+                writer.writerows([csv_cell(row.get(name, "")) for name in fields] for row in rows())
                 text.flush()
                 text.detach()
             written.append(file)
@@ -109,6 +119,33 @@ def export_graph(path: str, format: str, nodes: Nodes, edges: Edges) -> List[Pat
     for file in written:
         file.chmod(mode)
     return written
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` as a CSV cell a spreadsheet shows as text: a string whose first character
+    after any leading single quotes is one of :data:`CSV_FORMULA_CHARS` gets one more quote in
+    front (numbers and other strings are unchanged); :func:`csv_uncell` undoes it.
+
+    Example:
+        >>> csv_cell("=1+1"), csv_cell("'=1+1"), csv_cell("-x"), csv_cell("'tis"), csv_cell(-2.5)
+        ("'=1+1", "''=1+1", "'-x", "'tis", -2.5)
+    """
+    if isinstance(value, str) and _FORMULA_START.match(value):
+        return "'" + value
+    return value
+
+
+def csv_uncell(text: str) -> str:
+    """The value :func:`csv_cell` wrote as ``text``: one leading single quote removed where it
+    was added (``"'=1+1"`` -> ``"=1+1"``), any other text unchanged (``"'tis"``).
+
+    Example:
+        >>> csv_uncell("'=1+1"), csv_uncell("''=1+1"), csv_uncell("'tis"), csv_uncell("=1+1")
+        ('=1+1', "'=1+1", "'tis", '=1+1')
+    """
+    if text[:1] == "'" and _FORMULA_START.match(text):
+        return text[1:]
+    return text
 
 
 def graphml_bytes(graph: nx.Graph) -> bytes:

@@ -197,7 +197,8 @@ async function retryFailed() {
 async function deleteDocument(id, name) {
   if (!confirm(`Delete ${name || id}? Entities only it supports go with it.`)) return;
   try {
-    await api(`/documents/${encodeURIComponent(id)}`, { method: "DELETE" });
+    // the id in the query string: a path segment "." or ".." is removed by the browser
+    await api(`/documents?doc_id=${encodeURIComponent(id)}`, { method: "DELETE" });
     banner(`Deleted ${name || id}.`, "info");
   } catch (e) { banner(`Delete: ${e.message}`); }
   loadDocuments();

@@ -2,7 +2,9 @@
 records (:class:`CustomKG`, :class:`CustomChunk`, :class:`CustomEntity`, :class:`CustomRelation`)
 and :func:`load_custom_kg`, which reads a dict, JSON text or file, or CSV files and validates
 them, reporting every problem with the record that has it (``relationships[3]: unknown endpoint
-'Acme'``). Writing a graph into the index is :mod:`.custom_kg`.
+'Acme'``). Writing a graph into the index is :mod:`.custom_kg`. A CSV cell that a spreadsheet-safe
+export quoted (``'=SUM(A1)``: one single quote before ``=``, ``+``, ``-``, ``@``, tab or carriage
+return) is read without that quote (:func:`~lightrag.components.storage.graph_export.csv_uncell`).
 
 Example:
     >>> kg = load_custom_kg({"entities": [{"entity_name": "Acme", "description": "A company."}]})
@@ -28,6 +30,7 @@ from lightrag.components.graph_rag.schemas import (
     compute_mdhash_id,
     normalize_entity_name,
 )
+from lightrag.components.storage.graph_export import csv_uncell
 from lightrag.core.base_data_class import DataClass
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  #: one JSON or CSV file
@@ -206,6 +209,8 @@ def _load_csv(paths: Sequence[Path]) -> CustomKG:
         if kind in data:
             raise CustomKGError("", f"{path}: a second {kind}.csv")
         reader = csv.DictReader(io.StringIO(_read(path), newline=""))
+        if reader.fieldnames:
+            reader.fieldnames = [csv_uncell(c) for c in reader.fieldnames]
         unknown = [c for c in reader.fieldnames or [] if c not in _FIELDS[kind]]
         if unknown:
             raise CustomKGError("", f"{path}: unknown column(s) {unknown}; {kind}.csv has "
@@ -218,7 +223,8 @@ def _load_csv(paths: Sequence[Path]) -> CustomKG:
                 if None in row:
                     raise CustomKGError(f"{kind}[{len(rows)}]", "more values than columns "
                                         f"({path.name} line {reader.line_num})")
-                rows.append({k: v for k, v in row.items() if v not in (None, "")})
+                # a cell a spreadsheet-safe export quoted ("'=x") reads as its value ("=x")
+                rows.append({k: csv_uncell(v) for k, v in row.items() if v not in (None, "")})
                 lines.append(reader.line_num)
         except csv.Error as e:
             raise CustomKGError("", f"{path} line {reader.line_num}: {e}") from e
