@@ -69,16 +69,17 @@ def opening_subject(opening: str) -> str:
     return "" if not first or first in STOPWORDS else found  # "It was ...", "In September ..."
 
 
-def answer_candidates(chunks: Sequence[Dict[str, Any]]) -> List[Candidate]:
+def answer_candidates(chunks: Sequence[Dict[str, Any]], code: bool = False) -> List[Candidate]:
     """Every distinct sentence of ``chunks``, with its passage, heading and words; a passage
     without a heading is headed by what its opening sentence is about (:func:`opening_subject`):
     "It is chaired by Margaret Ellory." is then about the Northern Waters Trust, as a
-    sentence under a heading is about what the heading names."""
+    sentence under a heading is about what the heading names. ``code``: the command lines of
+    code blocks are candidates too (a how-to question)."""
     found: List[Candidate] = []
     seen = set()
     texts = [str(chunk.get("content", "")) for chunk in chunks]
     files = [str(chunk.get("file_path") or chunk.get("reference_id") or "") for chunk in chunks]
-    for index, (chunk, sentences) in enumerate(zip(chunks, sentences_by_chunk(texts, files))):
+    for index, (chunk, sentences) in enumerate(zip(chunks, sentences_by_chunk(texts, files, code))):
         opening = stems(sentences[0].text) if sentences else set()
         subject = opening_subject(sentences[0].text) if sentences else ""
         for position, sentence in enumerate(sentences):
@@ -86,7 +87,7 @@ def answer_candidates(chunks: Sequence[Dict[str, Any]]) -> List[Candidate]:
                 continue
             seen.add(sentence.text)
             if not sentence.heading and subject:
-                sentence = Sentence(text=sentence.text, heading=subject)
+                sentence = Sentence(text=sentence.text, heading=subject, code=sentence.code)
             found.append(Candidate(
                 sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
                 reference_id=str(chunk.get("reference_id", "")), position=position,
@@ -180,3 +181,10 @@ def about_the_subject(candidates: List[Candidate], query: str, q_names: set) -> 
         said = [len(q_names & c.in_context) for c in candidates]
     most = max(said, default=0)
     return [c for c, n in zip(candidates, said) if n == most] if most else candidates
+
+
+def about_passage(candidates: List[Candidate], name: str) -> List[Candidate]:
+    """The candidates whose heading or passage opening names ``name`` (their passage is about
+    it), not those that only mention it ("the elder child of Piet and Agathe Corvane")."""
+    folded = fold(name)
+    return [c for c in candidates if folded in fold(c.sentence.heading) or folded in c.passage_opening]

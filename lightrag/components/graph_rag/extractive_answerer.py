@@ -79,6 +79,7 @@ import numpy as np
 
 from lightrag.components.graph_rag.answer_candidates import (
     Candidate,
+    about_passage,
     about_the_subject,
     answer_candidates,
     embedded_text,
@@ -103,7 +104,9 @@ from lightrag.components.graph_rag.question_types import (
     asked_event,
     asked_nouns,
     asked_role,
+    asks_how_to,
     asks_place,
+    direct_subject,
     has_candidate,
     kind_word,
     names_kind,
@@ -146,6 +149,11 @@ class ExtractiveAnswer(DataClass):
     question_type: str = field(default="other", metadata={"desc": "Kind of answer asked for"})
     decided: Optional[bool] = field(default=None, metadata={"desc": "yes/no/choice decided?"})
     milliseconds: float = field(default=0.0, metadata={"desc": "Time taken"})
+
+
+def _shown(c: Candidate) -> str:
+    """A quote as the answer shows it: a command line of a code block in backticks."""
+    return f"`{c.sentence.text}`" if c.sentence.code else c.sentence.text
 
 
 class ExtractiveAnswerer(Component):
@@ -287,7 +295,15 @@ class ExtractiveAnswerer(Component):
         noun = kind_word(query) or ""  # "town" of "In which town ...": said by the answer's name
         q_names = question_names(query)
         about_subject = about_the_subject(candidates, query, q_names)
-        best = self._first_hop(candidates, about_subject, q_words, q_all, kind, weights, q_names)
+        subject = direct_subject(query) if kind in TYPED_KINDS else ""
+        if subject:
+            # a fact asked of one name directly ("In which town was Agathe Corvane born?") starts
+            # from the passages about it, when one holds the kind of answer asked: "She was born
+            # in 1839 in Hålvik" under "Agathe Corvane", not "He was born in Skarvik, the elder
+            # child of Piet and Agathe Corvane" under "Matthias Corvane"
+            own = [c for c in about_passage(about_subject, subject) if c.typed]
+            about_subject = own or about_subject
+        best = self._first_hop(candidates, about_subject, q_words, q_all, kind, weights, q_names, noun)
         chain = [best]
         covered = set(best.words)
         # a first quote that answers alone (it names every subject of the question) and, with
@@ -301,6 +317,7 @@ class ExtractiveAnswerer(Component):
         # with what the question names when some such sentence says those words: "designed"
         # after "Tower Bridge is a ... bridge" is Tower Bridge's designer, not another bridge's
         about = {id(c) for c in about_subject}
+        direct = bool(subject)
         while len(chain) < self.max_sentences:
             if complete(chain, q_words, q_all, kind, noun):
                 break
@@ -311,6 +328,7 @@ class ExtractiveAnswerer(Component):
             pool = [(i, c) for i, c in enumerate(candidates) if c not in chain and (
                 links[id(c)] > 0 or (left and c.words & left and (not linked_only or (
                     c.chunk_index == best.chunk_index and c.words & unsaid))))]
+            pool = self._own_answers(pool, candidates, chain, about) if direct else pool
             if len(about) < len(candidates) and any(
                     id(c) in about and not links[id(c)] for _, c in pool):
                 pool = [(i, c) for i, c in pool if links[id(c)] > 0 or id(c) in about]
@@ -337,8 +355,20 @@ class ExtractiveAnswerer(Component):
             covered |= best_next.words
         return chain
 
+    @staticmethod
+    def _own_answers(pool: List[Any], candidates: List[Candidate], chain: List[Candidate],
+                     about: set) -> List[Any]:
+        """For a fact asked of one name directly, the hops about that name that hold the kind
+        of answer asked, while no quote holds one (else ``pool``): they come before any
+        sentence reached through another name."""
+        if len(about) == len(candidates) or any(x.typed for x in chain):
+            return pool
+        own = [(i, c) for i, c in enumerate(candidates) if c not in chain and c.typed and id(c) in about]
+        return own or pool
+
     def _first_hop(self, candidates: List[Candidate], about_subject: List[Candidate], q_words: set,
-                   q_all: set, kind: str, weights: Dict[str, float], q_names: set) -> Candidate:
+                   q_all: set, kind: str, weights: Dict[str, float], q_names: set,
+                   noun: str = "") -> Candidate:
         """The sentence to start from: the best one when it answers alone or already covers the
         whole question; else, among the ``FIRST_HOP_POOL`` best, the one whose best linked
         follower makes the best pair (a first hop that leads on to the answer beats one that
@@ -347,10 +377,11 @@ class ExtractiveAnswerer(Component):
         ranked = sorted(about_subject, key=lambda c: -c.score)
         if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2 \
                 or answers_alone(ranked[0], q_words, q_names, kind) \
-                or complete(ranked[:1], q_words, q_all, kind):
+                or complete(ranked[:1], q_words, q_all, kind, noun):
             return ranked[0]
         pool = [c for c in ranked[: self.first_hop_pool] if c.score >= FIRST_HOP_MARGIN * ranked[0].score]
-        answering = [c for c in pool if (kind not in TYPED_KINDS or c.typed) and q_words <= (
+        kind_noun = {stem(noun)} if noun else set()  # "town": said by "born in Hålvik" (complete())
+        answering = [c for c in pool if (kind not in TYPED_KINDS or c.typed) and q_words - kind_noun <= (
             c.words | c.heading_words | (c.passage_words & q_names))]
         if answering:
             # says every word of the question (the names through its passage's opening) and
@@ -390,7 +421,7 @@ class ExtractiveAnswerer(Component):
         it they are ranked by the words they share with the question."""
         started = time.perf_counter()
         kind = question_type(query)
-        candidates = answer_candidates(chunks)
+        candidates = answer_candidates(chunks, code=asks_how_to(query))
         if not candidates:
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
@@ -433,8 +464,8 @@ class ExtractiveAnswerer(Component):
             # quoted Marie Curie's birth in Warsaw)
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
-        quoted = " ".join(f"{c.sentence.text} [{c.reference_id}]" if c.reference_id
-                          else c.sentence.text for c in chain)
+        quoted = " ".join(f"{_shown(c)} [{c.reference_id}]" if c.reference_id else _shown(c)
+                          for c in chain)
         decided: Optional[bool] = None
         text = quoted
         if kind == "choice":
@@ -454,7 +485,8 @@ class ExtractiveAnswerer(Component):
             # "Who designed Oskerby station?" answered by "Its first chief engineer designed its
             # largest structure": the quotes hold no name (date, number) at all, so they are
             # evidence, not the answer
-            text = f"The quoted sentences do not give the {kind} asked for; the closest evidence: {quoted}"
+            asked = "place" if asks_place(query) else kind
+            text = f"The quoted sentences do not give the {asked} asked for; the closest evidence: {quoted}"
         elif kind == "yes_no":
             verdict = yes_no_verdict(query, [(c.sentence.text, c.in_context) for c in chain],
                                      weights)

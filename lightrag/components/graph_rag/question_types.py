@@ -92,13 +92,14 @@ _NOT_NAMES = frozenset(
     "april may june july august september october november december monday tuesday wednesday "
     "thursday friday saturday sunday".split())
 #: digits that count nothing: dates ("14 May 1868", "May 14", "1952-1979", "between 1890 and
-#: 1896", ISO dates, a table row's "Built: 1893"), numbered things ("No. 4") and digit groups
-#: joined by hyphens ("a 4-4-0 locomotive")
+#: 1896", ISO dates, a table row's "Built: 1893"), numbered things ("No. 4"), versions ("Ray
+#: 2.60", "1.4.2") and digit groups joined by hyphens ("a 4-4-0 locomotive")
 _YEAR_RANGE = r"(?:1[0-9]{3}|20[0-9]{2})s?(?:\s?[-–]\s?\d{2,4})?\b"
 _NOT_COUNTS = re.compile(
     r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH.pattern + r"(?:,? \d{4})?"
     r"|" + _MONTH.pattern + r" \d{1,4}\b(?:, \d{4})?"
     r"|\b(?:No|no|Nos|nos|Number|number)\.?:? ?\d+|\b\d+(?:\s?[-–/]\s?\d+)+\b"
+    r"|\b(?:[A-Z][\w-]*|[Vv]ersion|v)\s?\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b"  # "Ray 2.60", "1.4.2"
     r"|(?:^|; )[\w .]+: " + _YEAR_RANGE +  # a table row's year cell: "Built: 1893"
     r"|\b(?:in|since|until|by|from|to|during|of|after|before|around|circa|c\.|between|and) "
     + _YEAR_RANGE)
@@ -258,6 +259,28 @@ def kind_word(question: str) -> Optional[str]:
 PLACE_NOUNS = frozenset("town city country county state region place village province continent "
                         "island district municipality".split())
 _PLACE_NAME = re.compile(r"\b(?:in|at|from|near|to)\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
+
+
+def direct_subject(question: str) -> str:
+    """The one name a question asks a fact of directly ("In which town was Agathe Corvane
+    born?", "Where did Ottavio Vantelli die?" -> the name), "" when it asks through another
+    thing ("... was the architect of the Ellery Lighthouse born?") or names several."""
+    names = names_in(question.strip())
+    if len(names) != 1:
+        return ""
+    pattern = r"\b(?:is|was|are|were|did|does|do|has|had)\s+(?:the\s+)?" + re.escape(names[0]) + r"\b"
+    return names[0] if re.search(pattern, question) else ""
+
+
+_HOW_TO = re.compile(r"^(?:how (?:do|can|should|would|could) (?:i|you|we|one)\b|how to\b|"
+                     r"(?:what|which) (?:command|option|flag|setting|call|function|method|"
+                     r"code|snippet)s?\b)", re.I)
+
+
+def asks_how_to(question: str) -> bool:
+    """Whether a question asks how to do something ("How do I export the graph?", "Which
+    command ...?"): a command line of a code block may answer it."""
+    return bool(_HOW_TO.match(question.strip()))
 
 
 def asks_place(question: str) -> bool:

@@ -4,11 +4,11 @@ An extractive answer quotes sentences exactly as the source wrote them, so split
 rewrites text: each :class:`Sentence` is a substring of its chunk (or, read by
 :func:`sentences_by_chunk`, of its chunk joined with the neighbours that continue it).
 Abbreviations ("Dr.", "U.S.", "e.g.", initials) do not end a sentence; line breaks do (lists,
-tables, headings). Code is not quoted: lines inside ``` fences, and lines indented by four
-spaces or a tab (CommonMark's indented code; the Markdown loader writes code blocks so, whatever
-their own indentation). A short first line without a full stop ("Voyager 1", "# Install") is the
-chunk's heading: it is not an answer sentence itself, but it tells who "It" is in the sentences
-below it.
+tables, headings). Code is not quoted as prose: lines inside ``` fences, and lines indented by
+four spaces or a tab (CommonMark's indented code; the Markdown loader writes code blocks so,
+whatever their own indentation) are quotable only as commands, for how-to questions. A short
+first line without a full stop ("Voyager 1", "# Install") is the chunk's heading: it is not an
+answer sentence itself, but it tells who "It" is in the sentences below it.
 
 Example:
     >>> [s.text for s in split_sentences("Voyager 1\\nIt was launched by NASA in 1977. Dr. Stone led it.")]
@@ -44,6 +44,7 @@ class Sentence:
 
     text: str
     heading: str = ""
+    code: bool = False  # a line of a code block (quoted only for how-to questions)
 
 
 def _is_abbreviation(text: str, end: int) -> bool:
@@ -137,6 +138,9 @@ def _inner_heading(lines: List[str], number: int) -> str:
     return _title(raw)
 
 
+#: what a piece of a sentence cut off at its start opens with (", vectors, status and ..." where
+#: a chunk begins inside the sentence its overlap repeats): not quotable alone
+_FRAGMENT_START = frozenset(",;:.)]}")
 _EMPHASIS = re.compile(r"^(?:\*\*|__|\*|_)(.+?)(?:\*\*|__|\*|_)$")
 _FAQ_PREFIX = re.compile(r"^(?:Q|Question)\s*[:.]\s*", re.I)
 
@@ -156,14 +160,30 @@ def _faq_question(lines: List[str], number: int) -> str:
     return question
 
 
-def split_sentences(chunk_text: str) -> List[Sentence]:
+#: the longest code line quoted (longer ones are data, not a command)
+MAX_CODE_CHARS = 200
+
+
+def _code_line(line: str, heading: str) -> List[Sentence]:
+    """``line`` of a code block as a quotable command ("lightrag export kg.graphml"), when it
+    is one: short, with a letter, not only a comment or a bracket."""
+    text = line.strip()
+    if (not text or len(text) > MAX_CODE_CHARS or not re.search(r"[A-Za-z]", text)
+            or text.startswith(("#", "//", "--", "/*", "*")) or set(text) <= set("{}[](),;")):
+        return []
+    return [Sentence(text=text, heading=heading, code=True)]
+
+
+def split_sentences(chunk_text: str, code: bool = False) -> List[Sentence]:
     """The answerable sentences of a chunk, each a verbatim substring of it.
 
-    Lines of code fences, lines indented by four spaces or a tab (code, preformatted text) and
-    table rules are skipped, a heading line is not a sentence (the
-    chunk's first line when it reads as a title, and a title standing alone between blank lines
+    Lines of code fences and lines indented by four spaces or a tab (code, preformatted text)
+    are skipped, unless ``code`` asks for them (then each command line is a :class:`Sentence`
+    with ``code=True``: :func:`_code_line`); table rules are skipped, a heading line is not a
+    sentence (the chunk's first line when it reads as a title, and a title standing alone between blank lines
     further down: the sentences after it carry it as their heading), a list item is quoted
-    without its marker ("- ", "2. "), a FAQ's question line is the heading of the answer below it
+    without its marker ("- ", "2. "), a piece opening with ", " or ";" (a chunk cut inside a
+    sentence) is not quoted, a FAQ's question line is the heading of the answer below it
     (:func:`_faq_question`), very short pieces ("Yes.") carry too little to quote alone,
     and a sentence longer than ``MAX_SENTENCE_CHARS`` is quoted as runs of its clauses
     (:func:`_within_limit`).
@@ -182,10 +202,13 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
         if line.startswith("```"):
             in_code = not in_code
             continue
-        if in_code or not line or (number == 0 and heading) or set(line) <= set("|-: =+#*"):
+        if in_code or (_PREFORMATTED.match(raw) and line and not _LIST_MARKER.match(line)):
+            # code or preformatted text (a nested list item is still quoted); its commands are
+            # quoted when asked for (``code``: "How do I export the graph?")
+            sentences.extend(_code_line(line, heading) if code else [])
             continue
-        if _PREFORMATTED.match(raw) and not _LIST_MARKER.match(line):
-            continue  # code or preformatted text (a nested list item is still quoted)
+        if not line or (number == 0 and heading) or set(line) <= set("|-: =+#*"):
+            continue
         inner = _inner_heading(lines, number)
         if inner:
             heading = outer = inner
@@ -196,7 +219,7 @@ def split_sentences(chunk_text: str) -> List[Sentence]:
             continue
         for sentence in _split_line(_MARKUP_PREFIX.sub("", line)):
             for piece in _within_limit(sentence):
-                if len(piece) >= MIN_SENTENCE_CHARS:
+                if len(piece) >= MIN_SENTENCE_CHARS and piece[0] not in _FRAGMENT_START:
                     sentences.append(Sentence(text=piece, heading=heading))
     return sentences
 
@@ -278,11 +301,13 @@ def _joined(texts: Sequence[str], run: Sequence[int]) -> Tuple[str, List[int]]:
     return out, starts
 
 
-def sentences_by_chunk(texts: Sequence[str], groups: Sequence[str]) -> List[List[Sentence]]:
+def sentences_by_chunk(texts: Sequence[str], groups: Sequence[str],
+                       code: bool = False) -> List[List[Sentence]]:
     """The sentences of each of ``texts`` (:func:`split_sentences`), where texts of one group
     (one source file) that continue one another are read as one text: a sentence belongs to
     the text it starts in, whole even where the chunker cut it at that text's end, and the
-    piece that opens the next text is not a sentence of its own.
+    piece that opens the next text is not a sentence of its own. ``code``: also the command
+    lines of code blocks (:func:`split_sentences`).
 
     Example:
         >>> a = "Titan has lakes of methane. Its thick nitrogen atmosphere hides"
@@ -302,7 +327,7 @@ def sentences_by_chunk(texts: Sequence[str], groups: Sequence[str]) -> List[List
             numbers = [members[i] for i in run]
             joined, starts = _joined(texts, numbers)
             cursor = 0
-            for sentence in split_sentences(joined):
+            for sentence in split_sentences(joined, code):
                 at = joined.find(sentence.text, cursor)
                 cursor = at + len(sentence.text) if at >= 0 else cursor
                 owner = max(k for k, start in enumerate(starts) if start <= max(at, 0))
