@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,16 +44,32 @@ def is_right(answer: str, expected: str | None, question: str = "") -> bool:
     return expected.lower() in answer.lower()
 
 
+def gathered(paths: list, exclude: list, into: Path) -> list:
+    """``paths`` as given, or, with names to leave out, their files copied into ``into``."""
+    if not exclude:
+        return paths
+    into.mkdir(parents=True)
+    for path in map(Path, paths):
+        for found in ([path] if path.is_file() else sorted(path.rglob("*"))):
+            if found.is_file() and found.name not in exclude:
+                shutil.copy2(found, into / found.name)
+    return [str(into)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", default=str(DATA / "docs"))
+    parser.add_argument("--docs", nargs="+", default=[str(DATA / "docs")],
+                        help="files or folders to index (README.md docs: this repository's docs)")
+    parser.add_argument("--exclude", nargs="*", default=[],
+                        help="file names left out of the folders (benchmarks.md)")
     parser.add_argument("--questions", default=str(DATA / "questions.json"))
     parser.add_argument("--modes", nargs="+", default=["ppr", "mix", "naive", "local", "global", "hybrid"])
     args = parser.parse_args()
     questions = json.loads(Path(args.questions).read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as workdir:
-        subprocess.run([sys.executable, "-m", "lightrag.cli", "index", args.docs, "--working-dir",
-                        workdir], check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "lightrag.cli", "index",
+                        *gathered(args.docs, args.exclude, Path(workdir) / "docs"),
+                        "--working-dir", workdir], check=True, capture_output=True)
         from lightrag.cli.common import load_rag
 
         rag = load_rag(argparse.Namespace(config=None, working_dir=workdir, workspace=None))
