@@ -205,6 +205,11 @@ def test_markdown_run_in_heading_stays_with_its_sentence():
                                     "Alone."]
 
 
+def test_markdown_run_in_heading_with_code_in_it():
+    text = MarkdownLoader()("g.md", data=b"**`ppr` mode.** Personalized PageRank over the graph.\n").text
+    assert text.strip() == "ppr mode — Personalized PageRank over the graph."
+
+
 # ----------------------------------------------------------------------------- text decoding
 @pytest.mark.parametrize("encoded, encoding", [
     ("Zoë naïve café".encode(), "utf-8"),

@@ -44,14 +44,19 @@ _RUN_IN_END = re.compile(r"[.!?]\s*$")
 
 def _run_in_heading(children: List[Any]) -> Optional[int]:
     """The index of the closing token of a paragraph's run-in heading (``**The way to grow.**
-    Text...``: a bold or italic lead-in ending with a full stop, followed by text), else None."""
+    Text...``, also with code in it: ``**`ppr` mode.** Text...``: a bold or italic lead-in ending
+    with a full stop, followed by text), else None."""
     start = 1 if children and children[0].type == "text" and not children[0].content.strip() else 0
-    lead = [c.type for c in children[start:start + 4]]
-    if (lead in (["strong_open", "text", "strong_close", "text"], ["em_open", "text", "em_close", "text"])
-            and _RUN_IN_END.search(children[start + 1].content)
-            and children[start + 3].content.strip()):
-        return start + 2
-    return None
+    if len(children) < start + 4 or children[start].type not in ("strong_open", "em_open"):
+        return None
+    closing = children[start].type.replace("_open", "_close")
+    end = next((i for i in range(start + 1, len(children)) if children[i].type == closing), None)
+    inner = children[start + 1:end] if end is not None else []
+    if (not inner or any(c.type not in ("text", "code_inline") for c in inner)
+            or not _RUN_IN_END.search(inner[-1].content) or end + 1 >= len(children)
+            or children[end + 1].type != "text" or not children[end + 1].content.strip()):
+        return None
+    return end
 
 
 def _inline_text(token: Any, paragraph: bool = False) -> str:
@@ -62,7 +67,8 @@ def _inline_text(token: Any, paragraph: bool = False) -> str:
     children = list(token.children or [])
     run_in = _run_in_heading(children) if paragraph else None
     if run_in is not None:
-        lead = children[run_in - 1].content.strip()
+        opened = next(i for i, c in enumerate(children) if c.type in ("strong_open", "em_open"))
+        lead = "".join(c.content for c in children[opened + 1:run_in]).strip()
         parts.append(_RUN_IN_END.sub("", lead) + " —")
         children = children[run_in + 1:]
     for child in children:
