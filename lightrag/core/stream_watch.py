@@ -9,7 +9,9 @@ that keeps coming is never cut off; only a silence longer than ``limit`` is.
 
 A sync stream with a limit is read by a daemon thread that hands pieces over as they come (a
 blocked read cannot be interrupted); a stalled read is left to finish in that thread, as a
-timed-out request is. An async stream is read in the caller's event loop, and a stalled read is
+timed-out request is. The thread reads at most :data:`MAX_AHEAD` pieces ahead of the reader, so a
+reader that pauses (a slow client of ``/query``) does not make it buffer an endless or huge
+reply in memory. An async stream is read in the caller's event loop, and a stalled read is
 cancelled.
 
 Example:
@@ -36,6 +38,9 @@ log = logging.getLogger(__name__)
 Stream = Union[Iterable[str], AsyncIterator[str]]
 
 _PIECE, _END, _ERROR = "piece", "end", "error"
+
+#: pieces the reading thread may hold that the reader has not taken yet
+MAX_AHEAD = 1024
 
 
 def watch_stream(
@@ -64,7 +69,7 @@ def _watch_sync(source: Iterable[str], on_end: Callable[[], None]) -> Iterator[s
 
 def _watch_sync_limited(source: Iterable[str], on_end: Callable[[], None], limit: float) -> Iterator[str]:
     """Pieces read by a worker thread; a wait longer than ``limit`` raises ModelCallTimeout."""
-    handoff: queue.Queue[Tuple[str, Any]] = queue.Queue()
+    handoff: queue.Queue[Tuple[str, Any]] = queue.Queue(maxsize=MAX_AHEAD)
     stop = threading.Event()
     context = contextvars.copy_context()
     worker = threading.Thread(
@@ -87,18 +92,28 @@ def _watch_sync_limited(source: Iterable[str], on_end: Callable[[], None], limit
     on_end()
 
 
+def _hand_over(handoff: queue.Queue, item: Tuple[str, Any], stop: threading.Event) -> bool:
+    """Put ``item`` once the reader has room for it; False when the reader has gone."""
+    while not stop.is_set():
+        try:
+            handoff.put(item, timeout=0.1)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
 def _produce(source: Iterable[str], handoff: queue.Queue, stop: threading.Event) -> None:
     """Read ``source`` into ``handoff`` until it ends, fails, or the reader has gone."""
     pieces = iter(source)
     try:
         for piece in pieces:
-            if stop.is_set():
+            if stop.is_set() or not _hand_over(handoff, (_PIECE, piece), stop):
                 break
-            handoff.put((_PIECE, piece))
         else:
-            handoff.put((_END, None))
+            _hand_over(handoff, (_END, None), stop)
     except BaseException as e:  # handed to the reader's thread
-        handoff.put((_ERROR, e))
+        _hand_over(handoff, (_ERROR, e), stop)
     finally:
         close = getattr(pieces, "close", None)
         if stop.is_set() and close is not None:

@@ -66,6 +66,8 @@ def retry_after_seconds(error: BaseException) -> Optional[float]:
             seconds = float(value) / divisor
         except (TypeError, ValueError):
             continue
+        if math.isnan(seconds):  # 'nan' is no number of seconds: not a request to wait forever
+            continue
         if math.isfinite(seconds):
             return max(0.0, seconds)
         return math.inf
