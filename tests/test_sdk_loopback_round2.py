@@ -297,3 +297,17 @@ def test_a_dropped_or_refused_connection_names_the_request_and_the_cause(provide
     output = Generator(model_client=refused, model_kwargs={"model": "m"})({"input_str": "x"})
     assert f"127.0.0.1:{port}/v1/chat/completions" in output.error and "refused" in output.error
     assert "Hunter2pw" not in output.error and KEY not in output.error
+
+
+def test_a_timed_out_sync_call_sends_no_more_retries(provider):
+    """The caller got ``timed out`` after 1 s: its abandoned worker thread must not go on
+    waiting out Retry-After and sending requests nobody will read (red team 4)."""
+    generator = Generator(model_client=client_of(provider), model_kwargs={"model": "m"}, timeout=1.0)
+    provider.script = [status(429, (("Retry-After", "0.3"),))] * 8
+    started = time.monotonic()
+    output = generator({"input_str": "x"})
+    assert output.error and ("timed out" in output.error or "time limit" in output.error)
+    assert time.monotonic() - started < 1.5
+    sent = len(provider.requests)
+    time.sleep(1.5)  # what the worker would have retried meanwhile (0.3 s apart)
+    assert len(provider.requests) == sent <= 4

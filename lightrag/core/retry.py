@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TypeVar
 
+from lightrag.utils.call_deadline import seconds_left
 from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
@@ -92,8 +93,12 @@ def _policy_of(owner: Any) -> RetryPolicy:
 def _retry_wait(fn: Callable[..., Any], policy: RetryPolicy, attempt: int,
                 error: Exception) -> Optional[float]:
     """Seconds to wait before retrying ``fn`` after ``error`` (logged), or None to give up:
-    the error is not transient or the retries are spent."""
+    the error is not transient, the retries are spent, or the bounded call running this has
+    run out of time (its caller stopped waiting: :mod:`lightrag.utils.call_deadline`)."""
     if attempt >= policy.max_retries or not is_transient(error):
+        return None
+    left = seconds_left()
+    if left is not None and left <= 0:
         return None
     wait = policy.delay(attempt)
     log.warning("%s failed (%s); retry %d in %.2fs", fn.__qualname__, redact_text(str(error)),

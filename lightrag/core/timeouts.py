@@ -1,7 +1,8 @@
 """Bounding a model call in time: the request runs in a daemon thread the caller waits for.
 
 A call that takes longer than its limit raises :class:`ModelCallTimeout` in the caller; the
-request itself cannot be killed and finishes in the background, its result dropped. Context
+request itself cannot be killed and finishes in the background, its result dropped (a retry
+loop inside it gives up: :mod:`lightrag.utils.call_deadline`). Context
 variables (tracing, benchmark tallies) are carried into the worker thread.
 
 Example:
@@ -19,7 +20,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
 from typing import Any, Awaitable, Callable, Dict, Optional
+
+from lightrag.utils.call_deadline import running_until
 
 __all__ = ["ModelCallTimeout", "acall_with_timeout", "call_with_timeout"]
 
@@ -42,10 +46,16 @@ def call_with_timeout(fn: Callable[..., Any], limit: Optional[float], *args: Any
         return fn(*args, **kwargs)
     box: Dict[str, Any] = {}
     context = contextvars.copy_context()
+    abandoned = threading.Event()
+    deadline = time.monotonic() + limit
+
+    def bounded() -> Any:
+        with running_until(deadline, abandoned):  # retries inside give up once abandoned
+            return fn(*args, **kwargs)
 
     def run() -> None:
         try:
-            box["value"] = context.run(fn, *args, **kwargs)
+            box["value"] = context.run(bounded)
         except BaseException as e:  # handed to the caller's thread
             box["error"] = e
 
@@ -53,6 +63,7 @@ def call_with_timeout(fn: Callable[..., Any], limit: Optional[float], *args: Any
     worker.start()
     worker.join(limit)
     if worker.is_alive():
+        abandoned.set()
         raise ModelCallTimeout(limit)
     if "error" in box:
         raise box["error"]

@@ -31,6 +31,7 @@ import time
 from typing import Any, Callable, Mapping, Optional, TypeVar
 
 from lightrag.core.retry import DEFAULT_RETRY_POLICY, RetryPolicy, is_transient
+from lightrag.utils.call_deadline import seconds_left
 from lightrag.utils.secrets import redact_text
 
 __all__ = ["MAX_RETRY_AFTER", "retry_after_seconds", "retry_wait", "with_http_retries"]
@@ -102,15 +103,18 @@ def _policy_of(owner: Any) -> RetryPolicy:
 
 
 def _remaining(owner: Any, started: float) -> Optional[float]:
-    """Seconds left of the owner's ``call_timeout()`` since ``started`` (None: no limit)."""
+    """Seconds left of the owner's ``call_timeout()`` since ``started``, or of the bounded call
+    running this (a Generator's ``timeout``: 0 once its caller stopped waiting), whichever ends
+    first (None: no limit)."""
+    bounded = seconds_left()
     get = getattr(owner, "call_timeout", None)
     try:
         limit = get() if callable(get) else None
     except Exception:  # noqa: BLE001 - no limit known
-        return None
-    if not isinstance(limit, (int, float)) or limit <= 0:
-        return None
-    return limit - (time.monotonic() - started)
+        limit = None
+    own = limit - (time.monotonic() - started) if isinstance(limit, (int, float)) and limit > 0 else None
+    known = [t for t in (own, bounded) if t is not None]
+    return min(known) if known else None
 
 
 def _note(error: BaseException, text: str) -> None:
@@ -132,6 +136,9 @@ def retry_wait(name: str, policy: RetryPolicy, attempt: int, error: Exception,
     ``remaining``: seconds left of the call's time limit; a ``Retry-After`` beyond it gives up.
     """
     if attempt >= policy.max_retries or not is_transient(error):
+        return None
+    if remaining is not None and remaining <= 0:
+        _note(error, "the call's time limit is spent: not retried")
         return None
     if _error_code(error) in _NOT_RETRYABLE_CODES:
         _note(error, "the provider's quota or billing limit is reached: not retried")
