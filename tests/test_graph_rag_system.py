@@ -468,3 +468,14 @@ def test_copies_of_a_query_param_keep_their_own_record_of_what_was_set(tmp_path)
     resolved = rag.resolve_query_param(changed)
     assert (resolved.mode, resolved.chunk_top_k, resolved.top_k) == ("ppr", 40, 5)
     assert resolved.only_need_context
+
+
+def test_a_sync_stream_sends_its_request_when_read(tmp_path):
+    """A sync query's stream is read after the query's event loop ended: its request is sent
+    then, in the reader's thread, where Ctrl-C stops the wait (red team 4)."""
+    asked = []
+    rag = make_rag(tmp_path, answers=lambda p: asked.append(p) or "streamed answer text")
+    insert_all(rag)
+    streamed = rag.query("Saturn", mode="mix", stream=True)
+    assert asked == [] and streamed.response_iterator.error is None
+    assert "".join(streamed.response_iterator) == "streamed answer text" and len(asked) == 1

@@ -24,7 +24,7 @@ from lightrag.core.types import GeneratorOutput
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AsyncGeneratorStream", "GeneratorStream"]
+__all__ = ["AsyncGeneratorStream", "DeferredStream", "GeneratorStream"]
 
 OnError = Callable[[GeneratorOutput], None]
 
@@ -110,3 +110,43 @@ class AsyncGeneratorStream(AsyncIterator[str]):
 
     async def __anext__(self) -> str:
         return await self._pieces.__anext__()
+
+
+class DeferredStream(Iterator[str]):
+    """A :class:`GeneratorStream` whose request is sent when it is first read (``start``
+    returns the stream), so a sync caller sends it in its own thread: a query answered inside
+    ``asyncio.run`` and read after it, where Ctrl-C interrupts the wait for the reply (inside
+    the event loop it waited for the request's time limit).
+
+    Example:
+        >>> started = []
+        >>> lazy = DeferredStream(lambda: started.append(1) or GeneratorStream(
+        ...     GeneratorOutput(data=iter(["a", "b"]))))
+        >>> started
+        []
+        >>> "".join(lazy), started, lazy.error
+        ('ab', [1], None)
+    """
+
+    def __init__(self, start: Callable[[], GeneratorStream]) -> None:
+        self._start = start
+        self._stream: Optional[GeneratorStream] = None
+
+    @property
+    def stream(self) -> GeneratorStream:
+        """The stream, its request sent now if it was not yet."""
+        if self._stream is None:
+            self._stream = self._start()
+        return self._stream
+
+    @property
+    def output(self) -> GeneratorOutput:
+        return self.stream.output
+
+    @property
+    def error(self) -> Optional[str]:
+        """Why the request or the stream failed (None while all is well or not yet sent)."""
+        return None if self._stream is None else self._stream.error
+
+    def __next__(self) -> str:
+        return next(self.stream)

@@ -52,6 +52,7 @@ from lightrag.components.graph_rag.schemas import QUERY_MODES, QueryParam, Query
 from lightrag.components.graph_rag.usage import model_name
 from lightrag.core.component import Component
 from lightrag.core.generator import Generator
+from lightrag.core.generator_stream import DeferredStream
 from lightrag.core.tokenizer import count_tokens
 
 log = logging.getLogger(__name__)
@@ -214,8 +215,10 @@ class QueryEngine(Component):
         if param.only_need_prompt:
             return QueryResult(content=prompt, raw_data=raw_data)
         if param.stream:
-            stream: Any = (self.answer_generator.stream(prompt_kwargs) if sync_stream
-                           else self.answer_generator.astream(prompt_kwargs))
+            # a sync caller reads the stream after the query's event loop ended: its request
+            # is sent then, in the caller's thread, where Ctrl-C can stop the wait
+            stream: Any = (DeferredStream(lambda: self.answer_generator.stream(prompt_kwargs))
+                           if sync_stream else self.answer_generator.astream(prompt_kwargs))
             return QueryResult(response_iterator=stream, raw_data=raw_data, is_streaming=True)
         answer = await self.answer_generator.acall(prompt_kwargs)
         raw_data["processing_info"]["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
