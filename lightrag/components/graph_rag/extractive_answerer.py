@@ -88,7 +88,7 @@ from lightrag.components.graph_rag.answer_candidates import (
     unnamed_subject,
 )
 from lightrag.components.graph_rag.answer_hops import TYPED_KINDS, answers_alone, bridges_of, complete, link
-from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
+from lightrag.components.graph_rag.answer_text import answer_text
 from lightrag.components.graph_rag.answer_words import (
     STOPWORDS,
     content_words,
@@ -149,11 +149,6 @@ class ExtractiveAnswer(DataClass):
     question_type: str = field(default="other", metadata={"desc": "Kind of answer asked for"})
     decided: Optional[bool] = field(default=None, metadata={"desc": "yes/no/choice decided?"})
     milliseconds: float = field(default=0.0, metadata={"desc": "Time taken"})
-
-
-def _shown(c: Candidate) -> str:
-    """A quote as the answer shows it: a command line of a code block in backticks."""
-    return f"`{c.sentence.text}`" if c.sentence.code else c.sentence.text
 
 
 class ExtractiveAnswerer(Component):
@@ -464,35 +459,7 @@ class ExtractiveAnswerer(Component):
             # quoted Marie Curie's birth in Warsaw)
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
-        quoted = " ".join(f"{_shown(c)} [{c.reference_id}]" if c.reference_id else _shown(c)
-                          for c in chain)
-        decided: Optional[bool] = None
-        text = quoted
-        if kind == "choice":
-            # a passage names its subject in its heading or opening: "It opened on 19 March
-            # 1932." under "The Sydney Harbour Bridge is ..." gives that bridge's year
-            pick = choice_verdict(query, [(c.sentence.text, c.sentence.heading, c.passage_opening)
-                                          for c in every])
-            decided = pick is not None
-            text = (f"{pick}, according to the dates in the sources: {quoted}" if pick else
-                    f"The sources do not settle which one; the closest evidence: {quoted}")
-        elif missing:
-            # the thing asked for is named nowhere in the context ("What is her annual salary?"
-            # over passages that give her job, not her pay): say so, and show what is closest
-            # (an answer may still be there in other words: "What award ...?" and "the Medal")
-            text = f"The retrieved context does not mention {missing}; the closest evidence: {quoted}"
-        elif kind in TYPED_KINDS and not any(c.typed for c in chain):
-            # "Who designed Oskerby station?" answered by "Its first chief engineer designed its
-            # largest structure": the quotes hold no name (date, number) at all, so they are
-            # evidence, not the answer
-            asked = "place" if asks_place(query) else kind
-            text = f"The quoted sentences do not give the {asked} asked for; the closest evidence: {quoted}"
-        elif kind == "yes_no":
-            verdict = yes_no_verdict(query, [(c.sentence.text, c.in_context) for c in chain],
-                                     weights)
-            decided = verdict is not None
-            text = (f"{verdict}: {quoted}" if verdict else
-                    f"The sources do not say yes or no directly; the closest evidence: {quoted}")
+        text, decided = answer_text(query, kind, chain, every, missing, weights)
         return ExtractiveAnswer(
             text=text, question_type=kind, decided=decided,
             sentences=[AnswerSentence(text=c.sentence.text, reference_id=c.reference_id,

@@ -16,10 +16,9 @@ changes them only through a small API:
 
 Writes are serialised by one writer lock: in-process (every coroutine and thread of this
 process) and across processes (the database's writer lock, waited for up to ``lock_timeout``).
-:meth:`record`, :meth:`record_many` and the writes of :meth:`index_pending` run in a worker
-thread that holds the lock and the whole transaction (a transaction belongs to one thread), so
-their seconds of merging and synonym search never block the caller's event loop; a cancelled
-caller waits for that thread's transaction to end.
+:meth:`record`, :meth:`record_many` and :meth:`index_pending`'s writes run in a worker thread
+holding the lock and the whole transaction (one thread's), off the caller's event loop; a
+cancelled caller waits for that transaction to end.
 Readers never wait: :attr:`view` is the typed read view the query modes use, and
 :meth:`refresh` applies what other processes committed since the last look.
 

@@ -1,0 +1,51 @@
+"""The text of an extractive answer: its quotes with their ``[n]``, opened by a verdict ("Yes:",
+"X, according to the dates in the sources:") or by what the context lacks ("The retrieved
+context does not mention ...; the closest evidence: ...").
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from lightrag.components.graph_rag.answer_candidates import Candidate
+from lightrag.components.graph_rag.answer_hops import TYPED_KINDS
+from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
+from lightrag.components.graph_rag.question_types import asks_place
+
+__all__ = ["answer_text", "shown"]
+
+
+def shown(c: Candidate) -> str:
+    """A quote as the answer shows it: a command line of a code block in backticks."""
+    return f"`{c.sentence.text}`" if c.sentence.code else c.sentence.text
+
+
+def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candidate], missing: str,
+                weights: Dict[str, float]) -> Tuple[str, Optional[bool]]:
+    """``(text, decided)``: the quotes of ``chain``, opened by the verdict of a yes/no or "A or
+    B" question (``decided``: whether one was reached) or by what the context does not say."""
+    quoted = " ".join(f"{shown(c)} [{c.reference_id}]" if c.reference_id else shown(c) for c in chain)
+    if kind == "choice":
+        # a passage names its subject in its heading or opening: "It opened on 19 March
+        # 1932." under "The Sydney Harbour Bridge is ..." gives that bridge's year
+        pick = choice_verdict(query, [(c.sentence.text, c.sentence.heading, c.passage_opening)
+                                      for c in every])
+        return (f"{pick}, according to the dates in the sources: {quoted}" if pick else
+                f"The sources do not settle which one; the closest evidence: {quoted}"), pick is not None
+    if missing:
+        # the thing asked for is named nowhere in the context ("What is her annual salary?"
+        # over passages that give her job, not her pay): say so, and show what is closest
+        # (an answer may still be there in other words: "What award ...?" and "the Medal")
+        return f"The retrieved context does not mention {missing}; the closest evidence: {quoted}", None
+    if kind in TYPED_KINDS and not any(c.typed for c in chain):
+        # "Who designed Oskerby station?" answered by "Its first chief engineer designed its
+        # largest structure": the quotes hold no name (date, number) at all, so they are
+        # evidence, not the answer
+        asked = "place" if asks_place(query) else kind
+        return f"The quoted sentences do not give the {asked} asked for; the closest evidence: {quoted}", None
+    if kind == "yes_no":
+        verdict = yes_no_verdict(query, [(c.sentence.text, c.in_context) for c in chain], weights)
+        return (f"{verdict}: {quoted}" if verdict else
+                f"The sources do not say yes or no directly; the closest evidence: {quoted}"), \
+            verdict is not None
+    return quoted, None
