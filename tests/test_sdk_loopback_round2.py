@@ -311,3 +311,29 @@ def test_a_timed_out_sync_call_sends_no_more_retries(provider):
     sent = len(provider.requests)
     time.sleep(1.5)  # what the worker would have retried meanwhile (0.3 s apart)
     assert len(provider.requests) == sent <= 4
+
+
+def stall_after(texts: List[str], seconds: float) -> Behaviour:
+    def behaviour(handler: _Handler, body: dict) -> None:
+        handler.sse([{**HEAD, "choices": [{"index": 0, "delta": {"content": t}}]} for t in texts],
+                    done=False)
+        time.sleep(seconds)  # the reply stalls, the connection stays open
+    return behaviour
+
+
+def test_a_stream_stalled_past_the_timeout_frees_its_reader_at_the_limit(provider):
+    """The Generator's timeout also reaches the SDK's reads: the thread reading a stalled stream
+    ends at the limit, not at the client's own 60 s timeout (red team 4)."""
+    import threading
+
+    generator = Generator(model_client=client_of(provider), model_kwargs={"model": "m"}, timeout=1.0)
+    provider.script = [stall_after(["Hel"], 6.0)]
+    stream = generator.stream({"input_str": "x"})
+    assert list(stream) == ["Hel"] and "Timeout" in stream.error  # ours or the SDK's, at the limit
+    def reading() -> bool:
+        return any(t.name == "lightrag-stream-read" for t in threading.enumerate())
+
+    deadline = time.monotonic() + 3.0
+    while time.monotonic() < deadline and reading():
+        time.sleep(0.05)
+    assert not reading()

@@ -159,6 +159,11 @@ class SDKClientMixin:
         """What ``call``/``acall`` return for the SDK's ``response`` (by default the response)."""
         return response
 
+    def _bounded(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``request`` with what its SDK needs to keep the running call's time limit
+        (:mod:`lightrag.utils.call_deadline`); as it is by default."""
+        return request
+
     def _base_url_of(self, sdk_client: Any) -> str | None:
         """The endpoint named in errors (credentials are removed when they are shown)."""
         resolved = getattr(self, "_resolved_base_url", None)
@@ -178,7 +183,7 @@ class SDKClientMixin:
         self._check_model_type(model_type)
         if self.sync_client is None:
             self.sync_client = self.init_sync_client()
-        request = dict(api_kwargs or {})
+        request = self._bounded(dict(api_kwargs or {}))
         try:
             response = self._endpoint(self.sync_client, model_type, request)(**request)
         except Exception as e:

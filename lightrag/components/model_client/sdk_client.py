@@ -20,6 +20,7 @@ from lightrag.components.model_client.chat_utils import (
     to_messages,
 )
 from lightrag.core.types import CompletionUsage, EmbedderOutput, GeneratorOutput, ModelType
+from lightrag.utils.call_deadline import seconds_left
 
 
 class ChatSDKMixin:
@@ -42,6 +43,16 @@ class ChatSDKMixin:
         """``{**model_kwargs, "input": [...]}``."""
         api_kwargs["input"] = to_embedding_input(input)
         return api_kwargs
+
+    def _bounded(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``request`` with the SDK's ``timeout`` set to what is left of a Generator's time limit
+        (unless the caller gave one): the SDK then also bounds each read of a streamed reply, so
+        a stream stalled past the limit frees its thread and socket at the limit instead of the
+        client's own timeout (60 s by default)."""
+        left = seconds_left()
+        if left is not None and left > 0 and "timeout" not in request:
+            request["timeout"] = left
+        return request
 
     def _endpoint(self, client: Any, model_type: ModelType, request: dict[str, Any]) -> Callable[..., Any]:
         return client.chat.completions.create if model_type == ModelType.LLM else client.embeddings.create
