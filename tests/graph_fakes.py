@@ -97,3 +97,9 @@ def with_pipeline(rag, **attributes):
 
     rag.insert_pipeline = pipeline
     return rag
+
+
+@register
+def the_cited_answer(prompt: str) -> str:
+    """The fake answer model citing the first reference."""
+    return "The answer. [1]"

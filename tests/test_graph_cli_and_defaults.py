@@ -361,3 +361,19 @@ def test_hidden_and_over_long_workspaces_are_refused_with_a_message(tmp_path, ca
     store.mkdir()
     code, _, err = run(capsys, "status", "--working-dir", str(store), "--workspace", workspace)
     assert code == 2 and "plain file-name part" in err
+
+
+def test_a_streamed_answer_lists_the_sources_it_cites(tmp_path, capsys):
+    import graph_fakes  # noqa: F401  (registers the fake model functions)
+
+    config = json.loads(json.dumps(SCRIPTED))
+    config["component_config"]["answer_generator"]["component_config"]["model_client"][
+        "component_config"]["response_fn"]["class"] = "the_cited_answer"
+    path = tmp_path / "graph.yaml"
+    path.write_text(yaml.safe_dump(config))
+    common = ["--config", str(path), "--working-dir", str(tmp_path / "store")]
+    run(capsys, "index", str(make_corpus(tmp_path / "docs")), *common)
+    for extra in ([], ["--stream"]):
+        code, out, _ = run(capsys, "query", "Which spacecraft flew past Saturn?", *extra, *common)
+        sources = out.split("Sources:", 1)[1]
+        assert code == 0 and "[1]" in sources and "[2]" not in sources, extra

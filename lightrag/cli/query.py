@@ -52,8 +52,8 @@ def _print_json(args: argparse.Namespace, mode: str, result: Any) -> int:
     return 1 if result.raw_data.get("processing_info", {}).get("answer_failed") else 0
 
 
-def _print_stream(result: Any, asked: float, progress: bool) -> int:
-    pieces: List[str] = []
+def _print_stream(result: Any, asked: float, progress: bool, pieces: List[str]) -> int:
+    """Print the answer as it streams (its pieces kept in ``pieces``); 1 when it failed."""
     for piece in result.response_iterator:
         if not pieces and progress:
             stage(f"first token after {time.perf_counter() - asked:.1f} s")
@@ -87,8 +87,9 @@ def _query(args: argparse.Namespace) -> int:
     if progress:
         stage(f"retrieved {info.get('chunks_kept', 0)} chunks in {time.perf_counter() - asked:.1f} s"
               + ("; generating ..." if result.is_streaming and not quoting else ""))
+    streamed: List[str] = []
     if result.is_streaming:
-        if _print_stream(result, asked, progress and not quoting):
+        if _print_stream(result, asked, progress and not quoting, streamed):
             return 1
     elif info.get("answer_failed"):
         out(f"ERROR: {result.raw_data.get('error')}")
@@ -96,7 +97,7 @@ def _query(args: argparse.Namespace) -> int:
     else:
         out(result.content)
     if references(result) and not args.context_only:
-        shown = result.content if not result.is_streaming else ""
+        shown = result.content if not result.is_streaming else "".join(streamed)
         out("\nSources: " + ", ".join(f"[{r['reference_id']}] {terminal_safe(str(r['file_path']), True)}"
                                       for r in cited_references(result, shown)))
     return 0
