@@ -55,3 +55,12 @@ def test_a_how_to_question_may_quote_a_command_of_a_code_block():
     assert "`" not in quote("What format do exports have?", docs)  # prose questions quote prose
     assert [s.text for s in split_sentences(docs)] == ["The graph can be written to a file.",
                                                        "Exports are always XML or JSON."]
+
+
+def test_a_when_question_takes_the_fuller_of_two_dates():
+    text = quote("When was the Veltmoor Hydrology Institute founded?",
+                 "Agnes Quillfeather\nAgnes Quillfeather founded the Veltmoor Hydrology Institute in "
+                 "2009 after twelve years as a lecturer.",
+                 "The Veltmoor Hydrology Institute\nThe Veltmoor Hydrology Institute is a small research "
+                 "organisation. It was founded in March 2009 in the town of Harrowgate Fen.")
+    assert "It was founded in March 2009" in text

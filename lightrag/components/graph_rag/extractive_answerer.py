@@ -107,6 +107,7 @@ from lightrag.components.graph_rag.question_types import (
     asks_how_to,
     asks_place,
     direct_subject,
+    gives_month,
     has_candidate,
     kind_word,
     names_kind,
@@ -370,6 +371,15 @@ class ExtractiveAnswerer(Component):
         only resembles the whole question). It is chosen among the sentences about what the
         question names (``about_subject``: :func:`~.answer_candidates.about_the_subject`)."""
         ranked = sorted(about_subject, key=lambda c: -c.score)
+        if kind == "date" and len(ranked) > 1 and not gives_month(ranked[0].sentence.text) \
+                and complete(ranked[:1], q_words, q_all, kind, noun):
+            # two sentences answer "When was X founded?": the one that gives the month too
+            # ("It was founded in March 2009"), not only the year ("... founded X in 2009")
+            fuller = [c for c in ranked[1: self.first_hop_pool] if gives_month(c.sentence.text)
+                      and c.score >= FIRST_HOP_MARGIN * ranked[0].score
+                      and complete([c], q_words, q_all, kind, noun)]
+            if fuller:
+                return fuller[0]
         if self.first_hop_pool <= 1 or self.max_sentences <= 1 or len(ranked) < 2 \
                 or answers_alone(ranked[0], q_words, q_names, kind) \
                 or complete(ranked[:1], q_words, q_all, kind, noun):

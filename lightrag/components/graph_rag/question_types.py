@@ -122,6 +122,11 @@ def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
     return any(_new(f, question_words) for f in found)
 
 
+def gives_month(sentence: str) -> bool:
+    """Whether ``sentence`` dates something to its month (or day), not only its year."""
+    return bool(_MONTH.search(sentence))
+
+
 def names_in(sentence: str) -> List[str]:
     """Capitalised names in a sentence, in order (its first word only when followed by another
     name)."""
