@@ -288,3 +288,48 @@ def test_a_waiting_insert_cut_by_shutdown_gets_the_json_503(tmp_path):
     response = got["response"]
     assert response.status_code == 503 and response.headers["content-type"] == "application/json"
     assert "shutting down" in response.json()["detail"]
+
+
+@pytest.mark.subprocess
+def test_a_graph_import_cut_by_shutdown_gets_the_json_503_and_commits_whole(tmp_path):
+    """SIGTERM while a large custom-KG import runs: the client gets the JSON 503 of a shutdown
+    (was a plain 500), and the import, one transaction, is in the store after the restart."""
+    port = free_port()
+    script = tmp_path / "serve.py"
+    script.write_text(SERVE.format(tests=str(TESTS)))
+    log = open(tmp_path / "server.log", "w")
+    store = tmp_path / "store"
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "serve", "--config", str(write_config(tmp_path)),
+         "--working-dir", str(store), "--port", str(port), "--log-level", "warning",
+         "--graceful-timeout", "1"],
+        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "LIGHTRAG_API_KEYS": ""})
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(url + "/health", timeout=2).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.05)
+        assert time.monotonic() < deadline and proc.poll() is None, Path(log.name).read_text()
+    kg = {"entities": [{"entity_name": f"Node{i}", "description": f"node {i}"} for i in range(20000)]}
+    got = {}
+    thread = threading.Thread(target=lambda: got.update(response=httpx.post(
+        url + "/documents/custom_kg", json={"custom_kg": kg, "doc_id": "big-kg"}, timeout=120)))
+    thread.start()
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(90)
+    thread.join(60)
+    response = got["response"]
+    assert response.status_code == 503 and response.headers["content-type"] == "application/json"
+    assert "shutting down" in response.json()["detail"]
+    import graph_fakes  # noqa: F401  (registers the fake model functions)
+    from lightrag.utils import build
+
+    config = yaml.safe_load(yaml.safe_dump(SCRIPTED))
+    config["component_config"]["working_dir"] = str(store)
+    restarted = build(config)
+    assert restarted.graph.get_node("Node19999") is not None  # committed whole
+    restarted.close()

@@ -167,6 +167,13 @@ async def import_custom_kg(body: CustomKGRequest, request: Request) -> Dict[str,
         raise _shutting_down()
     try:
         return (await _off_the_loop(state, state.rag.insert_custom_kg, body.custom_kg, body.doc_id)).to_dict()
+    except asyncio.CancelledError:
+        # a shutdown cut the request (uvicorn cancels what outlives --graceful-timeout): the
+        # import, one transaction, still ends before the store closes; the client gets the JSON
+        # 503 of a shutdown, not a plain-text 500
+        raise HTTPException(503, "the server is shutting down; the import commits whole before the "
+                                 "store closes, or not at all: check GET /documents?doc_id=... after "
+                                 "it starts again", headers={"Retry-After": "5"}) from None
     except (TypeError, ValueError) as e:
         raise HTTPException(400, str(e)) from None
 
