@@ -326,6 +326,7 @@ def test_a_graph_import_cut_by_shutdown_gets_the_json_503_and_commits_whole(tmp_
     assert response.status_code == 503 and response.headers["content-type"] == "application/json"
     assert "shutting down" in response.json()["detail"]
     import graph_fakes  # noqa: F401  (registers the fake model functions)
+
     from lightrag.utils import build
 
     config = yaml.safe_load(yaml.safe_dump(SCRIPTED))
