@@ -110,3 +110,15 @@ def serve(tmp_path):
     yield start
     for server in started:
         server.stop()
+
+
+def health_latencies(client, times: int = 3) -> list:
+    """Seconds each of ``times`` ``GET /health`` took (each must answer 200)."""
+    import time
+
+    latencies = []
+    for _ in range(times):
+        started = time.perf_counter()
+        assert client.get("/health").status_code == 200
+        latencies.append(time.perf_counter() - started)
+    return latencies

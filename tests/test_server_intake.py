@@ -69,13 +69,14 @@ def write_config(tmp_path):
     return path
 
 
-def start_server(tmp_path, port, workdir):
+def start_server(tmp_path, port, workdir, *options):
+    """``lightrag serve`` in a child process (``options``: more of its flags), once /health answers."""
     script = tmp_path / "serve.py"
     script.write_text(SERVE.format(tests=str(TESTS)))
     log = open(tmp_path / f"server-{time.monotonic_ns()}.log", "w")
     proc = subprocess.Popen(
         [sys.executable, str(script), "serve", "--config", str(write_config(tmp_path)),
-         "--working-dir", str(workdir), "--port", str(port), "--log-level", "warning"],
+         "--working-dir", str(workdir), "--port", str(port), "--log-level", "warning", *options],
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "LIGHTRAG_API_KEYS": ""})
     client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
     deadline = time.monotonic() + 60
@@ -258,24 +259,8 @@ def test_shutdown_leaves_the_backlog_pending_after_drain_timeout(tmp_path):
 
 @pytest.mark.subprocess
 def test_a_waiting_insert_cut_by_shutdown_gets_the_json_503(tmp_path):
-    port = free_port()
-    script = tmp_path / "serve.py"
-    script.write_text(SERVE.format(tests=str(TESTS)))
-    log = open(tmp_path / "server.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, str(script), "serve", "--config", str(write_config(tmp_path)),
-         "--working-dir", str(tmp_path / "store"), "--port", str(port), "--log-level", "warning",
-         "--graceful-timeout", "1"],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "LIGHTRAG_API_KEYS": ""})
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(url + "/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.05)
-        assert time.monotonic() < deadline and proc.poll() is None, Path(log.name).read_text()
+    proc, client = start_server(tmp_path, free_port(), tmp_path / "store", "--graceful-timeout", "1")
+    url = str(client.base_url).rstrip("/")
     text = " ".join(f"Probe{i} of Agency{i} visited Planet{i}." for i in range(3000))  # ~15 s of work
     got = {}
     thread = threading.Thread(target=lambda: got.update(response=httpx.post(
@@ -294,25 +279,9 @@ def test_a_waiting_insert_cut_by_shutdown_gets_the_json_503(tmp_path):
 def test_a_graph_import_cut_by_shutdown_gets_the_json_503_and_commits_whole(tmp_path):
     """SIGTERM while a large custom-KG import runs: the client gets the JSON 503 of a shutdown
     (was a plain 500), and the import, one transaction, is in the store after the restart."""
-    port = free_port()
-    script = tmp_path / "serve.py"
-    script.write_text(SERVE.format(tests=str(TESTS)))
-    log = open(tmp_path / "server.log", "w")
     store = tmp_path / "store"
-    proc = subprocess.Popen(
-        [sys.executable, str(script), "serve", "--config", str(write_config(tmp_path)),
-         "--working-dir", str(store), "--port", str(port), "--log-level", "warning",
-         "--graceful-timeout", "1"],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "LIGHTRAG_API_KEYS": ""})
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(url + "/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.05)
-        assert time.monotonic() < deadline and proc.poll() is None, Path(log.name).read_text()
+    proc, client = start_server(tmp_path, free_port(), store, "--graceful-timeout", "1")
+    url = str(client.base_url).rstrip("/")
     kg = {"entities": [{"entity_name": f"Node{i}", "description": f"node {i}"} for i in range(20000)]}
     got = {}
     thread = threading.Thread(target=lambda: got.update(response=httpx.post(

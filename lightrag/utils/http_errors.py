@@ -25,7 +25,7 @@ from typing import Optional
 
 from lightrag.utils.secrets import redact, redact_text
 
-__all__ = ["ProviderResponseError", "explain_error"]
+__all__ = ["ProviderResponseError", "add_note", "explain_error"]
 
 _CONNECTION_ERRORS = {"APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout",
                       "ReadTimeout", "RemoteProtocolError", "ReadError"}
@@ -60,6 +60,19 @@ def _cause(error: BaseException) -> str:
     return redact_text(text)
 
 
+def add_note(error: BaseException, text: str) -> None:
+    """Append `` (text)`` to the error's message (its ``args[0]`` and an SDK error's
+    ``message``); its type, and so its handling, stay the same."""
+    if error.args and isinstance(error.args[0], str):
+        message = f"{error.args[0]} ({text})"
+        error.args = (message, *error.args[1:])
+        if isinstance(getattr(error, "message", None), str):
+            try:
+                error.message = message  # type: ignore[attr-defined]
+            except AttributeError:
+                pass
+
+
 def explain_error(error: BaseException, base_url: Optional[str] = None) -> BaseException:
     """The error to raise for ``error`` from a request to ``base_url`` (see the module doc)."""
     if getattr(error, _MARK, False):
@@ -75,13 +88,7 @@ def explain_error(error: BaseException, base_url: Optional[str] = None) -> BaseE
     if type(error).__name__ in _CONNECTION_ERRORS and error.args and isinstance(error.args[0], str):
         parts = [p for p in (_where(error, base_url), _cause(error)) if p]
         if parts:
-            message = f"{error.args[0]} ({'; '.join(parts)})"
-            error.args = (message, *error.args[1:])
-            if isinstance(getattr(error, "message", None), str):
-                try:
-                    error.message = message  # type: ignore[attr-defined]
-                except AttributeError:
-                    pass
+            add_note(error, "; ".join(parts))
         try:
             setattr(error, _MARK, True)
         except AttributeError:

@@ -32,6 +32,7 @@ from typing import Any, Callable, Mapping, Optional, TypeVar
 
 from lightrag.core.retry import DEFAULT_RETRY_POLICY, RetryPolicy, is_transient
 from lightrag.utils.call_deadline import seconds_left
+from lightrag.utils.http_errors import add_note
 from lightrag.utils.secrets import redact_text
 
 __all__ = ["MAX_RETRY_AFTER", "retry_after_seconds", "retry_wait", "with_http_retries"]
@@ -117,18 +118,6 @@ def _remaining(owner: Any, started: float) -> Optional[float]:
     return min(known) if known else None
 
 
-def _note(error: BaseException, text: str) -> None:
-    """Append ``text`` to the error's message (its type, and so its handling, stay the same)."""
-    if error.args and isinstance(error.args[0], str):
-        message = f"{error.args[0]} ({text})"
-        error.args = (message, *error.args[1:])
-        if isinstance(getattr(error, "message", None), str):
-            try:
-                error.message = message  # type: ignore[attr-defined]
-            except AttributeError:
-                pass
-
-
 def retry_wait(name: str, policy: RetryPolicy, attempt: int, error: Exception,
                remaining: Optional[float] = None) -> Optional[float]:
     """Seconds to wait before retry ``attempt + 1`` after ``error`` (logged), or None to give up.
@@ -138,10 +127,10 @@ def retry_wait(name: str, policy: RetryPolicy, attempt: int, error: Exception,
     if attempt >= policy.max_retries or not is_transient(error):
         return None
     if remaining is not None and remaining <= 0:
-        _note(error, "the call's time limit is spent: not retried")
+        add_note(error, "the call's time limit is spent: not retried")
         return None
     if _error_code(error) in _NOT_RETRYABLE_CODES:
-        _note(error, "the provider's quota or billing limit is reached: not retried")
+        add_note(error, "the provider's quota or billing limit is reached: not retried")
         return None
     wait = policy.delay(attempt)
     asked = retry_after_seconds(error)
@@ -149,11 +138,11 @@ def retry_wait(name: str, policy: RetryPolicy, attempt: int, error: Exception,
         limit = getattr(policy, "max_retry_after", None)
         limit = MAX_RETRY_AFTER if limit is None else float(limit)
         if asked > limit:
-            _note(error, f"the provider asks to retry after {asked:.0f} s, more than the "
+            add_note(error, f"the provider asks to retry after {asked:.0f} s, more than the "
                          f"{limit:g} s lightrag waits: not retried")
             return None
         if remaining is not None and asked >= remaining:
-            _note(error, f"the provider asks to retry after {asked:.0f} s, past the call's time "
+            add_note(error, f"the provider asks to retry after {asked:.0f} s, past the call's time "
                          f"limit: not retried")
             return None
         wait = max(wait, asked)

@@ -83,6 +83,20 @@ def _final_e(word: str) -> str:
 _SOFT_E = ("se", "ve", "ze", "ce", "ge")
 
 
+def _stripped(word: str) -> str:
+    if word in IRREGULAR:
+        return IRREGULAR[word]
+    if len(word) <= 4:
+        return word
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    if len(word) >= 6 and word.endswith(("er", "or")):
+        word = word[:-2]  # the doer meets the deed: "manager" and "manages", "founder" and "founded"
+    return word[:-1] + "y" if word.endswith("i") else word
+
+
 #: stems that ask and answer the same thing in other words ("Who is the spouse of X?" and "X
 #: married Y", "When did X die?" and "X's death in 1990", "the CEO" and "the chief executive")
 _SAME_MEANING = {
@@ -100,7 +114,8 @@ _SAME_MEANING = {
     # "Who is the father of X?" and "X was the son of Y and Z"
     **dict.fromkeys(("father", "mother", "son", "daughter", "parent"), "parent"),
 }
-SAME_MEANING: Dict[str, str] = {}  # filled below, once _stripped is defined
+#: the table with its keys as the stripper leaves them ("father" -> "fath", "spouse" -> "spous")
+SAME_MEANING: Dict[str, str] = {_final_e(_stripped(k)): _final_e(v) for k, v in _SAME_MEANING.items()}
 
 
 def stem(word: str) -> str:
@@ -115,20 +130,6 @@ def stem(word: str) -> str:
     """
     stripped = _final_e(_stripped(word))
     return SAME_MEANING.get(stripped, stripped)
-
-
-def _stripped(word: str) -> str:
-    if word in IRREGULAR:
-        return IRREGULAR[word]
-    if len(word) <= 4:
-        return word
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    if len(word) >= 6 and word.endswith(("er", "or")):
-        word = word[:-2]  # the doer meets the deed: "manager" and "manages", "founder" and "founded"
-    return word[:-1] + "y" if word.endswith("i") else word
 
 
 _IN_LAW = re.compile(r"-in-law\b", re.I)
@@ -179,6 +180,3 @@ def phrase_share(sentence_phrases: Set[Phrase], question_phrases: Set[Phrase]) -
         return 0.0
     return len(sentence_phrases & question_phrases) / len(question_phrases)
 
-
-# the keys as the stripper leaves them ("father" -> "fath", "spouse" -> "spous")
-SAME_MEANING.update({_final_e(_stripped(k)): _final_e(v) for k, v in _SAME_MEANING.items()})
