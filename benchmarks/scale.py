@@ -289,40 +289,54 @@ def probe_queries(workdir: str, n_queries: int) -> Dict[str, Any]:
 
 class _WriteProbe:
     """Inserts into (a copy of) one store, ``INSERT_BATCH`` documents per ``rag.insert`` call,
-    then deletes a few of them again (see :func:`probe_writes`)."""
+    then deletes a few of them again (see :func:`probe_writes`).
 
-    def __init__(self, workdir: str, n_insert: int) -> None:
-        corpus = Corpus.of_store(workdir)
-        self.rag = make_rag(workdir, corpus.dim)
+    ``sources`` are the corpora whose next documents go in: the store's own (always first: the
+    natural continuation of its corpus) and, for the same-documents probe, the other sizes'
+    corpora, so that every store also takes the very documents the other stores take."""
+
+    def __init__(self, workdir: str, n_insert: int, sources: Sequence[Corpus] = ()) -> None:
+        own = Corpus.of_store(workdir)
+        self.rag = make_rag(workdir, own.dim)
         self.rag.query("Who did anyone meet?", mode="naive", only_need_context=True)  # files mapped
-        base = corpus.n_chunks
-        self.docs = [" ".join(corpus.chunk_text(base + 4 * d + k) for k in range(4))
-                     for d in range(n_insert)]
-        self.ids = [f"new-{base}-{d}" for d in range(n_insert)]
-        self.seconds: List[float] = []
-        self.cpu_seconds: List[float] = []
+        self.sources = [own, *(c for c in sources if c.shape != own.shape)]
+        self.docs = {c.n_chunks: [" ".join(c.chunk_text(c.n_chunks + 4 * d + k) for k in range(4))
+                                  for d in range(n_insert)] for c in self.sources}
+        self.ids = {c.n_chunks: [f"new-{c.n_chunks}-{d}" for d in range(n_insert)]
+                    for c in self.sources}
+        self.own = own.n_chunks
+        self.seconds: Dict[int, List[float]] = {c.n_chunks: [] for c in self.sources}
+        self.cpu_seconds: Dict[int, List[float]] = {c.n_chunks: [] for c in self.sources}
 
-    def insert_batch(self, number: int) -> None:
+    def insert_batch(self, number: int, source: int) -> None:
         part = slice(number * INSERT_BATCH, (number + 1) * INSERT_BATCH)
         started, cpu = time.perf_counter(), time.process_time()
-        result = self.rag.insert(self.docs[part], ids=self.ids[part])
-        self.seconds.append(time.perf_counter() - started)
-        self.cpu_seconds.append(time.process_time() - cpu)
+        result = self.rag.insert(self.docs[source][part], ids=self.ids[source][part])
+        self.seconds[source].append(time.perf_counter() - started)
+        self.cpu_seconds[source].append(time.process_time() - cpu)
         if result.failed:
             raise RuntimeError(f"insert failed: {list(result.failed.items())[:2]}")
 
+    def _rates(self, source: int) -> Dict[str, Any]:
+        ids, seconds = self.ids[source], self.seconds[source]
+        return {"insert_docs_per_s": round(len(ids) / sum(seconds), 1),
+                "insert_cpu_docs_per_s": round(len(ids) / max(sum(self.cpu_seconds[source]), 1e-9), 1),
+                "batch_docs_per_s": [round(min(INSERT_BATCH, len(ids) - INSERT_BATCH * b) / t, 1)
+                                     for b, t in enumerate(seconds)]}
+
     def result(self) -> Dict[str, Any]:
-        deleted = min(DELETES, len(self.ids))
+        own_ids = self.ids[self.own]
+        deleted = min(DELETES, len(own_ids))
         started = time.perf_counter()
         for d in range(deleted):
-            self.rag.delete_by_doc_id(self.ids[d])
+            self.rag.delete_by_doc_id(own_ids[d])
         delete_s = (time.perf_counter() - started) / max(deleted, 1)
-        rates = [round(min(INSERT_BATCH, len(self.ids) - INSERT_BATCH * b) / t, 1)
-                 for b, t in enumerate(self.seconds)]
-        return {"insert_docs_per_s": round(len(self.ids) / sum(self.seconds), 1),
-                "insert_cpu_docs_per_s": round(len(self.ids) / max(sum(self.cpu_seconds), 1e-9), 1),
-                "first_batch_docs_per_s": rates[0], "batch_docs_per_s": rates,
-                "delete_s": round(delete_s, 2)}
+        own = self._rates(self.own)
+        row = {**own, "first_batch_docs_per_s": own["batch_docs_per_s"][0],
+               "delete_s": round(delete_s, 2)}
+        if len(self.sources) > 1:
+            row["same_documents"] = {str(c.n_chunks): self._rates(c.n_chunks) for c in self.sources}
+        return row
 
 
 class HeldFiles:
@@ -367,8 +381,8 @@ class HeldFiles:
         self._maps = []
 
 
-def probe_writes(workdirs: Sequence[str], n_insert: int, hold_cache: bool = False
-                 ) -> List[Dict[str, Any]]:
+def probe_writes(workdirs: Sequence[str], n_insert: int, hold_cache: bool = False,
+                 same_documents: bool = False) -> List[Dict[str, Any]]:
     """Run in a fresh process on copies of the stores: insert rate, then delete time, of each.
 
     The documents go in as ``rag.insert`` calls of ``INSERT_BATCH`` each (a sustained insert,
@@ -385,16 +399,25 @@ def probe_writes(workdirs: Sequence[str], n_insert: int, hold_cache: bool = Fals
     time; it includes the checkpoint thread's copying, and the worker thread that has written
     each insert since the twenty-seventh session: the inserting thread's own time no longer
     holds the write). With ``hold_cache`` the
-    stores' files are locked in memory first (:class:`HeldFiles`)."""
+    stores' files are locked in memory first (:class:`HeldFiles`).
+
+    With ``same_documents`` every store also takes the next documents of the other sizes'
+    corpora (``same_documents``: the rates per corpus the documents came from). A larger
+    corpus draws its names from a larger pool, so its documents name more distinct entities
+    per batch (1M's ~1,560 per 100 documents against 10k's ~960) and cost more to insert into
+    *any* store; the same documents into both sizes separate what the store's size costs from
+    what the documents bring."""
     import resource
 
     held = HeldFiles(workdirs) if hold_cache else None
     try:
-        probes = [_WriteProbe(w, n_insert) for w in workdirs]
+        corpora = [Corpus.of_store(w) for w in workdirs] if same_documents else []
+        probes = [_WriteProbe(w, n_insert, corpora) for w in workdirs]
         reads_before = resource.getrusage(resource.RUSAGE_SELF).ru_inblock
         for number in range(-(-n_insert // INSERT_BATCH)):
-            for probe in probes:
-                probe.insert_batch(number)
+            for source in probes[0].docs:
+                for probe in probes:
+                    probe.insert_batch(number, source if source in probe.docs else probe.own)
         disk_reads_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_inblock - reads_before) * 512 / 2**20
         return [{**probe.result(), "insert_disk_reads_mb": round(disk_reads_mb, 1),
                  "cache_held": held is not None} for probe in probes]
@@ -487,7 +510,8 @@ def ensure_store(n: int, root: str, rebuild: bool,
 
 def run_sizes(sizes: Sequence[int], root: str, n_queries: int, n_insert: int, rebuild: bool,
               shape: Optional[Dict[str, Any]] = None, warm_cache: bool = False,
-              writes_only: bool = False, hold_cache: bool = False) -> List[Dict[str, Any]]:
+              writes_only: bool = False, hold_cache: bool = False,
+              same_documents: bool = False) -> List[Dict[str, Any]]:
     """One row per size: the query probe on each store itself (they write nothing), then one
     write probe over copies of all of them (so the next run starts from the same stores)."""
     rows, workdirs = [], []
@@ -521,7 +545,7 @@ def run_sizes(sizes: Sequence[int], root: str, n_queries: int, n_insert: int, re
         for copy in copies:
             read_files(copy)
     try:
-        held = ["--hold-cache"] if hold_cache else []
+        held = (["--hold-cache"] if hold_cache else []) + (["--same-documents"] if same_documents else [])
         for row, measured in zip(rows, _fresh_process("--probe-writes", *copies, "--insert",
                                                       str(n_insert), *held)):
             row.update(measured)
@@ -570,6 +594,12 @@ def table(rows: Sequence[Dict[str, Any]]) -> str:
             figures[0] += (", per second of the process's CPU "
                            f"{b['insert_cpu_docs_per_s'] / a['insert_cpu_docs_per_s']:.2f}x "
                            f"({a['insert_cpu_docs_per_s']} / {b['insert_cpu_docs_per_s']} docs/s)")
+        for source in (b.get("same_documents") or {}):
+            x, y = (r.get("same_documents", {}).get(source) for r in (a, b))
+            if x and y:
+                figures.append(f"the same documents (the {int(source):,}-chunk corpus's) "
+                               f"{y['insert_docs_per_s'] / max(x['insert_docs_per_s'], 1e-3):.2f}x "
+                               f"({x['insert_docs_per_s']} / {y['insert_docs_per_s']} docs/s)")
         if "latency" in a and "latency" in b:
             figures = [f"open {b['open_s'] / max(a['open_s'], 1e-3):.1f}x",
                        f"RSS after open {b['rss_open_mb'] / max(a['rss_open_mb'], 1):.1f}x", *figures,
@@ -600,6 +630,8 @@ def main() -> None:
                         help="read the store's files before the query probe (a serving machine's page cache)")
     parser.add_argument("--hold-cache", action="store_true",
                         help="lock the copies' files in memory during the write probe (HeldFiles)")
+    parser.add_argument("--same-documents", action="store_true",
+                        help="every store also takes the other sizes' next documents (probe_writes)")
     parser.add_argument("--writes-only", action="store_true",
                         help="only the write probe (insert and delete on a copy), not the queries")
     parser.add_argument("--write", action="store_true", help="append to docs/benchmarks/scale.md")
@@ -610,12 +642,13 @@ def main() -> None:
         print(json.dumps(probe_queries(args.probe_queries, args.queries)))
         return
     if args.probe_writes:
-        print(json.dumps(probe_writes(args.probe_writes, args.insert, args.hold_cache)))
+        print(json.dumps(probe_writes(args.probe_writes, args.insert, args.hold_cache,
+                                      args.same_documents)))
         return
     rows = run_sizes(args.sizes, args.workdir, args.queries, args.insert, args.rebuild,
                      {"seed": args.seed, "zipf": args.zipf, "dim": args.dim,
                       "names_per_chunk": args.names_per_chunk}, args.warm_cache, args.writes_only,
-                     args.hold_cache)
+                     args.hold_cache, args.same_documents)
     text = table(rows)
     print(text)
     if args.write:

@@ -45,3 +45,23 @@ def test_held_files_are_locked_and_released(built: str) -> None:
     finally:
         held.release()
     held.release()  # twice: nothing left to release
+
+
+def test_the_same_documents_go_into_every_store(built: str, tmp_path: Path) -> None:
+    """``--same-documents``: each store also takes the other sizes' next documents, and a
+    larger corpus's documents name more distinct entities per batch (why they differ)."""
+    import shutil
+
+    scale.ensure_store(400, built, rebuild=False)
+    copies = []
+    for n in (200, 400):
+        shutil.copytree(Path(built) / f"n{n}", tmp_path / f"n{n}")
+        copies.append(str(tmp_path / f"n{n}"))
+    small, large = scale.probe_writes(copies, 10, same_documents=True)
+    for row in (small, large):
+        assert set(row["same_documents"]) == {"200", "400"}
+        assert all(r["insert_docs_per_s"] > 0 for r in row["same_documents"].values())
+    assert small["insert_docs_per_s"] == small["same_documents"]["200"]["insert_docs_per_s"]
+    assert scale.chunks_stored(copies[0]) == 200 + 2 * 10 - scale.DELETES  # one chunk a document
+    sized = [row | {"n_chunks": n, "entities": 1, "relations": 1} for row, n in ((small, 200), (large, 400))]
+    assert "the same documents (the 200-chunk corpus's)" in scale.table(sized)
