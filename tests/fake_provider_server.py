@@ -8,6 +8,15 @@ Routes: ``*/chat/completions`` and ``*/embeddings`` (OpenAI, Groq; SSE when ``st
 ``/v1/messages`` (Anthropic), ``/api/generate``, ``/api/embed``, ``/api/embeddings`` (Ollama).
 The reply text comes from ``reply(prompt)``; embeddings are hashed bags of words (word overlap
 keeps its meaning).
+
+``reply`` may also return a :class:`Reply` to script a chat completion's latency, HTTP status
+(an error such as a 429 with ``Retry-After``), headers and token usage; ``server.bodies`` keeps
+every JSON request body and ``server.max_in_flight`` the most requests served at once::
+
+    def reply(prompt):
+        if "slow" in prompt:
+            return Reply("Paris", delay_s=0.2, usage={"prompt_tokens": 40, "completion_tokens": 2})
+        return Reply(status=429, headers={"Retry-After": "0"})
 """
 
 from __future__ import annotations
@@ -15,8 +24,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+import time
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 from loopback_server import LoopbackServer
@@ -45,13 +57,38 @@ def _prompt_of(body: Dict[str, Any]) -> str:
     return "\n".join(str(body.get(k) or "") for k in ("system", "prompt"))
 
 
+@dataclass
+class Reply:
+    """A scripted chat completion: its text, a delay before answering, an HTTP status (an error
+    status answers an OpenAI-style error body), extra headers and the usage reported."""
+
+    text: str = ""
+    delay_s: float = 0.0
+    status: int = 200
+    headers: Dict[str, str] = field(default_factory=dict)
+    usage: Optional[Dict[str, int]] = None
+
+
 class FakeProvider(LoopbackServer):
     """Start with ``with FakeProvider(reply) as server:``; ``server.url`` is its base URL."""
 
-    def __init__(self, reply: Callable[[str], str] = lambda prompt: "Paris.") -> None:
+    def __init__(self, reply: Callable[[str], Union[str, Reply]] = lambda prompt: "Paris.") -> None:
         self.reply = reply
         self.requests: List[str] = []
+        self.bodies: List[Dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._count_lock = threading.Lock()
         super().__init__()
+
+    def enter(self) -> None:
+        with self._count_lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        with self._count_lock:
+            self.in_flight -= 1
 
     def _handler(self) -> type:
         return type("Handler", (_Handler,), {"provider": self})
@@ -73,6 +110,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         self.provider.requests.append(self.path)
+        self.provider.bodies.append(body)
         path = self.path.split("?")[0]
         routes = [
             (path.endswith("/chat/completions"), self._chat),
@@ -121,15 +159,30 @@ class _Handler(BaseHTTPRequestHandler):
         self._json({"embedding": bag_of_words(body.get("prompt", ""))})
 
     def _chat(self, body: Dict[str, Any]) -> None:
-        text = self.provider.reply(_prompt_of(body))
+        self.provider.enter()
+        try:
+            scripted = self.provider.reply(_prompt_of(body))
+            reply = scripted if isinstance(scripted, Reply) else Reply(text=scripted)
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+        finally:
+            self.provider.leave()
+        if reply.status != 200:
+            kind = "rate_limit_exceeded" if reply.status == 429 else "server_error"
+            self._json({"error": {"message": f"scripted {reply.status}", "type": kind,
+                                  "code": kind}}, status=reply.status, headers=reply.headers)
+            return
+        text = reply.text
         head = {"id": "c1", "created": 0, "model": body.get("model", "m")}
         if not body.get("stream"):
+            usage = reply.usage or {"prompt_tokens": 5, "completion_tokens": 3}
+            usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
             self._json({
                 **head, "object": "chat.completion",
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
-            })
+                "usage": usage,
+            }, headers=reply.headers)
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -146,10 +199,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
-    def _json(self, payload: Any, status: int = 200) -> None:
+    def _json(self, payload: Any, status: int = 200,
+              headers: Optional[Dict[str, str]] = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

@@ -2,10 +2,15 @@
 
 The benchmark itself is :mod:`lightrag.optim.bench_cli` (the config format, datasets, metrics);
 this module is the command: ``--limit``, ``--out``, ``--data``, ``--cache``, ``--markdown``,
-``--no-plot`` and ``--metric NAME``, which replaces the metric of the config (keeping its
-``answer_key`` and ``aliases_key``): re-scoring cached replies with another metric costs no model
-calls. ``items.csv`` has the ``question`` and ``gold`` columns of each item (the config metric's
-``answer_key``).
+``--no-plot``, ``--metric NAME`` and ``--normalize squad|unicode``, which replace the metric of
+the config (keeping its ``answer_key`` and ``aliases_key``): re-scoring cached replies with
+another metric costs no model calls; ``--on-error zero|exclude`` replaces the config's
+``on_error``. ``items.csv`` has the ``question`` and ``gold`` columns of each item (the config
+metric's ``answer_key``). The table goes to stdout, followed by the verdict (which variant
+beats the baseline, by how much, and whether the run is incomplete).
+
+Ctrl-C stops the run at once (exit status 130): the requests in flight finish and are cached,
+no other is sent, and running the same command again resumes without paying for them again.
 
 **Security:** the Python files listed under the config's ``imports`` are executed (see
 :mod:`lightrag.optim.bench_cli`); run only configs you trust.
@@ -25,6 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lightrag.eval.answer_match_acc import NORMALIZATIONS
 from lightrag.optim.bench_cli import ProgressBar, make_metric, runner_from_config
 from lightrag.utils.config import load_config
 
@@ -55,6 +61,14 @@ def add_bench_prompts_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--metric", choices=METRICS, default=None,
                         help="score with this metric instead of the config's (cached replies "
                              "are re-scored without model calls)")
+    parser.add_argument("--normalize", choices=list(NORMALIZATIONS), default=None,
+                        help="answer normalisation of the metric: squad (official, ASCII only) "
+                             "or unicode (curly quotes, accents, full-width text; keeps numbers "
+                             "whole: 3.14 is not 314)")
+    parser.add_argument("--on-error", choices=["zero", "exclude"], default=None,
+                        help="an item the model never answered (provider error after retries): "
+                             "score it 0 (zero) or leave it out of every variant's statistics "
+                             "(exclude); default: the config's on_error, else zero")
     parser.set_defaults(func=run_bench_prompts)
     return parser
 
@@ -65,10 +79,20 @@ def _run(args: argparse.Namespace, config: Path, cache: Path) -> Any:
     spec = load_config(config).get("metric") or {"name": "f1"}
     spec = {"name": spec} if isinstance(spec, str) else dict(spec)
     runner.answer_key = spec.get("answer_key", "answer")
-    if getattr(args, "metric", None):  # re-score with another metric, keeping its keys
-        runner.metric, runner.metric_name = make_metric({**spec, "name": args.metric})
+    new_metric = {k: v for k, v in (("name", getattr(args, "metric", None)),
+                                    ("normalize", getattr(args, "normalize", None))) if v}
+    if new_metric:  # re-score with another metric, keeping its keys
+        runner.metric, runner.metric_name = make_metric({**spec, **new_metric})
+        runner.run_info["metric_spec"] = {**spec, **new_metric}
+    if getattr(args, "on_error", None):
+        runner.on_error = args.on_error
     limit = args.limit if args.limit is not None else config_limit
-    return runner, runner.run(limit=limit, progress=ProgressBar())
+    try:
+        return runner, runner.run(limit=limit, progress=ProgressBar())
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\ninterrupted: {len(runner.cache)} replies are cached in {cache}; run "
+                         "the same command again to resume (cached calls are not sent again)\n")
+        raise
 
 
 def run_bench_prompts(args: argparse.Namespace) -> int:
@@ -78,13 +102,15 @@ def run_bench_prompts(args: argparse.Namespace) -> int:
     cache = Path(args.cache) if getattr(args, "cache", None) else out / "responses.sqlite"
     try:
         runner, report = _run(args, config, cache)
+    except KeyboardInterrupt:
+        return 130
     except (FileNotFoundError, ValueError, TypeError, ImportError) as e:
         sys.stderr.write(f"bench-prompts: {e}\n")
         return 2
     # one folder per metric: re-scoring the cached replies with another metric keeps the others
     paths = report.save(out / runner.metric_name, plot=not getattr(args, "no_plot", False))
     sys.stdout.write((report.to_markdown() if getattr(args, "markdown", False)
-                      else report.to_text()) + "\n")
+                      else report.to_text()) + "\n\n" + "\n".join(report.verdict()) + "\n")
     failures = sum(v.failures for v in report.variants)
     sys.stderr.write(f"{failures} failed items; wrote " + ", ".join(str(p) for p in paths.values())
                      + "\n")

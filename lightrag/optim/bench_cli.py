@@ -6,15 +6,19 @@ The config names everything a run needs (relative paths are relative to the YAML
     imports: [qa_pipeline.py]            # Python files that register the pipeline's classes
     dataset: {path: data/queries.json, limit: 20}   # .json list or .jsonl; a folder + file: name
     inputs: [question, paragraphs]       # item keys passed to the pipeline (or one key)
-    metric: {name: f1, answer_key: answer, aliases_key: answer_aliases}
+    metric: {name: f1, answer_key: answer, aliases_key: answer_aliases, normalize: squad}
     pipeline: {component_name: MyQA, component_config: {...}}
     # results go to OUT/<metric name>/ (results.json, summary.csv, items.csv, table.md, scores.png)
     baseline: plain
     concurrency: 2
+    on_error: zero                       # or exclude: items without a reply leave the stats
+    prices: {prompt: 0.15, completion: 0.60}   # USD per million tokens: cost columns
     variants: [{name: plain}, {name: cot, template: "...", model_kwargs: {max_tokens: 256}}]
 
 Metric names: ``f1``, ``exact_match`` (or ``em``), and the :class:`AnswerMatchAcc` types
-``normalized``, ``fuzzy_match`` and ``contains``.
+``normalized``, ``fuzzy_match`` and ``contains``; ``normalize: unicode`` makes ``f1``,
+``exact_match``, ``normalized`` and ``contains`` Unicode- and number-aware (see
+:func:`lightrag.eval.answer_match_acc.normalize_answer`).
 
 **Security: ``imports`` executes code.** Each file listed under ``imports`` is run as Python
 (like ``import``) with your permissions, before anything else, so that the classes it registers
@@ -35,32 +39,44 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from lightrag.eval.answer_match_acc import AnswerMatchAcc, ExactMatch, F1Score
+from lightrag.eval.answer_match_acc import NORMALIZATIONS, AnswerMatchAcc, ExactMatch, F1Score
 from lightrag.eval.base import BaseEvaluator
 from lightrag.optim.benchmark import BenchmarkRunner, override_config
 from lightrag.utils.config import load_config
+from lightrag.utils.secrets import redact
 
 log = logging.getLogger(__name__)
 
 CONFIG_KEYS = {"imports", "dataset", "inputs", "metric", "pipeline", "baseline", "concurrency",
-               "variants", "seed", "n_resamples", "id_key", "description"}
+               "variants", "seed", "n_resamples", "id_key", "description", "on_error", "prices"}
 
 
 def make_metric(spec: Any) -> Tuple[Callable[[Any, Dict[str, Any]], float], str]:
-    """``(metric(prediction, item), name)`` from a name or ``{name, answer_key, aliases_key}``."""
+    """``(metric(prediction, item), name)`` from a name or
+    ``{name, answer_key, aliases_key, normalize}``; the name of a ``unicode`` metric says so.
+
+    Example:
+        >>> metric, name = make_metric({"name": "em", "normalize": "unicode"})
+        >>> name, metric("“3.14”", {"answer": "3.14"}), metric("314", {"answer": "3.14"})
+        ('em_unicode', 1.0, 0.0)
+    """
     spec = {"name": spec} if isinstance(spec, str) else dict(spec or {"name": "f1"})
     name = str(spec.pop("name", "f1")).lower()
     answer_key = spec.pop("answer_key", "answer")
     aliases_key = spec.pop("aliases_key", None)
+    normalize = spec.pop("normalize", "squad")
     if spec:
         raise ValueError(f"metric: unknown keys {sorted(spec)}")
+    if normalize not in NORMALIZATIONS:
+        raise ValueError(f"metric: normalize must be one of {list(NORMALIZATIONS)}, "
+                         f"got {normalize!r}")
     evaluator: BaseEvaluator
     if name == "f1":
-        evaluator = F1Score()
+        evaluator = F1Score(normalize=normalize)
     elif name in ("exact_match", "em"):
-        evaluator = ExactMatch()
+        evaluator = ExactMatch(normalize=normalize)
     elif name in ("normalized", "fuzzy_match", "contains"):
-        evaluator = AnswerMatchAcc(type=name)  # type: ignore[arg-type]
+        evaluator = AnswerMatchAcc(type=name, normalize=normalize)  # type: ignore[arg-type]
     else:
         raise ValueError(f"unknown metric {name!r}: use f1, exact_match, normalized, "
                          "fuzzy_match or contains")
@@ -70,6 +86,8 @@ def make_metric(spec: Any) -> Tuple[Callable[[Any, Dict[str, Any]], float], str]
         refs = [item[answer_key], *(aliases or [])]
         return evaluator.compute_single_item(prediction, refs)
 
+    if normalize != "squad" and name != "fuzzy_match":
+        name = f"{name}_{normalize}"
     metric.__name__ = name
     return metric, name
 
@@ -165,12 +183,18 @@ def runner_from_config(
         override_config(pipeline, key, value)
     metric, metric_name = make_metric(config.get("metric"))
     inputs = config.get("inputs")
+    run_info = {"config_file": str(path.resolve()),
+                "config_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                "dataset": str(data_path.resolve()), "metric_spec": config.get("metric") or "f1",
+                "pipeline_overrides": redact(dict(pipeline_overrides or {}))}
     runner = BenchmarkRunner(
         pipeline=pipeline, dataset=items, metric=metric, variants=config["variants"],
         baseline=config.get("baseline"), inputs=inputs if isinstance(inputs, str) or inputs is None
         else list(inputs), concurrency=int(config.get("concurrency", 2)), cache_path=cache_path,
         n_resamples=int(config.get("n_resamples", 10_000)), seed=int(config.get("seed", 0)),
         id_key=config.get("id_key", "id"), metric_name=metric_name,
+        on_error=str(config.get("on_error", "zero")), prices=config.get("prices"),
+        run_info=run_info,
     )
     return runner, dataset_spec.get("limit")
 

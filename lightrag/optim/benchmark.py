@@ -15,9 +15,13 @@ exactly one).
 
 The runner answers what a researcher has to report: each variant's mean with a seeded bootstrap
 95% interval, its paired difference to the baseline (same items) with a bootstrap interval and a
-sign-flip permutation p-value (Holm-adjusted across variants), failures (scored 0, counted,
-never aborting the run), tokens and latency. Replies are cached by full request (SQLite with
-``cache_path``), so re-running costs no model calls and reproduces the same numbers.
+sign-flip permutation p-value (Holm-adjusted across variants), failures (counted, never
+aborting the run; an item the model never answered is an *error*: scored 0 with
+``on_error="zero"``, or left out of every variant's statistics with ``on_error="exclude"``),
+retries and 429s, tokens (and their cost with ``prices``) and latency, and a verdict in plain
+words. The report's settings hold the exact config: variants, pipeline, dataset hash, versions.
+Replies are cached by full request (SQLite with ``cache_path``), so re-running costs no model
+calls and reproduces the same numbers; an interrupted run resumes where it stopped.
 
 Example:
     >>> from lightrag.core import Component, Generator
@@ -61,6 +65,7 @@ from lightrag.optim.evaluation import (
     generators_of,
 )
 from lightrag.optim.report import BenchmarkReport, VariantResult
+from lightrag.optim.run_info import config_of, dataset_sha256, describe_inputs, describe_pipeline, versions
 from lightrag.optim.stats import (
     DEFAULT_RESAMPLES,
     bootstrap_ci,
@@ -71,6 +76,7 @@ from lightrag.optim.stats import (
 )
 from lightrag.utils.config import build, load_config
 from lightrag.utils.safe_yaml import safe_load as bounded_yaml_load
+from lightrag.utils.secrets import redact
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +112,23 @@ class Variant:
         if not data.get("name"):
             raise ValueError(f"every variant needs a name: {data}")
         return cls(**{k: v for k, v in data.items() if v is not None})
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The variant's non-default fields as plain data (a client as its config), for reports.
+
+        Example:
+            >>> Variant("cot", model_kwargs={"max_tokens": 256}).to_dict()
+            {'name': 'cot', 'model_kwargs': {'max_tokens': 256}}
+        """
+        out: Dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value in (None, "", {}):
+                continue
+            if isinstance(value, ModelClient):
+                value = config_of(value)
+            out[f.name] = value
+        return redact(out)
 
 
 def load_variants(source: Union[str, Path, Sequence[Any], Dict[str, Any]]) -> List[Variant]:
@@ -282,6 +305,13 @@ class BenchmarkRunner:
         metric_name: the metric's name in tables.
         question_key, answer_key: the item fields shown as the ``question`` and ``gold``
             columns of ``items.csv`` (empty when an item lacks them).
+        on_error: ``"zero"``: an item the model never answered (a provider error left after the
+            retries) scores 0; ``"exclude"``: such an item is left out of every variant's mean,
+            interval and paired test, so the comparison stays on the same items. Either way it
+            is counted (``errors``) and not cached, so re-running retries only those items.
+        prices: USD per million tokens, ``{"prompt": 0.15, "completion": 0.6}``: reports each
+            variant's ``cost_usd`` (every reply) and ``spent_usd`` (this run's calls).
+        run_info: more settings for the report (the CLI adds the config file and command).
 
     Example:
         >>> from lightrag.core import FunComponent
@@ -309,7 +339,19 @@ class BenchmarkRunner:
         metric_name: Optional[str] = None,
         question_key: str = "question",
         answer_key: str = "answer",
+        on_error: str = "zero",
+        prices: Optional[Dict[str, float]] = None,
+        run_info: Optional[Dict[str, Any]] = None,
     ) -> None:
+        if on_error not in ("zero", "exclude"):
+            raise ValueError(f"on_error must be 'zero' or 'exclude', got {on_error!r}")
+        unknown_prices = sorted(set(prices or {}) - {"prompt", "completion"})
+        if unknown_prices:
+            raise ValueError(f"prices: unknown keys {unknown_prices} (use prompt, completion: "
+                             "USD per million tokens)")
+        self.on_error = on_error
+        self.prices = dict(prices) if prices else None
+        self.run_info = dict(run_info or {})
         self.pipeline = pipeline
         self.dataset = list(dataset)
         self.metric = metric
@@ -339,7 +381,7 @@ class BenchmarkRunner:
         if not items:
             raise ValueError("the dataset is empty")
         built = [(v, build_variant(self.pipeline, v)) for v in self.variants]
-        results: Dict[str, VariantResult] = {}
+        runs: List[tuple] = []
         for variant, component in built:
             attach_cache(component, self.cache, scope=variant.name)
             log.info("variant %s: %d items", variant.name, len(items))
@@ -348,47 +390,72 @@ class BenchmarkRunner:
                 component, items, self.metric, self.inputs, self.concurrency,
                 progress=(lambda d, t, n=variant.name: progress(n, d, t)) if progress else None,
             )
-            results[variant.name] = self._summarise(variant, outcomes, time.perf_counter() - started)
-        self._compare(results)
+            runs.append((variant, outcomes, time.perf_counter() - started))
+        ids = [it.get(self.id_key, i) if isinstance(it, dict) else i for i, it in enumerate(items)]
+        no_reply = {o.index for _, outcomes, _ in runs for o in outcomes if o.error_kind == "call"}
+        keep = (set(range(len(items))) - no_reply) if self.on_error == "exclude" else None
+        results = {v.name: self._summarise(v, outcomes, wall, keep) for v, outcomes, wall in runs}
+        self._compare(results, keep)
         settings = {
             "items": len(items), "limit": limit, "concurrency": self.concurrency,
             "confidence": self.confidence, "n_resamples": self.n_resamples, "seed": self.seed,
             "ci": "percentile bootstrap of the mean",
             "test": "two-sided paired sign-flip permutation test; Holm-adjusted across variants",
-            "failures": "scored 0", "cache_path": self.cache_path,
+            "failures": "scored 0", "on_error": self.on_error,
+            "excluded_items": [ids[i] for i in sorted(no_reply)] if keep is not None else [],
+            "cache_path": self.cache_path, "metric": self.metric_name, "baseline": self.baseline,
+            "variants": [v.to_dict() for v in self.variants],
+            "pipeline": describe_pipeline(self.pipeline), "inputs": describe_inputs(self.inputs),
+            "dataset_sha256": dataset_sha256(items), "prices": self.prices,
+            "versions": versions(), **self.run_info,
         }
         return QABenchmarkReport(
             variants=list(results.values()), baseline=self.baseline, metric=self.metric_name,
-            settings=settings, item_ids=[it.get(self.id_key, i) if isinstance(it, dict) else i
-                                         for i, it in enumerate(items)],
+            settings=settings, item_ids=ids,
             questions=[it.get(self.question_key) if isinstance(it, dict) else None for it in items],
             golds=[it.get(self.answer_key) if isinstance(it, dict) else None for it in items],
         )
 
-    def _summarise(self, variant: Variant, outcomes: List[Any], wall_s: float) -> VariantResult:
-        scores = [o.score for o in outcomes]
+    def _cost(self, prompt_tokens: int, completion_tokens: int) -> Optional[float]:
+        if self.prices is None:
+            return None
+        return round((prompt_tokens * self.prices.get("prompt", 0.0)
+                      + completion_tokens * self.prices.get("completion", 0.0)) / 1e6, 9)
+
+    def _summarise(self, variant: Variant, outcomes: List[Any], wall_s: float,
+                   keep: Optional[Set[int]] = None) -> VariantResult:
+        scores = [o.score for o in outcomes if keep is None or o.index in keep]
         lo, hi = bootstrap_ci(scores, self.confidence, self.n_resamples, self.seed)
         n = len(outcomes)
         prompt_tokens = sum(o.prompt_tokens for o in outcomes)
         completion_tokens = sum(o.completion_tokens for o in outcomes)
+        new_prompt = sum(o.new_prompt_tokens for o in outcomes)
+        new_completion = sum(o.new_completion_tokens for o in outcomes)
         latencies = [o.latency_s for o in outcomes]
         return VariantResult(
-            name=variant.name, description=variant.description, n=n, mean=safe_mean(scores),
-            ci_low=lo, ci_high=hi, failures=sum(o.error is not None for o in outcomes),
+            name=variant.name, description=variant.description, n=len(scores),
+            mean=safe_mean(scores), ci_low=lo, ci_high=hi,
+            failures=sum(o.error is not None for o in outcomes),
+            errors=sum(o.error_kind == "call" for o in outcomes),
+            retries=sum(o.retries for o in outcomes),
+            rate_limited=sum(o.rate_limited for o in outcomes),
             model_calls=sum(o.model_calls for o in outcomes),
             cached_calls=sum(o.cached_calls for o in outcomes),
             prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
             tokens_per_item=(prompt_tokens + completion_tokens) / n if n else 0.0,
+            new_prompt_tokens=new_prompt, new_completion_tokens=new_completion,
+            cost_usd=self._cost(prompt_tokens, completion_tokens),
+            spent_usd=self._cost(new_prompt, new_completion),
             latency_mean_s=round(safe_mean(latencies), 6),
             latency_p95_s=round(percentile(latencies, 95), 6), wall_s=round(wall_s, 3),
             items=outcomes,
         )
 
-    def _compare(self, results: Dict[str, VariantResult]) -> None:
-        base = [o.score for o in results[self.baseline].items]
+    def _compare(self, results: Dict[str, VariantResult], keep: Optional[Set[int]] = None) -> None:
+        base = [o.score for o in results[self.baseline].items if keep is None or o.index in keep]
         others = [r for name, r in results.items() if name != self.baseline]
         for r in others:
-            scores = [o.score for o in r.items]
+            scores = [o.score for o in r.items if keep is None or o.index in keep]
             diffs = [s - b for s, b in zip(scores, base)]
             r.delta = round(r.mean - results[self.baseline].mean, 12)
             r.delta_ci_low, r.delta_ci_high = bootstrap_ci(

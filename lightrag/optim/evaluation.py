@@ -3,8 +3,15 @@
 :func:`evaluate_pipeline` is what the benchmark runner and the trainer share. Each item runs in a
 worker thread (``concurrency`` at most at a time); results come back in dataset order, whatever
 the order they finished in. An item whose pipeline call raises, returns a ``GeneratorOutput``
-with an ``error``, or whose metric raises is a *failure*: it scores 0 and keeps its error text;
-the run goes on.
+with an ``error``, or whose metric raises is a *failure*: it scores 0 and keeps its error text
+and its kind (:data:`ERROR_KINDS`: ``call`` when the model never replied, e.g. a 500 or a 429
+left after the retries, apart from a reply that was wrong); the run goes on. Ctrl-C stops it
+at once: the items not started yet are cancelled (no request is sent for them), the ones in
+flight finish and are cached.
+
+Each item also counts the provider's transient errors that were retried (``retries``) and the
+429 answers among them and its final error (``rate_limited``), read from the retry warnings of
+:mod:`lightrag.utils.http_retry` and :mod:`lightrag.core.retry` in the item's context.
 
 :func:`attach_cache` routes every Generator of a pipeline through one shared
 :class:`~lightrag.core.cache.ResponseCache`, scoped by the model client's configuration (so two
@@ -20,6 +27,7 @@ import contextvars
 import hashlib
 import json
 import logging
+import re
 import threading
 import time
 import weakref
@@ -38,6 +46,25 @@ Metric = Callable[[Any, Dict[str, Any]], float]
 Inputs = Union[None, str, Sequence[str], Callable[[Dict[str, Any]], Dict[str, Any]]]
 Progress = Callable[[int, int], None]
 
+#: what failed: the model call (no reply), the reply's processing (unparsable or empty), the
+#: pipeline's own code, or the metric
+ERROR_KINDS = ("call", "output", "pipeline", "metric")
+
+_STATUS = re.compile(r"(?:Error code:|status(?: code)?[: ]) ?(\d{3})\b", re.IGNORECASE)
+
+
+def is_rate_limit(error: str) -> bool:
+    """True when an error text is a provider's 429 (rate limit).
+
+    Example:
+        >>> is_rate_limit("RateLimitError: Error code: 429 - slow down")
+        True
+        >>> is_rate_limit("InternalServerError: Error code: 500")
+        False
+    """
+    match = _STATUS.search(error)
+    return (match is not None and match.group(1) == "429") or "RateLimitError" in error
+
 
 @dataclass
 class ItemResult:
@@ -54,6 +81,11 @@ class ItemResult:
     cached_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    error_kind: Optional[str] = None
+    retries: int = 0
+    rate_limited: int = 0
+    new_prompt_tokens: int = 0
+    new_completion_tokens: int = 0
 
     def to_dict(self) -> Dict[str, Any]:
         data = asdict(self)
@@ -73,11 +105,32 @@ class _Tally:
     last_cached_latency: Optional[float] = None
     last_fresh_latency: Optional[float] = None
     started: Dict[str, float] = field(default_factory=dict)
+    retries: int = 0
+    rate_limited: int = 0
+    new_prompt_tokens: int = 0
+    new_completion_tokens: int = 0
 
 
 _CURRENT: contextvars.ContextVar[Optional[_Tally]] = contextvars.ContextVar(
     "lightrag_eval_tally", default=None
 )
+
+
+class _RetryCounter(logging.Filter):
+    """Counts the retry warnings logged in an item's context (lets every record through)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        tally = _CURRENT.get()
+        if tally is not None and str(record.msg).startswith("%s failed (%s); retry"):
+            tally.retries += 1
+            args = record.args if isinstance(record.args, tuple) else ()
+            if len(args) > 1 and is_rate_limit(str(args[1])):
+                tally.rate_limited += 1
+        return True
+
+
+for _name in ("lightrag.utils.http_retry", "lightrag.core.retry"):
+    logging.getLogger(_name).addFilter(_RetryCounter())
 
 
 def client_fingerprint(client: Any) -> str:
@@ -141,8 +194,12 @@ def _count_call(output: GeneratorOutput, **kwargs: Any) -> None:
         tally.latency_s += fresh if fresh is not None else float(metadata.get("latency_s") or 0.0)
         tally.last_fresh_latency = None
     if output.usage is not None:
-        tally.prompt_tokens += output.usage.prompt_tokens or 0
-        tally.completion_tokens += output.usage.completion_tokens or 0
+        prompt, completion = output.usage.prompt_tokens or 0, output.usage.completion_tokens or 0
+        tally.prompt_tokens += prompt
+        tally.completion_tokens += completion
+        if not metadata.get("cached"):
+            tally.new_prompt_tokens += prompt
+            tally.new_completion_tokens += completion
     if isinstance(output.raw_response, str):
         tally.raw_response = output.raw_response
 
@@ -186,7 +243,11 @@ def call_pipeline(pipeline: Component, item: Dict[str, Any], inputs: Inputs) -> 
 
 
 class _ItemFailure(Exception):
-    """A failure whose message is already complete."""
+    """A failure whose message is already complete, and its kind (see :data:`ERROR_KINDS`)."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 def _run_one(pipeline: Component, index: int, item: Dict[str, Any], metric: Metric,
@@ -200,18 +261,23 @@ def _run_one(pipeline: Component, index: int, item: Dict[str, Any], metric: Metr
         if isinstance(output, GeneratorOutput):
             result.raw_response = output.raw_response if isinstance(output.raw_response, str) else None
             if output.error is not None:
-                raise _ItemFailure(f"pipeline returned an error: {output.error}")
+                replied = isinstance(output.raw_response, str)
+                raise _ItemFailure(f"pipeline returned an error: {output.error}",
+                                   "output" if replied else "call")
             output = output.data
         if output is None or (isinstance(output, str) and not output.strip()):
-            raise _ItemFailure("the pipeline returned an empty answer")
+            raise _ItemFailure("the pipeline returned an empty answer", "output")
         result.prediction = output
         try:
             result.score = float(metric(output, item))
         except Exception as e:
-            raise _ItemFailure(f"metric failed: {type(e).__name__}: {e}") from e
+            raise _ItemFailure(f"metric failed: {type(e).__name__}: {e}", "metric") from e
     except Exception as e:
         result.score = 0.0
         result.error = str(e) if isinstance(e, _ItemFailure) else f"{type(e).__name__}: {e}"
+        result.error_kind = e.kind if isinstance(e, _ItemFailure) else "pipeline"
+        if result.error_kind == "call" and is_rate_limit(result.error):
+            tally.rate_limited += 1
         log.info("item %d failed: %s", index, result.error)
     finally:
         _CURRENT.reset(token)
@@ -219,6 +285,9 @@ def _run_one(pipeline: Component, index: int, item: Dict[str, Any], metric: Metr
     result.latency_s = round(tally.latency_s, 6)
     result.model_calls, result.cached_calls = tally.model_calls, tally.cached_calls
     result.prompt_tokens, result.completion_tokens = tally.prompt_tokens, tally.completion_tokens
+    result.retries, result.rate_limited = tally.retries, tally.rate_limited
+    result.new_prompt_tokens = tally.new_prompt_tokens
+    result.new_completion_tokens = tally.new_completion_tokens
     if result.raw_response is None:
         result.raw_response = tally.raw_response
     return result
@@ -233,6 +302,10 @@ def evaluate_pipeline(
     progress: Optional[Progress] = None,
 ) -> List[ItemResult]:
     """Run and score ``pipeline`` on every item; failures score 0 and never abort the run.
+
+    An exception in the caller's thread while waiting (Ctrl-C's ``KeyboardInterrupt``) cancels
+    the items not started yet and is raised again; the items in flight run to their end (their
+    replies are cached), so nothing already paid for is lost and nothing more is sent.
 
     Args:
         metric: ``metric(prediction, item) -> float``; the prediction is the pipeline's output
@@ -253,7 +326,8 @@ def evaluate_pipeline(
     done = 0
     if progress is not None:
         progress(0, total)
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    try:
         futures = {pool.submit(_run_one, pipeline, i, item, metric, inputs): i
                    for i, item in enumerate(dataset)}
         for future in as_completed(futures):
@@ -261,4 +335,8 @@ def evaluate_pipeline(
             done += 1
             if progress is not None:
                 progress(done, total)
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     return [r for r in results if r is not None]

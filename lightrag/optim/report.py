@@ -2,16 +2,18 @@
 
 ``BenchmarkReport.save(out_dir)`` writes:
 
-* ``results.json``: settings, every variant's summary and every item's outcome;
+* ``results.json``: settings (the exact config), the verdict, every variant's summary and every
+  item's outcome;
 * ``summary.csv``: one row per variant;
-* ``items.csv``: one row per (variant, item) with score, prediction and error;
+* ``items.csv``: one row per (variant, item) with score, prediction, error and its kind;
+* ``table.md``: the table and the verdict;
 * ``scores.png``: each variant's mean with its 95% CI, and its paired difference from the
   baseline with its CI and Holm p-value (needs matplotlib, imported only here).
 
 Example:
     >>> r = VariantResult(name="plain", n=2, mean=0.5, ci_low=0.0, ci_high=1.0)
     >>> print(BenchmarkReport(variants=[r], baseline="plain").to_markdown().splitlines()[2])
-    | plain (baseline) | 2 | 0.500 [0.000, 1.000] | – | – | 0 | 0 | 0.00 | 0 / 0 |
+    | plain (baseline) | 2 | 0.500 [0.000, 1.000] | – | – | 0 | 0 (0) | 0 | 0.00 | 0 / 0 |
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ log = logging.getLogger(__name__)
 
 SUMMARY_FIELDS = [
     "name", "n", "mean", "ci_low", "ci_high", "delta", "delta_ci_low", "delta_ci_high", "p_value",
-    "p_value_holm", "wins", "losses", "ties", "failures", "model_calls", "cached_calls",
-    "prompt_tokens", "completion_tokens", "tokens_per_item", "latency_mean_s", "latency_p95_s",
-    "wall_s", "description",
+    "p_value_holm", "wins", "losses", "ties", "failures", "errors", "retries", "rate_limited",
+    "model_calls", "cached_calls", "prompt_tokens", "completion_tokens", "tokens_per_item",
+    "new_prompt_tokens", "new_completion_tokens", "cost_usd", "spent_usd", "latency_mean_s",
+    "latency_p95_s", "wall_s", "description",
 ]
-ITEM_FIELDS = ["variant", "index", "id", "score", "prediction", "error", "latency_s",
-               "model_calls", "cached_calls", "prompt_tokens", "completion_tokens"]
+ITEM_FIELDS = ["variant", "index", "id", "score", "prediction", "error", "error_kind",
+               "latency_s", "model_calls", "cached_calls", "retries", "rate_limited",
+               "prompt_tokens", "completion_tokens"]
 
 
 @dataclass
@@ -43,8 +47,13 @@ class VariantResult:
     """One variant's summary; ``delta`` and ``p_value`` compare it with the baseline, item by item.
 
     ``wins``/``losses``/``ties`` count items scoring higher/lower/equal than the baseline.
-    ``latency_*`` is model time per item (a cached reply counts its originally measured time);
-    ``wall_s`` is this run's wall time for the variant.
+    ``failures`` counts items scored 0 for an error of any kind, ``errors`` those among them the
+    model never answered (a provider error left after the retries); ``retries`` counts the
+    transient errors retried and ``rate_limited`` the 429 answers. ``prompt_tokens`` and
+    ``completion_tokens`` count every reply (cached ones too: what the run costs from scratch),
+    ``new_*_tokens`` the calls made by this run; ``cost_usd``/``spent_usd`` price them when the
+    runner has ``prices``. ``latency_*`` is model time per item (a cached reply counts its
+    originally measured time); ``wall_s`` is this run's wall time for the variant.
     """
 
     name: str
@@ -53,6 +62,9 @@ class VariantResult:
     ci_low: Optional[float] = None
     ci_high: Optional[float] = None
     failures: int = 0
+    errors: int = 0
+    retries: int = 0
+    rate_limited: int = 0
     delta: Optional[float] = None
     delta_ci_low: Optional[float] = None
     delta_ci_high: Optional[float] = None
@@ -66,6 +78,10 @@ class VariantResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     tokens_per_item: float = 0.0
+    new_prompt_tokens: int = 0
+    new_completion_tokens: int = 0
+    cost_usd: Optional[float] = None
+    spent_usd: Optional[float] = None
     latency_mean_s: float = 0.0
     latency_p95_s: float = 0.0
     wall_s: float = 0.0
@@ -88,6 +104,11 @@ def _p(value: Optional[float]) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def _interval(v: VariantResult) -> str:
+    return (f"{_fmt(v.delta, signed=True)} [{_fmt(v.delta_ci_low, signed=True)}, "
+            f"{_fmt(v.delta_ci_high, signed=True)}]")
+
+
 @dataclass
 class BenchmarkReport:
     """All variants' results, the baseline's name and the run's settings."""
@@ -107,21 +128,59 @@ class BenchmarkReport:
     def rows(self) -> List[List[str]]:
         """Table rows: header first."""
         header = ["Variant", "n", f"Mean {self.metric} [95% CI]", "Δ vs baseline [95% CI]",
-                  "p (Holm)", "Failures", "Tokens/item", "Latency s/item", "Calls new / cached"]
+                  "p (Holm)", "Failures", "Retries (429)", "Tokens/item", "Latency s/item",
+                  "Calls new / cached"]
         rows = [header]
         for v in self.variants:
             is_base = v.name == self.baseline
-            delta = "–" if is_base or v.delta is None else (
-                f"{_fmt(v.delta, signed=True)} [{_fmt(v.delta_ci_low, signed=True)}, "
-                f"{_fmt(v.delta_ci_high, signed=True)}]")
+            delta = "–" if is_base or v.delta is None else _interval(v)
             p = "–" if is_base else f"{_p(v.p_value)} ({_p(v.p_value_holm)})"
             rows.append([
                 f"{v.name} (baseline)" if is_base else v.name, str(v.n),
                 f"{_fmt(v.mean)} [{_fmt(v.ci_low)}, {_fmt(v.ci_high)}]", delta, p,
-                str(v.failures), f"{v.tokens_per_item:.0f}", f"{v.latency_mean_s:.2f}",
-                f"{v.model_calls} / {v.cached_calls}",
+                f"{v.failures} ({v.errors} no reply)" if v.errors else str(v.failures),
+                f"{v.retries} ({v.rate_limited})", f"{v.tokens_per_item:.0f}",
+                f"{v.latency_mean_s:.2f}", f"{v.model_calls} / {v.cached_calls}",
             ])
         return rows
+
+    def verdict(self) -> List[str]:
+        """Plain sentences: each variant against the baseline (significant when its Holm p-value
+        is below ``1 - confidence``), then what makes the run incomplete.
+
+        Example:
+            >>> base = VariantResult(name="a", n=40, mean=0.65)
+            >>> b = VariantResult(name="b", n=40, mean=0.95, delta=0.3, delta_ci_low=0.15,
+            ...                   delta_ci_high=0.475, p_value=0.0018, p_value_holm=0.0037)
+            >>> BenchmarkReport(variants=[base, b], baseline="a").verdict()[0]
+            'b beats a (baseline) on score: 0.950 vs 0.650, Δ +0.300 [+0.150, +0.475], Holm p 0.004 < 0.05.'
+        """
+        alpha = round(1.0 - float(self.settings.get("confidence", 0.95)), 6)
+        base = self[self.baseline] if self.variants else None
+        lines = []
+        for v in self.variants:
+            if base is None or v.name == self.baseline or v.delta is None:
+                continue
+            p = v.p_value_holm if v.p_value_holm is not None else v.p_value
+            significant = p is not None and p < alpha
+            how = ("beats" if v.delta > 0 else "is worse than") if significant else \
+                "is not distinguishable from"
+            lines.append(f"{v.name} {how} {base.name} (baseline) on {self.metric}: "
+                         f"{_fmt(v.mean)} vs {_fmt(base.mean)}, Δ {_interval(v)}, Holm p "
+                         f"{_p(p)} {'<' if significant else '>='} {alpha:g}.")
+        for v in self.variants:
+            if v.errors:
+                lines.append(f"INCOMPLETE: {v.name}: {v.errors} item(s) got no reply from the "
+                             f"model ({self.settings.get('on_error', 'zero')}: "
+                             + ("scored 0" if self.settings.get("on_error", "zero") == "zero"
+                                else "left out of every variant's statistics")
+                             + "); re-run the same command to retry only those (replies are "
+                             "cached).")
+        excluded = self.settings.get("excluded_items")
+        if excluded:
+            lines.append(f"{len(excluded)} item(s) without a reply in some variant are left out "
+                         f"of all statistics: {excluded}.")
+        return lines
 
     def to_markdown(self) -> str:
         """A GitHub markdown table."""
@@ -129,6 +188,11 @@ class BenchmarkReport:
         lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
         lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
         return "\n".join(lines)
+
+    def to_markdown_with_verdict(self) -> str:
+        """:meth:`to_markdown`, then the :meth:`verdict` as a list."""
+        return self.to_markdown() + "".join(f"\n\n- {line}" if i == 0 else f"\n- {line}"
+                                            for i, line in enumerate(self.verdict()))
 
     def to_text(self) -> str:
         """A plain-text table with aligned columns."""
@@ -143,6 +207,7 @@ class BenchmarkReport:
             "metric": self.metric,
             "baseline": self.baseline,
             "settings": self.settings,
+            "verdict": self.verdict(),
             "variants": [
                 {**v.summary(), "items": [i.to_dict() for i in v.items]} for v in self.variants
             ],
@@ -191,7 +256,7 @@ class BenchmarkReport:
         save_json(self.to_dict(), paths["json"])
         atomic_write_text(paths["summary_csv"], self.summary_csv())
         atomic_write_text(paths["items_csv"], self.items_csv())
-        atomic_write_text(paths["markdown"], self.to_markdown() + "\n")
+        atomic_write_text(paths["markdown"], self.to_markdown_with_verdict() + "\n")
         if plot:
             try:
                 paths["png"] = self.plot(out / "scores.png")
