@@ -13,7 +13,13 @@ the optimizer's reason, the scores, the decision) are written to ``ckpt_dir``; `
 continues from the checkpoint. Replies are cached, so re-validating a prompt seen before is free.
 
 The best validation score is optimistic (it was selected on that set); give a ``test_set`` to
-get an unbiased before/after estimate on items no decision looked at.
+get an unbiased before/after estimate on items no decision looked at: the result then has the
+paired difference on the test set with its bootstrap 95% interval and sign-flip p-value. Items
+shared between the training, validation and test sets (same ``id``, else same content) are
+counted in ``result.overlap`` and logged as a warning: a shared test item makes the test score
+optimistic too. Every evaluation counts its failures; an item the model never answered (a
+provider error) scores 0 and is named in the step's record and the log, so a proposal reverted
+for errors shows as such.
 
 Example:
     >>> from lightrag.core import Component, Parameter
@@ -38,6 +44,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from dataclasses import asdict, dataclass, field
@@ -48,7 +55,7 @@ from lightrag.core.cache import ResponseCache
 from lightrag.core.component import Component
 from lightrag.optim.evaluation import Inputs, ItemResult, Metric, attach_cache, evaluate_pipeline
 from lightrag.optim.optimizer import Optimizer, Sample
-from lightrag.optim.stats import safe_mean
+from lightrag.optim.stats import bootstrap_ci, paired_permutation_test, safe_mean
 from lightrag.utils.file_io import atomic_write_text, load_json, save_json
 
 log = logging.getLogger(__name__)
@@ -67,6 +74,8 @@ class StepRecord:
     best_before: Optional[float] = None
     changes: List[Dict[str, Any]] = field(default_factory=list)
     reason: str = ""
+    val_failures: int = 0
+    val_errors: int = 0
 
 
 @dataclass
@@ -81,6 +90,12 @@ class TrainerResult:
     test_score_after: Optional[float] = None
     ckpt_path: Optional[str] = None
     log_path: Optional[str] = None
+    test_scores_before: List[float] = field(default_factory=list)
+    test_scores_after: List[float] = field(default_factory=list)
+    test_delta_ci: Optional[List[Optional[float]]] = None
+    test_p_value: Optional[float] = None
+    overlap: Dict[str, int] = field(default_factory=dict)
+    initial_val_errors: int = 0
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -97,11 +112,27 @@ def render_log(result: TrainerResult, val_size: int) -> str:
              f"Best: {result.best_val_score:.4f}.", ""]
     if result.test_score_before is not None:
         after = "–" if result.test_score_after is None else f"{result.test_score_after:.4f}"
-        lines += [f"Test score: {result.test_score_before:.4f} before, {after} after.", ""]
+        lines += [f"Test score ({len(result.test_scores_before)} items): "
+                  f"{result.test_score_before:.4f} before, {after} after."]
+        if result.test_delta_ci is not None and result.test_p_value is not None:
+            lo, hi = result.test_delta_ci
+            lines.append(f"Paired difference on the test set: 95% CI [{lo:+.4f}, {hi:+.4f}], "
+                         f"sign-flip p {result.test_p_value:.4f}.")
+        lines.append("")
+    shared = {k: v for k, v in result.overlap.items() if v}
+    if shared:
+        lines += ["WARNING: items shared between sets: " + ", ".join(
+            f"{k} {v}" for k, v in shared.items()) + " (scores on shared items are optimistic).", ""]
+    if result.initial_val_errors:
+        lines += [f"Initial validation: {result.initial_val_errors} item(s) without a reply "
+                  "from the model (scored 0).", ""]
     for s in result.steps:
         scores = "" if s.val_score is None else (
             f" (validation {s.best_before:.4f} -> {s.val_score:.4f})")
         lines += [f"## Step {s.step}: {s.optimizer}: {s.decision.upper()}{scores}", ""]
+        if s.val_failures:
+            lines.append(f"Validation failures: {s.val_failures} item(s) scored 0, {s.val_errors} "
+                         "of them without a reply from the model.")
         if s.batch_score is not None:
             lines.append(f"Training batch {s.batch}: score {s.batch_score:.4f}.")
         if s.reason:
@@ -111,6 +142,22 @@ def render_log(result: TrainerResult, val_size: int) -> str:
                       f"`{change['name']}` after:", "", _quote(change["new"])]
         lines.append("")
     return "\n".join(lines)
+
+
+def set_overlap(train: Sequence[Any], val: Sequence[Any],
+                test: Optional[Sequence[Any]] = None) -> Dict[str, int]:
+    """How many items two of the sets share (by ``id``, else by content), per pair of sets.
+
+    Example:
+        >>> set_overlap([{"id": "a"}, {"id": "b"}], [{"id": "b"}], [{"q": 1}])
+        {'train_val': 1, 'train_test': 0, 'val_test': 0}
+    """
+    def keys(items: Optional[Sequence[Any]]) -> set:
+        return {("id", str(i["id"])) if isinstance(i, dict) and "id" in i else
+                ("item", json.dumps(i, sort_keys=True, default=repr)) for i in items or []}
+
+    a, b, c = keys(train), keys(val), keys(test)
+    return {"train_val": len(a & b), "train_test": len(a & c), "val_test": len(b & c)}
 
 
 class Trainer:
@@ -173,6 +220,13 @@ class Trainer:
         """The task's mean score on ``items``."""
         return safe_mean([r.score for r in self.evaluate(self.task, items)])
 
+    def overlap(self) -> Dict[str, int]:
+        """Items shared by two of the sets (see :func:`set_overlap`)."""
+        return set_overlap(self.train_set, self.val_set, self.test_set)
+
+    def _test_scores(self) -> List[float]:
+        return [r.score for r in self.evaluate(self.task, self.test_set or [])]
+
     @property
     def ckpt_path(self) -> Optional[Path]:
         return self.ckpt_dir / "checkpoint.json" if self.ckpt_dir else None
@@ -206,10 +260,17 @@ class Trainer:
             optimizer.bind(self)
         result = self._resume() if resume else None
         if result is None:
-            initial = self.score(self.val_set)
-            result = TrainerResult(initial_val_score=initial, best_val_score=initial)
+            outcomes = self.evaluate(self.task, self.val_set)
+            initial = safe_mean([r.score for r in outcomes])
+            result = TrainerResult(initial_val_score=initial, best_val_score=initial,
+                                   overlap=self.overlap(),
+                                   initial_val_errors=sum(r.error_kind == "call" for r in outcomes))
+            shared = {k: v for k, v in result.overlap.items() if v}
+            if shared:
+                log.warning("items shared between sets %s: their scores are optimistic", shared)
             if self.test_set:
-                result.test_score_before = self.score(self.test_set)
+                result.test_scores_before = self._test_scores()
+                result.test_score_before = safe_mean(result.test_scores_before)
             log.info("initial validation score %.4f", initial)
         best_state = dict(self.task.state_values())
         for step in range(len(result.steps) + 1, self.max_steps + 1):
@@ -219,7 +280,13 @@ class Trainer:
             result.state_dict = best_state
             self._save(result, best_state)
         if self.test_set:
-            result.test_score_after = self.score(self.test_set)
+            result.test_scores_after = self._test_scores()
+            result.test_score_after = safe_mean(result.test_scores_after)
+            before, after = result.test_scores_before, result.test_scores_after
+            if len(before) == len(after):
+                diffs = [a - b for a, b in zip(after, before)]
+                result.test_delta_ci = list(bootstrap_ci(diffs, seed=self.seed))
+                result.test_p_value = paired_permutation_test(after, before, seed=self.seed)
         result.state_dict = best_state
         self._save(result, best_state)
         return result
@@ -246,8 +313,11 @@ class Trainer:
             return record
         record.changes = [asdict(c) for c in proposal.changes]
         record.reason = proposal.reason
-        val_score = self.score(self.val_set)
+        validated = self.evaluate(self.task, self.val_set)
+        val_score = safe_mean([r.score for r in validated])
         record.val_score = val_score
+        record.val_failures = sum(r.error is not None for r in validated)
+        record.val_errors = sum(r.error_kind == "call" for r in validated)
         accepted = val_score > result.best_val_score + self.min_improvement
         if accepted:
             optimizer.step()
