@@ -37,7 +37,7 @@ import yaml
 
 import lightrag
 from lightrag.cli.bench import add_bench_prompts_parser
-from lightrag.cli.common import CliError, TerminalLogFormatter, graph_config, out
+from lightrag.cli.common import CliError, TerminalLogFormatter, graph_config, out, terminal_safe
 from lightrag.cli.demo import add_demo_parsers
 from lightrag.cli.index import add_index_parser
 from lightrag.cli.query import add_query_parser
@@ -45,6 +45,7 @@ from lightrag.cli.serve import add_serve_parser
 from lightrag.cli.store import add_store_parsers
 from lightrag.components.graph_rag.schemas import QUERY_MODES
 from lightrag.utils.config import build, load_config
+from lightrag.utils.secrets import redact_text
 
 __all__ = ["CliError", "QUERY_MODES", "main", "make_parser"]
 
@@ -126,5 +127,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 141
     except (CliError, DocumentLoadError, FileNotFoundError, ValueError, KeyError, ImportError) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else e
-        sys.stderr.write(f"lightrag: error: {message}\n")
+        sys.stderr.write(f"lightrag: error: {terminal_safe(redact_text(str(message)))}\n")
         return 2
+    except Exception as e:  # a model provider's failure (its SDK error), or a bug
+        return _unexpected(e, args.verbose)
+
+
+def _unexpected(error: Exception, verbose: bool) -> int:
+    """Report an error the commands do not expect (exit status 1): one line, its credentials
+    removed (an SDK error carries what the provider echoed of the request: its key, the
+    ``Basic`` value of a base URL's password); with ``-v`` the traceback too, redacted alike."""
+    if verbose:
+        logging.getLogger("lightrag.cli").error("the command failed", exc_info=error)
+    line = terminal_safe(redact_text(f"{type(error).__name__}: {error}"), one_line=True)
+    hint = "" if verbose else " (run `lightrag -v ...` for the traceback)"
+    sys.stderr.write(f"lightrag: error: {line}{hint}\n")
+    return 1

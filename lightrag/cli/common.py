@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from lightrag.utils.config import build, load_config
+from lightrag.utils.secrets import redact_text
 
 DEFAULT_GRAPH_CONFIG = "graph_rag_default.yaml"
 DEFAULT_RAG_CONFIG = "numpy_rag.yaml"
@@ -58,10 +59,12 @@ def terminal_safe(text: str, one_line: bool = False) -> str:
 class TerminalLogFormatter(logging.Formatter):
     """The command line's log lines with control characters escaped (:func:`terminal_safe`): a
     warning naming a skipped file must not carry the file name's escape sequences to the
-    terminal either."""
+    terminal either. Lines and tracebacks pass through
+    :func:`~lightrag.utils.secrets.redact_text`: a provider SDK's exception carries what the
+    provider echoed of the request (its key, the ``Basic`` value of a base URL's password)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return terminal_safe(super().format(record))
+        return terminal_safe(redact_text(super().format(record)))
 
 
 def out(text: str = "") -> None:

@@ -65,9 +65,9 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 import lightrag
-from lightrag.components.storage.sql_db import StoreFullError
 from lightrag.server.auth import KeyRing, KeySpec
 from lightrag.server.documents import router as documents_router
+from lightrag.server.errors import UnhandledErrorMiddleware, add_error_handlers
 from lightrag.server.explore import explore_router, public_properties
 from lightrag.server.intake import DEFAULT_MAX_PENDING, IntakeQueue
 from lightrag.server.metrics import CONTENT_TYPE, ServerMetrics
@@ -304,16 +304,6 @@ async def health(request: Request) -> Dict[str, Any]:
             "auth": server.keys.enabled}
 
 
-def _add_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(ValueError)
-    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=400)
-
-    @app.exception_handler(StoreFullError)
-    async def store_full(request: Request, exc: StoreFullError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=507)
-
-
 def _mount_routes(app: FastAPI, keyed: List[Any], ui: bool) -> None:
     in_workspace = [*keyed, Depends(use_workspace)]
     for router in (documents_router, query_router, graph_router, explore_router(), ollama_router()):
@@ -396,9 +386,10 @@ def create_app(rag: Any, api_keys: Optional[KeySpec] = None,
                               "the graph. The web UI is at /. Send LIGHTRAG-WORKSPACE: name (or "
                               "prefix a route with /w/name) to use another workspace.")
     app.state.lightrag = server
-    _add_error_handlers(app)
+    add_error_handlers(app)
     _mount_routes(app, [Depends(key_dependency(keys))], ui)
-    app.add_middleware(WorkspacePathMiddleware)  # innermost: the others see its answers
+    app.add_middleware(UnhandledErrorMiddleware)  # innermost: JSON for what no route handled
+    app.add_middleware(WorkspacePathMiddleware)  # the others see its answers
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_request_bytes)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(ObservabilityMiddleware, metrics=server.metrics)

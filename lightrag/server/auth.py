@@ -22,6 +22,8 @@ import hmac
 import re
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Union
 
+from lightrag.utils.secrets import register_secret
+
 DEFAULT_WORKSPACE = "default"
 WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -85,6 +87,8 @@ class KeyRing:
 
     def __init__(self, keys: Optional[KeySpec] = None) -> None:
         self.scopes = parse_keys(keys)
+        for key in self.scopes:
+            register_secret(key)  # never in a log line or an error message
 
     @property
     def enabled(self) -> bool:

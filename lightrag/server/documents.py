@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from lightrag.components.graph_rag.index.recording import finish_in_thread
 from lightrag.components.graph_rag.schemas import DocStatus
 from lightrag.components.loaders import DocumentLoadError, load_document
-from lightrag.server.intake import QueueFull
+from lightrag.server.intake import QueueFull, RunningTooLong
 
 MAX_PAGE = 1_000_000_000  # page * page_size must fit the database's 64-bit OFFSET
 DELETE_LOCK_WAIT = 2.0  # seconds a delete waits for a running insert before 503
@@ -237,11 +237,15 @@ async def delete_document(doc_id: str, request: Request) -> Dict[str, Any]:
 
 
 async def _delete_one(state: Any, doc_id: str) -> Dict[str, Any]:
-    if not await state.intake.wait_idle(DELETE_LOCK_WAIT):
+    """Delete between two processing runs (before the next one, so a steady stream of inserts
+    never starves it); 503 when the run going lasts over :data:`DELETE_LOCK_WAIT` seconds."""
+    try:
+        result = await state.intake.between_runs(lambda: state.rag.adelete_by_doc_id(doc_id),
+                                                 DELETE_LOCK_WAIT)
+    except RunningTooLong:
         retry = max(1, state.intake.retry_after(state.intake.unfinished()))
         raise HTTPException(503, "an insert is running; retry the delete later",
-                            headers={"Retry-After": str(retry)})
-    try:
-        return (await state.rag.adelete_by_doc_id(doc_id)).to_dict()
+                            headers={"Retry-After": str(retry)}) from None
     except KeyError:
         raise HTTPException(404, f"no document with id {doc_id!r}") from None
+    return result.to_dict()

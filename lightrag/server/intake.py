@@ -32,7 +32,7 @@ import asyncio
 import logging
 import math
 import time
-from typing import Any, Awaitable, Dict, List, Optional, Set, TypeVar
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Set, TypeVar
 
 from lightrag.components.graph_rag.schemas import DocStatus
 
@@ -51,6 +51,10 @@ class QueueFull(Exception):
             f"the intake queue is full: {unfinished} documents unfinished, {incoming} more would "
             f"exceed the limit of {max_pending}; retry in {retry_after} s")
         self.retry_after = retry_after
+
+
+class RunningTooLong(Exception):
+    """The processing run going did not end in the time a request may wait for it."""
 
 
 class IntakeQueue:
@@ -99,6 +103,25 @@ class IntakeQueue:
                 return False
             await asyncio.sleep(0.02)
         return True
+
+    async def between_runs(self, work: Callable[[], Awaitable[T]], timeout: float) -> T:
+        """Run ``work()`` (a delete) between two processing runs: after the one going, which it
+        waits for up to ``timeout`` seconds, and before the next one (the run lock serves its
+        waiters in turn). Waiting for the queue to be idle instead starved deletes under a
+        steady trickle of inserts: each 202 wanted another run, so the queue was never idle and
+        every delete got 503.
+
+        Raises:
+            RunningTooLong: the run going did not end within ``timeout`` seconds.
+        """
+        try:
+            await asyncio.wait_for(self._run_lock.acquire(), timeout)
+        except asyncio.TimeoutError:
+            raise RunningTooLong(f"a processing run is still going after {timeout} s") from None
+        try:
+            return await work()
+        finally:
+            self._run_lock.release()
 
     def progress(self) -> Dict[str, Dict[str, Any]]:
         """Per-document progress of the running insert (``rag.insert_progress``, when present)."""

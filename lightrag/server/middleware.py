@@ -34,6 +34,7 @@ from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optional, Sequence
 
 from lightrag.server.metrics import ServerMetrics
+from lightrag.utils.secrets import redact_text
 
 access_log = logging.getLogger("lightrag.server.access")
 
@@ -79,17 +80,20 @@ def check_api_key(keys: Sequence[str], x_api_key: Optional[str], authorization: 
 
 
 class JsonLogFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message and the record's ``fields``."""
+    """One JSON object per line: time, level, logger, message and the record's ``fields``; the
+    message and the traceback pass through :func:`~lightrag.utils.secrets.redact_text` (an SDK
+    error whose provider echoed the request's key reaches no log)."""
 
     def format(self, record: logging.LogRecord) -> str:
         data: Dict[str, Any] = {
             "ts": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": redact_text(record.getMessage()),
         }
         if record.exc_info:
-            data["exception"] = self.formatException(record.exc_info)
+            # a provider SDK's exception carries what the provider echoed (a key, a Basic value)
+            data["exception"] = redact_text(self.formatException(record.exc_info))
         data.update(getattr(record, "fields", None) or {})
         return json.dumps(data, ensure_ascii=False, default=str)
 

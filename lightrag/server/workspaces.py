@@ -29,6 +29,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Set
 
 from lightrag.server.auth import DEFAULT_WORKSPACE, WORKSPACE_NAME, check_workspace_name
 from lightrag.server.middleware import Receive, Scope, Send, send_json
+from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +133,8 @@ class WorkspacePool:
             state = await asyncio.to_thread(self.open_state, name)
         except Exception as e:
             log.exception("opening workspace %s failed", name)
-            raise WorkspaceError(500, f"cannot open workspace {name!r}: {type(e).__name__}: {e}") from e
+            raise WorkspaceError(500, redact_text(f"cannot open workspace {name!r}: "
+                                                  f"{type(e).__name__}: {e}")) from e
         if self.resume:
             state.intake.resume()
         log.info("workspace %s opened (%d open)", name, len(self.states) + 1)
