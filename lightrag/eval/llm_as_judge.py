@@ -51,7 +51,10 @@ DEFAULT_JUDGEMENT_QUERY = (
     "For the question, does the predicted answer contain the ground truth answer?"
 )
 
-_VERDICT = re.compile(r"\b(true|false|yes|no)\b", re.IGNORECASE)
+_VERDICT = re.compile(r"\b(not\s+|isn't\s+|is\s+not\s+)?(true|false|yes|no)\b", re.IGNORECASE)
+#: the prompt's own options echoed back ("Your judgement (True or False): False")
+_OPTIONS = re.compile(r"\b(?:true\s*(?:or|/)\s*false|false\s*(?:or|/)\s*true|yes\s*(?:or|/)\s*no)\b",
+                      re.IGNORECASE)
 
 Judge = Callable[[str, str, str, str], bool]
 
@@ -59,14 +62,20 @@ Judge = Callable[[str, str, str, str], bool]
 def parse_judgement(text: Any) -> Optional[bool]:
     """True or False from the first ``true``/``false``/``yes``/``no`` word; None if there is none.
 
+    The prompt's options echoed back ("True or False") are skipped, and a negated word counts
+    as its opposite ("not true" is False).
+
     Example:
         >>> parse_judgement("**True** - it names Paris."), parse_judgement("No."), parse_judgement("?")
         (True, False, None)
+        >>> parse_judgement("Your judgement (True or False): False"), parse_judgement("Not true.")
+        (False, False)
     """
-    match = _VERDICT.search(str(text or ""))
+    match = _VERDICT.search(_OPTIONS.sub(" ", str(text or "")))
     if match is None:
         return None
-    return match.group(1).lower() in ("true", "yes")
+    positive = match.group(2).lower() in ("true", "yes")
+    return not positive if match.group(1) else positive
 
 
 def _as_text(value: Any) -> str:
