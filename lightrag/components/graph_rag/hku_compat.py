@@ -35,6 +35,7 @@ from lightrag.components.graph_rag.hku_results import (
     hku_timestamps,
     write_hku_export,
 )
+from lightrag.components.graph_rag.hku_storages import HKU_STORAGE_NAMES, hku_storage, status_counts
 from lightrag.components.graph_rag.hku_utils import EmbeddingFunc
 from lightrag.components.graph_rag.schemas import (
     DocStatus,
@@ -51,8 +52,10 @@ __all__ = ["EmbeddingFunc", "LightRAG"]
 #: ``graphml`` (written by :meth:`GraphRAG.export`)
 EXPORT_FORMATS = (*HKU_EXPORT_FORMATS, "json", "graphml")
 
-#: HKU's document statuses, in HKU's order (``get_processing_status`` has a count for each)
-HKU_STATUSES = ("pending", "parsing", "analyzing", "processing", "preprocessed", "processed", "failed")
+#: the answer Generator's template: the instructions and context go to ``llm_model_func`` as
+#: ``system_prompt`` and the question alone as ``prompt``, as HKU calls it
+ANSWER_TEMPLATE = "<SYS>\n{{task_desc_str}}\n</SYS>\n{{input_str}}"
+
 
 
 def _checked(stream: Iterator[str]) -> Iterator[str]:
@@ -85,12 +88,13 @@ def _model_parts(llm_model_func: Optional[Callable[..., Any]], embedding_func: O
         config["embedder"] = Embedder(model_client=FunctionClient(
             embedding_func=embedding_func, model_name=getattr(embedding_func, "__name__", "embedding")))
     if llm_model_func is not None:
-        def generator() -> Generator:
-            return Generator(model_client=FunctionClient(llm_func=llm_model_func, model_name=llm_model_name))
+        def generator(template: Optional[str] = None) -> Generator:
+            return Generator(model_client=FunctionClient(llm_func=llm_model_func, model_name=llm_model_name),
+                             template=template)
 
         config["extractor"] = EntityExtractor(generator=generator(), max_gleaning=max_gleaning)
         config["keyword_extractor"] = KeywordExtractor(generator=generator())
-        config["answer_generator"] = generator()
+        config["answer_generator"] = generator(ANSWER_TEMPLATE)
 
 
 class LightRAG(HKUGraphEdits):
@@ -323,9 +327,7 @@ class LightRAG(HKUGraphEdits):
         """Documents by status: a count for each of HKU's statuses (``pending``, ``parsing``,
         ``analyzing``, ``processing``, ``preprocessed``, ``processed``, ``failed``; the
         ones this package never sets are 0)."""
-        counts = self.graph_rag.status().get("documents", {})
-        names = list(HKU_STATUSES) + [s.value for s in DocStatus if s.value not in HKU_STATUSES]
-        return {name: int(counts.get(name, 0)) for name in names}
+        return status_counts(self.graph_rag.status().get("documents", {}))
 
     async def aget_docs_by_track_id(self, track_id: str) -> Dict[str, Any]:
         """``doc_id -> status record`` of the documents inserted under ``track_id``."""
@@ -379,22 +381,31 @@ class LightRAG(HKUGraphEdits):
 
     async def get_entity_info(self, entity_name: str, include_vector_data: bool = False) -> Dict[str, Any]:
         """``{"entity_name", "source_id", "graph_data"}`` of an entity (``graph_data`` None when
-        there is none; vectors are not returned)."""
+        there is none); ``include_vector_data`` adds HKU's ``vector_data``, a copy of the
+        stored fields (HKU's is too; vectors are not returned)."""
         node = self.graph_rag.graph.get_node(entity_name)
-        return {"entity_name": entity_name, "source_id": (node or {}).get("source_id"),
+        info = {"entity_name": entity_name, "source_id": (node or {}).get("source_id"),
                 "graph_data": node}
+        if include_vector_data:
+            info["vector_data"] = dict(node) if node is not None else None
+        return info
 
     async def get_relation_info(self, src_entity: str, tgt_entity: str,
                                 include_vector_data: bool = False) -> Dict[str, Any]:
         """``{"src_entity", "tgt_entity", "source_id", "graph_data"}`` of a relation."""
         edge = self.graph_rag.graph.get_edge(src_entity, tgt_entity)
-        return {"src_entity": src_entity, "tgt_entity": tgt_entity,
+        info = {"src_entity": src_entity, "tgt_entity": tgt_entity,
                 "source_id": (edge or {}).get("source_id"), "graph_data": edge}
+        if include_vector_data:
+            info["vector_data"] = dict(edge) if edge is not None else None
+        return info
 
     def __getattr__(self, name: str) -> Any:
         """Everything else is :class:`GraphRAG`'s (``export``, ``status``, ``index``, ...)."""
         if name.startswith("_"):
             raise AttributeError(name)
+        if name in HKU_STORAGE_NAMES:  # HKU's storages, read-only and async
+            return hku_storage(self.graph_rag, name)
         try:
             return getattr(self.graph_rag, name)
         except AttributeError:
