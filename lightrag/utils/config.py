@@ -60,6 +60,16 @@ class ConfigError(ValueError):
         super().__init__(f"config error at '{self.path}': {message}")
 
 
+class MissingComponentNameError(ConfigError, AssertionError):
+    """A component config without ``component_name`` (0.1 failed an ``assert`` there, so an
+    ``except AssertionError`` written for 0.1 still catches it)."""
+
+
+class UnknownComponentError(ConfigError, TypeError):
+    """A ``component_name`` that is not registered (0.1 raised ``TypeError`` there, calling
+    the missing class)."""
+
+
 def _join(path: str, key: Union[str, int]) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
@@ -116,7 +126,7 @@ def registered(name: Any) -> Any:
 def new_component(config: Dict[str, Any], path: str = "") -> Any:
     """Build ``{"component_name": ..., "component_config": {...}}`` (0.1-compatible)."""
     if not isinstance(config, dict) or COMPONENT_NAME not in config:
-        raise ConfigError(path, f"expected a mapping with '{COMPONENT_NAME}'")
+        raise MissingComponentNameError(path, f"expected a mapping with '{COMPONENT_NAME}'")
     if not path:  # the whole tree, before any class is imported or built
         check_no_secrets(config)
     extra = set(config) - {COMPONENT_NAME, COMPONENT_CONFIG}
@@ -125,7 +135,7 @@ def new_component(config: Dict[str, Any], path: str = "") -> Any:
     name = config[COMPONENT_NAME]
     cls = registered(name)
     if cls is None:
-        raise ConfigError(
+        raise UnknownComponentError(
             _join(path, COMPONENT_NAME),
             f"unknown component {name!r:.100}: only registered classes can be built "
             "(register your own with lightrag.utils.registry.register)",

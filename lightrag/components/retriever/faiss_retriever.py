@@ -321,8 +321,11 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
         return target
 
     def _extra_repr(self) -> str:
-        backend = "faiss" if self.uses_faiss else "numpy"
-        return (
-            f"top_k={self.top_k}, metric={self.metric!r}, backend={backend!r}, "
-            f"total_documents={self.total_documents}"
-        )
+        parts = [f"top_k={self.top_k}", f"metric={self.metric}"]  # 0.1's text
+        if self.dimensions:
+            parts.append(f"dimensions={self.dimensions}")
+        if self.total_documents:
+            parts.append(f"total_documents={self.total_documents}")
+        if self.indexed and not self.uses_faiss:
+            parts.append("backend=numpy")
+        return ", ".join(parts)
