@@ -72,3 +72,20 @@ def test_include_vector_data_adds_hkus_vector_data(tmp_path):
     relation = asyncio.run(rag.get_relation_info("Mira Oduya", "Tallow Ferries", include_vector_data=True))
     assert relation["vector_data"]["description"] == relation["graph_data"]["description"]
     assert asyncio.run(rag.get_entity_info("Nobody", include_vector_data=True))["vector_data"] is None
+
+
+def test_conversation_history_reaches_the_model_as_history_messages(tmp_path):
+    rag, llm = loaded(tmp_path)
+    history = [{"role": "user", "content": "Tell me about ferries."},
+               {"role": "assistant", "content": "Tallow Ferries is a ferry line."}]
+    for mode in ("local", "bypass"):
+        rag.query("Who founded it?", param=QueryParam(mode=mode, conversation_history=history))
+        call = llm.calls[-1]
+        assert call["history_messages"] == history and call["prompt"] == "Who founded it?"
+        assert "ferry line" not in call["system_prompt"]  # was an "Earlier conversation" block
+
+    async def streamed():
+        param = QueryParam(mode="local", stream=True, conversation_history=history)
+        return [piece async for piece in await rag.aquery("Who founded it?", param=param)]
+
+    assert "".join(asyncio.run(streamed())) and llm.calls[-1]["history_messages"] == history

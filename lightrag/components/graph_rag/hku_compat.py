@@ -122,7 +122,6 @@ class LightRAG(HKUGraphEdits):
                  entity_extract_max_gleaning: int = 1, llm_model_max_async: int = 4,
                  cosine_better_than_threshold: float = 0.2, **graph_rag_options: Any) -> None:
         from lightrag.components.graph_rag.chunking import Chunker
-        from lightrag.components.graph_rag.system import GraphRAG
         from lightrag.utils.config import build, load_config
 
         packaged = resources.files("lightrag.configs").joinpath("graph_rag_default.yaml")
@@ -144,7 +143,16 @@ class LightRAG(HKUGraphEdits):
         self.working_dir, self.workspace = working_dir, workspace
         self._parts = built
         self._loop: Optional[asyncio.AbstractEventLoop] = None
-        self._graph_rag: Optional[Any] = GraphRAG(**built)
+        self._graph_rag: Optional[Any] = self._open()
+
+    def _open(self) -> Any:
+        """A :class:`GraphRAG` of this instance's parts; the conversation goes to
+        ``llm_model_func`` as ``history_messages``, as HKU sends it."""
+        from lightrag.components.graph_rag.system import GraphRAG
+
+        graph_rag = GraphRAG(**self._parts)
+        graph_rag.engine.history_as_messages = True
+        return graph_rag
 
     @property
     def graph_rag(self) -> Any:
@@ -175,9 +183,7 @@ class LightRAG(HKUGraphEdits):
         """HKU's set-up call: the store is open from the constructor on; after
         :meth:`finalize_storages` it is opened again."""
         if self._graph_rag is None:
-            from lightrag.components.graph_rag.system import GraphRAG
-
-            self._graph_rag = GraphRAG(**self._parts)
+            self._graph_rag = self._open()
 
     async def finalize_storages(self) -> None:
         """Close the store (HKU's tear-down call); later calls ask for initialize_storages()."""

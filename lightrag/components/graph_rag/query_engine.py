@@ -69,7 +69,12 @@ def history_to_text(history: List[Dict[str, str]]) -> str:
 
 
 class QueryEngine(Component):
-    """Answer queries over the graph stores in any of the :data:`QUERY_MODES`."""
+    """Answer queries over the graph stores in any of the :data:`QUERY_MODES`.
+
+    ``history_as_messages`` (False): send ``QueryParam.conversation_history`` to the answer
+    model as earlier chat turns (HKU's ``history_messages``) instead of an "Earlier
+    conversation" block of the system prompt.
+    """
 
     def __init__(
         self,
@@ -86,6 +91,7 @@ class QueryEngine(Component):
         self.answer_generator = answer_generator
         self.reranker = reranker
         self.context_builder = ContextBuilder()
+        self.history_as_messages = False
 
     def mode(self, name: str) -> QueryMode:
         if name not in QUERY_MODES:
@@ -98,13 +104,13 @@ class QueryEngine(Component):
         rendered = render_prompt(
             template, context_data=retrieved.context, response_type=param.response_type,
             user_prompt=param.user_prompt,
-            history_str=history_to_text(param.conversation_history) or None,
+            history_str=self._history_text(param),
         )
         return _SYS_TAGS.sub("", rendered).strip()
 
     def _prompt_kwargs(self, query: str, retrieved: RetrievedContext, param: QueryParam) -> Dict[str, Any]:
         if retrieved.mode == "bypass":
-            history = history_to_text(param.conversation_history)
+            history = self._history_text(param)
             system = "You are a helpful assistant."
             if param.user_prompt:
                 system += f"\n{param.user_prompt}"
@@ -112,6 +118,19 @@ class QueryEngine(Component):
                 system += f"\n\nEarlier conversation:\n{history}"
             return fill_generator_prompt(self.answer_generator, system, query)
         return fill_generator_prompt(self.answer_generator, self._system_prompt(retrieved, param), query)
+
+    def _history_text(self, param: QueryParam) -> Optional[str]:
+        """The conversation as the system prompt's text; None when there is none or when it
+        goes as chat turns (:meth:`_conversation`)."""
+        if self.history_as_messages:
+            return None
+        return history_to_text(param.conversation_history) or None
+
+    def _conversation(self, param: QueryParam) -> Optional[List[Dict[str, str]]]:
+        """The conversation as the answer call's earlier chat turns, when sent that way."""
+        if self.history_as_messages and param.conversation_history:
+            return list(param.conversation_history)
+        return None
 
     # ------------------------------------------------------------------- query
     async def _vectors(self, needed: tuple, query: str, keywords: Any,
@@ -140,6 +159,8 @@ class QueryEngine(Component):
         if extractive:  # no prompt is sent: the same room as a generated answer would get
             return count_tokens(query) + system
         used = count_tokens(self.answer_generator.get_prompt(**self._prompt_kwargs(query, empty, param)))
+        if self.history_as_messages:
+            used += count_tokens(history_to_text(param.conversation_history))
         if used > limit:
             raise ValueError(
                 f"the prompt needs {used} tokens without any context, more than the "
@@ -211,16 +232,19 @@ class QueryEngine(Component):
         """The answer of a Generator: the prompt, a stream, or a checked reply."""
         prompt_kwargs = self._prompt_kwargs(query, retrieved, param)
         prompt = self.answer_generator.get_prompt(**prompt_kwargs)
-        raw_data["processing_info"]["prompt_tokens"] = count_tokens(prompt)
+        conversation = self._conversation(param)
+        turns = {"conversation": conversation} if conversation else {}
+        raw_data["processing_info"]["prompt_tokens"] = count_tokens(prompt) + (
+            count_tokens(history_to_text(conversation)) if conversation else 0)
         if param.only_need_prompt:
             return QueryResult(content=prompt, raw_data=raw_data)
         if param.stream:
             # a sync caller reads the stream after the query's event loop ended: its request
             # is sent then, in the caller's thread, where Ctrl-C can stop the wait
-            stream: Any = (DeferredStream(lambda: self.answer_generator.stream(prompt_kwargs))
-                           if sync_stream else self.answer_generator.astream(prompt_kwargs))
+            stream: Any = (DeferredStream(lambda: self.answer_generator.stream(prompt_kwargs, **turns))
+                           if sync_stream else self.answer_generator.astream(prompt_kwargs, **turns))
             return QueryResult(response_iterator=stream, raw_data=raw_data, is_streaming=True)
-        answer = await self.answer_generator.acall(prompt_kwargs)
+        answer = await self.answer_generator.acall(prompt_kwargs, **turns)
         raw_data["processing_info"]["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
         if answer.usage is not None:
             raw_data["processing_info"]["usage"] = {model_name(self.answer_generator): {
