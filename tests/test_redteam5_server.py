@@ -7,6 +7,7 @@ two-server race got 503. A delete now takes its turn between two processing runs
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -69,3 +70,64 @@ def test_an_unhandled_error_is_json_and_keeps_the_connection(serve, tmp_path):
     assert answer.status_code == 500
     assert answer.json() == {"detail": "internal server error; the server log has the details"}
     assert client.get("/health").status_code == 200  # the same connection
+
+
+def docx_bomb(paragraphs: int) -> bytes:
+    """A small .docx whose word/document.xml is ``paragraphs`` empty paragraphs (6 bytes each,
+    compressed ~1000 to 1)."""
+    import io
+    import zipfile
+
+    body = (b'<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+            b"<w:body>" + b"<w:p/>" * paragraphs + b"</w:body></w:document>")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/document.xml", body)
+    return buffer.getvalue()
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (Linux)."""
+    import os
+
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+def test_a_docx_bomb_upload_is_read_outside_the_server(serve):
+    """A ~25 KB .docx of 3 million empty paragraphs cost the server ~300 MB while it was read
+    (four 79 KB ones at once: 3.4 GB, and /health waited 11 s); it is now read in a child
+    process, and the server's memory does not move."""
+    server, client, rag = serve()
+    data = docx_bomb(3_000_000)
+    assert len(data) < 40_000
+    answers, samples = [], []
+
+    def upload() -> None:
+        uploader = httpx.Client(base_url=server.url, timeout=120)
+        answers.append(uploader.post("/documents/upload", files={"files": ("bomb.docx", data)}))
+
+    before = resident_bytes()
+    thread = threading.Thread(target=upload)
+    thread.start()
+    while thread.is_alive():
+        samples.append(resident_bytes() - before)
+        assert client.get("/health").status_code == 200
+        time.sleep(0.02)
+    thread.join()
+    assert answers[0].status_code in (400, 415), answers[0].text
+    assert max(samples) < 100 * 1024**2, f"the server grew by {max(samples) >> 20} MB"
+
+
+def test_an_upload_that_needs_too_much_memory_is_refused():
+    import asyncio
+
+    from lightrag.components.loaders import DocumentLoadError
+    from lightrag.server.uploads import UploadReader
+
+    reader = UploadReader(memory_bytes=400 * 1024**2)
+    with pytest.raises(DocumentLoadError) as refused:
+        asyncio.run(reader.read("bomb.docx", docx_bomb(6_000_000)))
+    assert "MemoryError" in str(refused.value) or refused.value.reason == "too-large", refused.value
+    assert asyncio.run(reader.read("a.md", b"# A\n\nAlice met Bob.")).endswith("Alice met Bob.")

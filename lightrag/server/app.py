@@ -80,6 +80,7 @@ from lightrag.server.middleware import (
 from lightrag.server.ollama_api import ollama_router
 from lightrag.server.query_api import router as query_router
 from lightrag.server.ui import mount_ui
+from lightrag.server.uploads import UploadReader
 from lightrag.server.workspaces import (
     DEFAULT_MAX_WORKSPACES,
     WORKSPACE_HEADER,
@@ -187,6 +188,7 @@ class ServerState:
         self.default = AppState(rag, metrics, max_pending=max_pending)
         self.factory = workspace_factory or config_factory(rag)
         self.workspaces = WorkspacePool(self.default, self._open_state, max_workspaces, resume)
+        self.uploads = UploadReader()  # archives and PDFs are read in child processes
 
     def _open_state(self, name: str) -> AppState:
         return AppState(self.factory(name), self.metrics, max_pending=self.max_pending,

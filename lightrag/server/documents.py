@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lightrag.components.graph_rag.index.recording import finish_in_thread
 from lightrag.components.graph_rag.schemas import DocStatus
-from lightrag.components.loaders import DocumentLoadError, load_document
+from lightrag.components.loaders import DocumentLoadError
 from lightrag.server.intake import QueueFull, RunningTooLong
 
 MAX_PAGE = 1_000_000_000  # page * page_size must fit the database's 64-bit OFFSET
@@ -115,14 +115,17 @@ async def insert_documents(body: InsertRequest, request: Request) -> Any:
     return await insert(_state(request), body.texts, body.ids, body.file_paths, body.wait)
 
 
-async def _read_upload(upload: UploadFile) -> tuple[str, str]:
+async def _read_upload(upload: UploadFile, reader: Any) -> tuple[str, str]:
+    """The text and name of an uploaded file, read by the server's
+    :class:`~lightrag.server.uploads.UploadReader` (in a child process: reading a file can cost
+    far more than its size)."""
     name = upload.filename or "upload"
     raw = await upload.read()
     try:
-        document = await asyncio.to_thread(load_document, name, data=raw)
+        text = await reader.read(name, raw)
     except DocumentLoadError as e:
         raise HTTPException(400 if e.reason == "empty" else 415, str(e)) from None
-    return document.text, name
+    return text, name
 
 
 @router.post("/documents/upload", summary="Insert uploaded files (PDF, DOCX, HTML, Markdown, text)")
@@ -133,7 +136,8 @@ async def upload_documents(request: Request, files: List[UploadFile] = File([]),
     uploads = [*files, *file]
     if not uploads:
         raise HTTPException(422, "no file uploaded: send multipart field 'files' (or 'file')")
-    loaded = [await _read_upload(upload) for upload in uploads]
+    reader = request.app.state.lightrag.uploads
+    loaded = [await _read_upload(upload, reader) for upload in uploads]
     return await insert(_state(request), [t for t, _ in loaded], None, [n for _, n in loaded], wait)
 
 

@@ -1,0 +1,124 @@
+"""Uploaded archives and PDFs are read in a child process, a few at once, bounded in memory and time.
+
+Reading a file can cost far more than its size, and some readers hold the interpreter's lock
+for all of it: a 79 KB ``.docx`` holding 64 MB of empty paragraphs took ~900 MB and 8 s in
+``ElementTree.fromstring`` (one C call), so in a worker thread it stopped the event loop —
+``/health`` and every workspace — for seconds, and four at once took the server to 3.4 GB.
+
+:class:`UploadReader` reads a ZIP-based file (``.docx``) or a PDF — the formats that expand —
+with ``python -m lightrag.server.uploads`` (its own interpreter: no ``multiprocessing``, which
+would import the server's own script again in each child), :data:`UPLOAD_READERS` at once,
+each with its address space limited to :data:`UPLOAD_MEMORY_BYTES` and its time to
+:data:`UPLOAD_SECONDS`: a file that needs more is refused (reason ``too-large``), and the server
+never holds its parse. Other files (text, Markdown, HTML: read in pure Python, linear in their
+size) are read in a worker thread as before. The child gets ``{"name"}`` and the bytes on its
+stdin and answers JSON on its stdout.
+
+Example:
+    >>> reader = UploadReader()
+    >>> asyncio.run(reader.read("a.txt", b"Alice met Bob."))
+    'Alice met Bob.'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from typing import Optional
+
+from lightrag.components.loaders import DocumentLoadError, load_document
+
+log = logging.getLogger(__name__)
+
+__all__ = ["UPLOAD_MEMORY_BYTES", "UPLOAD_READERS", "UPLOAD_SECONDS", "UploadReader", "expands"]
+
+UPLOAD_READERS = 2  #: archives and PDFs read at once, server-wide (one process each)
+UPLOAD_MEMORY_BYTES = 2 * 1024**3  #: address space of a reading process
+UPLOAD_SECONDS = 120.0  #: time a reading process gets
+
+
+def expands(data: bytes) -> bool:
+    """Whether ``data`` is a format whose reading can cost far more than its size: a ZIP
+    archive (``.docx``) or a PDF (compressed streams)."""
+    head = data[:1024].lstrip()
+    return data.startswith(b"PK\x03\x04") or head.startswith(b"%PDF") or b"%PDF-" in head
+
+
+class UploadReader:
+    """Reads uploads (see the module doc).
+
+    Args:
+        workers: archives and PDFs read at once.
+        memory_bytes: address space of each reading process.
+        seconds: time each reading process gets.
+    """
+
+    def __init__(self, workers: int = UPLOAD_READERS, memory_bytes: Optional[int] = None,
+                 seconds: Optional[float] = None) -> None:
+        self.memory_bytes = UPLOAD_MEMORY_BYTES if memory_bytes is None else memory_bytes
+        self.seconds = UPLOAD_SECONDS if seconds is None else seconds
+        self._slots = asyncio.Semaphore(workers)
+
+    async def read(self, name: str, data: bytes) -> str:
+        """The text of the uploaded file ``name``.
+
+        Raises:
+            DocumentLoadError: the file cannot be read (``too-large`` when it needs more memory
+                or time than an upload may use).
+        """
+        if not expands(data):
+            return (await asyncio.to_thread(load_document, name, data=data)).text
+        async with self._slots:
+            return await self._read_in_child(name, data)
+
+    async def _read_in_child(self, name: str, data: bytes) -> str:
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "lightrag.server.uploads", str(self.memory_bytes),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL)
+        message = json.dumps({"name": name}).encode() + b"\n" + data
+        try:
+            out, _ = await asyncio.wait_for(child.communicate(message), self.seconds)
+        except asyncio.TimeoutError:
+            raise DocumentLoadError(name, "too-large", f"reading it took over {self.seconds:g} s, "
+                                                       "more than an upload may use") from None
+        finally:
+            if child.returncode is None:  # timed out, or the request was cancelled
+                child.kill()
+                await child.wait()
+        try:
+            answer = json.loads(out)
+        except ValueError:
+            log.warning("the process reading upload %r ended with status %s", name, child.returncode)
+            raise DocumentLoadError(name, "too-large", "reading it took more memory than an "
+                                                       "upload may use") from None
+        if answer.get("error"):
+            raise DocumentLoadError(name, str(answer["error"]), str(answer.get("message", "")))
+        return str(answer["text"])
+
+
+def _child(memory_bytes: int) -> None:
+    """``python -m lightrag.server.uploads MEMORY_BYTES``: read one file from stdin."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    except (ImportError, ValueError, OSError):  # no RLIMIT_AS here: time still bounds it
+        pass
+    raw = sys.stdin.buffer.read()
+    header, _, data = raw.partition(b"\n")
+    name = json.loads(header)["name"]
+    del raw
+    try:
+        answer = {"text": load_document(name, data=data).text}
+    except DocumentLoadError as e:
+        answer = {"error": e.reason, "message": e.detail}
+    except MemoryError:
+        answer = {"error": "too-large", "message": "reading it needs more memory than an upload may use"}
+    sys.stdout.write(json.dumps(answer))
+
+
+if __name__ == "__main__":
+    _child(int(sys.argv[1]))
