@@ -32,6 +32,7 @@ class Candidate:
     typed: bool = False  # holds the kind of answer the question asks for
     passage_words: set = field(default_factory=set)  # its passage's opening sentence's words
     passage_opening: str = ""  # its passage's opening sentence
+    other_names: tuple = ()  # the other names (former, nickname) of what its heading names
 
     @property
     def in_context(self) -> set:
@@ -94,7 +95,49 @@ def answer_candidates(chunks: Sequence[Dict[str, Any]], code: bool = False) -> L
                 words=stems(sentence.text), heading_words=stems(sentence.heading),
                 phrases=phrases(sentence.text), passage_words=opening,
                 passage_opening=fold(sentences[0].text)))
-    return found
+    return with_other_names(found)
+
+
+_NAMED = r"[A-Z][\w'’-]*(?: (?:of |the |de |von |van |and )?[A-Z][\w'’-]*)*"
+#: "Veyra Instruments, known as Brannox Optical Works until 1931, ...", "Harriet Calder
+#: (1869–1951), nicknamed "the Iron Countess" ...": a name and its other name, as a passage opens
+_OTHER_NAME = re.compile(r"^(?:The )?(" + _NAMED + r")(?: \([^)]*\))?, (?:also |better )?(?:known as|called|"
+                         r"nicknamed|formerly(?: known as)?)(?: the)? [\"“]?(?:the )?(" + _NAMED + r")")
+#: "It was called the Morrow Laboratory until 1946.", "It was founded in 1902 by Karl Mettler as the
+#: Mettler Dynamo Company": the other name of what the passage is about (its heading)
+_FORMER_NAME = re.compile(r"^(?:It|The company|The firm) was (?:(?:called|known as|named) |(?:founded|"
+                          r"established|formed|set up)\b[^.;]{0,80}? as )(?:the )?(" + _NAMED + r")")
+
+
+def other_names(candidates: Sequence[Candidate]) -> List[Tuple[str, str]]:
+    """The pairs (name, its other name), folded, that the context gives: a former name, a
+    nickname ("known as", "called", "nicknamed", "founded ... as")."""
+    pairs = []
+    for c in candidates:
+        lead = _OTHER_NAME.match(c.sentence.text)
+        former = _FORMER_NAME.match(c.sentence.text)
+        if lead:
+            pairs.append((fold(lead.group(1)), fold(lead.group(2))))
+        elif former and c.sentence.heading and " " in former.group(1):
+            pairs.append((fold(c.sentence.heading), fold(former.group(1))))
+    return [(a, b) for a, b in pairs if a and b and a != b]
+
+
+def with_other_names(candidates: List[Candidate]) -> List[Candidate]:
+    """``candidates``, each that names one name of a pair of :func:`other_names` (in its text,
+    heading or passage opening) read as naming the other too (it is added to its passage
+    opening): "He directed the Morrow Institute" answers of the Morrow Laboratory, its old name,
+    and "Tobias Wren" is "the Lamplighter"."""
+    pairs = other_names(candidates)
+    pairs += [(b, a) for a, b in pairs]
+    for c in candidates:
+        said = " ".join((fold(c.sentence.text), fold(c.sentence.heading), c.passage_opening))
+        more = [b for a, b in pairs if re.search(r"\b" + re.escape(a) + r"\b", said) and b not in said]
+        if more:
+            c.passage_opening = " ; ".join([c.passage_opening, *dict.fromkeys(more)])
+            c.passage_words = c.passage_words | stems(" ".join(more))
+        c.other_names = tuple(b for a, b in pairs if a == fold(c.sentence.heading))
+    return candidates
 
 
 def unmentioned(nouns: List[str], candidates: List[Candidate]) -> str:

@@ -6,7 +6,7 @@ picks the hops; these are the plain rules it applies).
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Any, Dict, List, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate
 from lightrag.components.graph_rag.answer_words import bridge_words, stem
@@ -56,7 +56,10 @@ def link(candidate: Candidate, bridges: List[str], tokens: set, previous: Candid
     best-known work is the Ellery Lighthouse." under "Céleste Marchetti", then "She was born
     in Lunde Cove."), 0 otherwise."""
     heading = bridge_words(candidate.sentence.heading)
-    about_a_bridge = bool(heading) and heading <= tokens
+    # its passage is about a bridge name, or under its other name ("Veyra Instruments, known as
+    # Brannox Optical Works until 1931" after "built by Brannox Optical Works")
+    about_a_bridge = bool(heading) and heading <= tokens or any(
+        bridge_words(name) <= tokens for name in candidate.other_names if bridge_words(name))
     text = candidate.sentence.text
     same_passage = candidate.chunk_index == previous.chunk_index
     if about_a_bridge and not same_passage:
@@ -64,3 +67,24 @@ def link(candidate: Candidate, bridges: List[str], tokens: set, previous: Candid
     if any(b in text for b in bridges):
         return 1.0
     return 1.0 if same_passage and about_a_bridge and opens_with_pronoun(text) else 0.0
+
+
+def own_answers(pool: List[Any], candidates: List[Candidate], chain: List[Candidate],
+                about: set) -> List[Any]:
+    """For a fact asked of one name directly, the hops about that name (``about``: their ids)
+    that hold the kind of answer asked, while no quote holds one (else ``pool``, a list of
+    ``(index, candidate)``): they come before any sentence reached through another name."""
+    if len(about) == len(candidates) or any(x.typed for x in chain):
+        return pool
+    own = [(i, c) for i, c in enumerate(candidates) if c not in chain and c.typed and id(c) in about]
+    return own or pool
+
+
+def through_holder(pool: List[Any], links: Dict[int, float], chain: List[Candidate]) -> List[Any]:
+    """The hops of ``pool`` (``(index, candidate)``) that go on from the chain of a question asked
+    through a role ("Where was the founder of X born?"): those linked to the last quote
+    (``links``: by candidate id) or in a passage already quoted ("In 1905 she founded X." then
+    "She was born in Wexbury."); another passage's sentence that only says "born" is about
+    someone else ("She was born in Brendstrup" of a director, not the founder)."""
+    quoted = {c.chunk_index for c in chain}
+    return [(i, c) for i, c in pool if links[id(c)] > 0 or c.chunk_index in quoted]

@@ -10,7 +10,8 @@ from typing import Dict, List, Optional, Tuple
 from lightrag.components.graph_rag.answer_candidates import Candidate
 from lightrag.components.graph_rag.answer_hops import TYPED_KINDS
 from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
-from lightrag.components.graph_rag.question_types import asks_place
+from lightrag.components.graph_rag.answer_words import stem
+from lightrag.components.graph_rag.question_types import asks_place, role_event
 
 __all__ = ["answer_text", "shown"]
 
@@ -25,6 +26,7 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
     """``(text, decided)``: the quotes of ``chain``, opened by the verdict of a yes/no or "A or
     B" question (``decided``: whether one was reached) or by what the context does not say."""
     quoted = " ".join(f"{shown(c)} [{c.reference_id}]" if c.reference_id else shown(c) for c in chain)
+    missing = missing or unsaid_event(query, chain)
     if kind == "choice":
         # a passage names its subject in its heading or opening: "It opened on 19 March
         # 1932." under "The Sydney Harbour Bridge is ..." gives that bridge's year
@@ -49,3 +51,12 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
                 f"The sources do not say yes or no directly; the closest evidence: {quoted}"), \
             verdict is not None
     return quoted, None
+
+
+def unsaid_event(query: str, chain: List[Candidate]) -> str:
+    """``'"born" for the founder of X'`` when a "Where was the founder of X born?" question's
+    quotes do not say the event (none says "born"), else ``""``."""
+    event = role_event(query)
+    if not event or any(stem(event[1]) in c.words for c in chain):
+        return ""
+    return f'"{event[1]}" for {event[0]}'

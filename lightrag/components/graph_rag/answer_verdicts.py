@@ -55,7 +55,7 @@ def choice_verdict(query: str, sentences: Sequence[Tuple[str, ...]]) -> Optional
     options = choice_options(query)
     if options is None:
         return None
-    asked = stems(query) - set().union(*(stems(o) for o in options))
+    asked = stems(query) - set().union(*(stems(o) for o in options)) - _COMPARING
     ending = bool(asked & ENDINGS)
     events = asked if ending else asked | BEGINNINGS
     earliest: Dict[str, Optional[int]] = {}
@@ -92,10 +92,32 @@ def _dated(sentences: Sequence[Tuple[str, ...]], named: str, events: Set[str], e
         in_heading = named in fold(heading) if exact else needed <= words(heading)
         tier = 0 if says_event and in_heading else 1 if says_event else 2
         years = _own_years(text, named) if exact else years_in(text)
+        lived = _lifespan(text, named, events) if exact else None
+        if lived is not None:
+            tier, years = 0, [lived]
         if ending and says_event and years:
             years = [max(years)]  # "opened in 1883 and closed in 1931": the end is the later
         tiers[tier].extend(years)
     return tiers
+
+
+#: stems of the words that ask for the comparison, not the event: "first" of "Who was born first"
+_COMPARING = frozenset(stem(w) for w in "first last earlier later older younger sooner".split())
+_LIFESPAN = re.compile(r"^\s*\((?:born |b\. )?((?:1[0-9]{3}|20[0-9]{2}))\s*[-–—]\s*"
+                       r"(?:died |d\. )?((?:1[0-9]{3}|20[0-9]{2}))\)")
+
+
+def _lifespan(text: str, named: str, events: Set[str]) -> Optional[int]:
+    """The year of birth (or, when ``events`` ask for a death, of death) that the lifespan right
+    after ``named`` gives ("Ida Kestrel (1874–1944) was ..." -> 1874 for "born"), else ``None``:
+    a sentence naming another person first ("Ida Kessler (1881–1957) ..., not to be confused
+    with Ida Kestrel") does not date ``named``."""
+    folded = fold(text)
+    at = folded.find(named)
+    lived = _LIFESPAN.match(folded[at + len(named):]) if at >= 0 else None
+    if lived is None or not events & {"born", "die"}:
+        return None
+    return int(lived.group(2 if "die" in events and "born" not in events else 1))
 
 
 _YEAR_AFTER = re.compile(r"^[^.;]{0,4}?\(?\s*((?:1[0-9]{3}|20[0-9]{2}))\b")

@@ -45,9 +45,9 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    so is one none of whose sentences, headings or passage openings names the one name the
    question asks about, accents aside ("When did the Forth Bridge open?" over the Brooklyn
    Bridge's passage);
-7. yes/no and "A or B" questions get a best-effort verdict (a comparison of the years the
-   context gives each option, a sentence that states the question's claim), or say plainly that
-   the context does not decide, followed by the evidence;
+7. yes/no and "A or B" questions get a best-effort verdict (the years given each option, a
+   sentence stating the claim, each side of "Were both ...?" asked alone: answer_comparisons),
+   or say plainly that the context does not decide, followed by the evidence;
 8. a "what"/"which" question whose noun (the thing asked for: "What is her annual **salary**?")
    no sentence of the context says is answered with that said first ("The retrieved context
    does not mention "salary"; the closest evidence: ..."): the quotes may still answer in other
@@ -87,7 +87,17 @@ from lightrag.components.graph_rag.answer_candidates import (
     unmentioned_event,
     unnamed_subject,
 )
-from lightrag.components.graph_rag.answer_hops import TYPED_KINDS, answers_alone, bridges_of, complete, link
+from lightrag.components.graph_rag.answer_comparisons import compared_answer
+from lightrag.components.graph_rag.answer_hops import (
+    TYPED_KINDS,
+    answers_alone,
+    bridges_of,
+    complete,
+    link,
+    own_answers,
+    through_holder,
+)
+from lightrag.components.graph_rag.answer_periods import fit_periods
 from lightrag.components.graph_rag.answer_text import answer_text
 from lightrag.components.graph_rag.answer_words import (
     STOPWORDS,
@@ -106,6 +116,7 @@ from lightrag.components.graph_rag.question_types import (
     asked_role,
     asks_how_to,
     asks_place,
+    bridge_role,
     direct_subject,
     gives_month,
     has_candidate,
@@ -299,9 +310,10 @@ class ExtractiveAnswerer(Component):
             # child of Piet and Agathe Corvane" under "Matthias Corvane"
             own = [c for c in about_passage(about_subject, subject) if c.typed]
             about_subject = own or about_subject
-        best = self._first_hop(candidates, about_subject, q_words, q_all, kind, weights, q_names, noun)
+        role = stem(bridge_role(query))  # "the founder of X": its first quote covers X ("born" is left)
+        best = self._first_hop(candidates, about_subject, q_words, q_all, kind, weights, q_names, noun, role)
         chain = [best]
-        covered = set(best.words)
+        covered = best.words | (best.heading_words & q_names if role and role in best.words else set())
         # a first quote that answers alone (it names every subject of the question) and, with
         # its heading, leaves at most one question word unsaid: a sentence of another passage
         # that only shares that word ("discovered") is about something else (another mission);
@@ -324,7 +336,8 @@ class ExtractiveAnswerer(Component):
             pool = [(i, c) for i, c in enumerate(candidates) if c not in chain and (
                 links[id(c)] > 0 or (left and c.words & left and (not linked_only or (
                     c.chunk_index == best.chunk_index and c.words & unsaid))))]
-            pool = self._own_answers(pool, candidates, chain, about) if direct else pool
+            pool = own_answers(pool, candidates, chain, about) if direct else pool
+            pool = through_holder(pool, links, chain) if role else pool  # "the founder of X"
             if len(about) < len(candidates) and any(
                     id(c) in about and not links[id(c)] for _, c in pool):
                 pool = [(i, c) for i, c in pool if links[id(c)] > 0 or id(c) in about]
@@ -351,20 +364,9 @@ class ExtractiveAnswerer(Component):
             covered |= best_next.words
         return chain
 
-    @staticmethod
-    def _own_answers(pool: List[Any], candidates: List[Candidate], chain: List[Candidate],
-                     about: set) -> List[Any]:
-        """For a fact asked of one name directly, the hops about that name that hold the kind
-        of answer asked, while no quote holds one (else ``pool``): they come before any
-        sentence reached through another name."""
-        if len(about) == len(candidates) or any(x.typed for x in chain):
-            return pool
-        own = [(i, c) for i, c in enumerate(candidates) if c not in chain and c.typed and id(c) in about]
-        return own or pool
-
     def _first_hop(self, candidates: List[Candidate], about_subject: List[Candidate], q_words: set,
                    q_all: set, kind: str, weights: Dict[str, float], q_names: set,
-                   noun: str = "") -> Candidate:
+                   noun: str = "", role: str = "") -> Candidate:
         """The sentence to start from: the best one when it answers alone or already covers the
         whole question; else, among the ``FIRST_HOP_POOL`` best, the one whose best linked
         follower makes the best pair (a first hop that leads on to the answer beats one that
@@ -385,6 +387,8 @@ class ExtractiveAnswerer(Component):
                 or complete(ranked[:1], q_words, q_all, kind, noun):
             return ranked[0]
         pool = [c for c in ranked[: self.first_hop_pool] if c.score >= FIRST_HOP_MARGIN * ranked[0].score]
+        # "the founder of X": a first hop saying the role leads on to its holder (not X's own place)
+        pool = [c for c in pool if role in c.words] or pool if role else pool
         kind_noun = {stem(noun)} if noun else set()  # "town": said by "born in Hålvik" (complete())
         answering = [c for c in pool if (kind not in TYPED_KINDS or c.typed) and q_words - kind_noun <= (
             c.words | c.heading_words | (c.passage_words & q_names))]
@@ -426,6 +430,11 @@ class ExtractiveAnswerer(Component):
         it they are ranked by the words they share with the question."""
         started = time.perf_counter()
         kind = question_type(query)
+        compared = await compared_answer(query, chunks, lambda asked: self.acall(
+            asked, chunks, entities, relations, embed)) if kind == "yes_no" else None
+        if compared:  # "Were both founders of A and B born in Germany?": each side asked alone
+            return ExtractiveAnswer(text=compared[0], sentences=compared[1], question_type=kind, decided=True,
+                                    milliseconds=(time.perf_counter() - started) * 1000)
         candidates = answer_candidates(chunks, code=asks_how_to(query))
         if not candidates:
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
@@ -460,6 +469,7 @@ class ExtractiveAnswerer(Component):
         names = [str(e.get("entity_name", "")) for e in entities]
         names += [str(r.get(k, "")) for r in relations for k in ("src_id", "tgt_id")]
         self._base_scores(candidates, cosines, query, kind, names)
+        fit_periods(candidates, query, kind, every)  # "Who was director in 1950?"
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
         chain = reading_order(with_antecedents(chain, every), chain[0])
         q_names = question_names(query)

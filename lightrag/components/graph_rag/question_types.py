@@ -193,16 +193,27 @@ _ADVERBS = frozenset("first last finally actually also ever officially originall
 _LIGHT_VERBS = frozenset("become get come make take have give put".split())
 _EVENT_Q = re.compile(r"^(?:when|(?:in|on) (?:what|which) (?:year|date|month|day)) "
                       r"(?:did|does|do|was|were|is|are|has|have|had) ", re.I)
+#: "Where was X born?", "In which town did X die?": a place asked of a life event, which every
+#: biography of the context says for its own person (another's birthplace does not answer it)
+_PLACE_EVENT_Q = re.compile(r"^(?:where|(?:in|at) (?:what|which) (?:" + "|".join(sorted(
+    "town city country county state region place village province island".split())) + r")) "
+                            r"(?:did|was|were) ", re.I)
+#: the life events a place question asks of one person
+_PLACE_EVENTS = frozenset("born die died buried marry married study studied educated".split())
 
 
 def asked_event(question: str) -> Optional[Tuple[str, str]]:
     """``(subject, verb)`` of a "When did X <verb> ...?" / "When was X <verb>ed?" question whose
     subject is a name: that name and the first lower-case word after it ("In which year did
-    Henrik Sæther retire?" -> ``("Henrik Sæther", "retire")``), else ``None``."""
+    Henrik Sæther retire?" -> ``("Henrik Sæther", "retire")``), else ``None``; also of "Where
+    was X born?" / "In which town did X die?" for a life event (born, died, buried, married,
+    studied: "Where was Paul Arnesen born?" -> ``("Paul Arnesen", "born")``)."""
     text = question.strip()
     match = _EVENT_Q.match(text)
-    if not match:
+    place = None if match else _PLACE_EVENT_Q.match(text)
+    if not match and not place:
         return None
+    match = match or place
     rest = re.sub(r"^(?:the|a|an) ", "", text[match.end():])
     names = names_in(" " + rest)
     if not names or not rest.startswith(names[0]):
@@ -210,6 +221,8 @@ def asked_event(question: str) -> Optional[Tuple[str, str]]:
     after = rest[len(names[0]):]
     verb = next((w for w in re.findall(r"[A-Za-z]+", after) if w.islower()
                  and w not in _AUXILIARY and w not in _ADVERBS and len(w) > 2), None)
+    if place and verb not in _PLACE_EVENTS:
+        return None  # "Where is X located?": sources say "a town in Y", not the verb
     return (names[0], verb) if verb and verb not in _LIGHT_VERBS else None
 
 
@@ -305,3 +318,33 @@ def names_kind(sentence: str, noun: str, question_words: Set[str]) -> bool:
     if noun in ("year", "decade", "century", "month", "date", "day"):
         return has_candidate(sentence, "date", question_words)
     return has_candidate(sentence, "name", question_words)
+
+
+#: "... the founder of Orrin Dynamics ...": the role that leads from a name to the one asked about
+_ROLE_OF_NAME = re.compile(r"\bthe ([a-z]+) of (?:the |film |novel |book |song )?[A-Z]")
+
+
+def bridge_role(question: str) -> str:
+    """The role word of a "the <role> of <Name>" phrase inside a question asked through it
+    ("Where was the founder of Orrin Dynamics born?" -> "founder"), "" when there is none or
+    the role says little by itself ("the son of", "the name of")."""
+    match = _ROLE_OF_NAME.search(question)
+    if not match or match.group(1) in _LIGHT_ROLES or match.group(1) in _AUXILIARY:
+        return ""
+    return match.group(1)
+
+
+_ROLE_EVENT_Q = re.compile(r"^(?i:where|(?:in|at) (?:what|which) (?:" + "|".join(sorted(PLACE_NOUNS)) + r")) "
+                           r"(?:did|was|were) (the [a-z]+ of "
+                           r"(?:the |film |novel |book |song )?[A-Z].*?) ([a-z]+)\??$")
+
+
+def role_event(question: str) -> Optional[Tuple[str, str]]:
+    """``(subject, verb)`` of "Where was the <role> of <Name> born?" (a place asked of a life
+    event of whoever holds a role: ``("the founder of the Morrow Institute", "born")``), else
+    ``None``: the quotes that answer it say the event ("born"); a passage's own place ("The
+    Morrow Institute is ... in Vesterhavn") does not answer it."""
+    match = _ROLE_EVENT_Q.match(question.strip())
+    if not match or match.group(2) not in _PLACE_EVENTS or not bridge_role(match.group(1)):
+        return None
+    return match.group(1), match.group(2)
