@@ -28,7 +28,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, List, Optional, TypeVar
 
 from lightrag.utils.call_deadline import seconds_left
 from lightrag.utils.secrets import redact_text
@@ -36,6 +36,51 @@ from lightrag.utils.secrets import redact_text
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``hook(error, attempt, wait_seconds)``: called before each retry (see :func:`register_retry_hook`)
+RetryHook = Callable[[BaseException, int, float], None]
+_RETRY_HOOKS: List[RetryHook] = []
+
+
+def register_retry_hook(hook: RetryHook) -> Callable[[], None]:
+    """Call ``hook(error, attempt, wait_seconds)`` before every retry of a model call in this
+    process (both :func:`with_retries` and the HTTP clients' ``with_http_retries``), whatever
+    the log level; returns a function that removes it. A hook runs in the thread and context
+    of the retrying call (a :mod:`contextvars` variable tells whose call it is), must be quick,
+    and its exceptions are logged and ignored.
+
+    Example:
+        >>> seen = []
+        >>> remove = register_retry_hook(lambda error, attempt, wait: seen.append(attempt))
+        >>> class Flaky:
+        ...     calls = 0
+        ...     retry_policy = RetryPolicy(initial_delay=0.0, jitter=0.0)
+        ...     @with_retries
+        ...     def call(self):
+        ...         self.calls += 1
+        ...         if self.calls < 3:
+        ...             raise TimeoutError("slow")
+        ...         return "ok"
+        >>> Flaky().call(), seen
+        ('ok', [1, 2])
+        >>> remove()
+    """
+    _RETRY_HOOKS.append(hook)
+
+    def remove() -> None:
+        if hook in _RETRY_HOOKS:
+            _RETRY_HOOKS.remove(hook)
+
+    return remove
+
+
+def notify_retry(error: BaseException, attempt: int, wait: float) -> None:
+    """Tell the registered hooks that retry ``attempt`` follows ``error`` after ``wait`` s."""
+    for hook in list(_RETRY_HOOKS):
+        try:
+            hook(error, attempt, wait)
+        except Exception:  # a hook must never break the call it watches
+            log.exception("retry hook %r failed", hook)
 
 _TRANSIENT_NAMES = {
     "APITimeoutError",
@@ -103,6 +148,7 @@ def _retry_wait(fn: Callable[..., Any], policy: RetryPolicy, attempt: int,
     wait = policy.delay(attempt)
     log.warning("%s failed (%s); retry %d in %.2fs", fn.__qualname__, redact_text(str(error)),
                 attempt + 1, wait)
+    notify_retry(error, attempt + 1, wait)
     return wait
 
 

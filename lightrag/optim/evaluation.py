@@ -10,8 +10,9 @@ at once: the items not started yet are cancelled (no request is sent for them), 
 flight finish and are cached.
 
 Each item also counts the provider's transient errors that were retried (``retries``) and the
-429 answers among them and its final error (``rate_limited``), read from the retry warnings of
-:mod:`lightrag.utils.http_retry` and :mod:`lightrag.core.retry` in the item's context.
+429 answers among them and its final error (``rate_limited``), told by a retry hook
+(:func:`~lightrag.core.retry.register_retry_hook`, called by every retrying model call in the
+item's context, whatever the log level).
 
 :func:`attach_cache` routes every Generator of a pipeline through one shared
 :class:`~lightrag.core.cache.ResponseCache`, scoped by the model client's configuration (so two
@@ -38,6 +39,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 from lightrag.core.cache import ResponseCache
 from lightrag.core.component import Component
 from lightrag.core.generator import Generator
+from lightrag.core.retry import register_retry_hook
 from lightrag.core.types import GeneratorOutput
 
 log = logging.getLogger(__name__)
@@ -116,21 +118,17 @@ _CURRENT: contextvars.ContextVar[Optional[_Tally]] = contextvars.ContextVar(
 )
 
 
-class _RetryCounter(logging.Filter):
-    """Counts the retry warnings logged in an item's context (lets every record through)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        tally = _CURRENT.get()
-        if tally is not None and str(record.msg).startswith("%s failed (%s); retry"):
-            tally.retries += 1
-            args = record.args if isinstance(record.args, tuple) else ()
-            if len(args) > 1 and is_rate_limit(str(args[1])):
-                tally.rate_limited += 1
-        return True
+def _count_retry(error: BaseException, attempt: int, wait: float) -> None:
+    """A retry hook (:func:`~lightrag.core.retry.register_retry_hook`): counts the retries of
+    the item whose call is running in this context, whatever the log level."""
+    tally = _CURRENT.get()
+    if tally is not None:
+        tally.retries += 1
+        if is_rate_limit(f"{type(error).__name__}: {error}"):
+            tally.rate_limited += 1
 
 
-for _name in ("lightrag.utils.http_retry", "lightrag.core.retry"):
-    logging.getLogger(_name).addFilter(_RetryCounter())
+register_retry_hook(_count_retry)
 
 
 def client_fingerprint(client: Any) -> str:

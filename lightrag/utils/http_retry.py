@@ -30,7 +30,7 @@ import math
 import time
 from typing import Any, Callable, Mapping, Optional, TypeVar
 
-from lightrag.core.retry import DEFAULT_RETRY_POLICY, RetryPolicy, is_transient
+from lightrag.core.retry import DEFAULT_RETRY_POLICY, RetryPolicy, is_transient, notify_retry
 from lightrag.utils.call_deadline import seconds_left
 from lightrag.utils.http_errors import add_note
 from lightrag.utils.secrets import redact_text
@@ -148,6 +148,7 @@ def retry_wait(name: str, policy: RetryPolicy, attempt: int, error: Exception,
         wait = max(wait, asked)
     log.warning("%s failed (%s); retry %d in %.2fs", name, redact_text(str(error)), attempt + 1,
                 wait)
+    notify_retry(error, attempt + 1, wait)
     return wait
 
 
