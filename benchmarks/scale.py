@@ -22,7 +22,11 @@ itself, the writes on a copy:
   (a store the page cache did not hold is measured at the disk's speed). The sizes' copies take
   turns, 100 documents each, in one fresh process: their rates are compared over the same
   minutes of the machine;
-* ``delete_s``: ``rag.delete_by_doc_id`` of 5 of them, seconds each (their hubs are rebuilt).
+* ``delete_s``: ``rag.delete_by_doc_id`` of 5 of them, seconds each (their hubs are rebuilt);
+* with ``--same-documents``, ``same_documents``: the insert rate of every size's next documents
+  into every store. A larger corpus draws its names from a larger pool, so its documents name
+  more distinct entities per batch and insert slower into any store; the rate of the same
+  documents at two sizes is what the store's size alone costs.
 
 Usage::
 
@@ -31,6 +35,7 @@ Usage::
     python benchmarks/scale.py --sizes 100000 --zipf 1.1 --names-per-chunk 0.3 --seed 7  # another corpus
     python benchmarks/scale.py --sizes 10000 1000000 --writes-only --warm-cache --insert 500
     python benchmarks/scale.py --sizes 10000 1000000 --writes-only --warm-cache --hold-cache --insert 500
+    python benchmarks/scale.py --sizes 10000 1000000 --writes-only --warm-cache --same-documents --insert 500
 
 Results are printed as a Markdown table (with the growth ratio of each figure between sizes)
 and appended to ``docs/benchmarks/scale.md`` when ``--write`` is given.
