@@ -34,7 +34,8 @@ import sys
 from typing import Any, Callable, Dict, Optional, Sequence
 
 from lightrag.cli.common import graph_config
-from lightrag.server.intake import DEFAULT_MAX_PENDING  # neither imports FastAPI
+from lightrag.server.intake import DEFAULT_MAX_PENDING  # none of these imports FastAPI
+from lightrag.server.slow_clients import HEADER_TIMEOUT, header_timeout_protocol, raise_open_file_limit
 from lightrag.server.workspaces import DEFAULT_MAX_WORKSPACES
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -71,6 +72,9 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="seconds open requests, and then queued documents, get to finish on "
                              "shutdown (default 30; unfinished documents resume at the next start)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument("--header-timeout", type=float, default=HEADER_TIMEOUT,
+                        help="seconds a request's headers may take to arrive; slower connections "
+                             f"are closed (default {HEADER_TIMEOUT:g})")
     parser.add_argument("--max-pending", type=int, default=DEFAULT_MAX_PENDING,
                         help="most unfinished documents queued; more get 429 with Retry-After "
                              f"(default {DEFAULT_MAX_PENDING})")
@@ -102,6 +106,8 @@ def _check_limits(args: argparse.Namespace) -> None:
         raise ValueError("--max-pending must be at least 1")
     if getattr(args, "max_workspaces", DEFAULT_MAX_WORKSPACES) < 1:
         raise ValueError("--max-workspaces must be at least 1")
+    if not getattr(args, "header_timeout", HEADER_TIMEOUT) > 0:
+        raise ValueError("--header-timeout must be positive")
 
 
 def workspace_factory(config: Dict[str, Any]) -> Callable[[str], Any]:
@@ -145,7 +151,8 @@ def build_server(args: argparse.Namespace, api_keys: Optional[Sequence[str]] = N
                      workspace_factory=workspace_factory(config),
                      max_workspaces=getattr(args, "max_workspaces", DEFAULT_MAX_WORKSPACES))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_config=None, access_log=False,
-                            timeout_graceful_shutdown=args.graceful_timeout, lifespan="on")
+                            timeout_graceful_shutdown=args.graceful_timeout, lifespan="on",
+                            http=header_timeout_protocol(getattr(args, "header_timeout", HEADER_TIMEOUT)))
     logging.getLogger(__name__).info(
         "serving %s on http://%s:%d (auth: %s)", type(rag).__name__, args.host, args.port,
         "API keys" if keys else "none, loopback only")
@@ -155,5 +162,6 @@ def build_server(args: argparse.Namespace, api_keys: Optional[Sequence[str]] = N
 def run_serve(args: argparse.Namespace) -> int:
     """Run the server until SIGINT/SIGTERM; returns the exit code."""
     configure_logging(args.log_level)
+    raise_open_file_limit()  # each connection is a file descriptor
     build_server(args).run()
     return 0

@@ -1,0 +1,77 @@
+"""Red team 5: slow clients against a real ``lightrag serve`` process.
+
+uvicorn gives a request's headers all the time in the world: 1,100 connections that each sent
+``GET /health HTTP/1.1`` and one header, under a limit of 1,024 open files, left the server
+answering nobody for as long as they stayed. ``lightrag serve`` now closes a connection whose
+request headers take over ``--header-timeout`` seconds (after it opened, or after the previous
+answer on a kept-alive connection), and raises its open-file limit to the hard one.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+from test_server_intake import free_port, kill, start_server  # noqa: E402
+
+
+def closed_within(sock: socket.socket, seconds: float) -> bool:
+    """Whether the server closes ``sock`` within ``seconds`` (what it sends meanwhile is read)."""
+    sock.settimeout(seconds)
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            if sock.recv(65536) == b"":
+                return True
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+    return False
+
+
+@pytest.fixture
+def server(tmp_path):
+    port = free_port()
+    proc, client = start_server(tmp_path, port, tmp_path / "store", "--header-timeout", "1")
+    yield port, client
+    kill(proc)
+
+
+def test_a_request_whose_headers_never_end_is_closed(server):
+    port, client = server
+    slow = socket.create_connection(("127.0.0.1", port))
+    slow.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+    silent = socket.create_connection(("127.0.0.1", port))  # connects and sends nothing
+    assert closed_within(slow, 5), "a request with unfinished headers held its connection"
+    assert closed_within(silent, 5)
+    assert client.get("/health").status_code == 200
+
+
+def test_a_kept_alive_connection_gets_the_same_limit_for_its_next_request(server):
+    port, _ = server
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    sock.settimeout(5)
+    assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")  # the next request, never finished
+    assert closed_within(sock, 5)
+
+
+def test_a_slow_body_after_timely_headers_is_answered(server):
+    """The limit is the headers': an upload whose body takes longer is not cut."""
+    port, _ = server
+    body = b'{"texts": "Alice met Bob in Paris.", "ids": "slow"}'
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(b"POST /documents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+    for start in range(0, len(body), 10):
+        sock.sendall(body[start:start + 10])
+        time.sleep(0.4)  # ~2 s in all, twice the header timeout
+    sock.settimeout(10)
+    assert sock.recv(65536).startswith(b"HTTP/1.1 202")
