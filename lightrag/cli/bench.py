@@ -5,9 +5,11 @@ this module is the command: ``--limit``, ``--out``, ``--data``, ``--cache``, ``-
 ``--no-plot``, ``--metric NAME`` and ``--normalize squad|unicode``, which replace the metric of
 the config (keeping its ``answer_key`` and ``aliases_key``): re-scoring cached replies with
 another metric costs no model calls; ``--on-error zero|exclude`` replaces the config's
-``on_error``. ``items.csv`` has the ``question`` and ``gold`` columns of each item (the config
-metric's ``answer_key``). The table goes to stdout, followed by the verdict (which variant
-beats the baseline, by how much, and whether the run is incomplete).
+``on_error`` and ``--samples K`` its ``samples`` (runs per variant, each cached apart: the
+report's run-to-run SD says how much a re-run of one prompt moves its mean). ``items.csv``
+has the ``question`` and ``gold`` columns of each item (the config metric's ``answer_key``).
+The table goes to stdout, followed by the verdict (which variant beats the baseline, by how
+much, and whether the run is incomplete).
 
 Ctrl-C stops the run at once (exit status 130): the requests in flight finish and are cached,
 no other is sent, and running the same command again resumes without paying for them again.
@@ -69,6 +71,11 @@ def add_bench_prompts_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="an item the model never answered (provider error after retries): "
                              "score it 0 (zero) or leave it out of every variant's statistics "
                              "(exclude); default: the config's on_error, else zero")
+    parser.add_argument("--samples", type=int, default=None,
+                        help="runs of every variant over the dataset, each cached apart (for a "
+                             "model at temperature > 0): items score the mean of their samples "
+                             "and the table adds each variant's run-to-run SD; default: the "
+                             "config's samples, else 1")
     parser.set_defaults(func=run_bench_prompts)
     return parser
 
@@ -86,6 +93,10 @@ def _run(args: argparse.Namespace, config: Path, cache: Path) -> Any:
         runner.run_info["metric_spec"] = {**spec, **new_metric}
     if getattr(args, "on_error", None):
         runner.on_error = args.on_error
+    if getattr(args, "samples", None) is not None:
+        if args.samples < 1:
+            raise ValueError(f"--samples must be at least 1, got {args.samples}")
+        runner.samples = args.samples
     limit = args.limit if args.limit is not None else config_limit
     try:
         return runner, runner.run(limit=limit, progress=ProgressBar())

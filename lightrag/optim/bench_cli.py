@@ -48,7 +48,8 @@ from lightrag.utils.secrets import redact
 log = logging.getLogger(__name__)
 
 CONFIG_KEYS = {"imports", "dataset", "inputs", "metric", "pipeline", "baseline", "concurrency",
-               "variants", "seed", "n_resamples", "id_key", "description", "on_error", "prices"}
+               "variants", "seed", "n_resamples", "id_key", "description", "on_error", "prices",
+               "samples"}
 
 
 def make_metric(spec: Any) -> Tuple[Callable[[Any, Dict[str, Any]], float], str]:
@@ -194,7 +195,7 @@ def runner_from_config(
         n_resamples=int(config.get("n_resamples", 10_000)), seed=int(config.get("seed", 0)),
         id_key=config.get("id_key", "id"), metric_name=metric_name,
         on_error=str(config.get("on_error", "zero")), prices=config.get("prices"),
-        run_info=run_info,
+        run_info=run_info, samples=int(config.get("samples", 1)),
     )
     return runner, dataset_spec.get("limit")
 

@@ -66,6 +66,7 @@ from lightrag.optim.evaluation import (
 )
 from lightrag.optim.report import BenchmarkReport, VariantResult
 from lightrag.optim.run_info import config_of, dataset_sha256, describe_inputs, describe_pipeline, versions
+from lightrag.optim.samples import combine_samples, run_to_run_sd, sample_scope
 from lightrag.optim.stats import (
     DEFAULT_RESAMPLES,
     bootstrap_ci,
@@ -312,6 +313,9 @@ class BenchmarkRunner:
         prices: USD per million tokens, ``{"prompt": 0.15, "completion": 0.6}``: reports each
             variant's ``cost_usd`` (every reply) and ``spent_usd`` (this run's calls).
         run_info: more settings for the report (the CLI adds the config file and command).
+        samples: runs of every variant over the dataset, each cached apart; an item scores the
+            mean of its samples and each variant reports ``run_sd``, the spread of its mean
+            across samples (:mod:`lightrag.optim.samples`; for models at ``temperature > 0``).
 
     Example:
         >>> from lightrag.core import FunComponent
@@ -342,7 +346,11 @@ class BenchmarkRunner:
         on_error: str = "zero",
         prices: Optional[Dict[str, float]] = None,
         run_info: Optional[Dict[str, Any]] = None,
+        samples: int = 1,
     ) -> None:
+        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+            raise ValueError(f"samples must be a positive whole number, got {samples!r}")
+        self.samples = samples
         if on_error not in ("zero", "exclude"):
             raise ValueError(f"on_error must be 'zero' or 'exclude', got {on_error!r}")
         unknown_prices = sorted(set(prices or {}) - {"prompt", "completion"})
@@ -383,25 +391,29 @@ class BenchmarkRunner:
         built = [(v, build_variant(self.pipeline, v)) for v in self.variants]
         runs: List[tuple] = []
         for variant, component in built:
-            attach_cache(component, self.cache, scope=variant.name)
-            log.info("variant %s: %d items", variant.name, len(items))
+            log.info("variant %s: %d items x %d samples", variant.name, len(items), self.samples)
             started = time.perf_counter()
-            outcomes = evaluate_pipeline(
-                component, items, self.metric, self.inputs, self.concurrency,
-                progress=(lambda d, t, n=variant.name: progress(n, d, t)) if progress else None,
-            )
-            runs.append((variant, outcomes, time.perf_counter() - started))
+            sampled = []
+            for sample in range(self.samples):
+                attach_cache(component, self.cache, scope=sample_scope(variant.name, sample))
+                label = variant.name if self.samples == 1 else f"{variant.name} #{sample + 1}"
+                sampled.append(evaluate_pipeline(
+                    component, items, self.metric, self.inputs, self.concurrency,
+                    progress=(lambda d, t, n=label: progress(n, d, t)) if progress else None))
+            outcomes = sampled[0] if self.samples == 1 else combine_samples(sampled)
+            runs.append((variant, outcomes, time.perf_counter() - started, sampled))
         ids = [it.get(self.id_key, i) if isinstance(it, dict) else i for i, it in enumerate(items)]
-        no_reply = {o.index for _, outcomes, _ in runs for o in outcomes if o.error_kind == "call"}
+        no_reply = {o.index for _, outcomes, _, _ in runs for o in outcomes if o.error_kind == "call"}
         keep = (set(range(len(items))) - no_reply) if self.on_error == "exclude" else None
-        results = {v.name: self._summarise(v, outcomes, wall, keep) for v, outcomes, wall in runs}
+        results = {v.name: self._summarise(v, outcomes, wall, keep, sampled)
+                   for v, outcomes, wall, sampled in runs}
         self._compare(results, keep)
         settings = {
             "items": len(items), "limit": limit, "concurrency": self.concurrency,
             "confidence": self.confidence, "n_resamples": self.n_resamples, "seed": self.seed,
             "ci": "percentile bootstrap of the mean",
             "test": "two-sided paired sign-flip permutation test; Holm-adjusted across variants",
-            "failures": "scored 0", "on_error": self.on_error,
+            "failures": "scored 0", "on_error": self.on_error, "samples": self.samples,
             "excluded_items": [ids[i] for i in sorted(no_reply)] if keep is not None else [],
             "cache_path": self.cache_path, "metric": self.metric_name, "baseline": self.baseline,
             "variants": [v.to_dict() for v in self.variants],
@@ -423,7 +435,8 @@ class BenchmarkRunner:
                       + completion_tokens * self.prices.get("completion", 0.0)) / 1e6, 9)
 
     def _summarise(self, variant: Variant, outcomes: List[Any], wall_s: float,
-                   keep: Optional[Set[int]] = None) -> VariantResult:
+                   keep: Optional[Set[int]] = None,
+                   sampled: Optional[List[List[Any]]] = None) -> VariantResult:
         scores = [o.score for o in outcomes if keep is None or o.index in keep]
         lo, hi = bootstrap_ci(scores, self.confidence, self.n_resamples, self.seed)
         n = len(outcomes)
@@ -448,6 +461,8 @@ class BenchmarkRunner:
             spent_usd=self._cost(new_prompt, new_completion),
             latency_mean_s=round(safe_mean(latencies), 6),
             latency_p95_s=round(percentile(latencies, 95), 6), wall_s=round(wall_s, 3),
+            samples=self.samples,
+            run_sd=round(run_to_run_sd(sampled, keep), 6) if sampled and len(sampled) > 1 else None,
             items=outcomes,
         )
 

@@ -88,6 +88,7 @@ class ItemResult:
     rate_limited: int = 0
     new_prompt_tokens: int = 0
     new_completion_tokens: int = 0
+    sample_scores: Optional[List[float]] = None
 
     def to_dict(self) -> Dict[str, Any]:
         data = asdict(self)

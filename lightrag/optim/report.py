@@ -35,7 +35,7 @@ SUMMARY_FIELDS = [
     "p_value_holm", "wins", "losses", "ties", "failures", "errors", "retries", "rate_limited",
     "model_calls", "cached_calls", "prompt_tokens", "completion_tokens", "tokens_per_item",
     "new_prompt_tokens", "new_completion_tokens", "cost_usd", "spent_usd", "latency_mean_s",
-    "latency_p95_s", "wall_s", "description",
+    "latency_p95_s", "wall_s", "samples", "run_sd", "description",
 ]
 ITEM_FIELDS = ["variant", "index", "id", "score", "prediction", "error", "error_kind",
                "latency_s", "model_calls", "cached_calls", "retries", "rate_limited",
@@ -53,7 +53,9 @@ class VariantResult:
     ``completion_tokens`` count every reply (cached ones too: what the run costs from scratch),
     ``new_*_tokens`` the calls made by this run; ``cost_usd``/``spent_usd`` price them when the
     runner has ``prices``. ``latency_*`` is model time per item (a cached reply counts its
-    originally measured time); ``wall_s`` is this run's wall time for the variant.
+    originally measured time); ``wall_s`` is this run's wall time for the variant. With several
+    ``samples`` per item, an item's score is the mean of its samples and ``run_sd`` the standard
+    deviation of the variant's mean across samples (:mod:`lightrag.optim.samples`).
     """
 
     name: str
@@ -85,6 +87,8 @@ class VariantResult:
     latency_mean_s: float = 0.0
     latency_p95_s: float = 0.0
     wall_s: float = 0.0
+    samples: int = 1
+    run_sd: Optional[float] = None
     description: str = ""
     items: List[ItemResult] = field(default_factory=list, repr=False)
 
@@ -126,22 +130,29 @@ class BenchmarkReport:
         raise KeyError(name)
 
     def rows(self) -> List[List[str]]:
-        """Table rows: header first."""
+        """Table rows: header first (a "Run-to-run SD" column when items were sampled
+        several times)."""
+        sampled = any(v.samples > 1 for v in self.variants)
         header = ["Variant", "n", f"Mean {self.metric} [95% CI]", "Δ vs baseline [95% CI]",
                   "p (Holm)", "Failures", "Retries (429)", "Tokens/item", "Latency s/item",
                   "Calls new / cached"]
+        if sampled:
+            header.insert(3, "Run-to-run SD (samples)")
         rows = [header]
         for v in self.variants:
             is_base = v.name == self.baseline
             delta = "–" if is_base or v.delta is None else _interval(v)
             p = "–" if is_base else f"{_p(v.p_value)} ({_p(v.p_value_holm)})"
-            rows.append([
+            row = [
                 f"{v.name} (baseline)" if is_base else v.name, str(v.n),
                 f"{_fmt(v.mean)} [{_fmt(v.ci_low)}, {_fmt(v.ci_high)}]", delta, p,
                 f"{v.failures} ({v.errors} no reply)" if v.errors else str(v.failures),
                 f"{v.retries} ({v.rate_limited})", f"{v.tokens_per_item:.0f}",
                 f"{v.latency_mean_s:.2f}", f"{v.model_calls} / {v.cached_calls}",
-            ])
+            ]
+            if sampled:
+                row.insert(3, f"{_fmt(v.run_sd)} ({v.samples})")
+            rows.append(row)
         return rows
 
     def verdict(self) -> List[str]:
