@@ -9,6 +9,9 @@ Example:
     >>> args = argparse.Namespace(config=None, working_dir="/tmp/store", workspace="acme")
     >>> graph_config(args)["component_config"]["workspace"]
     'acme'
+    >>> args.workspace = "default"  # the default workspace, as the server names it
+    >>> "workspace" in graph_config(args)["component_config"]
+    False
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ from lightrag.utils.secrets import redact_text
 DEFAULT_GRAPH_CONFIG = "graph_rag_default.yaml"
 DEFAULT_RAG_CONFIG = "numpy_rag.yaml"
 DEFAULT_WORKING_DIR = "./lightrag_storage"
+DEFAULT_WORKSPACE = "default"  #: the name of the default workspace (the server's too)
+#: the workspace names ``lightrag serve`` accepts (``lightrag.server.auth.WORKSPACE_NAME``)
+SERVED_WORKSPACE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 __all__ = ["CliError", "graph_config", "load_rag", "open_store", "packaged_config", "out", "stage"]
 
@@ -97,9 +103,32 @@ def graph_config(args: argparse.Namespace) -> Dict[str, Any]:
     overrides = config.setdefault("component_config", {})
     if getattr(args, "working_dir", None):
         overrides["working_dir"] = args.working_dir
-    if getattr(args, "workspace", None):
-        overrides["workspace"] = args.workspace
+    workspace = getattr(args, "workspace", None)
+    if workspace == DEFAULT_WORKSPACE:
+        _refuse_unserved_default(overrides)  # the config's own workspace, as the server's alias
+    elif workspace:
+        if not SERVED_WORKSPACE.match(workspace):
+            logging.getLogger(__name__).warning(
+                "workspace %r cannot be served by `lightrag serve`, whose workspace names are 1 to "
+                "64 letters, digits, '_' or '-'", workspace)
+        overrides["workspace"] = workspace
     return config
+
+
+def _refuse_unserved_default(settings: Dict[str, Any]) -> None:
+    """``--workspace default`` names the default workspace, as the server's ``/w/default`` and
+    ``LIGHTRAG-WORKSPACE: default`` do; it used to make a store in ``WORKING_DIR/default/``,
+    which no server ever serves (the server reads that name as its default store). Such a
+    store is named instead of being left aside silently."""
+    working_dir = settings.get("working_dir", DEFAULT_WORKING_DIR)
+    if settings.get("storage", "sqlite") != "sqlite" or not isinstance(working_dir, str):
+        return
+    orphan = Path(working_dir) / DEFAULT_WORKSPACE / "lightrag.sqlite3"
+    if orphan.is_file():
+        raise CliError(f"--workspace {DEFAULT_WORKSPACE} is the default workspace (the store in "
+                       f"{Path(working_dir).resolve()}), but {orphan.parent.resolve()} holds a store "
+                       "an older lightrag made for that name, which no server serves: move it to "
+                       "another workspace name (a folder of the working dir) or out of the way")
 
 
 def load_rag(args: argparse.Namespace) -> Any:
