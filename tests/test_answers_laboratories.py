@@ -7,7 +7,7 @@ import pytest
 
 from lightrag.components.graph_rag import ExtractiveAnswerer
 from lightrag.components.graph_rag.answer_candidates import answer_candidates, other_names
-from lightrag.components.graph_rag.answer_comparisons import parse_comparison
+from lightrag.components.graph_rag.answer_comparisons import comparison_verdict, parse_comparison
 from lightrag.components.graph_rag.answer_periods import asked_year, period_fit
 from lightrag.components.graph_rag.answer_verdicts import choice_verdict
 from lightrag.components.graph_rag.question_types import asked_event, bridge_role
@@ -194,3 +194,12 @@ def test_someone_elses_birthplace_does_not_answer_where_the_founder_was_born():
     text = answer("Where was the founder of the Morrow Institute born?", morrow, KESSLER)
     assert text.startswith('The retrieved context does not mention "born" for the founder of the '
                            "Morrow Institute")
+
+
+def test_a_region_is_no_country_so_two_regions_decide_nothing():
+    # "Hordaland" and "Norway" may well be one country: no "No" from the comma alone
+    text = answer("Were Ida Kestrel and Ida Kessler born in the same country?",
+                  KESSLER.replace("Brendstrup, Denmark", "Bergen, Hordaland"), KESTREL)
+    assert not text.startswith(("Yes", "No"))
+    assert comparison_verdict(parse_comparison("Were A Works and B Works in the same country?"),
+                              ["Wexbury, England", "London, United Kingdom"]) == "Yes"

@@ -8,9 +8,9 @@ born?") of the same context, and the verdict is drawn from the two answers' quot
 both are grounded: the place sentence is about the side's subject (under its heading or passage
 opening, or about the person that a quote saying the role of the subject names: "founded in
 1898 by Ludo Brannox", then "He was born in Kessfeld, Germany." under "Ludo Brannox"). "No"
-needs a place of the same rank as the one asked for: a country is what the sources write after
-a comma behind another place ("Kessfeld, Germany"); "born in Kessfeld" alone says nothing of
-Germany, and the answer then says the sources do not decide.
+needs each place's country (:data:`COUNTRIES`, the last part of the written place: "Kessfeld,
+Germany", "northern Norway"): "born in Kessfeld" alone says nothing of Germany, nor "Bergen,
+Hordaland" of Norway, and the answer then says the sources do not decide.
 
 Example:
     >>> parse_comparison("Were both founders of Veyra Instruments and Orrin Dynamics born in Germany?").sides
@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate, answer_candidates
 from lightrag.components.graph_rag.answer_words import bridge_words, stem
 from lightrag.components.graph_rag.question_types import fold, names_in
 from lightrag.components.graph_rag.quote_order import with_antecedents
 
-__all__ = ["Comparison", "compared_answer", "comparison_verdict", "parse_comparison", "place_of",
-           "top_places"]
+__all__ = ["COUNTRIES", "Comparison", "compared_answer", "comparison_verdict", "country",
+           "parse_comparison", "place_of"]
 
 _NAME = r"[A-Z][\w'’.-]*(?: (?:of |the |de |von |van )?[A-Z][\w'’.-]*)*"
 _BOTH_ROLE = re.compile(r"^(?:were|are|was|is) both (?:the )?([a-z]+?)s? of (" + _NAME + r") and "
@@ -92,15 +92,41 @@ def side_question(comparison: Comparison, side: str) -> str:
     return _WHERE[comparison.verb].format(side)
 
 
-def top_places(candidates: Iterable[Candidate]) -> set:
-    """The places the context writes after a comma behind another place ("Kessfeld, Germany"),
-    folded: the top rank of place it names (a country, here)."""
-    found = set()
-    for c in candidates:
-        for match in _IN_PLACE.finditer(c.sentence.text):
-            parts = _cleaned(match.group(1)).split(", ")
-            found.update(fold(p) for p in parts[1:])
-    return found
+#: the sovereign countries (and the UK's four), folded: the rank a "same country" or "born in
+#: Germany" verdict compares; a region ("Tuscany", "Hordaland") or a town decides nothing
+COUNTRIES = frozenset(fold(c) for c in """afghanistan albania algeria andorra angola argentina armenia
+australia austria azerbaijan bahamas bahrain bangladesh barbados belarus belgium belize benin bhutan
+bolivia botswana brazil brunei bulgaria burundi cambodia cameroon canada chad chile china colombia
+comoros congo croatia cuba cyprus czechia denmark djibouti dominica ecuador egypt eritrea estonia
+eswatini ethiopia fiji finland france gabon gambia georgia germany ghana greece grenada guatemala
+guinea guyana haiti honduras hungary iceland india indonesia iran iraq ireland israel italy jamaica
+japan jordan kazakhstan kenya kiribati kosovo kuwait kyrgyzstan laos latvia lebanon lesotho liberia
+libya liechtenstein lithuania luxembourg madagascar malawi malaysia maldives mali malta mauritania
+mauritius mexico micronesia moldova monaco mongolia montenegro morocco mozambique myanmar namibia
+nauru nepal netherlands nicaragua niger nigeria norway oman pakistan palau panama paraguay peru
+philippines poland portugal qatar romania russia rwanda samoa senegal serbia seychelles singapore
+slovakia slovenia somalia spain sudan suriname sweden switzerland syria taiwan tajikistan tanzania
+thailand togo tonga tunisia turkey türkiye turkmenistan tuvalu uganda ukraine uruguay uzbekistan
+vanuatu venezuela vietnam yemen zambia zimbabwe england scotland wales""".split()) | frozenset((
+    "bosnia and herzegovina", "burkina faso", "cabo verde", "cape verde", "central african republic",
+    "costa rica", "czech republic", "dominican republic", "east timor", "el salvador",
+    "equatorial guinea", "guinea-bissau", "ivory coast", "marshall islands", "new zealand",
+    "north korea", "north macedonia", "northern ireland", "papua new guinea", "saint lucia",
+    "san marino", "saudi arabia", "sierra leone", "solomon islands", "south africa", "south korea",
+    "south sudan", "sri lanka", "trinidad and tobago", "united arab emirates", "united kingdom",
+    "united states", "vatican city", "great britain", "britain", "holland"))
+#: names of one country: its parts, or another name for it
+_SAME_COUNTRY = {**dict.fromkeys(("england", "scotland", "wales", "northern ireland", "great britain",
+                                  "britain"), "united kingdom"),
+                 "holland": "netherlands", "czech republic": "czechia", "türkiye": "turkey",
+                 "cape verde": "cabo verde", "east timor": "timor-leste"}
+
+
+def country(place: str) -> Optional[str]:
+    """The country a written place ends with ("Kessfeld, Germany", "southern Sweden"), one name
+    for each ("Wexbury, England" -> "united kingdom"), else ``None``."""
+    last = fold(place.split(",")[-1].strip())
+    return _SAME_COUNTRY.get(last, last) if last in COUNTRIES else None
 
 
 def place_of(side: str, verb: str, quotes: Sequence[Candidate],
@@ -179,24 +205,21 @@ def _written_with(place: str, every: Sequence[Candidate]) -> Optional[Tuple[str,
     return None
 
 
-def _top(place: str, tops: set) -> Optional[str]:
-    """The top-rank part of a written place ("Kessfeld, Germany" -> "germany"), else ``None``."""
-    last = fold(place.split(",")[-1].strip())
-    return last if last in tops else None
-
-
-def comparison_verdict(comparison: Comparison, places: Sequence[Optional[str]], tops: set) -> Optional[str]:
-    """"Yes", "No" or ``None`` (undecided) from each side's grounded place."""
+def comparison_verdict(comparison: Comparison, places: Sequence[Optional[str]]) -> Optional[str]:
+    """"Yes", "No" or ``None`` (undecided) from each side's grounded place: "No" only when a
+    side's place is in another country than the one asked (or than the other side's)."""
+    lands = [country(p) if p else None for p in places]
     if comparison.same:
-        ranks = [_top(p, tops) if p else None for p in places]
-        if None in ranks:
+        if None in places:
             return None
-        return "Yes" if ranks[0] == ranks[1] else "No"
+        if fold(places[0] or "") == fold(places[1] or ""):
+            return "Yes"  # born in the same town
+        return None if None in lands else "Yes" if lands[0] == lands[1] else "No"
     value = fold(comparison.value)
-    holds = [p is not None and value in words_of(p) for p in places]
-    if all(holds):
+    if all(p and value in words_of(p) for p in places):
         return "Yes"
-    if value in tops and any(p and not held and _top(p, tops) for p, held in zip(places, holds)):
+    asked = country(comparison.value)  # one side born elsewhere is enough for "not both"
+    if asked and any(land and land != asked for land in lands):
         return "No"
     return None
 
@@ -252,7 +275,7 @@ async def compared_answer(query: str, chunks: Sequence[Dict[str, Any]],
         if found and not any(s.text == found[1].sentence.text for s in answer.sentences):
             # the sentence that decides is quoted too, after the one saying who its "He" is
             quotes += [_quote_of(c) for c in with_antecedents([found[1]], every)]
-    verdict = comparison_verdict(comparison, places, top_places(every))
+    verdict = comparison_verdict(comparison, places)
     return (f"{verdict}: {quoted(quotes)}", quotes) if verdict else None
 
 
