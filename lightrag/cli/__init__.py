@@ -129,7 +129,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         message = e.args[0] if isinstance(e, KeyError) and e.args else e
         sys.stderr.write(f"lightrag: error: {terminal_safe(redact_text(str(message)))}\n")
         return 2
-    except Exception as e:  # a model provider's failure (its SDK error), or a bug
+    except Exception as e:  # a model provider's failure (its SDK error), a locked store, or a bug
         return _unexpected(e, args.verbose)
 
 
@@ -137,6 +137,11 @@ def _unexpected(error: Exception, verbose: bool) -> int:
     """Report an error the commands do not expect (exit status 1): one line, its credentials
     removed (an SDK error carries what the provider echoed of the request: its key, the
     ``Basic`` value of a base URL's password); with ``-v`` the traceback too, redacted alike."""
+    from lightrag.components.storage.sql_db import StoreFullError, StoreLockedError
+
+    if isinstance(error, (StoreLockedError, StoreFullError)):  # the message says it all
+        sys.stderr.write(f"lightrag: error: {terminal_safe(redact_text(str(error)), one_line=True)}\n")
+        return 1
     if verbose:
         logging.getLogger("lightrag.cli").error("the command failed", exc_info=error)
     line = terminal_safe(redact_text(f"{type(error).__name__}: {error}"), one_line=True)

@@ -8,7 +8,9 @@
 * anything else is a JSON 500 that says the server log has the details (an internal error's
   text may name files and settings; it is logged, not sent);
   :class:`UnhandledErrorMiddleware` answers these two and keeps the connection open;
-* a full store (:class:`~lightrag.components.storage.sql_db.StoreFullError`) is 507.
+* a full store (:class:`~lightrag.components.storage.sql_db.StoreFullError`) is 507, a store
+  another process writes for longer than ``lock_timeout`` (``StoreLockedError``: a graph
+  import, a delete) is 503 with ``Retry-After``, as an insert is.
 
 Every message passes through :func:`~lightrag.utils.secrets.redact_text`: an SDK error carries
 what the provider echoed of the request (``Incorrect API key provided: ...``, the
@@ -30,7 +32,7 @@ import traceback
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from lightrag.components.storage.sql_db import StoreFullError
+from lightrag.components.storage.sql_db import StoreFullError, StoreLockedError
 from lightrag.server.middleware import ASGIApp, Message, Receive, Scope, Send, send_json
 from lightrag.utils.http_errors import ProviderResponseError
 from lightrag.utils.secrets import redact_text
@@ -64,6 +66,11 @@ def add_error_handlers(app: FastAPI) -> None:
         if is_provider_error(exc):
             return _provider_failed(exc)
         return JSONResponse({"detail": redact_text(str(exc))}, status_code=400)
+
+    @app.exception_handler(StoreLockedError)
+    async def store_locked(request: Request, exc: StoreLockedError) -> JSONResponse:
+        return JSONResponse({"detail": redact_text(str(exc))}, status_code=503,
+                            headers={"Retry-After": "5"})
 
     @app.exception_handler(StoreFullError)
     async def store_full(request: Request, exc: StoreFullError) -> JSONResponse:

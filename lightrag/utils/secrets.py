@@ -428,13 +428,19 @@ def register_secret(value: Optional[str]) -> None:
         _REGISTERED.add(value)
 
 
+#: environment variables named like a secret that are not one: the shell's working directory
+#: (``pwd`` is a password in a config; ``PWD=/home/me/project`` removed that folder from every
+#: error and log line)
+_NOT_SECRET_ENV = frozenset({"PWD", "OLDPWD"})
+
+
 def _known_values() -> set:
     """The registered keys and the values of the environment variables whose names say they
     hold a secret (``OPENAI_API_KEY``, ``PGPASSWORD``, ...)."""
     found = set(_REGISTERED)
     for name, value in os.environ.items():
         if (len(value) >= MIN_SECRET_LENGTH and not re.search(r"\s", value) and value != REDACTED
-                and is_secret_key(name)):
+                and name not in _NOT_SECRET_ENV and is_secret_key(name)):
             found.add(value)  # a value with spaces is no key (it would eat indentation)
     return found
 
