@@ -5,11 +5,11 @@ this module is the command: ``--limit``, ``--out``, ``--data``, ``--cache``, ``-
 ``--no-plot``, ``--metric NAME`` and ``--normalize squad|unicode``, which replace the metric of
 the config (keeping its ``answer_key`` and ``aliases_key``): re-scoring cached replies with
 another metric costs no model calls; ``--on-error zero|exclude`` replaces the config's
-``on_error`` and ``--samples K`` its ``samples`` (runs per variant, each cached apart: the
-report's run-to-run SD says how much a re-run of one prompt moves its mean). ``items.csv``
-has the ``question`` and ``gold`` columns of each item (the config metric's ``answer_key``).
-The table goes to stdout, followed by the verdict (which variant beats the baseline, by how
-much, and whether the run is incomplete).
+``on_error``, ``--requests-per-minute N`` its ``requests_per_minute``, and ``--samples K`` its
+``samples`` (runs per variant, each cached apart: the report's run-to-run SD says how much a
+re-run of one prompt moves its mean). ``items.csv`` has the ``question`` and ``gold`` columns
+of each item (the config metric's ``answer_key``). The table goes to stdout, followed by the
+verdict (which variant beats the baseline, by how much, and whether the run is incomplete).
 
 Ctrl-C stops the run at once (exit status 130): the requests in flight finish and are cached,
 no other is sent, and running the same command again resumes without paying for them again.
@@ -35,6 +35,7 @@ from typing import Any
 from lightrag.eval.answer_match_acc import NORMALIZATIONS
 from lightrag.optim.bench_cli import ProgressBar, make_metric, runner_from_config
 from lightrag.utils.config import load_config
+from lightrag.utils.rate_limit import RequestRateLimit
 
 __all__ = ["METRICS", "add_bench_prompts_parser", "run_bench_prompts"]
 
@@ -76,6 +77,10 @@ def add_bench_prompts_parser(subparsers: Any) -> argparse.ArgumentParser:
                              "model at temperature > 0): items score the mean of their samples "
                              "and the table adds each variant's run-to-run SD; default: the "
                              "config's samples, else 1")
+    parser.add_argument("--requests-per-minute", type=float, default=None,
+                        help="start at most this many model requests a minute (retries "
+                             "included; a provider's rate limit); default: the config's "
+                             "requests_per_minute, else no limit")
     parser.set_defaults(func=run_bench_prompts)
     return parser
 
@@ -97,6 +102,8 @@ def _run(args: argparse.Namespace, config: Path, cache: Path) -> Any:
         if args.samples < 1:
             raise ValueError(f"--samples must be at least 1, got {args.samples}")
         runner.samples = args.samples
+    if getattr(args, "requests_per_minute", None) is not None:
+        runner.rate_limit = RequestRateLimit(args.requests_per_minute)
     limit = args.limit if args.limit is not None else config_limit
     try:
         return runner, runner.run(limit=limit, progress=ProgressBar())

@@ -26,7 +26,7 @@ Example (a client that echoes the prompt, handy in tests):
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, TypeVar
 
 from lightrag.core.component import Component
 from lightrag.core.retry import RetryPolicy
@@ -48,6 +48,7 @@ _API_KWARGS_HOOKS = {
 
 
 _ASYNC_CLIENT_LOCK = threading.Lock()
+MC = TypeVar("MC", bound="ModelClient")
 
 
 class ModelClient(Component):
@@ -57,6 +58,8 @@ class ModelClient(Component):
         sync_client: the provider's sync SDK client, created by ``init_sync_client``.
         async_client: the provider's async SDK client, created lazily by ``init_async_client``.
         retry_policy: how transient errors are retried.
+        rate_limit: the requests per minute the HTTP clients keep to (:meth:`limit_rate`;
+            None: as fast as the callers ask).
     """
 
     _config_exclude = ("api_key",)
@@ -88,6 +91,22 @@ class ModelClient(Component):
         state["_async_client_loop"] = None
         state["_async_client_bound"] = None
         return state
+
+    def limit_rate(self: MC, requests_per_minute: Optional[float], burst: int = 1) -> MC:
+        """Start at most ``requests_per_minute`` requests a minute (``burst`` at once), whatever
+        the number of threads and event loops calling this client; retries count as requests.
+        ``None`` removes the limit. Returns the client.
+
+        Example:
+            >>> from lightrag.components.model_client import OpenAIClient
+            >>> OpenAIClient(api_key="sk-x").limit_rate(60).rate_limit
+            RequestRateLimit(requests_per_minute=60, burst=1)
+        """
+        from lightrag.utils.rate_limit import RequestRateLimit
+
+        limit = None if requests_per_minute is None else RequestRateLimit(requests_per_minute, burst)
+        object.__setattr__(self, "rate_limit", limit)
+        return self
 
     def call_timeout(self) -> Optional[float]:
         """Seconds one request may take: the client's ``timeout`` if set, else its default.

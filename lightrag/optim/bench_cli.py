@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 
 CONFIG_KEYS = {"imports", "dataset", "inputs", "metric", "pipeline", "baseline", "concurrency",
                "variants", "seed", "n_resamples", "id_key", "description", "on_error", "prices",
-               "samples"}
+               "samples", "requests_per_minute"}
 
 
 def make_metric(spec: Any) -> Tuple[Callable[[Any, Dict[str, Any]], float], str]:
@@ -196,6 +196,7 @@ def runner_from_config(
         id_key=config.get("id_key", "id"), metric_name=metric_name,
         on_error=str(config.get("on_error", "zero")), prices=config.get("prices"),
         run_info=run_info, samples=int(config.get("samples", 1)),
+        requests_per_minute=config.get("requests_per_minute"),
     )
     return runner, dataset_spec.get("limit")
 

@@ -76,6 +76,7 @@ from lightrag.optim.stats import (
     safe_mean,
 )
 from lightrag.utils.config import build, load_config
+from lightrag.utils.rate_limit import RequestRateLimit
 from lightrag.utils.safe_yaml import safe_load as bounded_yaml_load
 from lightrag.utils.secrets import redact
 
@@ -316,6 +317,9 @@ class BenchmarkRunner:
         samples: runs of every variant over the dataset, each cached apart; an item scores the
             mean of its samples and each variant reports ``run_sd``, the spread of its mean
             across samples (:mod:`lightrag.optim.samples`; for models at ``temperature > 0``).
+        requests_per_minute: at most this many model requests (retries included) begin per
+            minute, shared by all variants' Generators (:mod:`lightrag.utils.rate_limit`):
+            a provider's per-minute limit is kept instead of earning 429s.
 
     Example:
         >>> from lightrag.core import FunComponent
@@ -347,7 +351,9 @@ class BenchmarkRunner:
         prices: Optional[Dict[str, float]] = None,
         run_info: Optional[Dict[str, Any]] = None,
         samples: int = 1,
+        requests_per_minute: Optional[float] = None,
     ) -> None:
+        self.rate_limit = RequestRateLimit(requests_per_minute) if requests_per_minute else None
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be a positive whole number, got {samples!r}")
         self.samples = samples
@@ -391,6 +397,9 @@ class BenchmarkRunner:
         built = [(v, build_variant(self.pipeline, v)) for v in self.variants]
         runs: List[tuple] = []
         for variant, component in built:
+            if self.rate_limit is not None:
+                for _, generator in generators_of(component):
+                    object.__setattr__(generator.model_client, "rate_limit", self.rate_limit)
             log.info("variant %s: %d items x %d samples", variant.name, len(items), self.samples)
             started = time.perf_counter()
             sampled = []
@@ -414,6 +423,7 @@ class BenchmarkRunner:
             "ci": "percentile bootstrap of the mean",
             "test": "two-sided paired sign-flip permutation test; Holm-adjusted across variants",
             "failures": "scored 0", "on_error": self.on_error, "samples": self.samples,
+            "requests_per_minute": self.rate_limit.requests_per_minute if self.rate_limit else None,
             "excluded_items": [ids[i] for i in sorted(no_reply)] if keep is not None else [],
             "cache_path": self.cache_path, "metric": self.metric_name, "baseline": self.baseline,
             "variants": [v.to_dict() for v in self.variants],

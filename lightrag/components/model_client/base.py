@@ -177,12 +177,16 @@ class SDKClientMixin:
         """Send the request with the sync SDK client (created on first use).
 
         Transient errors are retried per ``retry_policy``, waiting at least the provider's
-        ``Retry-After``; connection errors name the request and their cause, and an unreadable
-        reply raises :class:`~lightrag.utils.http_errors.ProviderResponseError`.
+        ``Retry-After``; with a ``rate_limit`` (``ModelClient.limit_rate``) each attempt waits
+        for its turn right before it is sent; connection errors name the request and their
+        cause, and an unreadable reply raises :class:`~lightrag.utils.http_errors.ProviderResponseError`.
         """
         self._check_model_type(model_type)
         if self.sync_client is None:
             self.sync_client = self.init_sync_client()
+        limit = self.__dict__.get("rate_limit")
+        if limit is not None:  # its turn right before sending (a new SDK client takes ~1 s)
+            limit.wait()
         request = self._bounded(dict(api_kwargs or {}))
         try:
             response = self._endpoint(self.sync_client, model_type, request)(**request)
@@ -198,6 +202,9 @@ class SDKClientMixin:
         self._check_model_type(model_type)
         request = dict(api_kwargs or {})
         client = self.loop_async_client()
+        limit = self.__dict__.get("rate_limit")
+        if limit is not None:
+            await limit.await_turn()
         try:
             response = await self._endpoint(client, model_type, request)(**request)
         except Exception as e:
