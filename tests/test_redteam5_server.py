@@ -131,3 +131,47 @@ def test_an_upload_that_needs_too_much_memory_is_refused():
         asyncio.run(reader.read("bomb.docx", docx_bomb(6_000_000)))
     assert "MemoryError" in str(refused.value) or refused.value.reason == "too-large", refused.value
     assert asyncio.run(reader.read("a.md", b"# A\n\nAlice met Bob.")).endswith("Alice met Bob.")
+
+
+def test_an_upload_that_takes_too_long_is_refused():
+    import asyncio
+
+    from lightrag.components.loaders import DocumentLoadError
+    from lightrag.server.uploads import UploadReader
+
+    started = time.monotonic()
+    with pytest.raises(DocumentLoadError) as refused:
+        asyncio.run(UploadReader(seconds=0.5).read("bomb.docx", docx_bomb(6_000_000)))
+    assert refused.value.reason == "too-large" and time.monotonic() - started < 5
+
+
+def test_a_graph_import_whose_embedder_reply_is_unreadable_is_a_502(serve, tmp_path):
+    """A provider's unreadable reply (``ProviderResponseError``, a ValueError) during a graph
+    import was answered 400, as if the client's graph were wrong."""
+    from lightrag.components.model_client import ScriptedClient
+    from lightrag.core import Embedder
+    from lightrag.core.types import ModelType
+    from lightrag.utils.http_errors import ProviderResponseError
+
+    class HtmlEmbedder(ScriptedClient):
+        def call(self, api_kwargs=None, model_type=ModelType.UNDEFINED):
+            if model_type is ModelType.EMBEDDER:
+                raise ProviderResponseError("the provider at http://127.0.0.1:9/v1 sent a reply "
+                                            "that is not valid JSON: a proxy's error page?")
+            return super().call(api_kwargs, model_type)
+
+    from lightrag.components.graph_rag import Chunker, EntityExtractor, GraphRAG
+    from lightrag.core import Generator
+
+    rag = GraphRAG(embedder=Embedder(model_client=HtmlEmbedder(embedding_dim=64)),
+                   extractor=EntityExtractor(generator=Generator(
+                       model_client=ScriptedClient(response_fn=extraction_reply))),
+                   answer_generator=Generator(model_client=ScriptedClient()),
+                   chunker=Chunker(chunk_token_size=40, chunk_overlap_token_size=5),
+                   working_dir=str(tmp_path))
+    _, client, _ = serve(rag)
+    answer = client.post("/documents/custom_kg", json={"custom_kg": {
+        "chunks": [{"content": "Rhea orbits Saturn.", "source_id": "c1"}],
+        "entities": [{"entity_name": "Rhea", "description": "a moon", "source_id": "c1"}]}})
+    assert answer.status_code == 502, answer.text
+    assert answer.json()["detail"].startswith("a model provider failed: the provider at")

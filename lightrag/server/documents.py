@@ -35,7 +35,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from lightrag.components.graph_rag.index.recording import finish_in_thread
 from lightrag.components.graph_rag.schemas import DocStatus
 from lightrag.components.loaders import DocumentLoadError
+from lightrag.server.errors import is_provider_error
 from lightrag.server.intake import QueueFull, RunningTooLong
+from lightrag.utils.secrets import redact_text
 
 MAX_PAGE = 1_000_000_000  # page * page_size must fit the database's 64-bit OFFSET
 DELETE_LOCK_WAIT = 2.0  # seconds a delete waits for a running insert before 503
@@ -179,7 +181,9 @@ async def import_custom_kg(body: CustomKGRequest, request: Request) -> Dict[str,
                                  "store closes, or not at all: check GET /documents?doc_id=... after "
                                  "it starts again", headers={"Retry-After": "5"}) from None
     except (TypeError, ValueError) as e:
-        raise HTTPException(400, str(e)) from None
+        if is_provider_error(e):  # the embedding model's reply could not be read
+            raise HTTPException(502, redact_text(f"a model provider failed: {e}")) from None
+        raise HTTPException(400, redact_text(str(e))) from None
 
 
 async def _off_the_loop(state: Any, fn: Any, *args: Any) -> Any:

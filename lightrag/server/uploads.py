@@ -1,18 +1,17 @@
 """Uploaded archives and PDFs are read in a child process, a few at once, bounded in memory and time.
 
-Reading a file can cost far more than its size, and some readers hold the interpreter's lock
-for all of it: a 79 KB ``.docx`` holding 64 MB of empty paragraphs took ~900 MB and 8 s in
-``ElementTree.fromstring`` (one C call), so in a worker thread it stopped the event loop —
-``/health`` and every workspace — for seconds, and four at once took the server to 3.4 GB.
+Reading a file can cost far more than its size: a 79 KB ``.docx`` holding 64 MB of empty
+paragraphs took ~900 MB and 8 s to read, and four of them uploaded at once took the server to
+3.4 GB and kept ``/health`` waiting 11 s (the readers' threads held the interpreter's lock).
 
 :class:`UploadReader` reads a ZIP-based file (``.docx``) or a PDF — the formats that expand —
 with ``python -m lightrag.server.uploads`` (its own interpreter: no ``multiprocessing``, which
 would import the server's own script again in each child), :data:`UPLOAD_READERS` at once,
 each with its address space limited to :data:`UPLOAD_MEMORY_BYTES` and its time to
-:data:`UPLOAD_SECONDS`: a file that needs more is refused (reason ``too-large``), and the server
-never holds its parse. Other files (text, Markdown, HTML: read in pure Python, linear in their
-size) are read in a worker thread as before. The child gets ``{"name"}`` and the bytes on its
-stdin and answers JSON on its stdout.
+:data:`UPLOAD_SECONDS` (wall-clock, by the server, and CPU, by the system): a file that needs
+more is refused (reason ``too-large``), and the server never holds its parse. Other files
+(text, Markdown, HTML: read in pure Python, linear in their size) are read in a worker thread
+as before. The child gets ``{"name"}`` and the bytes on its stdin and answers JSON on stdout.
 
 Example:
     >>> reader = UploadReader()
@@ -25,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import sys
 from typing import Optional
 
@@ -76,6 +76,7 @@ class UploadReader:
     async def _read_in_child(self, name: str, data: bytes) -> str:
         child = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "lightrag.server.uploads", str(self.memory_bytes),
+            str(math.ceil(self.seconds)),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL)
         message = json.dumps({"name": name}).encode() + b"\n" + data
@@ -92,20 +93,26 @@ class UploadReader:
             answer = json.loads(out)
         except ValueError:
             log.warning("the process reading upload %r ended with status %s", name, child.returncode)
-            raise DocumentLoadError(name, "too-large", "reading it took more memory than an "
-                                                       "upload may use") from None
+            if child.returncode is not None and child.returncode < 0:  # killed: memory or CPU
+                raise DocumentLoadError(name, "too-large", "reading it took more memory or time "
+                                                           "than an upload may use") from None
+            raise DocumentLoadError(name, "unsupported", "the process reading it failed (status "
+                                                         f"{child.returncode})") from None
         if answer.get("error"):
             raise DocumentLoadError(name, str(answer["error"]), str(answer.get("message", "")))
         return str(answer["text"])
 
 
-def _child(memory_bytes: int) -> None:
-    """``python -m lightrag.server.uploads MEMORY_BYTES``: read one file from stdin."""
+def _child(memory_bytes: int, seconds: int) -> None:
+    """``python -m lightrag.server.uploads MEMORY_BYTES SECONDS``: read one file from stdin,
+    with at most ``MEMORY_BYTES`` of address space and ``SECONDS`` of CPU time (the server kills
+    it at that time too; the CPU limit ends it if the server died first)."""
     try:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    except (ImportError, ValueError, OSError):  # no RLIMIT_AS here: time still bounds it
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    except (ImportError, ValueError, OSError):  # no such limits here: the server's timeout holds
         pass
     raw = sys.stdin.buffer.read()
     header, _, data = raw.partition(b"\n")
@@ -121,4 +128,4 @@ def _child(memory_bytes: int) -> None:
 
 
 if __name__ == "__main__":
-    _child(int(sys.argv[1]))
+    _child(int(sys.argv[1]), int(sys.argv[2]))
