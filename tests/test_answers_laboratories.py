@@ -203,3 +203,12 @@ def test_a_region_is_no_country_so_two_regions_decide_nothing():
     assert not text.startswith(("Yes", "No"))
     assert comparison_verdict(parse_comparison("Were A Works and B Works in the same country?"),
                               ["Wexbury, England", "London, United Kingdom"]) == "Yes"
+
+
+def test_a_date_of_another_event_does_not_answer_when_a_described_thing_did_something():
+    text = answer("In which year did the company that built the Halvern Telescope change its name?",
+                  "Halvern Telescope\nThe Halvern Telescope is a telescope in Sweden. It was built by "
+                  "Brannox Optical Works and completed in 1929.",
+                  "Brannox Optical Works\nBrannox Optical Works is a Swedish maker of telescopes. It "
+                  "was founded in 1898 by Ludo Brannox.")
+    assert text.startswith('The retrieved context does not mention "change" for the company that built')

@@ -11,7 +11,7 @@ from lightrag.components.graph_rag.answer_candidates import Candidate
 from lightrag.components.graph_rag.answer_hops import TYPED_KINDS
 from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import stem
-from lightrag.components.graph_rag.question_types import asks_place, role_event
+from lightrag.components.graph_rag.question_types import asks_place, clause_event, role_event
 
 __all__ = ["answer_text", "shown"]
 
@@ -55,8 +55,9 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
 
 def unsaid_event(query: str, chain: List[Candidate]) -> str:
     """``'"born" for the founder of X'`` when a "Where was the founder of X born?" question's
-    quotes do not say the event (none says "born"), else ``""``."""
-    event = role_event(query)
+    quotes do not say the event (none says "born"), nor those of "When did the company that
+    built X change its name?" ("change"), else ``""``."""
+    event = role_event(query) or clause_event(query)
     if not event or any(stem(event[1]) in c.words for c in chain):
         return ""
     return f'"{event[1]}" for {event[0]}'

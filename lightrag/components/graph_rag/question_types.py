@@ -348,3 +348,20 @@ def role_event(question: str) -> Optional[Tuple[str, str]]:
     if not match or match.group(2) not in _PLACE_EVENTS or not bridge_role(match.group(1)):
         return None
     return match.group(1), match.group(2)
+
+
+_CLAUSE_EVENT_Q = re.compile(r"^(?i:when|(?:in|on) (?:what|which) (?:year|date|month|day|decade)) did "
+                             r"(the [a-z]+ (?:that|which|who) [a-z]+ (?:the )?[A-Z][\w'’-]*"
+                             r"(?: [A-Z][\w'’-]*)*) ([a-z]+)\b")
+
+
+def clause_event(question: str) -> Optional[Tuple[str, str]]:
+    """``(subject, verb)`` of "When did the <thing> that <verb>s <Name> <verb> ...?" (a date asked
+    of an event of something described by a clause: "In which year did the company that built
+    the Halvern Telescope change its name?" -> ``("the company that built the Halvern
+    Telescope", "change")``), else ``None``: a quote that dates another of its events ("It was
+    built ... in 1929") does not answer it."""
+    match = _CLAUSE_EVENT_Q.match(question.strip())
+    if not match or match.group(2) in _AUXILIARY or match.group(2) in _LIGHT_VERBS:
+        return None
+    return match.group(1), match.group(2)
