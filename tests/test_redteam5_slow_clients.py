@@ -75,3 +75,29 @@ def test_a_slow_body_after_timely_headers_is_answered(server):
         time.sleep(0.4)  # ~2 s in all, twice the header timeout
     sock.settimeout(10)
     assert sock.recv(65536).startswith(b"HTTP/1.1 202")
+
+
+@pytest.mark.parametrize("implementation", ["h11", "httptools"])
+def test_the_header_timeout_works_with_either_http_implementation(implementation):
+    """``lightrag serve`` wraps what ``http="auto"`` picks: httptools when installed, else h11."""
+    import importlib
+
+    from lightrag.server.runner import BackgroundServer
+    from lightrag.server.slow_clients import header_timeout_protocol
+
+    pytest.importorskip(implementation)
+    module = importlib.import_module(f"uvicorn.protocols.http.{implementation}_impl")
+    base = getattr(module, "H11Protocol" if implementation == "h11" else "HttpToolsProtocol")
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    with BackgroundServer(app, http=header_timeout_protocol(0.5, base), lifespan="off") as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.settimeout(5)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+        sock.sendall(b"GET / HTTP/1.1\r\n")
+        assert closed_within(sock, 5)
