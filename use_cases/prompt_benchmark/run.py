@@ -1,7 +1,8 @@
 """Benchmark QA prompt variants: plain vs chain-of-thought vs answer-only.
 
 The questions are the set shipped in ``data/`` unless ``--data DIR`` names another folder with a
-``queries.json`` in the same format (MuSiQue-100: ``--data ../shared/data/musique-100``).
+``queries.json`` in the same format (docs/prompt_benchmark.md ran MuSiQue-100, a set that is not
+part of this repository).
 
 Runs on the embedded local model (SmolLM2-135M through llama.cpp, no network) unless
 ``--provider`` names OpenAI or Groq, or ``--provider auto`` (the default) finds
@@ -11,7 +12,7 @@ CSV, a markdown table and a PNG plot go to ``--out``. Replies are cached in
 
     python use_cases/prompt_benchmark/run.py --limit 20
     python use_cases/prompt_benchmark/run.py --limit 20 --metric exact_match   # free: cached
-    python use_cases/prompt_benchmark/run.py --data ../shared/data/musique-100 --limit 20
+    python use_cases/prompt_benchmark/run.py --data my_questions/ --limit 20   # my_questions/queries.json
     python use_cases/prompt_benchmark/run.py --provider openai --limit 100
 """
 
@@ -54,7 +55,7 @@ def main(argv: Any = None) -> int:
     parser.add_argument("data", nargs="?", default=None,
                         help="a data folder with queries.json (default: the set in data/)")
     parser.add_argument("--data", dest="data_option", default=None,
-                        help="the same, e.g. --data ../shared/data/musique-100")
+                        help="the same, e.g. --data my_questions/")
     parser.add_argument("--config", default=str(HERE / "variants.yaml"))
     parser.add_argument("--limit", type=int, default=20, help="first N questions (default 20)")
     parser.add_argument("--provider", choices=["auto", *PROVIDERS], default="auto")
