@@ -220,3 +220,31 @@ def test_server_answers_a_provider_failure_with_a_json_502_and_logs_no_key(tmp_p
     text = log.read_text()
     assert_no_secret(text, "the server log")
     assert "<redacted>" in text and "Traceback" in text
+
+
+def test_redact_error_scrubs_an_sdk_error_and_its_causes(monkeypatch):
+    """``redact_error`` (for where SDK errors are raised: the insert's ``log.exception`` still
+    prints a raw one to a library user's own log handlers) leaves no key in the error, its
+    parsed body, its notes or the error it was raised from."""
+    import traceback
+
+    openai = pytest.importorskip("openai")
+    from lightrag.utils.secrets import redact_error
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    echoed = f"Incorrect API key provided: {KEY}; Authorization: Basic {BASIC}"
+    response = httpx.Response(401, request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat"),
+                              json={"error": {"message": echoed}})
+    try:
+        try:
+            raise KeyError(f"lookup of {KEY}")
+        except KeyError as cause:
+            error = openai.AuthenticationError(f"Error code: 401 - {echoed}", response=response,
+                                               body={"message": echoed})
+            error.add_note(f"while calling with {KEY}")
+            raise error from cause
+    except openai.AuthenticationError as raised:
+        assert redact_error(raised) is raised
+        text = "".join(traceback.format_exception(raised)) + json.dumps(raised.body)
+    assert_no_secret(text, "the redacted error")
+    assert "Incorrect API key provided: <redacted>" in text

@@ -41,6 +41,7 @@ __all__ = [
     "guard_http_logs",
     "is_secret_key",
     "redact",
+    "redact_error",
     "redact_text",
     "register_secret",
     "register_url_credentials",
@@ -466,3 +467,41 @@ def guard_http_logs() -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, RedactingFilter) for f in logger.filters):
             logger.addFilter(RedactingFilter())
+
+
+def _redact_strings(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: _redact_strings(v) for k, v in value.items()}
+    return [_redact_strings(v) for v in value] if isinstance(value, list) else value
+
+
+def redact_error(error: BaseException) -> BaseException:
+    """``error`` with :func:`redact_text` applied in place to its message (``args``, an SDK
+    error's ``message`` and parsed ``body``, its notes), and to those of the errors it was raised from: an SDK
+    error keeps what the provider echoed of the request (``Incorrect API key provided: ...``,
+    the ``Authorization`` header), and any traceback of it, in any log handler, would print
+    that. Its type and so its handling stay the same.
+
+    Example:
+        >>> e = ValueError("401: Incorrect API key provided: Bearer sk-live-abcdefghijklmnopqrst")
+        >>> str(redact_error(e))
+        '401: Incorrect API key provided: Bearer <redacted>'
+    """
+    seen = set()
+    current: Optional[BaseException] = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        try:
+            current.args = tuple(redact_text(a) if isinstance(a, str) else a for a in current.args)
+            for name in ("message", "body"):  # an SDK error's text and the reply it parsed
+                if isinstance(getattr(current, name, None), (str, dict, list)):
+                    setattr(current, name, _redact_strings(getattr(current, name)))
+            notes = getattr(current, "__notes__", None)
+            if isinstance(notes, list):
+                current.__notes__ = [redact_text(n) if isinstance(n, str) else n for n in notes]
+        except (AttributeError, TypeError):  # a read-only attribute: leave that error as it is
+            pass
+        current = current.__cause__ or current.__context__
+    return error
