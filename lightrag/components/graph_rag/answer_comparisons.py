@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate, answer_candidates
+from lightrag.components.graph_rag.answer_types import AnswerSentence
 from lightrag.components.graph_rag.answer_words import bridge_words, stem
 from lightrag.components.graph_rag.question_types import fold, names_in
 from lightrag.components.graph_rag.quote_order import with_antecedents
@@ -281,7 +282,5 @@ async def compared_answer(query: str, chunks: Sequence[Dict[str, Any]],
 
 def _quote_of(c: Candidate) -> Any:
     """A candidate as a quote of the answer (its text and ``reference_id``)."""
-    from lightrag.components.graph_rag.extractive_answerer import AnswerSentence
-
     return AnswerSentence(text=c.sentence.text, reference_id=c.reference_id, chunk_id=c.chunk_id)
 

@@ -72,7 +72,6 @@ import math
 import re
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
@@ -99,6 +98,7 @@ from lightrag.components.graph_rag.answer_hops import (
 )
 from lightrag.components.graph_rag.answer_periods import fit_periods
 from lightrag.components.graph_rag.answer_text import answer_text
+from lightrag.components.graph_rag.answer_types import AnswerSentence, ExtractiveAnswer
 from lightrag.components.graph_rag.answer_words import (
     STOPWORDS,
     content_words,
@@ -127,7 +127,6 @@ from lightrag.components.graph_rag.question_types import (
 )
 from lightrag.components.graph_rag.quote_order import reading_order, with_antecedents
 from lightrag.components.graph_rag.sentence_prefilter import Lexical, keep_best
-from lightrag.core.base_data_class import DataClass
 from lightrag.core.component import Component
 
 __all__ = ["AnswerSentence", "ExtractiveAnswer", "ExtractiveAnswerer", "content_words", "stems"]
@@ -139,28 +138,6 @@ EmbedFn = Callable[[List[str]], Awaitable[Any]]
 NOT_FOUND = "The retrieved context does not contain a sentence that answers this question."
 CACHE_SIZE = 50_000
 FIRST_HOP_MARGIN = 0.6  # a first hop other than the best sentence must score this share of it
-
-
-@dataclass
-class AnswerSentence(DataClass):
-    """One quoted sentence of an extractive answer."""
-
-    text: str = field(default="", metadata={"desc": "The sentence, verbatim from the context"})
-    reference_id: str = field(default="", metadata={"desc": "Reference number of its source"})
-    chunk_id: str = field(default="", metadata={"desc": "Chunk it was quoted from"})
-    score: float = field(default=0.0, metadata={"desc": "How well it answers (higher is better)"})
-
-
-@dataclass
-class ExtractiveAnswer(DataClass):
-    """An answer quoted from the context: its text (sentences and ``[n]`` citations), the quoted
-    sentences, and for yes/no and choice questions whether the context decided them."""
-
-    text: str = field(default="", metadata={"desc": "The answer shown to the user"})
-    sentences: List[AnswerSentence] = field(default_factory=list, metadata={"desc": "Quotes"})
-    question_type: str = field(default="other", metadata={"desc": "Kind of answer asked for"})
-    decided: Optional[bool] = field(default=None, metadata={"desc": "yes/no/choice decided?"})
-    milliseconds: float = field(default=0.0, metadata={"desc": "Time taken"})
 
 
 class ExtractiveAnswerer(Component):
