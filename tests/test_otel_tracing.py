@@ -391,7 +391,7 @@ def test_builtin_recorder_without_opentelemetry(tmp_path):
     result = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert "lightrag[otel]" in result.stdout
+    assert "'.[otel]'" in result.stdout
     assert "backend: builtin" in result.stdout and "answer: Paris" in result.stdout
     records = read_jsonl(path)
     named = {r["name"]: r for r in records}

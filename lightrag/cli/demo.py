@@ -60,7 +60,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from lightrag.data import load_sample_docs
 
     with tempfile.TemporaryDirectory(prefix="lightrag-demo-") as tmp:
-        if not args.working_dir:
+        temporary = not args.working_dir
+        if temporary:
             args.working_dir = tmp
         rag = load_rag(args)
         out(f"== GraphRAG (built from {args.config or DEFAULT_GRAPH_CONFIG}) ==\n{rag}\n")
@@ -71,6 +72,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         out(f"\n== Question ==\n{question}")
         for mode in QUERY_MODES:
             _show_mode(rag, question, mode)
+        if temporary:
+            out(f"\n(The demo's store in {tmp} is deleted now; `lightrag demo --working-dir DIR` "
+                "keeps it for `lightrag query --working-dir DIR`.)")
     return 0
 
 

@@ -41,6 +41,7 @@ from lightrag.core.component import Component
 from lightrag.core.generator import Generator
 from lightrag.core.retry import register_retry_hook
 from lightrag.core.types import GeneratorOutput
+from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -273,7 +274,8 @@ def _run_one(pipeline: Component, index: int, item: Dict[str, Any], metric: Metr
             raise _ItemFailure(f"metric failed: {type(e).__name__}: {e}", "metric") from e
     except Exception as e:
         result.score = 0.0
-        result.error = str(e) if isinstance(e, _ItemFailure) else f"{type(e).__name__}: {e}"
+        # (a pipeline's exception may carry what a provider echoed of the request: its key)
+        result.error = redact_text(str(e) if isinstance(e, _ItemFailure) else f"{type(e).__name__}: {e}")
         result.error_kind = e.kind if isinstance(e, _ItemFailure) else "pipeline"
         if result.error_kind == "call" and is_rate_limit(result.error):
             tally.rate_limited += 1

@@ -22,7 +22,7 @@ named after the component's class, with its attribute name in the parent when it
 
 Spans go to the exporters named: ``jsonl_path`` (one JSON object per finished span, works
 offline), ``otlp_endpoint`` (Jaeger, Phoenix, Langfuse, an OpenTelemetry collector; needs
-``pip install 'lightrag[otel]'``), a ``tracer_provider`` of your own, or, with none of these, the
+``pip install -e '.[otel]'`` in the checkout), a ``tracer_provider`` of your own, or, with none of these, the
 global OpenTelemetry tracer provider. Without the OpenTelemetry SDK, ``jsonl_path`` still works
 through a small built-in span recorder (:mod:`lightrag.tracing.spans`).
 
@@ -77,7 +77,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_OTEL_EXTRA_HINT = "pip install 'lightrag[otel]' (opentelemetry-sdk, opentelemetry-exporter-otlp)"
+#: (``pip install 'lightrag[otel]'`` would fetch the unrelated ``lightrag`` on PyPI: the extra is
+#: this checkout's)
+_OTEL_EXTRA_HINT = ("pip install -c constraints.txt -e '.[otel]' in the lightrag checkout "
+                    "(opentelemetry-sdk, opentelemetry-exporter-otlp)")
 
 
 # -------------------------------------------------------------------------------- public API
@@ -109,7 +112,7 @@ def enable_tracing(
             text stream works too). Needs nothing installed.
         otlp_endpoint: send spans over OTLP to this URL, e.g. ``http://localhost:4318/v1/traces``
             (Jaeger, an OpenTelemetry collector), ``http://localhost:6006/v1/traces`` (Phoenix).
-            Needs ``pip install 'lightrag[otel]'``. Headers also come from the standard
+            Needs ``pip install -e '.[otel]'`` (in the checkout). Headers also come from the standard
             ``OTEL_EXPORTER_OTLP_HEADERS`` variable.
         capture_content: also record inputs and outputs (prompt variables, the request sent to
             the model, the completion) as ``input.value``/``output.value``. Off by default:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from lightrag.utils.secrets import redact, redact_text
+from lightrag.utils.secrets import redact, redact_error, redact_text
 
 __all__ = ["ProviderResponseError", "add_note", "explain_error"]
 
@@ -74,9 +74,12 @@ def add_note(error: BaseException, text: str) -> None:
 
 
 def explain_error(error: BaseException, base_url: Optional[str] = None) -> BaseException:
-    """The error to raise for ``error`` from a request to ``base_url`` (see the module doc)."""
+    """The error to raise for ``error`` from a request to ``base_url`` (see the module doc); its
+    text scrubbed of credentials the provider echoed (:func:`~lightrag.utils.secrets.redact_error`:
+    a traceback of it in a library user's own log handler printed the key)."""
     if getattr(error, _MARK, False):
         return error
+    redact_error(error)
     if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):
         what = "not valid JSON" if isinstance(error, json.JSONDecodeError) else "not UTF-8 text"
         where = f" at {redact_text(redact(base_url))}" if base_url else ""

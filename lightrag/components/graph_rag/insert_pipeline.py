@@ -42,6 +42,7 @@ from lightrag.components.graph_rag.insert_result import (
 )
 from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema, compute_mdhash_id
 from lightrag.components.graph_rag.usage import usage_since, usage_snapshot
+from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -165,9 +166,11 @@ class DocumentPreparer:
             vectors = await embed_texts(self.embedder, [c.content for _, _, c in flat],
                                         self.embedding_batch_size)
         except Exception as e:
-            log.exception("embedding the chunks of %d documents failed", len(ready))
+            why = redact_text(f"{type(e).__name__}: {e}")
+            log.error("embedding the chunks of %d documents failed: %s", len(ready), why,
+                      exc_info=log.isEnabledFor(logging.DEBUG))
             for p in ready:
-                p.error = f"embedding failed: {type(e).__name__}: {e}"
+                p.error = f"embedding failed: {why}"
             return prepared
         extractions = await self._extract_all(flat, llm_limit, cached, chunk_done)
         row = 0
@@ -220,9 +223,13 @@ class DocumentPreparer:
         async with llm_limit:
             try:
                 return await self.extractor.acall(chunk.content, chunk_id, chunk.file_path)
-            except Exception as e:  # an extractor bug fails the chunk, not the batch
-                log.exception("extraction of %s failed", chunk_id)
-                return ExtractionResult(chunk_id=chunk_id, error=f"{type(e).__name__}: {e}")
+            except Exception as e:  # a provider's failure or an extractor bug fails the chunk
+                why = redact_text(f"{type(e).__name__}: {e}")
+                # one line each (a missing key failed every chunk with a traceback each); the
+                # traceback at DEBUG
+                log.error("extraction of %s failed: %s", chunk_id, why,
+                          exc_info=log.isEnabledFor(logging.DEBUG))
+                return ExtractionResult(chunk_id=chunk_id, error=why)
 
 
 class InsertPipeline:

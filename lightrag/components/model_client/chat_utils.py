@@ -377,7 +377,7 @@ def resolve_api_key(
         return placeholder
     raise ValueError(
         f"{provider} needs an API key: set the environment variable {env_name} "
-        f"or pass api_key=... to the client"
+        f"or pass the key as the client's api_key argument"
     )
 
 

@@ -137,7 +137,7 @@ class HTTPReranker(Component):
         if not key and self.key_required:
             raise ValueError(
                 f"{type(self).__name__} needs an API key: set the environment variable "
-                f"{self.env_api_key_name} or pass api_key=..."
+                f"{self.env_api_key_name} or pass the key as the api_key argument"
             )
         return key or None
 
