@@ -114,6 +114,8 @@ class Generator(Component):
             ends it, with ``stream.error`` naming the timeout.
     """
 
+    _trainable_from = "prompt_kwargs"  # its Parameters go into a config as trainable_params
+
     def __init__(
         self,
         *,

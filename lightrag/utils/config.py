@@ -333,7 +333,27 @@ def component_to_config(component: Any, path: str = "") -> Dict[str, Any]:
         if name in defaults and _same(defaults[name], value):
             continue
         config[name] = _dump_value(value, _join(path, name))
+    _declare_trainable(component, init_args, config)
     return {COMPONENT_NAME: cls.__name__, COMPONENT_CONFIG: redact(config)}
+
+
+def _declare_trainable(component: Any, init_args: Dict[str, Any], config: Dict[str, Any]) -> None:
+    """A component whose ``_trainable_from`` names a dict argument (a Generator's
+    ``prompt_kwargs``): the keys holding a :class:`~lightrag.core.parameter.Parameter` are written
+    as its ``trainable_params`` too, so the rebuilt component has them as Parameters (their
+    values alone became plain prompt variables: ``build(g.to_config())`` had no parameters)."""
+    from lightrag.core.parameter import Parameter
+
+    source = getattr(component, "_trainable_from", None)
+    values = init_args.get(source) if source else None
+    if not isinstance(values, dict):
+        return
+    declared = list(config.get("trainable_params") or [])
+    variables = getattr(getattr(component, "prompt", None), "prompt_variables", None)
+    config_keys = [k for k, v in values.items() if isinstance(v, Parameter) and k not in declared
+                   and (variables is None or k in variables)]
+    if config_keys:
+        config["trainable_params"] = [*declared, *config_keys]
 
 
 def _same(a: Any, b: Any) -> bool:
