@@ -9,11 +9,12 @@ from typing import Dict, List, Optional, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate
 from lightrag.components.graph_rag.answer_hops import TYPED_KINDS
-from lightrag.components.graph_rag.answer_verdicts import choice_verdict, yes_no_verdict
+from lightrag.components.graph_rag.answer_verdicts import choice_decision, choice_verdict, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import stem
 from lightrag.components.graph_rag.question_types import asks_place, clause_event, role_event
+from lightrag.components.graph_rag.quote_order import with_antecedents
 
-__all__ = ["answer_text", "shown"]
+__all__ = ["answer_text", "choice_chain", "shown"]
 
 
 def shown(c: Candidate) -> str:
@@ -30,8 +31,7 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
     if kind == "choice":
         # a passage names its subject in its heading or opening: "It opened on 19 March
         # 1932." under "The Sydney Harbour Bridge is ..." gives that bridge's year
-        pick = choice_verdict(query, [(c.sentence.text, c.sentence.heading, c.passage_opening)
-                                      for c in every])
+        pick = choice_verdict(query, _context_rows(every))
         return (f"{pick}, according to the dates in the sources: {quoted}" if pick else
                 f"The sources do not settle which one; the closest evidence: {quoted}"), pick is not None
     if missing:
@@ -51,6 +51,21 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
                 f"The sources do not say yes or no directly; the closest evidence: {quoted}"), \
             verdict is not None
     return quoted, None
+
+
+def _context_rows(every: List[Candidate]) -> List[Tuple[str, str, str]]:
+    return [(c.sentence.text, c.sentence.heading, c.passage_opening) for c in every]
+
+
+def choice_chain(query: str, chain: List[Candidate], every: List[Candidate]) -> List[Candidate]:
+    """The quotes of a decided "A or B" question: the sentences whose dates decide it, in the
+    order of the options, each after the sentence saying who its pronoun means. A verdict
+    "according to the dates in the sources" shows the dates it read (the context gave
+    Hubble's launch year, the quotes only Webb's); undecided, ``chain`` as it is."""
+    pick, deciding = choice_decision(query, _context_rows(every))
+    if pick is None:
+        return chain
+    return with_antecedents([every[i] for i in dict.fromkeys(deciding)], every)
 
 
 def unsaid_event(query: str, chain: List[Candidate]) -> str:

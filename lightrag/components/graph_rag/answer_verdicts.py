@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from lightrag.components.graph_rag.answer_words import stem, stems
 from lightrag.components.graph_rag.question_types import choice_options, fold, names_in, words, years_in
@@ -41,7 +41,16 @@ ENDINGS = frozenset(stem(w) for w in (
 
 
 def choice_verdict(query: str, sentences: Sequence[Tuple[str, ...]]) -> Optional[str]:
-    """The option of "A or B" the years of the context decide, else ``None``.
+    """The option of "A or B" the years of the context decide, else ``None`` (see
+    :func:`choice_decision`)."""
+    return choice_decision(query, sentences)[0]
+
+
+def choice_decision(query: str, sentences: Sequence[Tuple[str, ...]]) -> Tuple[Optional[str], List[int]]:
+    """``(option, deciding)``: the option of "A or B" the years of the context decide (else
+    ``None``), and the indices of the sentences whose years decided it, one per option (the
+    answer quotes them: "Hubble, according to the dates in the sources:" quoted only Webb's
+    launch when Hubble's was in the context but not in the quotes).
 
     ``sentences``: ``(text, heading)`` or ``(text, heading, passage opening)`` of each context
     sentence. An option's year is the earliest year of the sentences that name it (in their
@@ -54,37 +63,39 @@ def choice_verdict(query: str, sentences: Sequence[Tuple[str, ...]]) -> Optional
     Corvane ... founder of Corvane Shipworks"."""
     options = choice_options(query)
     if options is None:
-        return None
+        return None, []
     asked = stems(query) - set().union(*(stems(o) for o in options)) - _COMPARING
     ending = bool(asked & ENDINGS)
     events = asked if ending else asked | BEGINNINGS
-    earliest: Dict[str, Optional[int]] = {}
+    earliest: Dict[str, Optional[Tuple[int, int]]] = {}
     for option in options:
         named, own_events = _option_parts(option)
         tiers = _dated(sentences, named, events | own_events, ending, exact=True)
         if not any(tiers):  # "the Bogwatch project" where the passage says "Bogwatch is a ... project"
             tiers = _dated(sentences, named, events | own_events, ending, exact=False)
-        years = next((t for t in tiers if t), [])
-        earliest[option] = min(years) if years else None
+        dated = next((t for t in tiers if t), [])
+        earliest[option] = min(dated) if dated else None
     a, b = options
-    if earliest[a] is None or earliest[b] is None or earliest[a] == earliest[b]:
-        return None
+    year_a, year_b = (earliest[o][0] if earliest[o] else None for o in (a, b))
+    if year_a is None or year_b is None or year_a == year_b:
+        return None, []
+    deciding = [earliest[a][1], earliest[b][1]]  # type: ignore[index]
     asking = query.replace(a, " ").replace(b, " ")  # "The Last Ferry" asks nothing about "later"
     if LATER.search(asking):
-        return a if earliest[a] > earliest[b] else b
+        return (a if year_a > year_b else b), deciding
     if EARLIER.search(asking):
-        return a if earliest[a] < earliest[b] else b
-    return None
+        return (a if year_a < year_b else b), deciding
+    return None, []
 
 
 def _dated(sentences: Sequence[Tuple[str, ...]], named: str, events: Set[str], ending: bool,
            exact: bool) -> Tuple[list, list, list]:
-    """The years of the sentences that name ``named`` (as a phrase, or ``exact=False``: all its
-    words), in three tiers: under a heading naming it and saying an event, saying an event,
-    the rest (an ending's sentence gives its latest year)."""
+    """The ``(year, sentence index)`` of the sentences that name ``named`` (as a phrase, or
+    ``exact=False``: all its words), in three tiers: under a heading naming it and saying an
+    event, saying an event, the rest (an ending's sentence gives its latest year)."""
     needed = words(named) - {"the", "of", "a", "an", "and"}
     tiers: Tuple[list, list, list] = ([], [], [])
-    for text, heading, *opening in sentences:
+    for index, (text, heading, *opening) in enumerate(sentences):
         context = fold(" ".join((text, heading, *opening)))
         if (named not in context) if exact else not needed <= words(context):
             continue
@@ -97,7 +108,7 @@ def _dated(sentences: Sequence[Tuple[str, ...]], named: str, events: Set[str], e
             tier, years = 0, [lived]
         if ending and says_event and years:
             years = [max(years)]  # "opened in 1883 and closed in 1931": the end is the later
-        tiers[tier].extend(years)
+        tiers[tier].extend((year, index) for year in years)
     return tiers
 
 

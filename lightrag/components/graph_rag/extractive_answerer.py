@@ -96,8 +96,9 @@ from lightrag.components.graph_rag.answer_hops import (
     own_answers,
     through_holder,
 )
+from lightrag.components.graph_rag.answer_namesakes import sink_namesakes
 from lightrag.components.graph_rag.answer_periods import fit_periods
-from lightrag.components.graph_rag.answer_text import answer_text
+from lightrag.components.graph_rag.answer_text import answer_text, choice_chain
 from lightrag.components.graph_rag.answer_types import AnswerSentence, ExtractiveAnswer
 from lightrag.components.graph_rag.answer_words import (
     STOPWORDS,
@@ -447,6 +448,7 @@ class ExtractiveAnswerer(Component):
         names += [str(r.get(k, "")) for r in relations for k in ("src_id", "tgt_id")]
         self._base_scores(candidates, cosines, query, kind, names)
         fit_periods(candidates, query, kind, every)  # "Who was director in 1950?"
+        sink_namesakes(candidates, query, every)  # "Voyager 2 ..." for "... Voyager 1 ...?"
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
         chain = reading_order(with_antecedents(chain, every), chain[0])
         q_names = question_names(query)
@@ -456,6 +458,8 @@ class ExtractiveAnswerer(Component):
             # quoted Marie Curie's birth in Warsaw)
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
+        if kind == "choice":  # the dates that decide are quoted
+            chain = choice_chain(query, chain, every)
         text, decided = answer_text(query, kind, chain, every, missing, weights)
         return ExtractiveAnswer(
             text=text, question_type=kind, decided=decided,

@@ -1,0 +1,69 @@
+"""Numbered namesakes: "Voyager 1" and "Voyager 2", "Apollo 11" and "Apollo 13", "Henry VII"
+and "Henry VIII" share every word but their number, so a question about one matched the
+other's sentences word for word ("Which moon did Voyager 1 photograph?" opened with "Voyager 2
+is the only spacecraft that has visited Uranus and Neptune. It passed Uranus ..., where it
+photographed the Great Dark Spot."). A sentence that names the question's name with another
+number, and not with its own, is about the namesake: :func:`sink_namesakes` lowers it (a pronoun
+sentence is read with the sentence before it, which says who "it" is).
+
+Example:
+    >>> numbered("Which moon did Voyager 1 photograph?")
+    {'voyager': '1'}
+    >>> about_namesake("Voyager 2 is the only spacecraft that has visited Uranus.", {"voyager": "1"})
+    True
+    >>> about_namesake("Voyager 1 flew past Jupiter, after Voyager 2 was launched.", {"voyager": "1"})
+    False
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, Sequence
+
+from lightrag.components.graph_rag.answer_candidates import Candidate
+from lightrag.components.graph_rag.question_types import fold
+from lightrag.components.graph_rag.quote_order import leading_pronoun
+
+#: score taken from a sentence about a numbered namesake of the question's name
+NAMESAKE_PENALTY = 0.5
+#: a capitalised name and its number: 1-3 digits (not a year), or a Roman numeral
+_NUMBERED = re.compile(r"\b([A-Z][\w'’-]*)\s+(\d{1,3}|[IVX]{1,4})\b(?![.,:]\d)")
+_MONTHS = frozenset("january february march april may june july august september october "
+                    "november december".split())
+
+
+def numbered(text: str) -> Dict[str, str]:
+    """``{name: number}`` of the numbered names in ``text`` (folded name, its number as written;
+    a month with its day is no numbered name)."""
+    found: Dict[str, str] = {}
+    for match in _NUMBERED.finditer(text):
+        name = fold(match.group(1))
+        if name not in _MONTHS:
+            found.setdefault(name, match.group(2))
+    return found
+
+
+def about_namesake(text: str, asked: Dict[str, str]) -> bool:
+    """Whether ``text`` names one of the ``asked`` names with another number and never with
+    the asked one."""
+    said: Dict[str, set] = {}
+    for match in _NUMBERED.finditer(text):
+        said.setdefault(fold(match.group(1)), set()).add(match.group(2))
+    return any(name in said and number not in said[name] for name, number in asked.items())
+
+
+def sink_namesakes(candidates: Sequence[Candidate], query: str, every: Sequence[Candidate]) -> None:
+    """Lower the score of the ``candidates`` about a numbered namesake of a name the question
+    numbers (see the module doc); ``every`` gives a pronoun sentence its previous sentence."""
+    asked = numbered(query)
+    if not asked:
+        return
+    by_place = {(c.chunk_index, c.position): c for c in every}
+    for c in candidates:
+        text = c.sentence.text
+        if leading_pronoun(text) and not numbered(text):
+            before = by_place.get((c.chunk_index, c.position - 1))
+            text = f"{before.sentence.text} {text}" if before is not None else text
+        if about_namesake(text, asked):
+            c.score -= NAMESAKE_PENALTY
+            c.typed = False
