@@ -38,6 +38,7 @@ __all__ = [
     "DocumentLoadError",
     "DocumentLoader",
     "LOADERS_EXTRA_HINT",
+    "MAX_TEXT_CHARS",
     "decode_text",
     "looks_binary",
     "read_source",
@@ -55,6 +56,9 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _SNIFF = 8192
+#: most characters of text a ZIP-based or PDF loader reads from one file (the rest is left out,
+#: logged): a 3,000-page book is about 6 million
+MAX_TEXT_CHARS = 16 * 1024 * 1024
 
 
 class DocumentLoadError(ValueError):

@@ -5,6 +5,11 @@ them; ``meta_data`` has ``pages`` and the document ``title`` when the PDF has on
 a text layer (scanned images) is refused as ``empty`` with a hint to OCR it first; an encrypted
 PDF that an empty password does not open is refused as ``encrypted``.
 
+A small PDF can hold compressed streams that inflate a thousandfold: ``pypdf`` reads under
+:data:`PDF_LIMITS` (16 MB out of one compressed stream, 500,000 tokens in one page's content;
+with pypdf 5 or later), a stream past them is refused as ``unsupported`` naming the limit, and
+pages after :data:`MAX_TEXT_CHARS` characters of text are left out (logged).
+
 Example:
     >>> from lightrag.components.loaders.pdf import PDFLoader
     >>> PDFLoader()("a.pdf", data=b"%PDF-1.4 not really")  # doctest: +ELLIPSIS
@@ -15,16 +20,65 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import io
 import logging
-from typing import Any, Dict, Tuple
+from typing import Any, ContextManager, Dict, List, Tuple
 
-from lightrag.components.loaders.base import DocumentLoader, DocumentLoadError, missing_extra
+from lightrag.components.loaders.base import (
+    MAX_TEXT_CHARS,
+    DocumentLoader,
+    DocumentLoadError,
+    missing_extra,
+)
 from lightrag.utils.registry import register
 
-__all__ = ["PDFLoader"]
+__all__ = ["PDF_LIMITS", "PDFLoader"]
 
 log = logging.getLogger(__name__)
+
+_STREAM_BYTES = 16 * 1024 * 1024
+#: ``pypdf`` configuration values read under (pypdf's defaults are 75 MB per stream, 2,000,000
+#: tokens per content stream): a real page's content is well under a megabyte
+PDF_LIMITS: Dict[str, int] = {
+    "zlib_maximum_output_length": _STREAM_BYTES,
+    "lzw_maximum_output_length": _STREAM_BYTES,
+    "run_length_maximum_output_length": _STREAM_BYTES,
+    "brotli_maximum_output_length": _STREAM_BYTES,
+    "array_based_stream_maximum_output_length": _STREAM_BYTES,
+    "stream_decoding_work_maximum_length": 4 * _STREAM_BYTES,
+    "stream_parsing_work_maximum_count": 500_000,
+}
+
+
+def _limits() -> ContextManager[Any]:
+    """``pypdf.apply_configuration`` with the :data:`PDF_LIMITS` this pypdf knows (nothing to
+    apply with a pypdf older than its configuration API)."""
+    import pypdf
+
+    apply = getattr(pypdf, "apply_configuration", None)
+    config = getattr(pypdf, "Configuration", None)
+    if apply is None or config is None:
+        return contextlib.nullcontext()
+    known = {f.name for f in dataclasses.fields(config)}
+    return apply(**{k: v for k, v in PDF_LIMITS.items() if k in known})
+
+
+def _pages_text(reader: Any, file_path: str) -> List[str]:
+    """The text of each page, up to :data:`MAX_TEXT_CHARS` characters in all."""
+    pages: List[str] = []
+    total = 0
+    for number, page in enumerate(reader.pages, 1):
+        text = page.extract_text() or ""
+        total += len(text)
+        if total > MAX_TEXT_CHARS:
+            log.warning("%s: only the first %d characters of text are read (up to page %d)",
+                        file_path, MAX_TEXT_CHARS, number)
+            pages.append(text[:max(0, len(text) - (total - MAX_TEXT_CHARS))])
+            break
+        pages.append(text)
+    return pages
 
 
 @register
@@ -42,14 +96,24 @@ class PDFLoader(DocumentLoader):
             raise missing_extra(file_path, "pypdf", "PDF") from e
         logging.getLogger("pypdf").setLevel(logging.ERROR)  # per-object warnings are noise here
         try:
-            reader = PdfReader(io.BytesIO(data))
-            if reader.is_encrypted and not reader.decrypt(""):
-                raise DocumentLoadError(file_path, "encrypted",
-                                        "encrypted PDF (a password is needed); decrypt it first")
-            pages = [page.extract_text() or "" for page in reader.pages]
-            title = (reader.metadata or {}).get("/Title") if reader.metadata else None
+            from pypdf.errors import LimitReachedError
+        except ImportError:  # pypdf before 5
+            LimitReachedError = PdfReadError  # noqa: N806
+        try:
+            with _limits():
+                reader = PdfReader(io.BytesIO(data))
+                if reader.is_encrypted and not reader.decrypt(""):
+                    raise DocumentLoadError(
+                        file_path, "encrypted",
+                        "encrypted PDF (a password is needed); decrypt it first")
+                pages = _pages_text(reader, file_path)
+                title = (reader.metadata or {}).get("/Title") if reader.metadata else None
         except DocumentLoadError:
             raise
+        except LimitReachedError as e:
+            raise DocumentLoadError(
+                file_path, "unsupported",
+                f"a PDF stream past the reader's limits (a decompression bomb?): {e}") from e
         except PdfReadError as e:
             raise DocumentLoadError(file_path, "unsupported", f"unreadable PDF: {e}") from e
         except Exception as e:  # a corrupt file can fail anywhere inside pypdf's parser
