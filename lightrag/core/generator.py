@@ -39,7 +39,7 @@ from lightrag.core.stream_watch import watch_stream
 from lightrag.core.timeouts import ModelCallTimeout, acall_with_timeout, call_with_timeout
 from lightrag.core.types import CompletionUsage, GeneratorOutput, ModelType
 from lightrag.utils.registry import EntityMapping
-from lightrag.utils.secrets import redact_text
+from lightrag.utils.secrets import check_not_redacted, redact, redact_text
 
 __all__ = ["CALLBACK_EVENTS", "DEFAULT_LIGHTRAG_SYSTEM_PROMPT", "Generator", "GeneratorUsage"]
 
@@ -265,6 +265,7 @@ class Generator(Component):
     ) -> Dict[str, Any]:
         prompt_str = self.get_prompt(**(prompt_kwargs or {}))
         merged = {**self.model_kwargs, **(model_kwargs or {})}
+        check_not_redacted(merged, "model_kwargs")  # a saved secret is not sent as '<redacted>'
         model_input: Any = prompt_str
         if conversation is not None:
             model_input = build_chat_messages(prompt_str, conversation)
@@ -495,6 +496,4 @@ class Generator(Component):
             self.usage.failed_calls += 1
 
     def _extra_repr(self) -> str:
-        from lightrag.utils.secrets import redact
-
         return f"model_kwargs={redact(self.model_kwargs)}, "

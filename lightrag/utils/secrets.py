@@ -49,7 +49,9 @@ from lightrag.utils.secrets_text import (
 __all__ = [
     "MIN_SECRET_LENGTH",
     "REDACTED",
+    "RedactedValueError",
     "RedactingFilter",
+    "check_not_redacted",
     "find_secrets",
     "guard_http_logs",
     "is_secret_key",
@@ -57,6 +59,7 @@ __all__ = [
     "redact_error",
     "redact_text",
     "register_secret",
+    "redacted_paths",
     "register_url_credentials",
     "strip_redacted",
     "text_secret",
@@ -373,3 +376,40 @@ def strip_redacted(obj: Any) -> Any:
     if isinstance(obj, list):
         return [strip_redacted(v) for v in obj if v != REDACTED]
     return obj
+
+
+class RedactedValueError(ValueError):
+    """A request setting that still reads :data:`REDACTED`: it was removed when its component
+    was saved, and sending it would send the marker (as a header, a key) instead of the secret."""
+
+
+def redacted_paths(obj: Any, path: str = "") -> List[str]:
+    """Where a nested dict/list holds the :data:`REDACTED` marker, as ``a['b']['c']`` paths.
+
+    Example:
+        >>> redacted_paths({"model": "m", "extra_headers": {"X-Auth": "<redacted>"}})
+        ["['extra_headers']['X-Auth']"]
+    """
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in redacted_paths(v, f"{path}[{k!r}]")]
+    if isinstance(obj, (list, tuple)):
+        return [p for i, v in enumerate(obj) for p in redacted_paths(v, f"{path}[{i}]")]
+    return [path] if obj == REDACTED else []
+
+
+def check_not_redacted(obj: Any, what: str) -> None:
+    """Raise :class:`RedactedValueError` naming every :data:`REDACTED` value in ``obj`` (the
+    ``model_kwargs`` of a request about to be sent).
+
+    Example:
+        >>> check_not_redacted({"headers": {"X-Auth": "<redacted>"}}, "kw")
+        Traceback (most recent call last):
+        ...
+        lightrag.utils.secrets.RedactedValueError: kw['headers']['X-Auth'] is '<redacted>': ...
+    """
+    found = redacted_paths(obj)
+    if found:
+        raise RedactedValueError(
+            f"{', '.join(what + p for p in found)} is {REDACTED!r}: secrets are removed when a "
+            f"component is saved (to_dict, pickle_to_file, a config dump); set the value again "
+            f"before calling (e.g. generator.{what}{found[0]} = os.environ[...])")

@@ -5,6 +5,9 @@ A serialised object is ``{"type": ClassName, "data": {...}}``; classes are found
 string (``{"_pickle_data": ...}``), as in lightrag 0.1: only load dicts you produced yourself.
 Values that cannot even be pickled (lambdas, closures) are recorded by their ``repr`` and come
 back as None.
+Secrets are not written: a string attribute named like a secret, and the headers, keys and tokens
+in request settings (``model_kwargs``, ``extra_headers``, ...), read ``<redacted>``; a rebuilt
+Generator refuses to send them (set them again first).
 Configs (:mod:`lightrag.utils.config`) never use pickling.
 
 Example:
@@ -17,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import pickle
+import re
 from collections import OrderedDict
 from enum import Enum
 from typing import Any, Dict, List, Optional
@@ -95,17 +99,47 @@ def _without_credentials(value: Any) -> Any:
     return value
 
 
+#: attributes holding request settings (``model_kwargs``, ``extra_headers``, ``client_kwargs``,
+#: ``default_query``): their secrets (headers, keys, tokens) are redacted in :func:`to_dict`
+_SETTINGS_ATTR = re.compile(r"(?:^|_)(?:kwargs|headers|query|params)$")
+
+
+def _redacted_attribute(name: str, value: Any) -> Any:
+    """``value`` of the attribute ``name`` as it may be written: a string under a secret name
+    (``token``, ``password``) is :data:`~lightrag.utils.secrets.REDACTED`, a dict of request
+    settings has its secrets redacted (:func:`~lightrag.utils.secrets.redact`), a URL loses its
+    credentials. Other values (documents, indexes) are written as they are."""
+    from lightrag.utils.secrets import REDACTED, is_secret_key, redact
+
+    if isinstance(value, str) and value and is_secret_key(name):
+        return REDACTED
+    if isinstance(value, dict) and _SETTINGS_ATTR.search(name.lstrip("_").lower()):
+        return redact(value)
+    return _without_credentials(value)
+
+
 def component_to_dict(component: Any, exclude: Optional[List[str]] = None) -> Dict[str, Any]:
-    """Serialise a Component's attributes (children included) into a JSON-ready dict."""
+    """Serialise a Component's attributes (children included) into a JSON-ready dict; secrets
+    in request settings are redacted (see :func:`_redacted_attribute`)."""
     exclude_set = set(exclude or ()) | set(getattr(component, "_to_dict_exclude", ()))
     data = {
-        name: _to_jsonable(_without_credentials(value))
+        name: _to_jsonable(_redacted_attribute(name, value))
         for name, value in component.__dict__.items()
         if name not in _SKIP_ATTRS and name not in exclude_set
     }
     data["_component_names"] = list(component._components)
     data["_parameter_names"] = list(component._parameters)
     return {"type": type(component).__name__, "data": data}
+
+
+def _warn_redacted(cls: type, name: str, value: Any) -> None:
+    """Log the redacted values a rebuilt component must be given again before it is called."""
+    from lightrag.utils.secrets import redacted_paths
+
+    found = redacted_paths(value)
+    if found:
+        log.warning("%s.%s: %s read '<redacted>' (secrets are not saved); set them again before "
+                    "calling", cls.__name__, name, ", ".join(name + p for p in found))
 
 
 def component_from_dict(cls: type, payload: Dict[str, Any]) -> Any:
@@ -118,6 +152,7 @@ def component_from_dict(cls: type, payload: Dict[str, Any]) -> Any:
     object.__setattr__(obj, "_parameters", OrderedDict())
     for name, value in data.items():
         restored = _restore(value)
+        _warn_redacted(cls, name, restored)
         object.__setattr__(obj, name, restored)
         if name in component_names:
             obj._components[name] = restored
