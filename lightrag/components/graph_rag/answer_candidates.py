@@ -70,12 +70,20 @@ def opening_subject(opening: str) -> str:
     return "" if not first or first in STOPWORDS else found  # "It was ...", "In September ..."
 
 
+def is_asked(sentence: Sentence) -> bool:
+    """Whether a source's sentence is a question (a FAQ's "How often should I descale it?"):
+    it states nothing, so it is no quote; its words head the sentences that answer it."""
+    return not sentence.code and sentence.text.rstrip().endswith("?")
+
+
 def answer_candidates(chunks: Sequence[Dict[str, Any]], code: bool = False) -> List[Candidate]:
     """Every distinct sentence of ``chunks``, with its passage, heading and words; a passage
     without a heading is headed by what its opening sentence is about (:func:`opening_subject`):
     "It is chaired by Margaret Ellory." is then about the Northern Waters Trust, as a
-    sentence under a heading is about what the heading names. ``code``: the command lines of
-    code blocks are candidates too (a how-to question)."""
+    sentence under a heading is about what the heading names. A question the source asks (a
+    FAQ's) is no candidate: its words count as the heading's of the sentences after it, up to
+    the next question (:func:`is_asked`). ``code``: the command lines of code blocks are
+    candidates too (a how-to question)."""
     found: List[Candidate] = []
     seen = set()
     texts = [str(chunk.get("content", "")) for chunk in chunks]
@@ -83,7 +91,11 @@ def answer_candidates(chunks: Sequence[Dict[str, Any]], code: bool = False) -> L
     for index, (chunk, sentences) in enumerate(zip(chunks, sentences_by_chunk(texts, files, code))):
         opening = stems(sentences[0].text) if sentences else set()
         subject = opening_subject(sentences[0].text) if sentences else ""
+        asked: set = set()  # the words of the source's own question ("How often should I ...?")
         for position, sentence in enumerate(sentences):
+            if is_asked(sentence):
+                asked = stems(sentence.text)
+                continue
             if sentence.text in seen:
                 continue
             seen.add(sentence.text)
@@ -92,7 +104,7 @@ def answer_candidates(chunks: Sequence[Dict[str, Any]], code: bool = False) -> L
             found.append(Candidate(
                 sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
                 reference_id=str(chunk.get("reference_id", "")), position=position,
-                words=stems(sentence.text), heading_words=stems(sentence.heading),
+                words=stems(sentence.text), heading_words=stems(sentence.heading) | asked,
                 phrases=phrases(sentence.text), passage_words=opening,
                 passage_opening=fold(sentences[0].text)))
     return with_other_names(found)

@@ -88,3 +88,25 @@ def through_holder(pool: List[Any], links: Dict[int, float], chain: List[Candida
     someone else ("She was born in Brendstrup" of a director, not the founder)."""
     quoted = {c.chunk_index for c in chain}
     return [(i, c) for i, c in pool if links[id(c)] > 0 or c.chunk_index in quoted]
+
+
+#: words by which a sentence gives a reason ("because the app needs Wi-Fi", "due to a fault")
+REASON_WORDS = frozenset("because due since caused cause causes fault reason so owing after could "
+                         "failed failure result".split())
+
+
+def with_reason(query: str, chain: List[Candidate], every: List[Candidate]) -> List[Candidate]:
+    """``chain`` with, right after its first quote, the next sentence of that quote's passage
+    when a "Why ...?" question's quotes give no reason: "Brightwell Home recalled 4,000
+    Brewmaster 300 machines on 15 January 2024." says what happened, "Their steam wands could
+    overheat and crack." why."""
+    if not chain or not query.strip().lower().startswith("why "):
+        return chain
+    if any(REASON_WORDS & set(c.sentence.text.lower().replace(",", " ").split()) for c in chain):
+        return chain
+    lead = chain[0]
+    after = next((c for c in every if c.chunk_index == lead.chunk_index
+                  and c.position == lead.position + 1), None)
+    if after is None or after in chain:
+        return chain
+    return [lead, after, *chain[1:]]

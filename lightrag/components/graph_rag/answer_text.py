@@ -10,11 +10,11 @@ from typing import Dict, List, Optional, Tuple
 from lightrag.components.graph_rag.answer_candidates import Candidate
 from lightrag.components.graph_rag.answer_hops import TYPED_KINDS
 from lightrag.components.graph_rag.answer_verdicts import choice_decision, choice_verdict, yes_no_verdict
-from lightrag.components.graph_rag.answer_words import stem
+from lightrag.components.graph_rag.answer_words import question_names, stem, stems
 from lightrag.components.graph_rag.question_types import asks_place, clause_event, role_event
 from lightrag.components.graph_rag.quote_order import with_antecedents
 
-__all__ = ["answer_text", "choice_chain", "shown"]
+__all__ = ["answer_text", "choice_chain", "shown", "stated"]
 
 
 def shown(c: Candidate) -> str:
@@ -46,11 +46,23 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
         asked = "place" if asks_place(query) else kind
         return f"The quoted sentences do not give the {asked} asked for; the closest evidence: {quoted}", None
     if kind == "yes_no":
-        verdict = yes_no_verdict(query, [(c.sentence.text, c.in_context) for c in chain], weights)
+        verdict = yes_no_verdict(query, [(c.sentence.text, stated(c, query)) for c in chain], weights)
         return (f"{verdict}: {quoted}" if verdict else
                 f"The sources do not say yes or no directly; the closest evidence: {quoted}"), \
             verdict is not None
     return quoted, None
+
+
+def stated(c: Candidate, query: str) -> set:
+    """What a quote states, for a yes/no verdict: its words and its heading's, and of its
+    passage's opening only the names and years the question asks about (who "it" is, when the
+    passage's event was: "the collision at Pellow Junction in 1894"); the opening's other
+    words are another sentence's claim ("Was Hubble launched aboard the Space Shuttle
+    Endeavour?" is not stated by "astronauts on the Space Shuttle Endeavour installed corrective
+    optics" under an opening that says Hubble "was launched ... aboard the Space Shuttle
+    Discovery")."""
+    said = question_names(query) | {w for w in stems(query) if w.isdigit()}  # "in 1894" too
+    return c.words | c.heading_words | (c.passage_words & said)
 
 
 def _context_rows(every: List[Candidate]) -> List[Tuple[str, str, str]]:

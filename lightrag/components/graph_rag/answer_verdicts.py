@@ -70,13 +70,21 @@ def choice_decision(query: str, sentences: Sequence[Tuple[str, ...]]) -> Tuple[O
     earliest: Dict[str, Optional[Tuple[int, int]]] = {}
     for option in options:
         named, own_events = _option_parts(option)
-        tiers = _dated(sentences, named, events | own_events, ending, exact=True)
-        if not any(tiers):  # "the Bogwatch project" where the passage says "Bogwatch is a ... project"
-            tiers = _dated(sentences, named, events | own_events, ending, exact=False)
-        dated = next((t for t in tiers if t), [])
+        # the event the question or the option names ("launched", "the opening of X") is read
+        # first: "Apollo 11 launched ... in 1969", not "the goal that Kennedy had set in 1961"
+        # of a sentence that says "mission", nor "She founded the company in 2011"
+        dated = _event_years(sentences, named, (asked & (BEGINNINGS | ENDINGS)) | own_events, ending)
+        if not dated:
+            tiers = _dated(sentences, named, events | own_events, ending, exact=True)
+            if not any(tiers):  # "the Bogwatch project" where the passage says "Bogwatch is a ... project"
+                tiers = _dated(sentences, named, events | own_events, ending, exact=False)
+            dated = next((t for t in tiers if t), [])
         earliest[option] = min(dated) if dated else None
     a, b = options
     year_a, year_b = (earliest[o][0] if earliest[o] else None for o in (a, b))
+    if year_a is not None and year_a == year_b:  # the same year: the days may decide
+        year_a, year_b = (_date_after(sentences[earliest[o][1]][0], _option_parts(o)[0])  # type: ignore[index]
+                          for o in (a, b))
     if year_a is None or year_b is None or year_a == year_b:
         return None, []
     deciding = [earliest[a][1], earliest[b][1]]  # type: ignore[index]
@@ -86,6 +94,43 @@ def choice_decision(query: str, sentences: Sequence[Tuple[str, ...]]) -> Tuple[O
     if EARLIER.search(asking):
         return (a if year_a < year_b else b), deciding
     return None, []
+
+
+_MONTHS = ("january february march april may june july august september october november "
+           "december").split()
+_DATE = re.compile(r"\b(?:(\d{1,2}) (" + "|".join(_MONTHS) + r")|(" + "|".join(_MONTHS)
+                   + r")(?: (\d{1,2}))?,?) ((?:1[0-9]|20)[0-9]{2})\b")
+
+
+def _date_after(text: str, named: str) -> Optional[Tuple[int, int, int]]:
+    """``(year, month, day)`` of the first date after ``named`` in ``text`` (from its start
+    when it is not there; a month alone is its first day), else ``None``: "NASA launched
+    Voyager 2 on August 20, 1977, and Voyager 1 on September 5, 1977" dates "voyager 1"
+    (1977, 9, 5).
+
+    >>> _date_after("It launched on 3 September 2023 and closed in May 2024.", "it")
+    (2023, 9, 3)
+    """
+    folded = fold(text)
+    at = folded.find(named)
+    found = _DATE.search(folded, max(at, 0) + (len(named) if at >= 0 else 0))
+    if not found:
+        return None
+    day, month = found.group(1) or found.group(4) or "1", found.group(2) or found.group(3)
+    return int(found.group(5)), _MONTHS.index(month) + 1, int(day)
+
+
+def _event_years(sentences: Sequence[Tuple[str, ...]], named: str, events: Set[str],
+                 ending: bool) -> list:
+    """The ``(year, sentence index)`` of the sentences naming ``named`` that say one of
+    ``events`` (under a heading naming it first), else ``[]``."""
+    if not events:
+        return []
+    for exact in (True, False):
+        tiers = _dated(sentences, named, events, ending, exact=exact)
+        if tiers[0] or tiers[1]:
+            return tiers[0] or tiers[1]
+    return []
 
 
 def _dated(sentences: Sequence[Tuple[str, ...]], named: str, events: Set[str], ending: bool,
@@ -167,6 +212,9 @@ def _option_parts(option: str) -> Tuple[str, Set[str]]:
         rest = _ARTICLE.sub("", text)[len(names[0]):]
         if re.match(r"\s+[a-z]+ing\b", rest):
             return fold(names[0]), stems(rest)
+    bare = _ARTICLE.sub("", text)
+    if re.fullmatch(r"[a-z]+", bare):  # "the recall": an event named alone ("recalled in 2024")
+        return bare, {stem(bare)}
     return _ARTICLE.sub("", fold(text)), set()
 
 

@@ -86,6 +86,8 @@ _SOFT_E = ("se", "ve", "ze", "ce", "ge")
 def _stripped(word: str) -> str:
     if word in IRREGULAR:
         return IRREGULAR[word]
+    if len(word) == 5 and word.endswith("ed") and word[2] not in "aeiouy":
+        return word[:3]  # a three-letter verb: "ended", "owned", "added" ("speed" stays)
     if len(word) <= 4:
         return word
     for suffix in ("ing", "ed", "es", "s"):
@@ -127,6 +129,8 @@ def stem(word: str) -> str:
     Example:
         >>> stem("married"), stem("found"), stem("founded"), stem("written"), stem("closes")
         ('marry', 'find', 'found', 'write', 'clos')
+        >>> stem("ended"), stem("owned"), stem("speed")
+        ('end', 'own', 'speed')
     """
     stripped = _final_e(_stripped(word))
     return SAME_MEANING.get(stripped, stripped)

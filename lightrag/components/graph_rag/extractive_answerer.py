@@ -76,6 +76,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from lightrag.components.graph_rag.answer_both import both_chain
 from lightrag.components.graph_rag.answer_candidates import (
     Candidate,
     about_passage,
@@ -95,8 +96,9 @@ from lightrag.components.graph_rag.answer_hops import (
     link,
     own_answers,
     through_holder,
+    with_reason,
 )
-from lightrag.components.graph_rag.answer_namesakes import sink_namesakes
+from lightrag.components.graph_rag.answer_namesakes import sink_namesakes, unsaid_numbered
 from lightrag.components.graph_rag.answer_periods import fit_periods
 from lightrag.components.graph_rag.answer_text import answer_text, choice_chain
 from lightrag.components.graph_rag.answer_types import AnswerSentence, ExtractiveAnswer
@@ -112,6 +114,7 @@ from lightrag.components.graph_rag.answer_words import (
     stems,
 )
 from lightrag.components.graph_rag.question_types import (
+    asked_count_event,
     asked_event,
     asked_nouns,
     asked_role,
@@ -425,7 +428,7 @@ class ExtractiveAnswerer(Component):
             # over articles on space missions)
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
-        unnamed = unnamed_subject(candidates, query)
+        unnamed = unnamed_subject(candidates, query) or unsaid_numbered(candidates, query)
         if unnamed:
             # no sentence names the one thing the question asks about: whatever is closest is
             # about something else (another bridge's opening year for "When did the Forth
@@ -434,7 +437,8 @@ class ExtractiveAnswerer(Component):
                                     question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
         missing = (unmentioned(asked_nouns(query), candidates)
-                   or unmentioned_event(asked_event(query) or asked_role(query), candidates))
+                   or unmentioned_event(asked_event(query) or asked_role(query)
+                                        or asked_count_event(query), candidates))
         every, candidates = candidates, self._prefilter(candidates)
         texts = [embedded_text(c.sentence, self.embed_chars) for c in candidates]
         vectors = await self._sentence_vectors(texts, embed)
@@ -450,7 +454,7 @@ class ExtractiveAnswerer(Component):
         fit_periods(candidates, query, kind, every)  # "Who was director in 1950?"
         sink_namesakes(candidates, query, every)  # "Voyager 2 ..." for "... Voyager 1 ...?"
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
-        chain = reading_order(with_antecedents(chain, every), chain[0])
+        chain = reading_order(with_antecedents(with_reason(query, chain, every), every), chain[0])
         q_names = question_names(query)
         if q_names and not any(q_names & (c.words | c.heading_words) for c in chain):
             # quotes about none of the names the question asks about answer another question
@@ -458,8 +462,8 @@ class ExtractiveAnswerer(Component):
             # quoted Marie Curie's birth in Warsaw)
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
-        if kind == "choice":  # the dates that decide are quoted
-            chain = choice_chain(query, chain, every)
+        # a choice quotes the dates that decide it; "Which X ... both A and B?" what A's and B's say
+        chain = choice_chain(query, chain, every) if kind == "choice" else both_chain(query, chain, every)
         text, decided = answer_text(query, kind, chain, every, missing, weights)
         return ExtractiveAnswer(
             text=text, question_type=kind, decided=decided,

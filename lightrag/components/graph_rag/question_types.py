@@ -226,6 +226,36 @@ def asked_event(question: str) -> Optional[Tuple[str, str]]:
     return (names[0], verb) if verb and verb not in _LIGHT_VERBS else None
 
 
+#: "How many people does X employ?", "How much did X cost?", "How many X were sold?"
+_COUNT_Q = re.compile(r"^how (?:much|many)\b(.*?)\b(did|does|do|was|were|is|are|has|have|had) (.+?)\??$",
+                      re.I)
+_PREPOSITIONS = frozenset("in at on by for from during to of with into over under after before".split())
+
+
+def asked_count_event(question: str) -> Optional[Tuple[str, str]]:
+    """``(subject, verb)`` of a "How many/much ...?" question whose subject is a name: the name
+    and the verb that says what is counted ("How much did the Webb telescope cost?" ->
+    ``("Webb", "cost")``, "How many Brewmaster 300 machines were sold?" -> ``("Brewmaster 300",
+    "sold")``), else ``None``: a number said of X with another verb ("recalled 4,000 machines")
+    does not answer it. Light verbs ("How many arches does it have?") say nothing alone."""
+    match = _COUNT_Q.match(question.strip())
+    if not match:
+        return None
+    clause = match.group(3)
+    names = names_in(" " + clause) or names_in(" " + match.group(1))
+    if match.group(2).lower() in ("was", "were", "is", "are"):  # "were sold", "were killed in X"
+        verb = clause.split(" ", 1)[0]
+    else:  # "did the Webb telescope cost", "does the tank of X hold": the verb ends the clause
+        rest = clause[clause.rfind(names[-1]) + len(names[-1]):] if names else clause
+        after = re.findall(r"[A-Za-z]+", rest)
+        head = after[: next((i for i, w in enumerate(after) if w in _PREPOSITIONS), len(after))]
+        verb = head[-1] if head else ""
+    if not names or not verb.islower() or verb in _AUXILIARY or verb in _ADVERBS \
+            or verb in _LIGHT_VERBS or len(verb) < 3:
+        return None
+    return names[0], verb
+
+
 #: "Who was the (first) captain of X?", "Who is X's director?": the role, then its subject
 _WHO_ROLE_OF = re.compile(r"^who (?:is|was|are|were|has been|had been) (?:the |an? )?"
                           r"(?:[a-z-]+ ){0,2}?([a-z]+) (?:of|at|for) (?:the )?(.+?)\??$")

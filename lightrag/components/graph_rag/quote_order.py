@@ -61,6 +61,13 @@ def leading_pronoun(text: str) -> str:
     return intro.group(1) if intro and intro.group(1) in PRONOUNS else ""
 
 
+def leans_back(text: str) -> bool:
+    """Whether a sentence needs the one before it to say what it is about: it opens with a
+    pronoun or with "the" and a common noun ("The works closed in 1959.", "The mission was run
+    by NASA")."""
+    return opens_with_pronoun(text) or bool(re.match(r"(?:The|This|These|That|Those) [a-z]", text))
+
+
 def opens_with_pronoun(text: str) -> bool:
     """Whether ``text`` opens with a pronoun ("She designed ...", "Its close look ...", "In 1966
     he directed ...")."""
@@ -98,14 +105,18 @@ def with_antecedents(chain: Sequence[Placed], candidates: Sequence[Placed]) -> L
 def reading_order(chain: Sequence[Placed], lead: Placed) -> List[Placed]:
     """The quotes grouped by source and in the source's order ("Apollo 11 was ... Its commander
     was ..."), sources in the order the chain reached them; the answer opens with ``lead``, the
-    best quote (after the sentence that says who its "it" is), even where its source holds a
-    quoted sentence before it."""
+    best quote (after the sentence that says who its "it" or "the mission" is: :func:`leans_back`),
+    even where its source holds a quoted sentence before it; a lead that names what it is about
+    opens the answer itself ("On July 20, 1969, Neil Armstrong and Buzz Aldrin landed the lunar
+    module Eagle ..." before "The crew were ...")."""
     first_seen: Dict[int, int] = {}
     for i, c in enumerate(chain):
         first_seen.setdefault(c.chunk_index, i)
-    opening = {lead.position, lead.position - 1}
+    opening = {lead.position}
     at = next((i for i, c in enumerate(chain) if c is lead), 0)
-    if at and chain[at - 1].chunk_index == lead.chunk_index and chain[at - 1].position < lead.position:
-        opening.add(chain[at - 1].position)  # its antecedent (with_antecedents), however far back
+    if leans_back(lead.sentence.text):
+        opening.add(lead.position - 1)
+        if at and chain[at - 1].chunk_index == lead.chunk_index and chain[at - 1].position < lead.position:
+            opening.add(chain[at - 1].position)  # its antecedent (with_antecedents), however far back
     return sorted(chain, key=lambda c: (first_seen[c.chunk_index], c.chunk_index != lead.chunk_index
                                         or c.position not in opening, c.position))
