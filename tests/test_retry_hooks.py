@@ -23,9 +23,8 @@ def quiet_lightrag_logger():
     logger.setLevel(level)
 
 
-def test_a_hook_sees_each_retry_and_can_be_removed(quiet_lightrag_logger) -> None:
-    seen = []
-    remove = register_retry_hook(lambda error, attempt, wait: seen.append((type(error).__name__, attempt)))
+def flaky(failures: int):
+    """A model-call stand-in that times out ``failures`` times, then answers "ok"."""
 
     class Flaky:
         calls = 0
@@ -34,16 +33,22 @@ def test_a_hook_sees_each_retry_and_can_be_removed(quiet_lightrag_logger) -> Non
         @with_retries
         def call(self):
             self.calls += 1
-            if self.calls < 3:
+            if self.calls <= failures:
                 raise TimeoutError("slow")
             return "ok"
 
+    return Flaky()
+
+
+def test_a_hook_sees_each_retry_and_can_be_removed(quiet_lightrag_logger) -> None:
+    seen = []
+    remove = register_retry_hook(lambda error, attempt, wait: seen.append((type(error).__name__, attempt)))
     try:
-        assert Flaky().call() == "ok"
+        assert flaky(2).call() == "ok"
     finally:
         remove()
     assert seen == [("TimeoutError", 1), ("TimeoutError", 2)]
-    assert Flaky().call() == "ok" and len(seen) == 2  # removed: not told any more
+    assert flaky(2).call() == "ok" and len(seen) == 2  # removed: not told any more
 
 
 def test_a_broken_hook_does_not_break_the_call(quiet_lightrag_logger) -> None:
@@ -51,20 +56,8 @@ def test_a_broken_hook_does_not_break_the_call(quiet_lightrag_logger) -> None:
         raise RuntimeError("hook bug")
 
     remove = register_retry_hook(broken)
-
-    class Flaky:
-        calls = 0
-        retry_policy = RetryPolicy(initial_delay=0.0, jitter=0.0)
-
-        @with_retries
-        def call(self):
-            self.calls += 1
-            if self.calls < 2:
-                raise TimeoutError("slow")
-            return "ok"
-
     try:
-        assert Flaky().call() == "ok"
+        assert flaky(1).call() == "ok"
     finally:
         remove()
 
