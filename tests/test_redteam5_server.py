@@ -120,16 +120,47 @@ def test_a_docx_bomb_upload_is_read_outside_the_server(serve):
     assert max(samples) < 100 * 1024**2, f"the server grew by {max(samples) >> 20} MB"
 
 
+def pdf_with(content: bytes) -> bytes:
+    """A one-page PDF whose compressed content stream is ``content``. The loaders now bound a
+    .docx bomb themselves (red team 6), so these tests of the reading process's own limits use
+    what still costs the most within them: pypdf holds ~100 bytes per character of a text
+    operand (2 MB of "a": ~200 MB) and spends ~16 us per text operator."""
+    import io
+    import zlib
+
+    comp = zlib.compress(content, 9)
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> >>",
+            b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(comp) + comp + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for i, obj in enumerate(objs, 1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % i + obj + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
+    for offset in offsets:
+        out.write(b"%010d 00000 n \n" % offset)
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref))
+    return out.getvalue()
+
+
 def test_an_upload_that_needs_too_much_memory_is_refused():
     import asyncio
 
     from lightrag.components.loaders import DocumentLoadError
     from lightrag.server.uploads import UploadReader
 
-    reader = UploadReader(memory_bytes=400 * 1024**2)
+    pytest.importorskip("pypdf")
+    reader = UploadReader(memory_bytes=300 * 1024**2)
     with pytest.raises(DocumentLoadError) as refused:
-        asyncio.run(reader.read("bomb.docx", docx_bomb(6_000_000)))
+        asyncio.run(reader.read("big.pdf", pdf_with(b"BT /F1 12 Tf (" + b"a" * 1_990_000 + b") Tj ET")))
     assert "MemoryError" in str(refused.value) or refused.value.reason == "too-large", refused.value
+    small = pdf_with(b"BT /F1 12 Tf 72 720 Td (Alice met Bob.) Tj ET")
+    assert asyncio.run(reader.read("small.pdf", small)).endswith("Alice met Bob.")
     assert asyncio.run(reader.read("a.md", b"# A\n\nAlice met Bob.")).endswith("Alice met Bob.")
 
 
@@ -139,9 +170,11 @@ def test_an_upload_that_takes_too_long_is_refused():
     from lightrag.components.loaders import DocumentLoadError
     from lightrag.server.uploads import UploadReader
 
+    pytest.importorskip("pypdf")
+    slow = pdf_with(b"BT /F1 12 Tf 72 720 Td " + b"(ab) Tj " * 240_000 + b"ET")  # ~4 s to read
     started = time.monotonic()
     with pytest.raises(DocumentLoadError) as refused:
-        asyncio.run(UploadReader(seconds=0.5).read("bomb.docx", docx_bomb(6_000_000)))
+        asyncio.run(UploadReader(seconds=0.5).read("slow.pdf", slow))
     assert refused.value.reason == "too-large" and time.monotonic() - started < 5
 
 

@@ -94,13 +94,19 @@ def test_docx_structure_still_read():
     assert doc.meta_data["sections"] == [{"level": 1, "title": "Acme", "offset": 0}]
 
 
-def _pdf(content: bytes) -> bytes:
-    comp = zlib.compress(content, 9)
-    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-            b"/Resources << /Font << /F1 5 0 R >> >> >>",
-            b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(comp) + comp + b"\nendstream",
+def _pdf(*contents: bytes) -> bytes:
+    """A PDF with one page per content stream (compressed)."""
+    n = len(contents)
+    kids = b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(n))
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, n),
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    for i, content in enumerate(contents):
+        comp = zlib.compress(content, 9)
+        objs.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+                    b"/Resources << /Font << /F1 3 0 R >> >> >>" % (5 + 2 * i))
+        objs.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(comp) + comp
+                    + b"\nendstream")
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n")
     offsets = []
@@ -128,3 +134,25 @@ def test_pdf_text_still_read():
     pytest.importorskip("pypdf")
     doc = load_document("ok.pdf", data=_pdf(b"BT /F1 12 Tf 72 720 Td (Acme builds robots.) Tj ET"))
     assert doc.text == "Acme builds robots."
+
+
+def test_pdf_string_bomb_is_refused_quickly():
+    pytest.importorskip("pypdf")
+    data = _pdf(b"BT /F1 12 Tf 72 720 Td (" + b"a" * 15_000_000 + b") Tj ET")  # 15 KB
+    started = time.monotonic()  # it cost 10 s and 824 MB under pypdf's own limits
+    with pytest.raises(DocumentLoadError, match=r"^s\.pdf: a PDF stream past the reader's limits"):
+        load_document("s.pdf", data=data)
+    assert time.monotonic() - started < 2.0
+
+
+def test_a_pdf_page_past_the_limits_is_skipped_and_the_others_read(caplog):
+    pytest.importorskip("pypdf")
+    text = b"BT /F1 12 Tf 72 720 Td (Acme builds robots.) Tj ET"
+    drawing = b"0 0 m " + b"1 1 l " * 1_200_000 + b"S"  # 2.4 MB of path operators
+    with caplog.at_level("WARNING"):
+        doc = load_document("mixed.pdf", data=_pdf(text, drawing, text))
+    assert doc.text == "Acme builds robots.\n\f\nAcme builds robots."
+    assert doc.meta_data["pages"] == 3 and doc.meta_data["skipped_pages"] == [2]
+    assert "mixed.pdf: page 2 skipped" in caplog.text
+    with pytest.raises(DocumentLoadError, match="past the reader's limits"):
+        load_document("drawings.pdf", data=_pdf(text, *[drawing] * 3))

@@ -6,9 +6,11 @@ a text layer (scanned images) is refused as ``empty`` with a hint to OCR it firs
 PDF that an empty password does not open is refused as ``encrypted``.
 
 A small PDF can hold compressed streams that inflate a thousandfold: ``pypdf`` reads under
-:data:`PDF_LIMITS` (16 MB out of one compressed stream, 500,000 tokens in one page's content;
-with pypdf 5 or later), a stream past them is refused as ``unsupported`` naming the limit, and
-pages after :data:`MAX_TEXT_CHARS` characters of text are left out (logged).
+:data:`PDF_LIMITS` (2 MB out of one compressed stream, 500,000 tokens in one page's content;
+with pypdf 5 or later). A page past them is skipped (logged; ``meta_data["skipped_pages"]``);
+the :data:`MAX_SKIPPED_PAGES`-th such page, or a file with no other text, is refused as
+``unsupported`` naming the limit; pages after :data:`MAX_TEXT_CHARS` characters of text are
+left out (logged).
 
 Example:
     >>> from lightrag.components.loaders.pdf import PDFLoader
@@ -34,13 +36,15 @@ from lightrag.components.loaders.base import (
 )
 from lightrag.utils.registry import register
 
-__all__ = ["PDF_LIMITS", "PDFLoader"]
+__all__ = ["MAX_SKIPPED_PAGES", "PDF_LIMITS", "PDFLoader"]
 
 log = logging.getLogger(__name__)
 
-_STREAM_BYTES = 16 * 1024 * 1024
+_STREAM_BYTES = 2 * 1024 * 1024
 #: ``pypdf`` configuration values read under (pypdf's defaults are 75 MB per stream, 2,000,000
-#: tokens per content stream): a real page's content is well under a megabyte
+#: tokens per content stream): a page of text has well under a megabyte of content, and pypdf
+#: holds ~55 bytes per character of a text operand (a 15 KB PDF with one 15 MB string cost
+#: 824 MB and 10 s)
 PDF_LIMITS: Dict[str, int] = {
     "zlib_maximum_output_length": _STREAM_BYTES,
     "lzw_maximum_output_length": _STREAM_BYTES,
@@ -50,6 +54,11 @@ PDF_LIMITS: Dict[str, int] = {
     "stream_decoding_work_maximum_length": 4 * _STREAM_BYTES,
     "stream_parsing_work_maximum_count": 500_000,
 }
+
+
+#: pages past :data:`PDF_LIMITS` skipped (logged, listed in ``meta_data["skipped_pages"]``)
+#: before the whole file is refused
+MAX_SKIPPED_PAGES = 3
 
 
 def _limits() -> ContextManager[Any]:
@@ -65,12 +74,24 @@ def _limits() -> ContextManager[Any]:
     return apply(**{k: v for k, v in PDF_LIMITS.items() if k in known})
 
 
-def _pages_text(reader: Any, file_path: str) -> List[str]:
-    """The text of each page, up to :data:`MAX_TEXT_CHARS` characters in all."""
+def _pages_text(reader: Any, file_path: str, limit_error: type) -> Tuple[List[str], List[int]]:
+    """The text of each page, up to :data:`MAX_TEXT_CHARS` characters in all, and the numbers of
+    the pages skipped because they are past :data:`PDF_LIMITS` (a drawing's huge content
+    stream). The :data:`MAX_SKIPPED_PAGES`-th such page, or a file whose every page is past
+    them, raises ``limit_error``."""
     pages: List[str] = []
+    skipped: List[int] = []
     total = 0
     for number, page in enumerate(reader.pages, 1):
-        text = page.extract_text() or ""
+        try:
+            text = page.extract_text() or ""
+        except limit_error as e:
+            skipped.append(number)
+            if len(skipped) >= MAX_SKIPPED_PAGES:
+                raise
+            log.warning("%s: page %d skipped, past the reader's limits: %s", file_path, number, e)
+            last = e
+            continue
         total += len(text)
         if total > MAX_TEXT_CHARS:
             log.warning("%s: only the first %d characters of text are read (up to page %d)",
@@ -78,7 +99,9 @@ def _pages_text(reader: Any, file_path: str) -> List[str]:
             pages.append(text[:max(0, len(text) - (total - MAX_TEXT_CHARS))])
             break
         pages.append(text)
-    return pages
+    if skipped and not any(p.strip() for p in pages):
+        raise last
+    return pages, skipped
 
 
 @register
@@ -106,7 +129,7 @@ class PDFLoader(DocumentLoader):
                     raise DocumentLoadError(
                         file_path, "encrypted",
                         "encrypted PDF (a password is needed); decrypt it first")
-                pages = _pages_text(reader, file_path)
+                pages, skipped = _pages_text(reader, file_path, LimitReachedError)
                 title = (reader.metadata or {}).get("/Title") if reader.metadata else None
         except DocumentLoadError:
             raise
@@ -123,5 +146,8 @@ class PDFLoader(DocumentLoader):
             raise DocumentLoadError(
                 file_path, "empty",
                 f"no text layer in {len(pages)} PDF page(s) (a scan?): run OCR on it first")
-        return "\n\f\n".join(p.strip() for p in pages), {
-            "pages": len(pages), "title": str(title) if title else None}
+        meta: Dict[str, Any] = {"pages": len(pages) + len(skipped),
+                                "title": str(title) if title else None}
+        if skipped:
+            meta["skipped_pages"] = skipped
+        return "\n\f\n".join(p.strip() for p in pages), meta
