@@ -80,8 +80,9 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
                              f"(default {DEFAULT_MAX_PENDING})")
     parser.add_argument("--max-workspaces", type=int, default=DEFAULT_MAX_WORKSPACES,
                         help="most workspaces open at once besides the default one (LIGHTRAG-"
-                             "WORKSPACE header or /w/NAME/ prefix); the least recently used idle "
-                             f"one is closed to open another (default {DEFAULT_MAX_WORKSPACES})")
+                             "WORKSPACE header or /w/NAME/ prefix); the least recently used one no "
+                             "request is using is closed to open another, an idle one first "
+                             f"(default {DEFAULT_MAX_WORKSPACES})")
     parser.add_argument("--no-ui", action="store_true",
                         help="serve the API only: no web UI at / and no /docs, /redoc pages")
     parser.add_argument("--no-resume", action="store_true",

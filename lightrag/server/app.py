@@ -206,7 +206,8 @@ class ServerState:
                 raise WorkspaceError(403, f"this API key may not use workspace {name!r}")
             state = await self.workspaces.get(name)
         except WorkspaceError as e:
-            raise HTTPException(e.status, str(e)) from None
+            retry = {"Retry-After": str(e.retry_after)} if e.retry_after else None
+            raise HTTPException(e.status, str(e), headers=retry) from None
         state.users += 1
         return state
 

@@ -239,6 +239,13 @@ class IntakeQueue:
         if self.on_failure is not None:
             self.on_failure()
 
+    def stop(self) -> None:
+        """Stop accepting and start no further background run: the run going finishes and the
+        documents queued after it stay PENDING in the store, for :meth:`resume` when the
+        workspace opens again (a busy workspace closed to make room for another)."""
+        self.accepting = False
+        self._wanted = False
+
     async def drain(self, timeout: Optional[float] = None) -> int:
         """Stop accepting; finish the running and wanted background runs.
 

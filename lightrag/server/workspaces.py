@@ -8,9 +8,12 @@ are 1 to 64 of ``A-Z a-z 0-9 _ -`` (anything else is 400).
 Each other workspace gets its own GraphRAG, built on first use by the app's ``workspace_factory``
 (the server's config with ``workspace`` replaced: its own documents, graph, vectors and status in
 ``working_dir/<name>/``), with its own intake queue and background runner; the app keeps at most
-``max_workspaces`` of them open and closes the least recently used idle one to open another
-(503 when every open one is busy). Workspaces left with unfinished documents resume them when
-they open again.
+``max_workspaces`` of them open. To open another it closes the least recently used one that no
+request is using: an idle one first, else one still processing inserts (it stops taking them,
+its run going finishes, the documents queued after it stay PENDING and resume when it opens
+again), so a workspace with a steady stream of inserts cannot keep the others out. A request
+waits up to ``open_wait`` seconds for that; past it (or when every open workspace is in use by
+a request) it gets 503 with ``Retry-After``, and its retry finds the close under way.
 
 Example:
     >>> pool = WorkspacePool.__new__(WorkspacePool)
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Set
@@ -36,6 +40,10 @@ log = logging.getLogger(__name__)
 WORKSPACE_HEADER = "LIGHTRAG-WORKSPACE"
 PATH_PREFIX = "/w/"
 DEFAULT_MAX_WORKSPACES = 32
+#: seconds a request waits for a workspace to be closed to make room for its own
+DEFAULT_OPEN_WAIT = 10.0
+#: ``Retry-After`` of a 503 when no workspace could be closed in time
+RETRY_AFTER_S = 5
 STORE_FILE = "lightrag.sqlite3"
 
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
@@ -44,9 +52,10 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 class WorkspaceError(Exception):
     """A workspace that cannot be served: ``status`` is the HTTP status to answer with."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, retry_after: Optional[int] = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
 
 
 def stored_workspaces(rag: Any) -> List[str]:
@@ -77,10 +86,12 @@ class WorkspacePool:
             it runs in a worker thread).
         max_open: most workspaces open besides the default one.
         resume: at opening, process the documents a workspace left unfinished.
+        open_wait: seconds a request waits for room (a workspace being closed) before 503.
     """
 
     def __init__(self, default: Any, open_state: Callable[[str], Any],
-                 max_open: int = DEFAULT_MAX_WORKSPACES, resume: bool = True) -> None:
+                 max_open: int = DEFAULT_MAX_WORKSPACES, resume: bool = True,
+                 open_wait: float = DEFAULT_OPEN_WAIT) -> None:
         if max_open < 1:
             raise ValueError(f"max_workspaces must be at least 1, got {max_open}")
         self.default = default
@@ -89,7 +100,9 @@ class WorkspacePool:
         self.resume = resume
         own = getattr(default.rag, "workspace", "") or ""
         self.default_aliases = {"", DEFAULT_WORKSPACE, own}
+        self.open_wait = open_wait
         self.states: OrderedDict[str, Any] = OrderedDict()
+        self.closing: Dict[str, asyncio.Task] = {}  # closed to make room, not yet shut
         self._opening = asyncio.Lock()
         self.accepting = True
 
@@ -112,18 +125,22 @@ class WorkspacePool:
         return {n for n in self.default_aliases if n}
 
     async def get(self, name: str) -> Any:
-        """The state of the workspace ``name`` (canonical), opened when needed."""
+        """The state of the workspace ``name`` (canonical), opened when needed (see the module
+        doc; :class:`WorkspaceError` 503 with ``retry_after`` when no room is made in time)."""
         if name == DEFAULT_WORKSPACE:
             return self.default
         state = self.states.get(name)
         if state is not None:
             self.states.move_to_end(name)
             return state
-        async with self._opening:
+        deadline = time.monotonic() + self.open_wait
+        async with self._opening:  # each holder waits until its own deadline at most
             if name not in self.states:
                 if not self.accepting:
                     raise WorkspaceError(503, "the server is shutting down; retry later")
-                await self._make_room()
+                if name in self.closing:  # closed to make room: shut it before opening it again
+                    await self._wait_closed(deadline)
+                await self._make_room(deadline)
                 self.states[name] = await self._open(name)
             self.states.move_to_end(name)
             return self.states[name]
@@ -140,16 +157,60 @@ class WorkspacePool:
         log.info("workspace %s opened (%d open)", name, len(self.states) + 1)
         return state
 
-    async def _make_room(self) -> None:
-        if len(self.states) < self.max_open:
-            return
-        for name, state in list(self.states.items()):  # least recently used first
-            if state.users == 0 and not state.intake.busy:
-                del self.states[name]
-                await self._close(name, state, timeout=None)
-                return
-        raise WorkspaceError(503, f"{self.max_open} workspaces are open and busy; retry later "
-                                  "(or start the server with a larger --max-workspaces)")
+    def _no_room(self) -> WorkspaceError:
+        return WorkspaceError(
+            503, f"{self.max_open} workspaces are open and in use; one is being closed to make "
+                 "room: retry later (or start the server with a larger --max-workspaces)",
+            retry_after=RETRY_AFTER_S)
+
+    def _victim(self) -> Optional[str]:
+        """The workspace to close: the least recently used that no request is using, an idle
+        one before one still processing inserts; None when every open one is in use."""
+        free = [n for n, s in self.states.items() if s.users == 0]  # least recently used first
+        idle = [n for n in free if not self.states[n].intake.busy]
+        return (idle or free or [None])[0]
+
+    async def _make_room(self, deadline: float) -> None:
+        """Close workspaces until one more fits (counting those still closing), waiting for
+        them until ``deadline``."""
+        while len(self.states) + len(self.closing) >= self.max_open:
+            if self.closing:
+                await self._wait_closed(deadline)
+                continue
+            name = self._victim()
+            if name is None:  # every open one is serving a request: wait for one to end
+                if time.monotonic() >= deadline:
+                    raise self._no_room()
+                await asyncio.sleep(0.05)
+                continue
+            state = self.states.pop(name)
+            if state.intake.busy:
+                log.info("workspace %s is closed to make room while it processes inserts; its "
+                         "queued documents resume when it opens again", name)
+                state.intake.stop()
+            task = asyncio.get_running_loop().create_task(self._shut(name, state))
+            self.closing[name] = task
+            task.add_done_callback(lambda _, n=name: self.closing.pop(n, None))
+
+    async def _shut(self, name: str, state: Any) -> None:
+        """Close a workspace evicted to make room (its run going ends first)."""
+        try:
+            await self._close(name, state, timeout=None)
+        except Exception:
+            log.exception("closing workspace %s failed", name)
+
+    async def _wait_closed(self, deadline: float) -> None:
+        """Wait for the workspaces being closed, until ``deadline`` (then 503; the closes go
+        on, and a retry finds them under way)."""
+        pending = list(self.closing.values())
+        left = deadline - time.monotonic()
+        if pending and left > 0:
+            await asyncio.wait(pending, timeout=left)
+        for name, task in list(self.closing.items()):
+            if task.done():
+                self.closing.pop(name, None)
+        if any(not t.done() for t in pending):
+            raise self._no_room()
 
     @staticmethod
     async def _close(name: str, state: Any, timeout: Optional[float]) -> None:
@@ -173,7 +234,9 @@ class WorkspacePool:
         self.accepting = False
         states = list(self.states.items())
         self.states.clear()
-        await asyncio.gather(*(self._close(n, s, timeout) for n, s in states), return_exceptions=True)
+        closing = list(self.closing.values())
+        await asyncio.gather(*(self._close(n, s, timeout) for n, s in states), *closing,
+                             return_exceptions=True)
 
 
 class WorkspacePathMiddleware:
