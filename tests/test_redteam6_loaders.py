@@ -153,6 +153,6 @@ def test_a_pdf_page_past_the_limits_is_skipped_and_the_others_read(caplog):
         doc = load_document("mixed.pdf", data=_pdf(text, drawing, text))
     assert doc.text == "Acme builds robots.\n\f\nAcme builds robots."
     assert doc.meta_data["pages"] == 3 and doc.meta_data["skipped_pages"] == [2]
-    assert "mixed.pdf: page 2 skipped" in caplog.text
+    assert "mixed.pdf: page(s) 2 skipped" in caplog.text
     with pytest.raises(DocumentLoadError, match="past the reader's limits"):
         load_document("drawings.pdf", data=_pdf(text, *[drawing] * 3))

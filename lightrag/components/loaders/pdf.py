@@ -89,7 +89,6 @@ def _pages_text(reader: Any, file_path: str, limit_error: type) -> Tuple[List[st
             skipped.append(number)
             if len(skipped) >= MAX_SKIPPED_PAGES:
                 raise
-            log.warning("%s: page %d skipped, past the reader's limits: %s", file_path, number, e)
             last = e
             continue
         total += len(text)
@@ -101,6 +100,9 @@ def _pages_text(reader: Any, file_path: str, limit_error: type) -> Tuple[List[st
         pages.append(text)
     if skipped and not any(p.strip() for p in pages):
         raise last
+    if skipped:
+        log.warning("%s: page(s) %s skipped, past the reader's limits (%s)", file_path,
+                    ", ".join(map(str, skipped)), last)
     return pages, skipped
 
 
