@@ -105,6 +105,8 @@ def test_other_attributes_are_written_as_they_are():
             self.texts = ["the key was sk-live-abcdefghijklmnopqrst"]
             self.token = "a-saved-token-value"
             self.client_kwargs = {"timeout": 5, "default_headers": {"Authorization": "Bearer abcdefgh"}}
+            self.headers = {"X-Session-Id": "s-123456789", "Accept": "json"}  # a reranker's
+            self.prompt_kwargs = {"password_policy": "twelve characters"}  # prompt variables
 
         def call(self) -> None:
             return None
@@ -114,4 +116,6 @@ def test_other_attributes_are_written_as_they_are():
     assert data["texts"] == ["the key was sk-live-abcdefghijklmnopqrst"]
     assert data["token"] == REDACTED
     assert data["client_kwargs"] == {"timeout": 5, "default_headers": {"Authorization": REDACTED}}
+    assert data["headers"] == {"X-Session-Id": REDACTED, "Accept": "json"}
+    assert data["prompt_kwargs"] == {"password_policy": "twelve characters"}
     assert pickle.loads(pickle.dumps(data))["token"] == REDACTED

@@ -101,6 +101,7 @@ def _without_credentials(value: Any) -> Any:
 
 #: attributes holding request settings (``model_kwargs``, ``extra_headers``, ``client_kwargs``,
 #: ``default_query``): their secrets (headers, keys, tokens) are redacted in :func:`to_dict`
+#: (``prompt_kwargs`` are prompt variables, written as they are)
 _SETTINGS_ATTR = re.compile(r"(?:^|_)(?:kwargs|headers|query|params)$")
 
 
@@ -113,8 +114,9 @@ def _redacted_attribute(name: str, value: Any) -> Any:
 
     if isinstance(value, str) and value and is_secret_key(name):
         return REDACTED
-    if isinstance(value, dict) and _SETTINGS_ATTR.search(name.lstrip("_").lower()):
-        return redact(value)
+    lowered = name.lstrip("_").lower()
+    if isinstance(value, dict) and _SETTINGS_ATTR.search(lowered) and not lowered.startswith("prompt"):
+        return redact(value, in_headers="headers" if lowered.endswith("headers") else False)
     return _without_credentials(value)
 
 
