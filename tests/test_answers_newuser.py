@@ -46,6 +46,11 @@ def test_yes_is_not_said_by_the_passage_opening_s_other_claim() -> None:
     assert answer("Was Hubble launched aboard the Space Shuttle Discovery?",
                   SAMPLE["hubble"]).startswith("Yes: The Hubble Space Telescope was launched")
     assert answer("Did Voyager 2 visit Neptune?", SAMPLE["voyager"]).startswith("Yes:")
+    # nor by a namesake's sentence, nor by a name the opening says of another claim
+    assert not answer("Did Voyager 1 visit Uranus?", SAMPLE["voyager"]).startswith("Yes")
+    assert not answer("Did NASA build the Huygens probe?", SAMPLE["cassini"]).startswith("Yes")
+    assert answer("Did the European Space Agency build the Huygens probe?",
+                  SAMPLE["cassini"]).startswith("Yes:")
     # the opening says whom and when the passage is about: its names and years still count
     collision = ("The Pellow Junction collision happened on 4 March 1894. The signalman on duty, "
                  "Arthur Penhale, had lowered the wrong signal.")
@@ -125,3 +130,44 @@ def test_why_is_answered_by_the_reason_after_the_event() -> None:
     assert "Their steam wands could overheat and crack." in text.split("] ", 2)[1]
     assert answer("Why was the cheaper model without Wi-Fi rejected?", HOUSEHOLD["meeting_2024_03_12"]) \
         .count("[") <= 2  # a quote that says "because" is enough
+
+
+def test_who_is_a_name_is_answered_by_what_they_are_not_a_list_naming_them() -> None:
+    from lightrag.components.graph_rag.question_types import described_name, question_type
+
+    assert described_name("Who is Priya Nair?") == "Priya Nair"
+    assert question_type("Who is Priya Nair?") == "other"
+    assert not described_name("Who is the head of support?")
+    assert not described_name("Who is Aurelio Vantelli's mother-in-law?")
+    text = answer("Who is Priya Nair?", HOUSEHOLD["meeting_2024_04_09"], HOUSEHOLD["meeting_2024_03_12"])
+    assert text.startswith("Priya Nair joined the team as head of support.")
+
+
+def test_a_user_s_own_words_my_and_if_ask_nothing() -> None:
+    text = answer("What should I do if my coffee is lukewarm?", HOUSEHOLD["brewmaster_faq"],
+                  HOUSEHOLD["warranty_policy"])
+    assert text.startswith("The cups are probably cold.")
+
+
+def test_a_choice_not_about_time_is_decided_by_the_option_whose_sentence_states_it() -> None:
+    t2, t3 = HOUSEHOLD["heatwise_t2_manual"], HOUSEHOLD["heatwise_t3_manual"]
+    text = answer("Which thermostat has a humidity sensor, the T2 or the T3?", t2, t3)
+    assert text.startswith("the T3, according to the sources: The Heatwise T3 is the successor of the "
+                           "T2. [2] It connects over both 2.4 GHz and 5 GHz Wi-Fi, and it has a "
+                           "built-in humidity sensor.")
+    assert answer("Which thermostat has no batteries, the T2 or the T3?", t2, t3).startswith("the T3,")
+    # the other option's passage missing, or no price anywhere: not settled
+    assert answer("Which thermostat has a humidity sensor, the T2 or the T3?", t3).startswith(
+        "The sources do not settle")
+    assert answer("Which model is cheaper, the T2 or the T3?", t2, t3).startswith("The sources do not settle")
+
+
+def test_a_label_line_of_notes_is_not_the_passage_s_opening() -> None:
+    from lightrag.components.graph_rag.answer_candidates import answer_candidates
+
+    notes = answer_candidates([{"content": HOUSEHOLD["meeting_2024_04_09"]}])
+    assert notes[0].sentence.text.startswith("Present:") and not notes[0].opens_passage
+    assert answer_candidates([{"content": SAMPLE["hubble"]}])[0].opens_passage
+    notes = [HOUSEHOLD["meeting_2024_04_09"], HOUSEHOLD["meeting_2024_03_12"]]
+    assert answer("What did Mei Tanaka report?", *notes).startswith("Mei Tanaka reported that the T3 "
+                                                                    "field trial")

@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.answer_words import STOPWORDS, bridge_words, phrases, stem, stems
-from lightrag.components.graph_rag.question_types import fold, names_in, question_type
+from lightrag.components.graph_rag.question_types import described_name, fold, names_in, question_type
 from lightrag.components.graph_rag.sentences import Sentence, sentences_by_chunk
+
+#: a label line of notes or a form: "Present: ...", "Date of accident: ..."
+_LABEL = re.compile(r"^[A-Z][\w'’-]*(?: [\w'’-]+){0,3}:\s")
 
 
 @dataclass
@@ -33,6 +36,13 @@ class Candidate:
     passage_words: set = field(default_factory=set)  # its passage's opening sentence's words
     passage_opening: str = ""  # its passage's opening sentence
     other_names: tuple = ()  # the other names (former, nickname) of what its heading names
+
+    @property
+    def opens_passage(self) -> bool:
+        """Whether it is its passage's first sentence, which says what the passage is about; a
+        label line ("Present: Dana Okafor (chair), Mei Tanaka, Priya Nair.") lists, it does not
+        say what the notes are about."""
+        return self.position == 0 and not _LABEL.match(self.sentence.text)
 
     @property
     def in_context(self) -> set:
@@ -243,3 +253,22 @@ def about_passage(candidates: List[Candidate], name: str) -> List[Candidate]:
     it), not those that only mention it ("the elder child of Piet and Agathe Corvane")."""
     folded = fold(name)
     return [c for c in candidates if folded in fold(c.sentence.heading) or folded in c.passage_opening]
+
+
+#: added to a sentence whose subject is the name a "Who is X?" question asks to describe
+DESCRIPTION_BONUS = 0.12
+
+
+def favour_descriptions(candidates: Sequence[Candidate], query: str) -> None:
+    """For "Who is X?" (:func:`~.question_types.described_name`), raise the sentences that open
+    with X, or with "He"/"She" under X's heading: "Priya Nair joined the team as head of
+    support." describes her; "Present: Dana Okafor (chair), Mei Tanaka, Priya Nair." only
+    names her."""
+    name = described_name(query)
+    if not name:
+        return
+    folded = fold(name)
+    for c in candidates:
+        text = fold(c.sentence.text)
+        if text.startswith(folded) or (re.match(r"(?:he|she) ", text) and folded in fold(c.sentence.heading)):
+            c.score += DESCRIPTION_BONUS

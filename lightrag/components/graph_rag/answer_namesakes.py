@@ -21,7 +21,7 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Dict, Sequence
+from typing import Dict, List, Sequence
 
 from lightrag.components.graph_rag.answer_candidates import Candidate
 from lightrag.components.graph_rag.answer_words import STOPWORDS
@@ -93,12 +93,24 @@ def sink_namesakes(candidates: Sequence[Candidate], query: str, every: Sequence[
     asked = numbered(query)
     if not asked:
         return
+    for c in namesake_quotes(candidates, asked, every):
+        c.score -= NAMESAKE_PENALTY
+        c.typed = False
+
+
+def namesake_quotes(candidates: Sequence[Candidate], asked: Dict[str, str],
+                    every: Sequence[Candidate]) -> List[Candidate]:
+    """The ``candidates`` about a namesake of the ``asked`` numbered names (:func:`numbered`),
+    a pronoun sentence read with the sentence before it in ``every``."""
+    if not asked:
+        return []
     by_place = {(c.chunk_index, c.position): c for c in every}
+    found = []
     for c in candidates:
         text = c.sentence.text
         if leading_pronoun(text) and not numbered(text):
             before = by_place.get((c.chunk_index, c.position - 1))
             text = f"{before.sentence.text} {text}" if before is not None else text
         if about_namesake(text, asked):
-            c.score -= NAMESAKE_PENALTY
-            c.typed = False
+            found.append(c)
+    return found

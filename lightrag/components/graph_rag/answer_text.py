@@ -8,11 +8,13 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate
+from lightrag.components.graph_rag.answer_choices import claim_decision
 from lightrag.components.graph_rag.answer_hops import TYPED_KINDS
+from lightrag.components.graph_rag.answer_namesakes import namesake_quotes, numbered
 from lightrag.components.graph_rag.answer_verdicts import choice_decision, choice_verdict, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import question_names, stem, stems
 from lightrag.components.graph_rag.question_types import asks_place, clause_event, role_event
-from lightrag.components.graph_rag.quote_order import with_antecedents
+from lightrag.components.graph_rag.quote_order import opens_with_pronoun, with_antecedents
 
 __all__ = ["answer_text", "choice_chain", "shown", "stated"]
 
@@ -32,7 +34,10 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
         # a passage names its subject in its heading or opening: "It opened on 19 March
         # 1932." under "The Sydney Harbour Bridge is ..." gives that bridge's year
         pick = choice_verdict(query, _context_rows(every))
-        return (f"{pick}, according to the dates in the sources: {quoted}" if pick else
+        if pick:
+            return f"{pick}, according to the dates in the sources: {quoted}", True
+        pick = claim_decision(query, _context_rows(every))[0]  # "Which has X, A or B?"
+        return (f"{pick}, according to the sources: {quoted}" if pick else
                 f"The sources do not settle which one; the closest evidence: {quoted}"), pick is not None
     if missing:
         # the thing asked for is named nowhere in the context ("What is her annual salary?"
@@ -46,7 +51,9 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
         asked = "place" if asks_place(query) else kind
         return f"The quoted sentences do not give the {asked} asked for; the closest evidence: {quoted}", None
     if kind == "yes_no":
-        verdict = yes_no_verdict(query, [(c.sentence.text, stated(c, query)) for c in chain], weights)
+        namesakes = namesake_quotes(chain, numbered(query), every)  # "Voyager 2 ..." for Voyager 1
+        verdict = yes_no_verdict(query, [(c.sentence.text, stated(c, query)) for c in chain
+                                         if c not in namesakes], weights)
         return (f"{verdict}: {quoted}" if verdict else
                 f"The sources do not say yes or no directly; the closest evidence: {quoted}"), \
             verdict is not None
@@ -54,14 +61,18 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
 
 
 def stated(c: Candidate, query: str) -> set:
-    """What a quote states, for a yes/no verdict: its words and its heading's, and of its
-    passage's opening only the names and years the question asks about (who "it" is, when the
-    passage's event was: "the collision at Pellow Junction in 1894"); the opening's other
-    words are another sentence's claim ("Was Hubble launched aboard the Space Shuttle
-    Endeavour?" is not stated by "astronauts on the Space Shuttle Endeavour installed corrective
-    optics" under an opening that says Hubble "was launched ... aboard the Space Shuttle
-    Discovery")."""
-    said = question_names(query) | {w for w in stems(query) if w.isdigit()}  # "in 1894" too
+    """What a quote states, for a yes/no verdict: its words and its heading's, the years of its
+    passage's opening that the question asks about (when the passage's event was: "the collision
+    at Pellow Junction in 1894") and, for a sentence opening with a pronoun, the question's
+    names its passage's opening says (who "it" is). The opening's other words are another
+    sentence's claim: "Was Hubble launched aboard the Space Shuttle Endeavour?" is not stated by
+    "astronauts on the Space Shuttle Endeavour installed corrective optics" under an opening that
+    says Hubble "was launched ... aboard the Space Shuttle Discovery", nor "Did NASA build the
+    Huygens probe?" by "The Huygens probe, built by the European Space Agency, ..." under one
+    that names NASA."""
+    said = {w for w in stems(query) if w.isdigit()}
+    if opens_with_pronoun(c.sentence.text):
+        said |= question_names(query)
     return c.words | c.heading_words | (c.passage_words & said)
 
 
@@ -71,10 +82,14 @@ def _context_rows(every: List[Candidate]) -> List[Tuple[str, str, str]]:
 
 def choice_chain(query: str, chain: List[Candidate], every: List[Candidate]) -> List[Candidate]:
     """The quotes of a decided "A or B" question: the sentences whose dates decide it, in the
-    order of the options, each after the sentence saying who its pronoun means. A verdict
+    order of the options (or the one stating the claim of the option picked:
+    :func:`~.answer_choices.claim_decision`), each after the sentence saying who its pronoun
+    means. A verdict
     "according to the dates in the sources" shows the dates it read (the context gave
     Hubble's launch year, the quotes only Webb's); undecided, ``chain`` as it is."""
     pick, deciding = choice_decision(query, _context_rows(every))
+    if pick is None:
+        pick, deciding = claim_decision(query, _context_rows(every))
     if pick is None:
         return chain
     return with_antecedents([every[i] for i in dict.fromkeys(deciding)], every)

@@ -27,7 +27,9 @@ STOPWORDS = frozenset(
     "what which who whom whose when where why how that this these those it its he she they "
     "them his her their there here than then also not no yes any all some many much more most "
     "can could will would should shall may might must one ones s anyone anybody anything "
-    "someone somebody something everyone everybody everything".split())
+    "someone somebody something everyone everybody everything "
+    # a user's own questions: "What should I do if my coffee is lukewarm?" asks about coffee
+    "if unless whether my me mine your yours our ours we you".split())
 
 Phrase = Tuple[str, str]
 

@@ -83,6 +83,7 @@ from lightrag.components.graph_rag.answer_candidates import (
     about_the_subject,
     answer_candidates,
     embedded_text,
+    favour_descriptions,
     unmentioned,
     unmentioned_event,
     unnamed_subject,
@@ -242,7 +243,7 @@ class ExtractiveAnswerer(Component):
 
     def _prefilter(self, candidates: List[Candidate]) -> List[Candidate]:
         """The sentences worth a vector: the ``max_embedded`` best by their words."""
-        items = [Lexical(c.lexical + (self.lead_bonus if c.position == 0 else 0.0), c.chunk_index,
+        items = [Lexical(c.lexical + (self.lead_bonus if c.opens_passage else 0.0), c.chunk_index,
                          c.position) for c in candidates]
         return [candidates[i] for i in keep_best(items, self.max_embedded, self.prefilter_rank_prior)]
 
@@ -262,7 +263,7 @@ class ExtractiveAnswerer(Component):
             text = c.sentence.text.lower()
             if any(n in text for n in lowered_entities):
                 score += self.entity_bonus
-            if c.position == 0:
+            if c.opens_passage:
                 score += self.lead_bonus  # a passage's first sentence says what it is about
             if not (c.words - q_words):
                 score -= 0.3  # repeats the question, adds nothing
@@ -452,6 +453,7 @@ class ExtractiveAnswerer(Component):
         names += [str(r.get(k, "")) for r in relations for k in ("src_id", "tgt_id")]
         self._base_scores(candidates, cosines, query, kind, names)
         fit_periods(candidates, query, kind, every)  # "Who was director in 1950?"
+        favour_descriptions(candidates, query)  # "Who is X?": "X joined the team as ..."
         sink_namesakes(candidates, query, every)  # "Voyager 2 ..." for "... Voyager 1 ...?"
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
         chain = reading_order(with_antecedents(with_reason(query, chain, every), every), chain[0])

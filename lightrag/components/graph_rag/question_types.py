@@ -62,10 +62,24 @@ def question_type(question: str) -> str:
     if _NUMBER_Q.search(text):
         return "number"
     if _NAME_Q.search(text):
-        return "name"
+        return "other" if described_name(text) else "name"
     if _YES_NO_Q.search(text):
         return "yes_no"
     return "other"
+
+
+_WHO_IS = re.compile(r"^who (?:is|was) (.+?)\s*\?*$", re.I)
+
+
+def described_name(question: str) -> str:
+    """The name a "Who is X?" question asks to describe ("Who is Priya Nair?" -> "Priya
+    Nair"; its answer is what X is or does, not another name), else ``""`` ("Who is the head of
+    support?", "Who is X's mother?" ask for a name)."""
+    match = _WHO_IS.match(question.strip())
+    if not match:
+        return ""
+    asked = match.group(1)
+    return asked if names_in(" " + asked) == [asked] and "'" not in asked and "’" not in asked else ""
 
 
 def choice_options(question: str) -> Optional[Tuple[str, str]]:
