@@ -160,6 +160,9 @@ def test_a_choice_not_about_time_is_decided_by_the_option_whose_sentence_states_
     assert answer("Which thermostat has a humidity sensor, the T2 or the T3?", t3).startswith(
         "The sources do not settle")
     assert answer("Which model is cheaper, the T2 or the T3?", t2, t3).startswith("The sources do not settle")
+    # a namesake's sentence states nothing of the option ("Voyager 2 is the only spacecraft ...")
+    assert not answer("Which visited Uranus, Voyager 1 or Apollo 11?", SAMPLE["voyager"],
+                      SAMPLE["apollo"]).startswith("Voyager 1")
 
 
 def test_a_label_line_of_notes_is_not_the_passage_s_opening() -> None:
