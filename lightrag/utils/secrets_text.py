@@ -26,6 +26,8 @@ import re
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
+from lightrag.utils.secret_names import is_secret_key
+
 __all__ = [
     "MIN_SECRET_LENGTH",
     "REDACTED",
@@ -114,8 +116,6 @@ _NOT_SECRET_ENV = frozenset({"PWD", "OLDPWD"})
 def _known_values() -> set:
     """The registered keys and the values of the environment variables whose names say they
     hold a secret (``OPENAI_API_KEY``, ``PGPASSWORD``, ...)."""
-    from lightrag.utils.secrets import is_secret_key  # that module imports this one
-
     found = set(_REGISTERED)
     for name, value in os.environ.items():
         if (len(value) >= MIN_SECRET_LENGTH and not re.search(r"\s", value) and value != REDACTED
