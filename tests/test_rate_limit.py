@@ -120,3 +120,15 @@ def test_a_benchmark_keeps_to_requests_per_minute() -> None:
     assert len(arrivals) == 8 and max(arrivals) - min(arrivals) >= 0.6
     assert sorted(starts(arrivals))[3] >= 0.07
     assert report.settings["requests_per_minute"] == 600
+
+
+def test_a_config_sets_a_clients_rate() -> None:
+    """``requests_per_minute`` in a client's YAML config (OpenAI, Groq) survives a round trip."""
+    from lightrag.utils.config import build
+
+    client = build("component_name: OpenAIClient\ncomponent_config: {requests_per_minute: 30}\n")
+    assert client.rate_limit.requests_per_minute == 30
+    assert build(client.to_config()).rate_limit.requests_per_minute == 30
+    assert build({"component_name": "GroqAPIClient", "component_config": {}}).rate_limit is None
+    with pytest.raises(ValueError, match="requests_per_minute must be a positive number"):
+        build({"component_name": "GroqAPIClient", "component_config": {"requests_per_minute": 0}})

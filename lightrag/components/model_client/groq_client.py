@@ -42,6 +42,8 @@ class GroqAPIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
             message) or ``"messages"`` (a list of ``{"role", "content"}`` messages). Both modes
             accept both forms.
         env_api_key_name: the environment variable holding the key.
+        requests_per_minute: start at most this many requests a minute, retries included
+            (Groq's free tier limits requests per minute; see ``ModelClient.limit_rate``).
 
     Transient errors (rate limits, timeouts, 5xx) are retried per ``retry_policy``; the SDK's own
     retries are switched off so the policy is the only one.
@@ -71,7 +73,9 @@ class GroqAPIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
         input_type: str = "text",
         env_api_key_name: str = "GROQ_API_KEY",
         timeout: float | None = None,
+        requests_per_minute: float | None = None,
     ) -> None:
         super().__init__()
         self._init_api_key(api_key, env_api_key_name, timeout)
         self._init_chat(chat_completion_parser, input_type)
+        self.limit_rate(requests_per_minute)

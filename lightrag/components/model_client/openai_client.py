@@ -101,6 +101,9 @@ class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
         env_base_url_name: the environment variable holding the base URL.
         organization: the OpenAI organization id, if any.
         timeout: the request timeout in seconds (60 when None); a Generator enforces it too.
+        requests_per_minute: start at most this many requests a minute, retries included, for
+            every thread and event loop using the client (a provider's rate limit kept instead
+            of answered with 429s; :meth:`~lightrag.core.model_client.ModelClient.limit_rate`).
 
     Transient errors (rate limits, timeouts, 5xx) are retried per ``retry_policy``; the SDK's own
     retries are switched off so the policy is the only one.
@@ -139,10 +142,12 @@ class OpenAIClient(ChatSDKMixin, SDKClientMixin, ModelClient):
         env_base_url_name: str = "OPENAI_BASE_URL",
         organization: str | None = None,
         timeout: float | None = None,
+        requests_per_minute: float | None = None,
     ) -> None:
         super().__init__()
         self._init_api_key(api_key, env_api_key_name, timeout)
         self._init_chat(chat_completion_parser, input_type)
+        self.limit_rate(requests_per_minute)
         self.base_url = base_url
         self.env_base_url_name = env_base_url_name
         self.organization = organization
