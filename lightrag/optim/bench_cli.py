@@ -63,6 +63,8 @@ def make_metric(spec: Any) -> Tuple[Callable[[Any, Dict[str, Any]], float], str]
     """
     spec = {"name": spec} if isinstance(spec, str) else dict(spec or {"name": "f1"})
     name = str(spec.pop("name", "f1")).lower()
+    if name == "llm_judge":
+        return _judge_metric(spec)
     answer_key = spec.pop("answer_key", "answer")
     aliases_key = spec.pop("aliases_key", None)
     normalize = spec.pop("normalize", "squad")
@@ -91,6 +93,47 @@ def make_metric(spec: Any) -> Tuple[Callable[[Any, Dict[str, Any]], float], str]
         name = f"{name}_{normalize}"
     metric.__name__ = name
     return metric, name
+
+
+#: the keys of an ``llm_judge`` metric (see :func:`_judge_metric`)
+JUDGE_KEYS = {"model_client", "model_kwargs", "judgement_query", "question_key", "answer_key",
+              "aliases_key", "cache_path"}
+
+
+def _judge_metric(spec: Dict[str, Any]) -> Tuple[Callable[[Any, Dict[str, Any]], float], str]:
+    """An LLM-as-judge metric from a config: ``{name: llm_judge, model_client: {component_name:
+    ..., component_config: ...}, model_kwargs: {...}, judgement_query, question_key,
+    answer_key, aliases_key, cache_path}``: 1.0 when the judge says the prediction answers the
+    item's question as its reference does, 0.0 when it says not. A judge call that fails or a
+    reply with no verdict raises, so the item is counted as a failure of kind ``metric`` (never
+    scored as a silent 0); ``cache_path`` keeps the judge's replies (re-scoring costs no calls).
+
+    Example:
+        >>> metric, name = make_metric({"name": "llm_judge", "model_client": {
+        ...     "component_name": "ScriptedClient", "component_config": {"responses": ["True"]}}})
+        >>> name, metric("Paris", {"question": "Capital of France?", "answer": "Paris"})
+        ('llm_judge', 1.0)
+    """
+    from lightrag.eval.llm_as_judge import DEFAULT_JUDGEMENT_QUERY, DefaultLLMJudge
+    from lightrag.utils.config import new_component
+
+    unknown = sorted(set(spec) - JUDGE_KEYS)
+    if unknown:
+        raise ValueError(f"metric llm_judge: unknown keys {unknown} (allowed: {sorted(JUDGE_KEYS)})")
+    if not isinstance(spec.get("model_client"), dict):
+        raise ValueError("metric llm_judge needs model_client: {component_name: ..., "
+                         "component_config: {...}} (the judge model)")
+    judge = DefaultLLMJudge(new_component(spec["model_client"]), spec.get("model_kwargs"),
+                            cache_path=spec.get("cache_path"))
+    query = str(spec.get("judgement_query") or DEFAULT_JUDGEMENT_QUERY)
+    question_key, answer_key = spec.get("question_key", "question"), spec.get("answer_key", "answer")
+    aliases_key = spec.get("aliases_key")
+
+    def llm_judge(prediction: Any, item: Dict[str, Any]) -> float:
+        refs = [item[answer_key], *((item.get(aliases_key) or []) if aliases_key else [])]
+        return 1.0 if judge(str(item.get(question_key, "")), refs, prediction, query) else 0.0
+
+    return llm_judge, "llm_judge"
 
 
 def load_dataset(path: Path, file: Optional[str] = None) -> List[Dict[str, Any]]:
