@@ -69,6 +69,7 @@ from lightrag.server.auth import KeyRing, KeySpec
 from lightrag.server.documents import router as documents_router
 from lightrag.server.errors import UnhandledErrorMiddleware, add_error_handlers
 from lightrag.server.explore import explore_router, public_properties
+from lightrag.server.hku_api import router as hku_router
 from lightrag.server.intake import DEFAULT_MAX_PENDING, IntakeQueue
 from lightrag.server.metrics import CONTENT_TYPE, ServerMetrics
 from lightrag.server.middleware import (
@@ -309,6 +310,7 @@ async def health(request: Request) -> Dict[str, Any]:
 
 def _mount_routes(app: FastAPI, keyed: List[Any], ui: bool) -> None:
     in_workspace = [*keyed, Depends(use_workspace)]
+    app.include_router(hku_router, dependencies=in_workspace)  # first: HKU's /documents/* names
     for router in (documents_router, query_router, graph_router, explore_router(), ollama_router()):
         app.include_router(router, dependencies=in_workspace)
     app.add_api_route("/metrics", metrics, methods=["GET"], tags=["ops"],
