@@ -42,3 +42,19 @@ def test_numbered_names() -> None:
     assert about_namesake("Apollo 13 was aborted.", {"apollo": "11"})
     assert not about_namesake("Apollo 11 landed; Apollo 13 did not.", {"apollo": "11"})
     assert about_namesake("Voyager 10 is fiction.", {"voyager": "1"})  # 10 is not 1
+
+
+def test_a_sentence_opening_with_an_identifier_is_a_sentence() -> None:
+    """A Markdown loader drops inline code's backticks: "... criteria. `lightrag bench-prompts`
+    runs ..." reached the splitter as "criteria. lightrag bench-prompts runs", one sentence, and
+    the answer quoted both halves. Abbreviations and initialisms still do not end a sentence."""
+    from lightrag.components.graph_rag.sentences import split_sentences
+
+    def texts(text):
+        return [s.text if hasattr(s, "text") else s for s in split_sentences(text)]
+
+    assert texts("It lists the criteria. lightrag bench-prompts runs the variants.") == [
+        "It lists the criteria.", "lightrag bench-prompts runs the variants."]
+    for one in ("Bring tools, e.g. a hammer and nails.", "We met at 9 a.m. the next day.",
+                "It costs approx. two dollars.", "Pi is 3.14 exactly."):
+        assert texts(one) == [one]

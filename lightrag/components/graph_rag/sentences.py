@@ -33,6 +33,10 @@ _ABBREVIATIONS = {
     "oct", "nov", "dec", "fig", "vol", "approx", "u.s", "u.k", "a.d", "b.c", "gen", "gov", "rev",
 }
 _END = re.compile(r"[.!?](?:[\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+#: a full stop after a plain word, then a lower-case word: a sentence that opens with an
+#: identifier ("... on the LightRAG paper's criteria. lightrag bench-prompts runs ..."; a
+#: Markdown loader drops the inline code's backticks)
+_END_BEFORE_LOWER = re.compile(r"(?<=[a-z]{4})\.\s+(?=[a-z])")
 _MARKUP_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 _LIST_MARKER = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+)")
 _PREFORMATTED = re.compile(r"^(?: {4}|\t)")
@@ -58,7 +62,8 @@ def _is_abbreviation(text: str, end: int) -> bool:
 
 def _split_line(line: str) -> List[str]:
     pieces, start = [], 0
-    for match in _END.finditer(line):
+    ends = sorted([*_END.finditer(line), *_END_BEFORE_LOWER.finditer(line)], key=lambda m: m.start())
+    for match in ends:
         if line[match.start()] == "." and _is_abbreviation(line, match.start()):
             continue
         pieces.append(line[start:match.end()].strip())
