@@ -148,7 +148,8 @@ def test_fuzzed_requests_never_500_or_hang(server):
         (b"[" * 5000 + b"]" * 5000, "application/json"), (b'"just a string"', "application/json"),
         (json.dumps({"query": "x" * (MAX_BODY + 10)}).encode(), "application/json"),
     ]:
-        for path in ("/query", "/documents"):
+        for path in ("/query", "/documents", "/query/stream", "/query/data",  # HKU's routes too
+                     "/documents/text", "/documents/texts"):
             response = server.post(path, content=raw, headers={"content-type": content_type})
             check(response, f"POST {path} raw {raw[:40]!r}", failures)
             assert response.status_code in (400, 413, 415, 422), (path, raw[:40], response.text[:200])

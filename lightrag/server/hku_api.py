@@ -165,7 +165,7 @@ async def _hku_query_body(request: Request, stream: Optional[bool] = None) -> tu
     fields are unset and HKU-only fields are taken out."""
     try:
         raw = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         raise RequestValidationError([{"type": "json_invalid", "loc": ("body",),
                                        "msg": "JSON decode error", "input": None}]) from None
     if not isinstance(raw, dict):
