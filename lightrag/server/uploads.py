@@ -5,8 +5,8 @@ paragraphs took ~900 MB and 8 s to read, and four of them uploaded at once took 
 3.4 GB and kept ``/health`` waiting 11 s (the readers' threads held the interpreter's lock).
 
 :class:`UploadReader` reads a ZIP-based file (``.docx``) or a PDF — the formats that expand —
-with ``python -m lightrag.server.uploads`` (its own interpreter: no ``multiprocessing``, which
-would import the server's own script again in each child), :data:`UPLOAD_READERS` at once,
+with :func:`read_in_child` in an interpreter of its own (``python -c``: no ``multiprocessing``,
+which would import the server's own script again in each child), :data:`UPLOAD_READERS` at once,
 each with its address space limited to :data:`UPLOAD_MEMORY_BYTES` and its time to
 :data:`UPLOAD_SECONDS` (wall-clock, by the server, and CPU, by the system): a file that needs
 more is refused (reason ``too-large``), and the server never holds its parse. Other files
@@ -37,6 +37,9 @@ __all__ = ["UPLOAD_MEMORY_BYTES", "UPLOAD_READERS", "UPLOAD_SECONDS", "UploadRea
 UPLOAD_READERS = 2  #: archives and PDFs read at once, server-wide (one process each)
 UPLOAD_MEMORY_BYTES = 2 * 1024**3  #: address space of a reading process
 UPLOAD_SECONDS = 120.0  #: time a reading process gets
+#: what a reading process runs (``python -c``; its arguments: memory bytes, seconds)
+_CHILD_CODE = ("import sys; from lightrag.server.uploads import read_in_child; "
+               "read_in_child(int(sys.argv[1]), int(sys.argv[2]))")
 
 
 def expands(data: bytes) -> bool:
@@ -75,7 +78,7 @@ class UploadReader:
 
     async def _read_in_child(self, name: str, data: bytes) -> str:
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "lightrag.server.uploads", str(self.memory_bytes),
+            sys.executable, "-c", _CHILD_CODE, str(self.memory_bytes),
             str(math.ceil(self.seconds)),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL)
@@ -103,8 +106,8 @@ class UploadReader:
         return str(answer["text"])
 
 
-def _child(memory_bytes: int, seconds: int) -> None:
-    """``python -m lightrag.server.uploads MEMORY_BYTES SECONDS``: read one file from stdin,
+def read_in_child(memory_bytes: int, seconds: int) -> None:
+    """What a reading process runs (:data:`_CHILD_CODE`): read one file from stdin,
     with at most ``MEMORY_BYTES`` of address space and ``SECONDS`` of CPU time (the server kills
     it at that time too; the CPU limit ends it if the server died first)."""
     try:
@@ -125,7 +128,3 @@ def _child(memory_bytes: int, seconds: int) -> None:
     except MemoryError:
         answer = {"error": "too-large", "message": "reading it needs more memory than an upload may use"}
     sys.stdout.write(json.dumps(answer))
-
-
-if __name__ == "__main__":
-    _child(int(sys.argv[1]), int(sys.argv[2]))

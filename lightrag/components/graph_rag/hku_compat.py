@@ -10,7 +10,7 @@ functions (``llm_model_func``, ``embedding_func``), storages are initialized and
                    embedding_func=EmbeddingFunc(embedding_dim=384, func=my_embed))
     await rag.initialize_storages()
     await rag.ainsert("Mira Oduya founded Tallow Ferries in 1987.")
-    print(await rag.aquery("Who founded Tallow Ferries?", param=QueryParam(mode="mix")))
+    answer = await rag.aquery("Who founded Tallow Ferries?", param=QueryParam(mode="mix"))
     await rag.finalize_storages()
 
 Without ``llm_model_func`` the offline defaults extract (spaCy) and answer (sentences quoted
