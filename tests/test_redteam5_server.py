@@ -18,6 +18,7 @@ httpx = pytest.importorskip("httpx")
 
 import server_fixtures  # noqa: E402
 from graph_fakes import extraction_reply  # noqa: E402
+from pdf_files import pdf_of  # noqa: E402
 from server_fixtures import SlowAsyncClient, make_rag  # noqa: E402
 
 serve = server_fixtures.serve  # the fixture: a real uvicorn server over the scripted GraphRAG
@@ -125,27 +126,7 @@ def pdf_with(content: bytes) -> bytes:
     .docx bomb themselves (red team 6), so these tests of the reading process's own limits use
     what still costs the most within them: pypdf holds ~100 bytes per character of a text
     operand (2 MB of "a": ~200 MB) and spends ~16 us per text operator."""
-    import io
-    import zlib
-
-    comp = zlib.compress(content, 9)
-    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-            b"/Resources << /Font << /F1 5 0 R >> >> >>",
-            b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(comp) + comp + b"\nendstream",
-            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for i, obj in enumerate(objs, 1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % i + obj + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref))
-    return out.getvalue()
+    return pdf_of(content)
 
 
 def test_an_upload_that_needs_too_much_memory_is_refused():

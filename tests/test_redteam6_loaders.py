@@ -11,9 +11,9 @@ import io
 import time
 import tracemalloc
 import zipfile
-import zlib
 
 import pytest
+from pdf_files import pdf_of
 
 from lightrag.components.loaders import docx as docx_loader
 from lightrag.components.loaders import load_document
@@ -94,36 +94,9 @@ def test_docx_structure_still_read():
     assert doc.meta_data["sections"] == [{"level": 1, "title": "Acme", "offset": 0}]
 
 
-def _pdf(*contents: bytes) -> bytes:
-    """A PDF with one page per content stream (compressed)."""
-    n = len(contents)
-    kids = b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(n))
-    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
-            b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, n),
-            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    for i, content in enumerate(contents):
-        comp = zlib.compress(content, 9)
-        objs.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
-                    b"/Resources << /Font << /F1 3 0 R >> >> >>" % (5 + 2 * i))
-        objs.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(comp) + comp
-                    + b"\nendstream")
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for i, obj in enumerate(objs, 1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % i + obj + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref))
-    return out.getvalue()
-
-
 def test_pdf_bomb_is_refused_quickly():
     pytest.importorskip("pypdf")
-    data = _pdf(b"BT /F1 12 Tf 72 720 Td " + b"(ab) Tj " * 4_000_000 + b"ET")  # 32 MB inflated
+    data = pdf_of(b"BT /F1 12 Tf 72 720 Td " + b"(ab) Tj " * 4_000_000 + b"ET")  # 32 MB inflated
     started = time.monotonic()
     with pytest.raises(DocumentLoadError, match=r"^bomb\.pdf: a PDF stream past the reader's limits"):
         load_document("bomb.pdf", data=data)
@@ -132,13 +105,13 @@ def test_pdf_bomb_is_refused_quickly():
 
 def test_pdf_text_still_read():
     pytest.importorskip("pypdf")
-    doc = load_document("ok.pdf", data=_pdf(b"BT /F1 12 Tf 72 720 Td (Acme builds robots.) Tj ET"))
+    doc = load_document("ok.pdf", data=pdf_of(b"BT /F1 12 Tf 72 720 Td (Acme builds robots.) Tj ET"))
     assert doc.text == "Acme builds robots."
 
 
 def test_pdf_string_bomb_is_refused_quickly():
     pytest.importorskip("pypdf")
-    data = _pdf(b"BT /F1 12 Tf 72 720 Td (" + b"a" * 15_000_000 + b") Tj ET")  # 15 KB
+    data = pdf_of(b"BT /F1 12 Tf 72 720 Td (" + b"a" * 15_000_000 + b") Tj ET")  # 15 KB
     started = time.monotonic()  # it cost 10 s and 824 MB under pypdf's own limits
     with pytest.raises(DocumentLoadError, match=r"^s\.pdf: a PDF stream past the reader's limits"):
         load_document("s.pdf", data=data)
@@ -150,9 +123,9 @@ def test_a_pdf_page_past_the_limits_is_skipped_and_the_others_read(caplog):
     text = b"BT /F1 12 Tf 72 720 Td (Acme builds robots.) Tj ET"
     drawing = b"0 0 m " + b"1 1 l " * 1_200_000 + b"S"  # 2.4 MB of path operators
     with caplog.at_level("WARNING"):
-        doc = load_document("mixed.pdf", data=_pdf(text, drawing, text))
+        doc = load_document("mixed.pdf", data=pdf_of(text, drawing, text))
     assert doc.text == "Acme builds robots.\n\f\nAcme builds robots."
     assert doc.meta_data["pages"] == 3 and doc.meta_data["skipped_pages"] == [2]
     assert "mixed.pdf: page(s) 2 skipped" in caplog.text
     with pytest.raises(DocumentLoadError, match="past the reader's limits"):
-        load_document("drawings.pdf", data=_pdf(text, *[drawing] * 3))
+        load_document("drawings.pdf", data=pdf_of(text, *[drawing] * 3))
