@@ -257,20 +257,26 @@ def test_shutdown_leaves_the_backlog_pending_after_drain_timeout(tmp_path):
     assert restarted.doc_status.get_status_counts()["processed"] == 8
 
 
+def _post_then_sigterm(proc, url, body, after, wait):
+    """POST ``body`` to ``url`` in a thread, SIGTERM the server ``after`` seconds, wait for
+    it to stop (``wait`` s) and return the response the client got."""
+    got = {}
+    thread = threading.Thread(target=lambda: got.update(response=httpx.post(url, json=body, timeout=120)))
+    thread.start()
+    time.sleep(after)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(wait)
+    thread.join(60)
+    return got["response"]
+
+
 @pytest.mark.subprocess
 def test_a_waiting_insert_cut_by_shutdown_gets_the_json_503(tmp_path):
     proc, client = start_server(tmp_path, free_port(), tmp_path / "store", "--graceful-timeout", "1")
     url = str(client.base_url).rstrip("/")
     text = " ".join(f"Probe{i} of Agency{i} visited Planet{i}." for i in range(3000))  # ~15 s of work
-    got = {}
-    thread = threading.Thread(target=lambda: got.update(response=httpx.post(
-        url + "/documents", json={"texts": [text], "ids": ["W0"], "wait": True}, timeout=120)))
-    thread.start()
-    time.sleep(1.5)
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(60)
-    thread.join(60)
-    response = got["response"]
+    response = _post_then_sigterm(proc, url + "/documents",
+                                  {"texts": [text], "ids": ["W0"], "wait": True}, after=1.5, wait=60)
     assert response.status_code == 503 and response.headers["content-type"] == "application/json"
     assert "shutting down" in response.json()["detail"]
 
@@ -283,15 +289,8 @@ def test_a_graph_import_cut_by_shutdown_gets_the_json_503_and_commits_whole(tmp_
     proc, client = start_server(tmp_path, free_port(), store, "--graceful-timeout", "1")
     url = str(client.base_url).rstrip("/")
     kg = {"entities": [{"entity_name": f"Node{i}", "description": f"node {i}"} for i in range(20000)]}
-    got = {}
-    thread = threading.Thread(target=lambda: got.update(response=httpx.post(
-        url + "/documents/custom_kg", json={"custom_kg": kg, "doc_id": "big-kg"}, timeout=120)))
-    thread.start()
-    time.sleep(2.0)
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(90)
-    thread.join(60)
-    response = got["response"]
+    response = _post_then_sigterm(proc, url + "/documents/custom_kg",
+                                  {"custom_kg": kg, "doc_id": "big-kg"}, after=2.0, wait=90)
     assert response.status_code == 503 and response.headers["content-type"] == "application/json"
     assert "shutting down" in response.json()["detail"]
     import graph_fakes  # noqa: F401  (registers the fake model functions)
