@@ -5,18 +5,18 @@ context does not mention ...; the closest evidence: ...").
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate
 from lightrag.components.graph_rag.answer_choices import claim_decision
 from lightrag.components.graph_rag.answer_hops import TYPED_KINDS
 from lightrag.components.graph_rag.answer_namesakes import namesake_quotes, numbered
-from lightrag.components.graph_rag.answer_verdicts import choice_decision, choice_verdict, yes_no_verdict
+from lightrag.components.graph_rag.answer_verdicts import choice_decision, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import question_names, stem, stems
 from lightrag.components.graph_rag.question_types import asks_place, clause_event, role_event
 from lightrag.components.graph_rag.quote_order import opens_with_pronoun, with_antecedents
 
-__all__ = ["answer_text", "choice_chain", "shown", "stated"]
+__all__ = ["ChoiceDecision", "answer_text", "choice_chain", "choice_of", "shown", "stated"]
 
 
 def shown(c: Candidate) -> str:
@@ -25,20 +25,19 @@ def shown(c: Candidate) -> str:
 
 
 def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candidate], missing: str,
-                weights: Dict[str, float]) -> Tuple[str, Optional[bool]]:
+                weights: Dict[str, float], choice: Optional[ChoiceDecision] = None
+                ) -> Tuple[str, Optional[bool]]:
     """``(text, decided)``: the quotes of ``chain``, opened by the verdict of a yes/no or "A or
-    B" question (``decided``: whether one was reached) or by what the context does not say."""
+    B" question (``decided``: whether one was reached; ``choice``: :func:`choice_of`, read here
+    when not given) or by what the context does not say."""
     quoted = " ".join(f"{shown(c)} [{c.reference_id}]" if c.reference_id else shown(c) for c in chain)
     missing = missing or unsaid_event(query, chain)
     if kind == "choice":
-        # a passage names its subject in its heading or opening: "It opened on 19 March
-        # 1932." under "The Sydney Harbour Bridge is ..." gives that bridge's year
-        pick = choice_verdict(query, _context_rows(every))
-        if pick:
-            return f"{pick}, according to the dates in the sources: {quoted}", True
-        pick = claim_decision(query, _context_rows(every))[0]  # "Which has X, A or B?"
-        return (f"{pick}, according to the sources: {quoted}" if pick else
-                f"The sources do not settle which one; the closest evidence: {quoted}"), pick is not None
+        pick, _, by_dates = choice or choice_of(query, every)
+        if pick is None:
+            return f"The sources do not settle which one; the closest evidence: {quoted}", False
+        source = "the dates in the sources" if by_dates else "the sources"
+        return f"{pick}, according to {source}: {quoted}", True
     if missing:
         # the thing asked for is named nowhere in the context ("What is her annual salary?"
         # over passages that give her job, not her pay): say so, and show what is closest
@@ -80,19 +79,37 @@ def _context_rows(every: List[Candidate]) -> List[Tuple[str, str, str]]:
     return [(c.sentence.text, c.sentence.heading, c.passage_opening) for c in every]
 
 
-def choice_chain(query: str, chain: List[Candidate], every: List[Candidate]) -> List[Candidate]:
-    """The quotes of a decided "A or B" question: the sentences whose dates decide it, in the
-    order of the options (or the one stating the claim of the option picked:
-    :func:`~.answer_choices.claim_decision`), each after the sentence saying who its pronoun
-    means. A verdict
+class ChoiceDecision(NamedTuple):
+    """How an "A or B" question is decided: the option picked (None: not decided), the indices
+    of the context sentences that decide it, and whether by dates."""
+
+    pick: Optional[str]
+    deciding: List[int]
+    by_dates: bool
+
+
+def choice_of(query: str, every: List[Candidate]) -> ChoiceDecision:
+    """The decision of an "A or B" question over the context ``every``: by the options' dates
+    (:func:`~.answer_verdicts.choice_decision`; a passage names its subject in its heading or
+    opening: "It opened on 19 March 1932." under "The Sydney Harbour Bridge is ..." gives that
+    bridge's year), else by the one option a sentence states the claim of ("Which has X, A or
+    B?": :func:`~.answer_choices.claim_decision`)."""
+    rows = _context_rows(every)
+    pick, deciding = choice_decision(query, rows)
+    if pick is not None:
+        return ChoiceDecision(pick, deciding, True)
+    pick, deciding = claim_decision(query, rows)
+    return ChoiceDecision(pick, deciding, False)
+
+
+def choice_chain(chain: List[Candidate], every: List[Candidate], choice: ChoiceDecision) -> List[Candidate]:
+    """The quotes of a decided "A or B" question: the sentences that decide it (``choice``), in
+    the order of the options, each after the sentence saying who its pronoun means. A verdict
     "according to the dates in the sources" shows the dates it read (the context gave
     Hubble's launch year, the quotes only Webb's); undecided, ``chain`` as it is."""
-    pick, deciding = choice_decision(query, _context_rows(every))
-    if pick is None:
-        pick, deciding = claim_decision(query, _context_rows(every))
-    if pick is None:
+    if choice.pick is None:
         return chain
-    return with_antecedents([every[i] for i in dict.fromkeys(deciding)], every)
+    return with_antecedents([every[i] for i in dict.fromkeys(choice.deciding)], every)
 
 
 def unsaid_event(query: str, chain: List[Candidate]) -> str:

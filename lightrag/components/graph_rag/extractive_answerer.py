@@ -101,7 +101,7 @@ from lightrag.components.graph_rag.answer_hops import (
 )
 from lightrag.components.graph_rag.answer_namesakes import sink_namesakes, unsaid_numbered
 from lightrag.components.graph_rag.answer_periods import fit_periods
-from lightrag.components.graph_rag.answer_text import answer_text, choice_chain
+from lightrag.components.graph_rag.answer_text import answer_text, choice_chain, choice_of
 from lightrag.components.graph_rag.answer_types import AnswerSentence, ExtractiveAnswer
 from lightrag.components.graph_rag.answer_words import (
     STOPWORDS,
@@ -465,8 +465,9 @@ class ExtractiveAnswerer(Component):
             return ExtractiveAnswer(text=NOT_FOUND, question_type=kind,
                                     milliseconds=(time.perf_counter() - started) * 1000)
         # a choice quotes the dates that decide it; "Which X ... both A and B?" what A's and B's say
-        chain = choice_chain(query, chain, every) if kind == "choice" else both_chain(query, chain, every)
-        text, decided = answer_text(query, kind, chain, every, missing, weights)
+        choice = choice_of(query, every) if kind == "choice" else None
+        chain = choice_chain(chain, every, choice) if choice else both_chain(query, chain, every)
+        text, decided = answer_text(query, kind, chain, every, missing, weights, choice)
         return ExtractiveAnswer(
             text=text, question_type=kind, decided=decided,
             sentences=[AnswerSentence(text=c.sentence.text, reference_id=c.reference_id,
