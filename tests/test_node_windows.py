@@ -114,3 +114,92 @@ def test_dropping_the_graph_drops_its_windows_only(tmp_path):
     assert graph.get_node("Hub") is None
     assert other.get_node("Hub")["source_count"] == 7
     assert len(other.get_node("Hub")["source_id"].split(SEP)) == 4
+
+
+def test_a_merge_into_a_hub_reads_its_window_only_when_a_new_citation_enters_it(tmp_path):
+    path = str(tmp_path / "g.sqlite3")
+    db = SQLiteDatabase(path)
+    graph = SQLGraphStorage(db)
+    graph.upsert_node("Hub", {"description": "a", "source_id": SEP.join(ids(*range(10, 20)))})
+    statements: list = []
+    db._conn.set_trace_callback(statements.append)
+    try:
+        with db.transaction():
+            merged = graph.get_nodes_for_merge(["Hub"])["Hub"]
+            graph.upsert_node("Hub", {"description": "b"})
+            graph.add_node_sources("Hub", ids(30, 31))  # after the window's last (c13)
+    finally:
+        db._conn.set_trace_callback(None)
+    assert merged["source_count"] == 10 and merged["description"] == "a"
+    # the writer's node read names the table only for rows without a last id
+    assert not [s for s in statements if "node_windows" in s and "window_last IS NULL" not in s]
+    other = SQLGraphStorage(SQLiteDatabase(path))
+    assert other.get_node("Hub") == {"description": "b", "source_count": 12,
+                                     "source_id": SEP.join(ids(10, 11, 12, 13))}
+    with db.transaction():
+        graph.get_nodes_for_merge(["Hub"])
+        graph.add_node_sources("Hub", ids(40, 5))  # c05 enters: the window is read and written
+        assert graph.get_node("Hub")["source_id"] == SEP.join(ids(5, 10, 11, 12))
+        graph.get_nodes_for_merge(["Hub"])
+    assert other.get_node("Hub")["source_id"] == SEP.join(ids(5, 10, 11, 12))
+    assert other.get_node("Hub")["source_count"] == 14
+
+
+def test_the_writers_public_reads_of_an_unread_hub_put_its_window_back(open_graph_db):
+    graph = SQLGraphStorage(open_graph_db())
+    graph.upsert_node("Hub", {"description": "a", "source_id": SEP.join(ids(*range(10, 20)))})
+    window = SEP.join(ids(10, 11, 12, 13))
+    with graph.db.transaction():
+        assert "source_id" not in graph.get_nodes_for_merge(["Hub"])["Hub"]
+        graph.upsert_node("Hub", {"description": "b"})
+        assert graph.get_node("Hub")["source_id"] == window
+        assert graph.get_nodes_batch(["Hub"])["Hub"]["description"] == "b"
+    assert SQLGraphStorage(open_graph_db()).get_node("Hub") == {
+        "description": "b", "source_count": 10, "source_id": window}
+
+
+def test_windows_match_the_smallest_citations_whatever_the_order_of_merges(tmp_path):
+    import random
+
+    rng = random.Random(5)
+    path = str(tmp_path / "g.sqlite3")
+    graph = SQLGraphStorage(SQLiteDatabase(path))
+    cited: dict = {"A": set(), "B": set()}
+    for step in range(60):
+        with graph.db.transaction():
+            for node in rng.sample(sorted(cited), rng.randint(1, 2)):
+                action = rng.random()
+                if action < 0.15 and cited[node]:
+                    gone = rng.sample(sorted(cited[node]), min(2, len(cited[node])))
+                    graph.remove_node_sources(node, gone)
+                    cited[node] -= set(gone)
+                    continue
+                graph.get_nodes_for_merge([node])
+                if action < 0.5:
+                    graph.upsert_node(node, {"description": f"d{step}"})
+                new = [f"c{rng.randint(0, 999):03d}" for _ in range(rng.randint(1, 3))]
+                graph.add_node_sources(node, new)
+                cited[node] |= set(new)
+                if action > 0.9:
+                    assert graph.get_node(node)["source_count"] == len(cited[node])
+        reopened = SQLGraphStorage(SQLiteDatabase(path))
+        for node, chunks in cited.items():
+            data = reopened.get_node(node)
+            if data is None:
+                continue
+            assert data["source_count"] == len(chunks)
+            assert set(data["source_id"].split(SEP)) == set(node_sources.window_ids(sorted(
+                chunks)).split(SEP)) or len(chunks) <= 4
+
+
+def test_a_store_written_before_the_last_id_column_gets_it_and_merges_the_same(tmp_path):
+    path = str(tmp_path / "g.sqlite3")
+    graph = SQLGraphStorage(SQLiteDatabase(path))
+    graph.upsert_node("Hub", {"description": "a", "source_id": SEP.join(ids(*range(10, 20)))})
+    graph.db.execute("ALTER TABLE nodes DROP COLUMN window_last")  # as an older version made it
+    reopened = SQLGraphStorage(SQLiteDatabase(path))
+    assert "window_last" in reopened.db.columns("nodes")
+    reopened.add_node_sources("Hub", ids(2))
+    reopened.add_node_sources("Hub", ids(40))
+    assert SQLGraphStorage(SQLiteDatabase(path)).get_node("Hub") == {
+        "description": "a", "source_count": 12, "source_id": SEP.join(ids(2, 10, 11, 12))}

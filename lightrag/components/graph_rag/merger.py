@@ -147,12 +147,14 @@ def unify_case_variants(graph: Any, extractions: Sequence[Any]) -> Dict[str, str
 class _Prefetched:
     """``graph`` with the nodes and edges a merge will read fetched in two batched reads (and
     the citations of its chunks, where the graph keeps them as rows); each prefetched item
-    serves its first read only (the merge then writes it)."""
+    serves its first read only (the merge then writes it). Nodes are read as a merge needs them
+    (``get_nodes_for_merge`` where the graph has it: a hub's window of chunk ids left unread)."""
 
     def __init__(self, graph: Any, names: List[str], pairs: List[Tuple[str, str]],
                  chunk_ids: List[str]) -> None:
         self._graph = graph
-        self._nodes = graph.get_nodes_batch(names) if names else {}
+        self._read_nodes = getattr(graph, "get_nodes_for_merge", graph.get_nodes_batch)
+        self._nodes = self._read_nodes(names) if names else {}
         if chunk_ids and hasattr(graph, "prefetch_node_sources"):
             graph.prefetch_node_sources(chunk_ids)
         self._node_keys = set(names)
@@ -163,7 +165,7 @@ class _Prefetched:
         if name in self._node_keys:
             self._node_keys.discard(name)
             return self._nodes.get(name)
-        return self._graph.get_node(name)
+        return self._read_nodes([name]).get(name)
 
     def get_edge(self, src: str, tgt: str) -> Optional[Dict[str, Any]]:
         if (src, tgt) in self._edge_keys:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from lightrag.components.storage.sql_db import SQLDatabase
 
@@ -75,6 +75,26 @@ def count_from_edges(db: SQLDatabase, namespace: Optional[str] = None) -> None:
     counted = int(db.query(f"SELECT COUNT(*) FROM nodes {where} {also} degree > 0", params)[0][0])
     if counted:
         log.info("counted the degrees of %d nodes from their edges", counted)
+
+
+def degree_changes(edges: Mapping[Tuple[str, str], Optional[Dict[str, Any]]],
+                   stored: Set[Tuple[str, str]]) -> Dict[str, int]:
+    """How the degree of each node changes when ``edges`` (pending writes; None: deleted) are
+    written: +1 per end of a new edge, -1 per end of a deleted one; ``stored``: those of the
+    pairs that are rows before the write.
+
+    Example:
+        >>> degree_changes({("A", "B"): {}, ("A", "C"): None, ("B", "C"): {}}, {("A", "C"), ("B", "C")})
+        {'A': 0, 'B': 1, 'C': -1}
+    """
+    changes: Dict[str, int] = {}
+    for (s, t), data in edges.items():
+        step = 1 if data is not None and (s, t) not in stored else (
+            -1 if data is None and (s, t) in stored else 0)
+        if step:
+            changes[s] = changes.get(s, 0) + step
+            changes[t] = changes.get(t, 0) + step
+    return changes
 
 
 class NodeDegrees:

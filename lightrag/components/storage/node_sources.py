@@ -92,6 +92,30 @@ def add_to_window(joined: str, count: int, new: Sequence[str], cap: Optional[int
     return GRAPH_FIELD_SEP.join(heapq.nsmallest(cap, dict.fromkeys([*split_ids(joined), *new])))
 
 
+def full_window_last(window: str) -> Optional[str]:
+    """The last id of a hub's window holding ``SOURCE_ID_CAP`` ids (its largest: a hub's window
+    is its smallest ids, sorted); None for a window not full.
+
+    Example:
+        >>> full_window_last("c1<SEP>c2"), full_window_last("<SEP>".join(f"c{i:03d}" for i in range(512)))
+        (None, 'c511')
+    """
+    if window.count(GRAPH_FIELD_SEP) + 1 != SOURCE_ID_CAP:
+        return None
+    return window.rsplit(GRAPH_FIELD_SEP, 1)[-1]
+
+
+def enters_window(last: str, count: int, new: Sequence[str]) -> bool:
+    """Whether citing chunks ``new`` (none citing it yet) change the full window whose last id is
+    ``last`` of a hub cited by ``count`` chunks (:func:`full_window_last`).
+
+    Example:
+        >>> enters_window("c5", 600, ["c7", "c9"]), enters_window("c5", 600, ["c7", "c2"])
+        (False, True)
+    """
+    return count <= SOURCE_ID_CAP or any(c and c < last for c in new)
+
+
 class NodeChunks:
     """The ``node_chunks`` rows of one graph namespace, made by :class:`SQLGraphStorage` after
     its ``nodes`` table (written inside the graph's transaction).

@@ -24,21 +24,34 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from lightrag.components.storage.base import BaseGraphStorage
 from lightrag.components.storage.graph_display import GraphDisplayReads, Pair, _pair
 from lightrag.components.storage.graph_properties import clean_properties
 from lightrag.components.storage.graph_whole_reads import WholeGraphReads
-from lightrag.components.storage.node_degrees import DEGREE_COLUMN, NodeDegrees
-from lightrag.components.storage.node_sources import NodeChunks, add_to_window, split_ids, window_ids
-from lightrag.components.storage.node_windows import WINDOW_COLUMN, NodeWindows
+from lightrag.components.storage.hub_edges import HubEdgeReads
+from lightrag.components.storage.node_degrees import DEGREE_COLUMN, NodeDegrees, degree_changes
+from lightrag.components.storage.node_sources import (
+    NodeChunks,
+    add_to_window,
+    enters_window,
+    split_ids,
+    window_ids,
+)
+from lightrag.components.storage.node_windows import (
+    LAST_COLUMN,
+    WINDOW_COLUMN,
+    WRITER_COLUMNS,
+    NodeWindows,
+)
+from lightrag.components.storage.pending_edges import PendingEdges
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
 
-_EDGE_SEP = "\x1f"
 _BATCH = 400  # ids per IN (...) list
+_BY_IDS = "ns = ? AND id IN ({in_})"
 
 
 def _check_id(node_id: Any) -> None:
@@ -46,30 +59,9 @@ def _check_id(node_id: Any) -> None:
         raise ValueError(f"node ids must be non-empty strings, got {node_id!r}")
 
 
-class PendingEdges(Dict[Pair, Optional[Dict[str, Any]]]):
-    """The writer's edge changes of its open transaction (pair -> data; None: deleted), with the
-    pairs of each node, so that the edges of a few nodes do not pass over every change (a
-    delete removing 4,000 entities read all its pending edges for each: 3.6 s at 1M chunks)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._by_node: Dict[str, Set[Pair]] = {}
-
-    def __setitem__(self, pair: Pair, data: Optional[Dict[str, Any]]) -> None:
-        if pair not in self:
-            for node in pair:
-                self._by_node.setdefault(node, set()).add(pair)
-        super().__setitem__(pair, data)
-
-    def of(self, nodes: Sequence[str]) -> List[Tuple[Pair, Optional[Dict[str, Any]]]]:
-        """The changes of the edges touching ``nodes``."""
-        pairs = {pair for node in nodes for pair in self._by_node.get(node, ())}
-        return [(pair, self[pair]) for pair in pairs]
-
-
 def _create_tables(db: SQLDatabase) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS nodes (ns TEXT NOT NULL, id TEXT NOT NULL, "
-               f"{DEGREE_COLUMN}, data TEXT NOT NULL, PRIMARY KEY (ns, id))")
+               f"{DEGREE_COLUMN}, {LAST_COLUMN}, data TEXT NOT NULL, PRIMARY KEY (ns, id))")
     db.execute("CREATE TABLE IF NOT EXISTS edges (ns TEXT NOT NULL, src TEXT NOT NULL, "
                "tgt TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (ns, src, tgt))")
     # covering: a node's edges where it is the target are read from the index alone
@@ -82,7 +74,7 @@ def _create_tables(db: SQLDatabase) -> None:
     db.execute("DROP INDEX IF EXISTS nodes_folded")
 
 
-class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
+class SQLGraphStorage(HubEdgeReads, WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     """An undirected property graph stored as rows and read by key.
 
     Args:
@@ -94,7 +86,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     """
 
     _to_dict_exclude = ("db", "version", "_pending_nodes", "_pending_edges", "_sources", "_degrees",
-                        "_windows", "_read_nodes", "_read_edges", "_split")
+                        "_windows", "_read_nodes", "_read_edges", "_split", "_unread")
 
     def __init__(self, db: SQLDatabase, namespace: str = "chunk_entity_relation", workspace: str = "",
                  working_dir: str = "./lightrag_storage") -> None:
@@ -109,8 +101,10 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         # committed node rows the writer read in its open transaction (None: no such row); no
         # one else can change them before it commits, so a merge reads each node once
         self._read_nodes: Dict[str, Optional[Dict[str, Any]]] = {}
-        # those of them whose window is a row of their own (a hub's: NodeWindows)
+        # those of them whose window is a row of their own (a hub's: NodeWindows), and those
+        # hubs whose window it has not read (node -> the window's last id)
         self._split: Set[str] = set()
+        self._unread: Dict[str, str] = {}
         # the same for edge rows (a merge reads an edge, then its upsert reads it again)
         self._read_edges: Dict[Pair, Optional[Dict[str, Any]]] = {}
         self.version = 0
@@ -136,16 +130,20 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
 
     def _stored_nodes(self, ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
         wanted = list(dict.fromkeys(ids))
-        writing = self.db.in_transaction
-        cached = self._read_nodes if writing else {}
-        rows = self._read_in(f"SELECT id, data, {WINDOW_COLUMN} FROM nodes WHERE ns = ? AND id IN ({{in_}})",
-                             [n for n in wanted if n not in cached])
-        found = {n: NodeWindows.joined(d, w) for n, d, w in rows}
-        if writing:
-            self._split.update(n for n, _, w in rows if w is not None)
-            cached.update({n: found.get(n) for n in wanted if n not in cached})
-            return {n: dict(cached[n]) for n in wanted if cached[n] is not None}  # type: ignore[arg-type]
-        return found
+        if not self.db.in_transaction:
+            rows = self._read_in(f"SELECT id, data, {WINDOW_COLUMN} FROM nodes WHERE {_BY_IDS}", wanted)
+            return {n: NodeWindows.joined(d, w) for n, d, w in rows}
+        cached = self._read_nodes
+        found = {}
+        for n, d, last, w in self._read_in(f"SELECT {WRITER_COLUMNS} FROM nodes WHERE {_BY_IDS}",
+                                           [n for n in wanted if n not in cached]):
+            found[n] = props = NodeWindows.joined(d, w)
+            if last is not None and "source_id" not in props:
+                self._unread[n] = last  # its window row is not read
+            if w is not None or n in self._unread:
+                self._split.add(n)
+        cached.update({n: found.get(n) for n in wanted if n not in cached})
+        return {n: dict(cached[n]) for n in wanted if cached[n] is not None}  # type: ignore[arg-type]
 
     def _stored_edges_of(self, ids: Sequence[str]) -> List[Pair]:
         ids = list(dict.fromkeys(ids))
@@ -154,10 +152,23 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         return [(s, t) for s, t in pairs]
 
     def get_nodes_batch(self, node_ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+        return self._nodes(node_ids, windows=True)
+
+    def get_nodes_for_merge(self, node_ids: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+        """The nodes' properties as a merge reads them: in the writer's transaction a hub's
+        ``source_id`` window may be left out (``source_count`` says how many chunks cite it, and
+        :meth:`add_node_sources` reads the window only when a new citation enters it)."""
+        return self._nodes(node_ids, windows=False)
+
+    def _nodes(self, node_ids: Sequence[str], windows: bool) -> Dict[str, Dict[str, Any]]:
         wanted = list(dict.fromkeys(node_ids))
-        mine = self._mine()
-        pending = self._pending_nodes if mine else {}
-        found = self._stored_nodes([n for n in wanted if n not in pending])
+        pending = self._pending_nodes if self._mine() else {}
+        stored = [n for n in wanted if n not in pending]
+        found = self._stored_nodes(stored)
+        lazy = [n for n in wanted if n in self._unread] if windows and self.db.in_transaction else []
+        if lazy:
+            self._windows.load(lazy, self._unread, self._read_nodes, self._pending_nodes)
+            found = self._stored_nodes(stored)
         for n in wanted:
             if n in pending and pending[n] is not None:
                 found[n] = dict(pending[n])  # type: ignore[arg-type]
@@ -175,7 +186,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
         # per name instead of two; the ids-only pass was ~20 ms of a 100-document insert into
         # a warm 1M-chunk store).
         writing = self.db.in_transaction
-        present = set(self.get_nodes_batch(wanted)) if writing else self.has_nodes_batch(wanted)
+        present = set(self._nodes(wanted, windows=False)) if writing else self.has_nodes_batch(wanted)
         missing = [n for n in wanted if n not in present]
         folded: Dict[str, List[str]] = {}
         for name in missing:
@@ -247,42 +258,6 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
                         neighbours[a][b] = None
         return {n: [(n, o) for o in neighbours[n]] if n in present else [] for n in wanted}
 
-    def get_nodes_edges_bounded(self, node_ids: Sequence[str], limit: int, prefer: Sequence[str] = (),
-                                degrees: Optional[Mapping[str, int]] = None) -> Dict[str, List[Pair]]:
-        wanted = list(dict.fromkeys(node_ids))
-        if self._mine():
-            return super().get_nodes_edges_bounded(wanted, limit, prefer)
-        if degrees is None or any(n not in degrees for n in wanted):
-            degrees = self.node_degrees_batch(wanted)
-        small = [n for n in wanted if degrees[n] <= limit]
-        bounded = super().get_nodes_edges_bounded(small, limit, prefer) if small else {}
-        others = list(dict.fromkeys(prefer))
-        for hub in (n for n in wanted if degrees[n] > limit):
-            edges = self._edges_to(hub, others)
-            seen = set(edges)  # (a list's membership test made this quadratic: 4.4 s a hub view)
-            room = limit - len(edges)
-            for column, other in (("src", "tgt"), ("tgt", "src")):
-                if room <= 0:
-                    break
-                rows = self.db.read(f"SELECT {other} FROM edges WHERE ns = ? AND {column} = ? LIMIT ?",
-                                    (self.namespace, hub, room + len(edges)))
-                for (o,) in rows:
-                    if room > 0 and (hub, o) not in seen:
-                        edges.append((hub, o))
-                        seen.add((hub, o))
-                        room -= 1
-            bounded[hub] = edges
-        return {n: bounded.get(n, []) for n in wanted}
-
-    def _edges_to(self, node: str, others: Sequence[str]) -> List[Pair]:
-        """``(node, other)`` for each of ``others`` joined to ``node``, looked up by key (committed
-        rows): a hub's 100k edges are not read to find a few."""
-        edges = [(node, t) for (t,) in self._read_in(
-            "SELECT tgt FROM edges WHERE ns = ? AND src = ? AND tgt IN ({in_})", others, node)]
-        edges += [(node, s) for (s,) in self._read_in(
-            "SELECT src FROM edges WHERE ns = ? AND tgt = ? AND src IN ({in_})", others, node)]
-        return list(dict.fromkeys(edges))
-
     def get_node_edges(self, node_id: str) -> Optional[List[Pair]]:
         if not self.has_node(node_id):
             return None
@@ -312,9 +287,11 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
                     ids = split_ids(data["source_id"])
                     self._sources.replace(node_id, ids)
                     data.update(source_id=window_ids(ids), source_count=len(ids))
-            current = self.get_nodes_batch([n for n in cleaned if n not in self._pending_nodes
-                                            or self._pending_nodes[n] is not None])
+            current = self._nodes([n for n in cleaned if n not in self._pending_nodes
+                                   or self._pending_nodes[n] is not None], windows=False)
             for node_id, data in cleaned.items():
+                if "source_id" in data:
+                    self._unread.pop(node_id, None)
                 self._pending_nodes[node_id] = {**current.get(node_id, {}), **data}
 
     def upsert_node(self, node_id: str, data: Dict[str, Any]) -> None:
@@ -337,7 +314,14 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
             if not new:
                 return []
             self._sources.add(node_id, new)
-            current = self.get_node(node_id) or {}
+            current = self._nodes([node_id], windows=False).get(node_id) or {}
+            last = self._unread.get(node_id)
+            if last is not None:
+                count = int(current.get("source_count") or 0)
+                if not enters_window(last, count, new):  # the window stays: not read
+                    self._pending_nodes[node_id] = {**current, "source_count": count + len(new)}
+                    return new
+                current = self.get_node(node_id) or {}
             joined = str(current.get("source_id") or "")
             count = int(current.get("source_count") or len(split_ids(joined)))
             self._pending_nodes[node_id] = {**current, "source_id": add_to_window(joined, count, new),
@@ -421,20 +405,22 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     def _flush(self) -> None:
         """Write this transaction's changes as rows (just before it commits)."""
         nodes, edges, read_edges = self._pending_nodes, self._pending_edges, self._read_edges
-        read_nodes, split = self._read_nodes, self._split
-        self._read_nodes, self._read_edges, self._split = {}, {}, set()
+        read_nodes, split, unread = self._read_nodes, self._split, self._unread
+        self._read_nodes, self._read_edges, self._split, self._unread = {}, {}, set(), {}
         if not nodes and not edges:
             return
         self._pending_nodes, self._pending_edges = {}, PendingEdges()
         ns = self.namespace
         self.db.executemany(
-            "INSERT INTO nodes (ns, id, data) VALUES (?, ?, ?) "
-            "ON CONFLICT (ns, id) DO UPDATE SET data = excluded.data",
-            ((ns, n, json.dumps(d, ensure_ascii=False))
-             for n, d in self._windows.write(nodes, read_nodes, split)))
+            "INSERT INTO nodes (ns, id, window_last, data) VALUES (?, ?, ?, ?) ON CONFLICT (ns, id) "
+            "DO UPDATE SET window_last = excluded.window_last, data = excluded.data",
+            ((ns, n, last, json.dumps(d, ensure_ascii=False))
+             for n, last, d in self._windows.write(nodes, read_nodes, split, unread)))
         self.db.executemany("DELETE FROM nodes WHERE ns = ? AND id = ?",
                             ((ns, n) for n, d in nodes.items() if d is None))
-        self._degrees.add(self._degree_changes(edges, read_edges))
+        stored = {k for k in edges if read_edges.get(k) is not None}
+        stored |= self._stored_pairs([k for k in edges if k not in read_edges])
+        self._degrees.add(degree_changes(edges, stored))
         self.db.executemany(
             "INSERT INTO edges (ns, src, tgt, data) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (ns, src, tgt) DO UPDATE SET data = excluded.data",
@@ -444,22 +430,6 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
                             ((ns, s, t) for (s, t), d in edges.items() if d is None))
         self.db.log_changes(self._log_name, ["*"])
         self.version += 1
-
-    def _degree_changes(self, edges: Mapping[Pair, Optional[Dict[str, Any]]],
-                        read: Mapping[Pair, Optional[Dict[str, Any]]]) -> Dict[str, int]:
-        """How the degree of each node changes when ``edges`` (pending writes) are written:
-        +1 per end of a new edge, -1 per end of a deleted one (read before the rows change;
-        ``read``: committed rows the transaction read already, None for a pair without one)."""
-        stored = {k for k in edges if read.get(k) is not None}
-        stored |= self._stored_pairs([k for k in edges if k not in read])
-        changes: Dict[str, int] = {}
-        for (s, t), data in edges.items():
-            step = 1 if data is not None and (s, t) not in stored else (
-                -1 if data is None and (s, t) in stored else 0)
-            if step:
-                changes[s] = changes.get(s, 0) + step
-                changes[t] = changes.get(t, 0) + step
-        return changes
 
     def _stored_pairs(self, pairs: Sequence[Pair]) -> Set[Pair]:
         """Which of ``pairs`` (ordered as stored) are rows (by the primary key, no data read)."""
@@ -482,7 +452,7 @@ class SQLGraphStorage(WholeGraphReads, GraphDisplayReads, BaseGraphStorage):
     def _forget(self) -> None:
         self._pending_nodes, self._pending_edges, self._read_nodes, self._read_edges = (
             {}, PendingEdges(), {}, {})
-        self._split = set()
+        self._split, self._unread = set(), {}
 
     def index_done_callback(self) -> None:
         """Nothing to do: every write is in the database at commit."""
