@@ -36,6 +36,7 @@ from lightrag.components.graph_rag.insert_result import SUPERSEDED
 from lightrag.components.graph_rag.merger import unify_case_variants
 from lightrag.components.graph_rag.schemas import DocStatus, TextChunkSchema, relation_key
 from lightrag.core.base_data_class import DataClass
+from lightrag.utils.blas_threads import one_blas_thread
 from lightrag.utils.secrets import redact_text
 
 log = logging.getLogger(__name__)
@@ -70,14 +71,17 @@ class WholeDocument(Protocol):
 async def finish_in_thread(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` in a worker thread, its result or exception. Cancelling the caller does not
     stop the thread (Python cannot): the caller waits for it to finish, then is cancelled; so a
-    cancelled insert never leaves a transaction running while the store is closed."""
-    work = asyncio.ensure_future(asyncio.to_thread(fn, *args))
-    cancelled = False
-    while not work.done():
-        try:
-            await asyncio.wait([work])  # a cancelled wait leaves ``work`` running
-        except asyncio.CancelledError:
-            cancelled = True
+    cancelled insert never leaves a transaction running while the store is closed. BLAS runs on
+    one thread meanwhile (:func:`~lightrag.utils.blas_threads.one_blas_thread`: a write's small
+    products kept a spinning helper thread on another core), set from the caller's thread."""
+    with one_blas_thread():
+        work = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+        cancelled = False
+        while not work.done():
+            try:
+                await asyncio.wait([work])  # a cancelled wait leaves ``work`` running
+            except asyncio.CancelledError:
+                cancelled = True
     if cancelled:
         if not work.cancelled() and work.exception() is not None:
             log.warning("a write finished with %s after its caller was cancelled",
