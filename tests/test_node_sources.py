@@ -307,3 +307,31 @@ def test_citations_added_in_a_transaction_are_read_in_it_and_only_committed_with
         graph.add_node_sources("Hub", ["c5"])
     assert graph.node_source_ids(["Hub"])["Hub"] == ["c1", "c5"]
     assert graph.get_node("Hub")["source_count"] == 2
+
+
+def test_a_transactions_citation_rows_are_written_once_unless_a_read_needs_them(tmp_path, monkeypatch):
+    db = SQLiteDatabase(str(tmp_path / "g.sqlite"))
+    graph = SQLGraphStorage(db)
+    graph.upsert_node("Old", {"source_id": "c0"})
+    writes: list = []  # the rows of each statement writing citations
+    executemany = db.executemany
+
+    def counted(sql, rows):
+        rows = list(rows)
+        if "INTO node_chunks" in sql:
+            writes.append(rows)
+        executemany(sql, rows)
+
+    monkeypatch.setattr(db, "executemany", counted)
+    with db.transaction():
+        for chunk in ["c1", "c2", "c3"]:
+            graph.prefetch_node_sources([chunk])  # each document's merge reads its chunks
+            for node in ("A", "B", "Old"):
+                assert graph.node_cites(node, [chunk]) == set()
+                graph.add_node_sources(node, [chunk])
+        assert graph.node_cites("A", ["c2", "c0"]) == {"c2"}
+        written_before_a_read_needs_them = len(writes)
+        assert graph.chunk_entities(["c3"]) == {"c3": ["A", "B", "Old"]}  # the rows are read
+        assert len(writes) == 1 and len(writes[0]) == 9
+    assert written_before_a_read_needs_them == 0
+    assert graph.node_source_ids(["Old", "A"]) == {"Old": ["c0", "c1", "c2", "c3"], "A": ["c1", "c2", "c3"]}

@@ -143,9 +143,11 @@ class NodeChunks:
         # them not in _known is not cited, with no look-up
         self._whole: Set[str] = set()
         # rows added in the open transaction, written in one statement before the next
-        # statement on the table or the commit (a merge adds a node's new citations one node at
-        # a time: ~1,900 statements per 100 documents, one per node and document)
+        # statement on the table that could see them, or the commit (a merge adds a node's new
+        # citations one node at a time: ~1,900 statements per 100 documents, one per node and
+        # document; a look-up of other chunks leaves them buffered), and their chunks
         self._rows: List[tuple] = []
+        self._row_chunks: Set[str] = set()
         db.on_commit(self._commit_rows, self._forget)
         db.ensure_schema(self._create_table)
 
@@ -184,15 +186,20 @@ class NodeChunks:
                             (json.dumps(data, ensure_ascii=False), self.namespace, node))
         self.db.set_meta(self._built_key, "1")
 
-    def _in(self, sql: str, values: Sequence[str], *leading: object) -> List[tuple]:
-        self._write_rows()
+    def _in(self, sql: str, values: Sequence[str], *leading: object, chunks: bool = False) -> List[tuple]:
+        """Rows of ``sql`` for ``values`` (chunk ids when ``chunks``: the buffered rows are written
+        first only when one of them is among those chunks)."""
+        if not values:
+            return []
+        if not chunks or not self._row_chunks.isdisjoint(values):
+            self._write_rows()
         return self.db.query_in(sql, values, (self.namespace, *leading), chunk=_BATCH)
 
     def _write_rows(self) -> None:
         """Write the rows :meth:`add` buffered (before a statement of the writer on the table
         reads or deletes rows, and at the commit; another thread's reads see committed rows)."""
         if self._rows and self.db.in_transaction:
-            rows, self._rows = sorted(dict.fromkeys(self._rows)), []
+            rows, self._rows, self._row_chunks = sorted(dict.fromkeys(self._rows)), [], set()
             self.db.executemany("INSERT INTO node_chunks (ns, node, chunk) VALUES (?, ?, ?) "
                                 "ON CONFLICT (ns, node, chunk) DO NOTHING", rows)
 
@@ -203,7 +210,7 @@ class NodeChunks:
     def _forget(self) -> None:
         self._known = {}
         self._whole = set()
-        self._rows = []
+        self._rows, self._row_chunks = [], set()
 
     def learn_chunks(self, chunk_ids: Sequence[str]) -> None:
         """Read which nodes cite each of ``chunk_ids`` (one statement per 400 chunks, by the
@@ -227,7 +234,7 @@ class NodeChunks:
             known.update({c: False for c in wanted if c in self._whole and c not in known})
         found = {c for (c,) in self._in(
             "SELECT chunk FROM node_chunks WHERE ns = ? AND node = ? AND chunk IN ({in_})",
-            [c for c in wanted if c not in known], node)}
+            [c for c in wanted if c not in known], node, chunks=True)}
         if writing:
             known.update({c: c in found for c in wanted if c not in known})
             return {c for c in wanted if known[c]}
@@ -239,6 +246,7 @@ class NodeChunks:
         rows = [(self.namespace, node, c) for c in dict.fromkeys(chunk_ids) if c]
         if self.db.in_transaction:
             self._rows.extend(rows)
+            self._row_chunks.update(c for _, _, c in rows)
             self._known.setdefault(node, {}).update({c: True for _, _, c in rows})
             return
         self.db.executemany("INSERT INTO node_chunks (ns, node, chunk) VALUES (?, ?, ?) "
@@ -291,7 +299,7 @@ class NodeChunks:
         """The nodes each of ``chunks`` cites (by key, through the ``(ns, chunk, node)`` index)."""
         found: Dict[str, List[str]] = {c: [] for c in dict.fromkeys(chunks)}
         for chunk, node in self._in("SELECT chunk, node FROM node_chunks WHERE ns = ? AND chunk IN ({in_})",
-                                    list(found)):
+                                    list(found), chunks=True):
             found[chunk].append(node)
         return found
 
@@ -328,6 +336,6 @@ class NodeChunks:
         return int(high) - int(low) + 1
 
     def drop(self) -> None:
-        self._rows = []
+        self._rows, self._row_chunks = [], set()
         self.db.execute("DELETE FROM node_chunks WHERE ns = ?", (self.namespace,))
         self._forget()
