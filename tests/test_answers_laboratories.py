@@ -132,6 +132,22 @@ def test_the_role_of_a_name_is_the_bridge_not_its_place():
     assert "Wendelheim" in text and "He was born in Alzwerth" not in text
 
 
+VOSS = "Marta Voss\nMarta Voss (born 3 May 1980, Calderon) is a professional fencer."
+CALDERON = "Calderon\nCalderon is the capital of the state of Tessaly and its largest city."
+KBI = ("Tessaly Bureau of Investigation\nThe KBI maintains modern laboratories and is the primary "
+       "statewide criminal investigation agency.")
+FENCING = "Fencing\nFencing is a combat sport. Marta Voss won a silver medal in 2004."
+
+
+def test_a_place_of_a_name_leads_on_to_what_holds_the_place():
+    question = ("What is the acronym for the statewide criminal investigation agency, in the state "
+                "that has the birthplace of Marta Voss as its capital?")
+    assert bridge_role(question) == "" and bridge_role("Who was the mayor of the capital of Tessaly?") == ""
+    for contents in ((VOSS, KBI, FENCING), (VOSS, CALDERON, KBI, FENCING)):
+        text = answer(question, *contents)
+        assert "Calderon" in text and "The KBI" in text and "silver medal" not in text
+
+
 # ---------------------------------------------------------------- two facts compared
 def test_comparing_questions_are_read_side_by_side():
     assert parse_comparison("Were both founders of A Works and B Works born in Germany?").sides == (

@@ -368,12 +368,20 @@ def names_kind(sentence: str, noun: str, question_words: Set[str]) -> bool:
 _ROLE_OF_NAME = re.compile(r"\bthe ([a-z]+) of (?:the |film |novel |book |song )?[A-Z]")
 
 
+#: "the <noun> of <Name>" phrases that name a place related to the name, not someone holding a
+#: role: the next hop is about that place or what contains it ("the birthplace of Jonathan Reid"
+#: is Nashville, and the question goes on through "the state that has it as its capital").
+#: ("the village of Clonbrook" is the name itself: its noun stays the role it was.)
+_PLACE_ROLES = frozenset("birthplace capital headquarters hometown location seat site home".split())
+
+
 def bridge_role(question: str) -> str:
     """The role word of a "the <role> of <Name>" phrase inside a question asked through it
-    ("Where was the founder of Orrin Dynamics born?" -> "founder"), "" when there is none or
-    the role says little by itself ("the son of", "the name of")."""
+    ("Where was the founder of Orrin Dynamics born?" -> "founder"), "" when there is none, the
+    role says little by itself ("the son of", "the name of") or it names a place ("the
+    birthplace of", "the capital of")."""
     match = _ROLE_OF_NAME.search(question)
-    if not match or match.group(1) in _LIGHT_ROLES or match.group(1) in _AUXILIARY:
+    if not match or match.group(1) in _LIGHT_ROLES | _AUXILIARY | _PLACE_ROLES:
         return ""
     return match.group(1)
 
