@@ -64,9 +64,15 @@ def test_a_library_users_own_log_handler_gets_no_echoed_key(tmp_path, echoing_ur
     assert KEY not in json.dumps(result.failed)
 
 
-def test_a_benchmark_item_error_keeps_no_echoed_key() -> None:
-    class Pipe(Component):
+def test_a_benchmark_item_error_keeps_no_echoed_key(echoing_url) -> None:
+    class Pipe(Component):  # its client holds the key (the provider then echoes it back)
+        def __init__(self):
+            super().__init__()
+            self.generator = Generator(model_client=OpenAIClient(api_key=KEY, base_url=echoing_url),
+                                       model_kwargs={"model": "a"})
+
         def call(self, *args, **kwargs):
+            self.generator(prompt_kwargs={"input_str": "q"})  # the provider answers 401
             raise RuntimeError(f"Error code: 401 - Incorrect API key provided: {KEY}")
 
     items = evaluate_pipeline(Pipe(), [{"question": "q", "answer": "a"}], lambda out, item: 1.0,

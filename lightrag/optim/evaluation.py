@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
+import itertools
 import json
 import logging
 import re
 import threading
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
@@ -327,15 +328,29 @@ def evaluate_pipeline(
     done = 0
     if progress is not None:
         progress(0, total)
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    workers = max(1, concurrency)
+    pool = ThreadPoolExecutor(max_workers=workers)
+    queue = iter(enumerate(dataset))
+    running: Dict[Any, int] = {}
+
+    def start_next() -> None:
+        for i, item in itertools.islice(queue, 1):
+            running[pool.submit(_run_one, pipeline, i, item, metric, inputs)] = i
+
     try:
-        futures = {pool.submit(_run_one, pipeline, i, item, metric, inputs): i
-                   for i, item in enumerate(dataset)}
-        for future in as_completed(futures):
-            results[futures[future]] = future.result()
-            done += 1
-            if progress is not None:
-                progress(done, total)
+        # an item starts when one ends and the caller has seen it: all submitted at once, the
+        # workers ran on while the caller's thread was busy, so a Ctrl-C raised from progress
+        # found more items sent than were in flight (a race the test of it lost on a busy machine)
+        for _ in range(workers):
+            start_next()
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                results[running.pop(future)] = future.result()
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+                start_next()
     except BaseException:
         pool.shutdown(wait=True, cancel_futures=True)
         raise
