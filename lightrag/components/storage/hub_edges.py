@@ -15,9 +15,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-Pair = Tuple[str, str]
+from lightrag.components.storage.graph_display import Pair
 
 
 class HubEdgeReads:

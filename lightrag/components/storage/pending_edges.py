@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
-Pair = Tuple[str, str]
+from lightrag.components.storage.graph_display import Pair
 
 
 class PendingEdges(Dict[Pair, Optional[Dict[str, Any]]]):
