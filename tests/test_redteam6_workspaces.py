@@ -48,9 +48,14 @@ def _factory(tmp_path):
     return factory
 
 
+def _one_slot_app(tmp_path):
+    """A server that keeps one workspace open beside the default one."""
+    return create_app(make_rag(tmp_path), api_keys=[], workspace_factory=_factory(tmp_path),
+                      max_workspaces=1)
+
+
 def test_a_steady_insert_stream_does_not_keep_other_workspaces_out(tmp_path):
-    app = create_app(make_rag(tmp_path), api_keys=[], workspace_factory=_factory(tmp_path),
-                     max_workspaces=1)
+    app = _one_slot_app(tmp_path)
     with TestClient(app) as client:
         pool = app.state.lightrag.workspaces
         pool.open_wait = 2.0
@@ -101,8 +106,7 @@ def test_a_steady_insert_stream_does_not_keep_other_workspaces_out(tmp_path):
 
 
 def test_every_open_workspace_in_use_gets_503_with_retry_after(tmp_path):
-    app = create_app(make_rag(tmp_path), api_keys=[], workspace_factory=_factory(tmp_path),
-                     max_workspaces=1)
+    app = _one_slot_app(tmp_path)
     with TestClient(app) as client:
         pool = app.state.lightrag.workspaces
         pool.open_wait = 0.3
