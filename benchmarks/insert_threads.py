@@ -25,6 +25,7 @@ import argparse
 import collections
 import glob
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -128,6 +129,7 @@ def main() -> None:
     copy = store.with_name(store.name + "-threads")
     shutil.rmtree(copy, ignore_errors=True)
     subprocess.run(["cp", "-a", str(store), str(copy)], check=True)
+    os.sync()  # the copy's gigabytes written back first: a checkpoint's sync would wait for them
     try:
         scale.read_files(str(copy))
         source = scale.Corpus.of_store(args.source or str(store))

@@ -169,3 +169,65 @@ def test_the_writer_leaves_a_big_commit_to_the_thread_and_restarts_the_log_after
     assert not checkpointer.restart_due()
     checkpointer.stop()
     conn.close()
+
+
+def test_the_writer_restarts_the_log_only_when_nothing_is_left_to_copy(tmp_path, monkeypatch):
+    """Copying the tail costs the writer a sync of the database file (45-75 ms at 1M chunks for
+    any tail): a long log restarts at the first transaction after a pass that copied every
+    commit, and the writer copies a tail itself only once the log passes FORCE_RESTART_PAGES."""
+    import threading
+
+    from lightrag.components.storage import wal_checkpointer as module
+
+    gate = threading.Event()
+    gate.set()
+    real_connect = sqlite3.connect
+
+    class GatedConnection:  # the thread's connection: its checkpoint waits for the gate
+        def __init__(self, *args, **kwargs):
+            self._conn = real_connect(*args, **kwargs)
+
+        def execute(self, sql, *args):
+            gate.wait(10)
+            return self._conn.execute(sql, *args)
+
+        def close(self):
+            self._conn.close()
+
+    path = str(tmp_path / "db.sqlite3")
+    conn = _writer(path)
+    monkeypatch.setattr(module.sqlite3, "connect", GatedConnection)
+    checkpointer = WalCheckpointer(path, every=1000)
+
+    def wait_runs(n):
+        deadline = time.monotonic() + 10
+        while checkpointer.runs < n and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert checkpointer.runs == n
+
+    _commit_rows(conn, module.RESTART_PAGES // 2 + 10)  # 8,000-byte rows: two pages each
+    gate.clear()
+    checkpointer.committed(rows=module.BIG_COMMIT_ROWS)
+    assert not checkpointer.restart_due()  # the thread has not copied it yet
+    gate.set()
+    wait_runs(1)
+    gate.clear()
+    _commit_rows(conn, 1)
+    checkpointer.committed(rows=1)  # a long log: the commit wakes the thread, held at the gate
+    assert not checkpointer.restart_due()  # a tail the writer would have to copy and sync
+    gate.set()
+    wait_runs(2)
+    assert checkpointer.restart_due()  # every commit copied: the restart costs nothing
+    assert not checkpointer.restart_due()
+
+    _commit_rows(conn, module.RESTART_PAGES // 2 + 10)
+    checkpointer.committed(rows=module.BIG_COMMIT_ROWS)
+    wait_runs(3)
+    gate.clear()
+    _commit_rows(conn, 1)
+    checkpointer.committed(rows=1)
+    monkeypatch.setattr(module, "FORCE_RESTART_PAGES", module.RESTART_PAGES)
+    assert checkpointer.restart_due()  # past the force limit the writer copies the tail itself
+    gate.set()
+    checkpointer.stop()
+    conn.close()

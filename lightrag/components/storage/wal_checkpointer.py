@@ -12,11 +12,15 @@ copies, so the copying overlaps the writer's Python work on another core.
 
 The log starts over from its beginning only when every frame is copied as the writer begins
 a transaction, which a pass running beside a busy writer seldom leaves it: after a pass that
-found :data:`RESTART_PAGES` or more, each commit wakes the thread and the writer copies the
-short tail itself before its next transaction (:meth:`WalCheckpointer.restart_due`: at most
-what one commit wrote; not a big commit the thread is copying), so the log stays ~16 MB
-(~64 MB at 1M chunks). SQLite's own
-``wal_autocheckpoint`` stays as the safety valve, set high (:data:`WRITER_CHECKPOINT_PAGES`).
+found :data:`RESTART_PAGES` or more, each commit wakes the thread, and the writer's next
+transaction after a pass that copied every commit restarts the log for free (nothing left to
+copy or sync: in practice the first transaction after a pause, such as between two batches of
+an insert). Only past :data:`FORCE_RESTART_PAGES` does the writer copy the tail itself
+(:meth:`WalCheckpointer.restart_due`; not a big commit the thread is copying), which costs it
+the database file's sync: 45-75 ms per copy at 1M chunks even for a tail of 50 pages, against
+0.1 ms for the free restart (measured on the scale store, ``/tmp/s32/probe7.py``: up to two
+such copies per 100 documents). SQLite's own ``wal_autocheckpoint`` stays as the safety valve,
+set high (:data:`WRITER_CHECKPOINT_PAGES`).
 
 Measured (100 documents inserted into a copy of the 1M-chunk scale store, three runs each):
 with a pass every 16 commits and the valve at 8,192 pages, the log outgrew the valve and single
@@ -55,10 +59,12 @@ CHECKPOINT_EVERY = 4
 #: the next one, not by the writer before its next transaction (measured at 1M chunks: the
 #: writer's tail copies took 120-136 ms per 100 documents, none at 10k)
 BIG_COMMIT_ROWS = 1000
-#: log pages after which every commit wakes the thread and the writer copies the tail it left
-#: (at most one commit's pages) before its next transaction, so the log starts over
-#: (:meth:`WalCheckpointer.restart_due`)
+#: log pages after which every commit wakes the thread, and the writer's next transaction after
+#: a pass that copied every commit starts the log over (:meth:`WalCheckpointer.restart_due`)
 RESTART_PAGES = 4096
+#: log pages after which the writer copies the tail the thread left itself, syncs and starts
+#: the log over, whatever it costs (64 MB of log: a writer that never pauses)
+FORCE_RESTART_PAGES = 4 * RESTART_PAGES
 #: the writer's own ``wal_autocheckpoint`` (pages, 128 MB of log): a valve for when readers keep
 #: the log from starting over, above the ~5,000 pages one 100-document vector commit writes at
 #: 1M chunks (at 8,192 that commit checkpointed inline)
@@ -83,19 +89,27 @@ class WalCheckpointer:
         self._long = False  # the last pass copied a log of RESTART_PAGES or more
         self._big_asked = False  # a big commit waits for the next pass
         self._big_running = False  # the pass copying now began after a big commit
+        self._commit_count = 0  # calls of committed() so far
+        self._covered = -1  # the count when the last pass that copied the whole log began
+        self._frames = 0  # the log's pages at the last pass
 
     def restart_due(self) -> bool:
-        """Whether the writer should copy the log's tail itself before its next transaction
-        (once per long log): the thread's last pass copied :data:`RESTART_PAGES` or more, and
-        the log restarts from its beginning only if every frame is copied when the writer
-        begins; a pass running beside the commits seldom leaves it so.
+        """Whether the writer should checkpoint before its next transaction so the log restarts
+        from its beginning (once per long log: the thread's last pass found
+        :data:`RESTART_PAGES` or more). The log restarts only if every frame is copied when the
+        writer begins.
 
-        Not while a commit of :data:`BIG_COMMIT_ROWS` rows is waiting for the thread or being
-        copied by it: the writer would copy that commit inline (94-115 ms per 100 documents at
-        1M chunks, where one such commit writes ~4,700 pages). The log then restarts at a later
-        transaction, once the thread has copied it."""
+        Due when the thread's last complete pass began after the writer's last commit: the
+        checkpoint then finds nothing to copy and the restart is free. Otherwise only once the
+        log reaches :data:`FORCE_RESTART_PAGES`: the writer's copy of the tail ends with a sync of
+        the database file (45-75 ms at 1M chunks, whatever the tail's size). Never while a
+        commit of :data:`BIG_COMMIT_ROWS` rows is waiting for the thread or being copied by it:
+        the writer would copy that commit inline (94-115 ms per 100 documents at 1M chunks,
+        where one such commit writes ~4,700 pages)."""
         with self._lock:
             if not self._long or self._big_asked or self._big_running:
+                return False
+            if self._covered != self._commit_count and self._frames < FORCE_RESTART_PAGES:
                 return False
             self._long = False
             return True
@@ -106,6 +120,8 @@ class WalCheckpointer:
         before its next transaction is what at most one commit wrote), or of
         :data:`BIG_COMMIT_ROWS` rows or more (copied at once, beside the writer's next work)."""
         self._commits += 1
+        with self._lock:
+            self._commit_count += 1
         if self._commits < self.every and not self._long and rows < BIG_COMMIT_ROWS:
             return
         self._commits = 0
@@ -142,15 +158,22 @@ class WalCheckpointer:
                 with self._lock:
                     asked, self._asked = self._asked, False
                     self._big_running, self._big_asked = self._big_asked, False
+                    count = self._commit_count  # the commits this pass's copy includes, at least
                 if asked:
-                    ran = long = False
+                    ran = long = whole = False
+                    frames = 0
                     try:
                         busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                         ran, long = True, not busy and frames >= RESTART_PAGES
+                        whole = not busy and copied == frames
                     except sqlite3.Error as e:  # e.g. busy: the next one, or the writer's, copies
                         log.debug("background checkpoint of %s: %s", self.path, e)
                     with self._lock:
                         self._long = self._long or long
+                        if ran:
+                            self._frames = frames
+                        if whole:
+                            self._covered = count
                         self._big_running = False
                         self.runs += ran
                 if self._stopping:
