@@ -346,12 +346,13 @@ def redacted_paths(obj: Any, path: str = "") -> List[str]:
         return [p for k, v in obj.items() for p in redacted_paths(v, f"{path}[{k!r}]")]
     if isinstance(obj, (list, tuple)):
         return [p for i, v in enumerate(obj) for p in redacted_paths(v, f"{path}[{i}]")]
-    return [path] if obj == REDACTED else []
+    return [path] if isinstance(obj, str) and obj == REDACTED else []
 
 
-def check_not_redacted(obj: Any, what: str) -> None:
+def check_not_redacted(obj: Any, what: str, owner: str = "generator") -> None:
     """Raise :class:`RedactedValueError` naming every :data:`REDACTED` value in ``obj`` (the
-    ``model_kwargs`` of a request about to be sent).
+    ``model_kwargs`` of a request about to be sent; ``owner`` names the component in the
+    error's example of setting it again).
 
     Example:
         >>> check_not_redacted({"headers": {"X-Auth": "<redacted>"}}, "kw")
@@ -364,4 +365,4 @@ def check_not_redacted(obj: Any, what: str) -> None:
         raise RedactedValueError(
             f"{', '.join(what + p for p in found)} is {REDACTED!r}: secrets are removed when a "
             f"component is saved (to_dict, pickle_to_file, a config dump); set the value again "
-            f"before calling (e.g. generator.{what}{found[0]} = os.environ[...])")
+            f"before calling (e.g. {owner}.{what}{found[0]} = os.environ[...])")

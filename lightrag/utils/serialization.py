@@ -65,6 +65,12 @@ def _to_jsonable(value: Any) -> Any:
         return {"_unserializable": repr(value)}
 
 
+def jsonable(value: Any) -> Any:
+    """``value`` as :meth:`Component.to_dict` writes an attribute (NumPy arrays and other
+    objects pickled); for a component's ``to_dict`` that adds what its attributes do not hold."""
+    return _to_jsonable(value)
+
+
 def _restore(value: Any) -> Any:
     if isinstance(value, list):
         return [_restore(v) for v in value]

@@ -189,6 +189,12 @@ class BM25Retriever(BM25StatsMixin, Retriever[Any, str]):
 
     _to_dict_exclude = ("_bm25s",)
 
+    def _after_from_dict(self) -> None:
+        """The bm25s index is not saved: made again from the postings, which are."""
+        object.__setattr__(self, "_bm25s", None)
+        if self.__dict__.get("indexed") and self.backend == "bm25s" and self.total_documents:
+            self._build_bm25s()
+
     def reset_index(self) -> None:
         """Drop the index."""
         self.vocab: Dict[str, int] = {}

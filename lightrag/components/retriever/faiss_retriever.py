@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -126,6 +126,24 @@ class FAISSRetriever(Retriever[Any, DenseQuery]):
             self.build_index_from_documents(documents, document_map_func)
 
     _to_dict_exclude = ("_faiss", "index")
+
+    def to_dict(self, exclude: Optional[List[str]] = None) -> Dict[str, Any]:
+        """The settings, documents and indexed vectors (a faiss index itself is not
+        serialisable: its vectors are written, and the index is built again on load)."""
+        from lightrag.utils.serialization import jsonable
+
+        saved = super().to_dict(exclude)
+        if self.index is not None:
+            saved["data"]["_matrix"] = jsonable(self._vectors())
+        return saved
+
+    def _after_from_dict(self) -> None:
+        object.__setattr__(self, "_faiss", _load_faiss(self.backend))
+        object.__setattr__(self, "index", None)
+        matrix = self.__dict__.get("_matrix")
+        if matrix is not None:
+            self._matrix = None
+            self._set_matrix(np.asarray(matrix, dtype=np.float32))
 
     @property
     def uses_faiss(self) -> bool:

@@ -40,6 +40,7 @@ from lightrag.components.retriever.reranker import (
     _ranked,
 )
 from lightrag.core.component import Component
+from lightrag.utils.secrets import check_not_redacted
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,9 @@ class HTTPReranker(Component):
         backoff: first retry delay in seconds, doubled at each retry (with jitter).
         extra_body: more request fields, e.g. ``{"max_tokens_per_doc": 4096}`` (Cohere) or
             ``{"return_documents": False}`` (Jina).
-        headers: more request headers (not secrets: they are written by ``to_dict``).
+        headers: more request headers. ``to_dict`` (so a saved pipeline) writes them
+            ``<redacted>``; a reranker rebuilt from one refuses to send the marker
+            (:class:`~lightrag.utils.secrets.RedactedValueError`) until they are set again.
 
     ``call(query, documents, top_k)`` returns a :class:`RerankOutput`: the ``top_k`` best, best
     first; passages the API did not score (beyond its ``top_n``) rank below all scored ones.
@@ -126,6 +129,12 @@ class HTTPReranker(Component):
         self._api_key = api_key
         self._client: Optional[httpx.Client] = None
 
+    def _after_from_dict(self) -> None:
+        """The key and the HTTP client are never saved: the key is read from the environment
+        and the client made again at the first request."""
+        object.__setattr__(self, "_api_key", None)
+        object.__setattr__(self, "_client", None)
+
     # ------------------------------------------------------------------ request
     @property
     def url(self) -> str:
@@ -142,6 +151,8 @@ class HTTPReranker(Component):
         return key or None
 
     def _request_headers(self) -> Dict[str, str]:
+        check_not_redacted(self.headers, "headers", owner="reranker")  # a saved secret is not sent
+        check_not_redacted(self.extra_body, "extra_body", owner="reranker")
         headers = {"Content-Type": "application/json", "Accept": "application/json", **self.headers}
         key = self._key()
         if key:

@@ -41,6 +41,7 @@ from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Set
 import numpy as np
 
 from lightrag.components.storage.base import BaseVectorStorage
+from lightrag.utils.secrets import check_not_redacted
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +154,7 @@ class ChromaVectorStorage(BaseVectorStorage):
             raise ImportError("ChromaVectorStorage needs chromadb: pip install -e '.[chroma]'") from e
         settings = Settings(anonymized_telemetry=False)
         if self.mode == "http":
+            check_not_redacted(self.headers, "headers", owner="store")  # a saved secret is not sent
             try:
                 return chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl,
                                            headers=self.headers or None, settings=settings,
