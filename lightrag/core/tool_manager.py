@@ -106,6 +106,13 @@ class ToolManager(Component):
         for tool in tools or []:
             self.add_tool(tool)
 
+    def _after_from_dict(self) -> None:
+        """One object per tool again: the list, the child and the context entry were saved
+        (and rebuilt) as three copies."""
+        self.tools = [getattr(self, key) for key in self._tool_keys.values()]
+        self.context = {**self._additional_context,
+                        **{name: getattr(self, key) for name, key in self._tool_keys.items()}}
+
     # ------------------------------------------------------------------ tools
     def add_tool(self, tool: ToolType) -> FunctionTool:
         """Add a function or tool (replacing one with the same name); returns the tool."""

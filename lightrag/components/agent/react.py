@@ -197,6 +197,15 @@ class ReActAgent(Component):
         self.step_history: List[StepOutput] = []
         self.last_run: Optional[AgentRun] = None
 
+    def _after_from_dict(self) -> None:
+        """The ``llm_tool`` fallback is a closure, which is not saved: made again from its
+        generator (a tool of the user's that was a lambda or closure stays unsaved)."""
+        if self.__dict__.get("llm_tool_generator") is None:
+            return
+        for tool in self.tool_manager.tools:
+            if tool.definition.func_name == "llm_tool" and tool.fn is None:
+                tool.fn = make_llm_tool(self.llm_tool_generator)
+
     def reset(self) -> None:
         """Forget the last run's steps (lightrag 0.1 name); runs start afresh anyway."""
         self.step_history = []

@@ -307,6 +307,11 @@ class HeuristicKeywordExtractor(Component):
 
     _to_dict_exclude = ("_nlp", "_spacy_failed")
 
+    def _after_from_dict(self) -> None:
+        """The spaCy pipeline is not saved: loaded again at the first call."""
+        object.__setattr__(self, "_nlp", None)
+        object.__setattr__(self, "_spacy_failed", False)
+
     def warm_up(self) -> None:
         """Load the spaCy pipeline now (the first query then finds it loaded)."""
         self._pipeline()

@@ -399,6 +399,9 @@ class PprMode(QueryMode):
 
     _to_dict_exclude = ("_ranking",)
 
+    def _after_from_dict(self) -> None:
+        _use_ppr(self, self.settings)  # the ranking's caches are not saved
+
     def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
         query_vector = vectors.get(QUERY_VECTOR)
         if query_vector is None:
@@ -440,6 +443,9 @@ class MixMode(HybridMode):
         _use_ppr(self, settings)
 
     _to_dict_exclude = ("_ranking",)
+
+    def _after_from_dict(self) -> None:
+        _use_ppr(self, self.settings)  # the ranking's caches are not saved
 
     def search(self, stores: GraphStores, vectors: Dict[str, np.ndarray], param: QueryParam) -> SearchResult:
         merged = super().search(stores, vectors, param)

@@ -198,6 +198,9 @@ class SpacyEntityExtractor(Component):
 
     _to_dict_exclude = ("_fork_failed",)
 
+    def _after_from_dict(self) -> None:
+        object.__setattr__(self, "_fork_failed", False)
+
     @property
     def nlp(self) -> Any:
         return load_spacy_model(self.model)

@@ -119,6 +119,9 @@ class GraphRAG(Component):
 
     _to_dict_exclude = ("insert_progress",)
 
+    def _after_from_dict(self) -> None:
+        object.__setattr__(self, "insert_progress", {})
+
     @classmethod
     def from_yaml(cls, source: Any) -> GraphRAG:
         """Build from a YAML file, YAML text or dict (``component_name: GraphRAG``)."""

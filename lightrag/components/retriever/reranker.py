@@ -246,6 +246,11 @@ class CrossEncoderReranker(Component):
 
     _to_dict_exclude = ("_model_obj",)
 
+    def _after_from_dict(self) -> None:
+        """The model is not saved: loaded again from ``model`` at the first call (a model
+        object passed to ``__init__`` is not restored)."""
+        object.__setattr__(self, "_model_obj", None)
+
     @property
     def model_obj(self) -> Any:
         """The cross-encoder, loaded on first use."""

@@ -55,6 +55,11 @@ class JsonKVStorage(BaseKVStorage):
     file_prefix = "kv_store_"
     _to_dict_exclude = ("_data", "_dirty")
 
+    def _after_from_dict(self) -> None:
+        """A rebuilt store reads its file again (the records are not in the saved dict)."""
+        object.__setattr__(self, "_data", load_json_store(self.file_path))
+        object.__setattr__(self, "_dirty", False)
+
     def __init__(self, namespace: str, workspace: str = "", working_dir: str = "./lightrag_storage") -> None:
         super().__init__(namespace, workspace, working_dir)
         self._data: Dict[str, Dict[str, Any]] = load_json_store(self.file_path)

@@ -53,7 +53,19 @@ class NumpyVectorStorage(BaseVectorStorage):
         [('x', 0.98)]
     """
 
-    _to_dict_exclude = ("_matrix", "_ids", "_rows", "_meta", "_size", "_dirty", "embedder", "version")
+    _to_dict_exclude = ("_matrix", "_ids", "_rows", "_meta", "_size", "_dirty", "version")
+
+    def _after_from_dict(self) -> None:
+        """A rebuilt store reads its file again (the vectors are not in the saved dict)."""
+        object.__setattr__(self, "version", 0)
+        self.drop_in_memory()
+        self._load()
+
+    def drop_in_memory(self) -> None:
+        """Forget the vectors held in memory (the file stays)."""
+        self._matrix = np.zeros((0, self.embedding_dim or 0), dtype=np.float32)
+        self._size, self._ids, self._rows, self._meta = 0, [], {}, []
+        self._dirty = False
 
     def __init__(
         self,
@@ -137,10 +149,8 @@ class NumpyVectorStorage(BaseVectorStorage):
         self._dirty = False
 
     def drop(self) -> None:
-        self._matrix = np.zeros((0, self.embedding_dim or 0), dtype=np.float32)
-        self._size, self._ids, self._rows, self._meta = 0, [], {}, []
+        self.drop_in_memory()
         self.file_path.unlink(missing_ok=True)
-        self._dirty = False
 
     # ----------------------------------------------------------------- writes
     def _reserve(self, rows: int, dim: int) -> None:

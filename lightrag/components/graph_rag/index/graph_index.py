@@ -48,11 +48,11 @@ from lightrag.components.graph_rag.embedding import embed_texts
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
 from lightrag.components.graph_rag.index.check import verify_index
 from lightrag.components.graph_rag.index.recording import RecordResult
-from lightrag.components.graph_rag.index.stores import SEP, open_stores
+from lightrag.components.graph_rag.index.stores import open_stores
 from lightrag.components.graph_rag.index.vectors import (
     queue_vectors,
-    rekey_relation_vectors,
-    relation_ids_current,
+    stored_synonym_pairs,
+    upgrade_relation_ids,
 )
 from lightrag.components.graph_rag.index.view import ReadOnly
 from lightrag.components.graph_rag.insert_result import SUPERSEDED
@@ -62,7 +62,7 @@ from lightrag.components.storage.databases import open_database
 from lightrag.components.storage.sql_db import SQLDatabase
 from lightrag.core.component import Component
 from lightrag.utils.lazy_list import LazyList
-from lightrag.utils.secrets import redact_text
+from lightrag.utils.secrets import check_not_redacted, redact_text
 from lightrag.utils.writer_lock import WriterLock
 
 log = logging.getLogger(__name__)
@@ -91,8 +91,7 @@ class GraphIndex(Component):
             the ``ppr`` mode: "U.S." and "United States").
     """
 
-    _to_dict_exclude = ("db", "stores", "readers", "_embedder", "_writer", "_synonym_cache",
-                        "_ids_current")
+    _to_dict_exclude = ("db", "stores", "readers", "_writer", "_synonym_cache", "_ids_current")
 
     def __init__(
         self,
@@ -118,32 +117,44 @@ class GraphIndex(Component):
         self.merger = merger or GraphMerger()
         self.synonym_threshold = synonym_threshold
         self.embedding_batch_size = embedding_batch_size
+        # how to open the store again when rebuilt from to_dict (storage None: a database given)
+        self.storage = None if database is not None else storage
+        self.storage_kwargs = dict(storage_kwargs or {})
+        self.vector_storage, self.vector_storage_kwargs = vector_storage, dict(vector_storage_kwargs or {})
+        self.cosine_threshold, self.lock_timeout = cosine_threshold, lock_timeout
+        self._open(embedder, database)
+
+    def _open(self, embedder: Any, database: Optional[SQLDatabase] = None) -> None:
         if database is None:
-            database = open_database(storage, self.working_dir, workspace, lock_timeout,
-                                     **(storage_kwargs or {}))
+            database = open_database(self.storage or "sqlite", self.working_dir, self.workspace,
+                                     self.lock_timeout, **self.storage_kwargs)
         stores = open_stores(database, embedder, working_dir=self.working_dir,
-                             workspace=workspace, vector_storage=vector_storage,
-                             vector_storage_kwargs=vector_storage_kwargs,
-                             cosine_threshold=cosine_threshold,
-                             embedding_batch_size=embedding_batch_size,
-                             extractor_name=extractor_name)
+                             workspace=self.workspace, vector_storage=self.vector_storage,
+                             vector_storage_kwargs=self.vector_storage_kwargs,
+                             cosine_threshold=self.cosine_threshold,
+                             embedding_batch_size=self.embedding_batch_size,
+                             extractor_name=self.extractor_name)
         for name, value in (("db", database), ("stores", stores), ("_embedder", embedder),
                             ("_writer", WriterLock()), ("_synonym_cache", None),
                             ("_ids_current", False)):
             object.__setattr__(self, name, value)
-        # registered children: printed in the component tree
-        self.full_docs = stores.full_docs
-        self.text_chunks = stores.text_chunks
-        self.doc_status = stores.doc_status
-        self.graph = stores.graph
-        self.chunks_vdb = stores.chunks_vdb
-        self.entities_vdb = stores.entities_vdb
-        self.relations_vdb = stores.relations_vdb
-        self.entity_names = stores.entity_names
+        for name in ("full_docs", "text_chunks", "doc_status", "graph", "chunks_vdb", "entities_vdb",
+                     "relations_vdb", "entity_names"):
+            setattr(self, name, getattr(stores, name))  # registered children: the printed tree
         object.__setattr__(self, "readers", {
             name: ReadOnly(getattr(stores, name))
             for name in ("full_docs", "text_chunks", "doc_status", "graph", "chunks_vdb",
                          "entities_vdb", "relations_vdb", "doc_graph_items", "pending_vectors")})
+
+    def _after_from_dict(self) -> None:
+        """Open the store the saved index was on again (its embedder is saved with it); the
+        secrets of ``storage_kwargs`` are not saved: give them through the environment."""
+        if self.__dict__.get("storage") is None:
+            raise ValueError("this GraphIndex was built on a database passed as `database`, "
+                             "which is not saved: build it again with GraphIndex(...)")
+        check_not_redacted(self.storage_kwargs, "storage_kwargs", owner="index")
+        check_not_redacted(self.vector_storage_kwargs, "vector_storage_kwargs", owner="index")
+        self._open(self._embedder)
 
     def _extra_repr(self) -> str:
         where = f"{self.working_dir}/{self.workspace}" if self.workspace else self.working_dir
@@ -223,14 +234,10 @@ class GraphIndex(Component):
 
     def _upgrade_store(self) -> None:
         """Bring a store written by an older version up to date, in the first write transaction
-        of this process (opening stays read-only): relation vectors move to their unambiguous
-        ids."""
-        if self._ids_current:
-            return
-        if not relation_ids_current(self.stores):
-            moved = rekey_relation_vectors(self.stores)
-            log.info("%s: %d relation vectors re-keyed to unambiguous ids", self.working_dir, moved)
-        self._ids_current = True
+        of this process (opening stays read-only)."""
+        if not self._ids_current:
+            upgrade_relation_ids(self.stores, self.working_dir)
+            self._ids_current = True
 
     # ------------------------------------------------------------------ intake
     def enqueue(self, texts: Sequence[str], doc_ids: Sequence[str], paths: Sequence[str],
@@ -400,16 +407,8 @@ class GraphIndex(Component):
         or the names change (queries cache structures built from it)."""
         key = (self.entity_names.version, self.graph.version)
         if self._synonym_cache is None or self._synonym_cache[0] != key:
-            self._synonym_cache = (key, LazyList(self._read_synonym_pairs))
+            self._synonym_cache = (key, LazyList(lambda: stored_synonym_pairs(self.stores)))
         return self._synonym_cache[1]
-
-    def _read_synonym_pairs(self) -> List[Tuple[str, str, float]]:
-        """Every stored pair whose two names are still nodes (one batched look-up: a look-up per
-        name took 2.4 s of a 50k-chunk store's first ``ppr``/``mix`` query)."""
-        stored = [(*pair.split(SEP, 1), float(value.get("score", 0.0)))
-                  for pair, value in self.stores.synonyms.items()]
-        present = self.graph.has_nodes_batch(list({n for a, b, _ in stored for n in (a, b)}))
-        return [(a, b, score) for a, b, score in stored if a in present and b in present]
 
     # ------------------------------------------------------------ maintenance
     async def delete_document(self, doc_id: str) -> maintenance.DeletionResult:

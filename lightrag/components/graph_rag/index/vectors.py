@@ -8,6 +8,7 @@ its :class:`~lightrag.components.graph_rag.index.stores.IndexStores`.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Awaitable, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
@@ -24,6 +25,8 @@ from lightrag.components.graph_rag.merger import (
 )
 from lightrag.components.graph_rag.schemas import relation_key
 from lightrag.components.storage.base import unit_rows
+
+log = logging.getLogger(__name__)
 
 ENTITY_VECTOR_CHARS = 300
 RELATION_DESCRIPTION_CHARS = 300
@@ -226,6 +229,23 @@ def write_vectors(stores: IndexStores, entities: Dict[str, Tuple[Dict[str, Any],
         records = {key: record_of(r) for key, r in graph_records.items()}
         keep_samples(store, records, graph_records)
         store.upsert(records, vectors=np.stack([v for _, v in items.values()]))
+
+
+def upgrade_relation_ids(stores: IndexStores, where: str) -> None:
+    """Move the relation vectors of a store written by an older version to their unambiguous
+    ids (in the first write transaction of a process)."""
+    if not relation_ids_current(stores):
+        moved = rekey_relation_vectors(stores)
+        log.info("%s: %d relation vectors re-keyed to unambiguous ids", where, moved)
+
+
+def stored_synonym_pairs(stores: IndexStores) -> List[Tuple[str, str, float]]:
+    """Every stored synonym pair whose two names are still nodes (one batched look-up: a look-up
+    per name took 2.4 s of a 50k-chunk store's first ``ppr``/``mix`` query)."""
+    stored = [(*pair.split(SEP, 1), float(value.get("score", 0.0)))
+              for pair, value in stores.synonyms.items()]
+    present = stores.graph.has_nodes_batch(list({n for a, b, _ in stored for n in (a, b)}))
+    return [(a, b, score) for a, b, score in stored if a in present and b in present]
 
 
 # lists of an approximate name index searched for a new name's synonyms: pairs at cosine >= 0.9
