@@ -28,6 +28,42 @@ def _commit_rows(conn, count, checkpointer=None):
             checkpointer.committed()
 
 
+def _gated(tmp_path, monkeypatch):
+    """A writer's connection and a checkpointer whose thread's checkpoints wait for ``gate``;
+    ``wait_runs(n)`` waits until the thread has run ``n`` passes."""
+    import threading
+
+    from lightrag.components.storage import wal_checkpointer as module
+
+    gate = threading.Event()
+    gate.set()
+    real_connect = sqlite3.connect
+
+    class GatedConnection:  # the thread's connection: its checkpoint waits for the gate
+        def __init__(self, *args, **kwargs):
+            self._conn = real_connect(*args, **kwargs)
+
+        def execute(self, sql, *args):
+            gate.wait(10)
+            return self._conn.execute(sql, *args)
+
+        def close(self):
+            self._conn.close()
+
+    path = str(tmp_path / "db.sqlite3")
+    conn = _writer(path)
+    monkeypatch.setattr(module.sqlite3, "connect", GatedConnection)  # the thread's, not the writer's
+    checkpointer = WalCheckpointer(path, every=1000)
+
+    def wait_runs(n):
+        deadline = time.monotonic() + 10
+        while checkpointer.runs < n and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert checkpointer.runs == n
+
+    return gate, conn, checkpointer, wait_runs
+
+
 def test_the_thread_copies_the_log_into_the_database_file(tmp_path):
     path = str(tmp_path / "db.sqlite3")
     conn = _writer(path)
@@ -126,35 +162,9 @@ def test_the_writer_leaves_a_big_commit_to_the_thread_and_restarts_the_log_after
     """After a long log the writer copies the tail itself before its next transaction, so the
     log starts over; but not while the tail is a big commit the thread is copying (the writer
     would copy thousands of pages inline): then at a later transaction."""
-    import threading
-
     from lightrag.components.storage import wal_checkpointer as module
 
-    gate = threading.Event()
-    gate.set()
-    real_connect = sqlite3.connect
-
-    class GatedConnection:  # the thread's connection: its checkpoint waits for the gate
-        def __init__(self, *args, **kwargs):
-            self._conn = real_connect(*args, **kwargs)
-
-        def execute(self, sql, *args):
-            gate.wait(10)
-            return self._conn.execute(sql, *args)
-
-        def close(self):
-            self._conn.close()
-
-    path = str(tmp_path / "db.sqlite3")
-    conn = _writer(path)
-    monkeypatch.setattr(module.sqlite3, "connect", GatedConnection)  # the thread's, not the writer's
-    checkpointer = WalCheckpointer(path, every=1000)
-
-    def wait_runs(n):
-        deadline = time.monotonic() + 10
-        while checkpointer.runs < n and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert checkpointer.runs == n
+    gate, conn, checkpointer, wait_runs = _gated(tmp_path, monkeypatch)
 
     _commit_rows(conn, module.RESTART_PAGES // 2 + 10)  # 8,000-byte rows: two pages each
     checkpointer.committed(rows=module.BIG_COMMIT_ROWS)
@@ -175,35 +185,9 @@ def test_the_writer_restarts_the_log_only_when_nothing_is_left_to_copy(tmp_path,
     """Copying the tail costs the writer a sync of the database file (45-75 ms at 1M chunks for
     any tail): a long log restarts at the first transaction after a pass that copied every
     commit, and the writer copies a tail itself only once the log passes FORCE_RESTART_PAGES."""
-    import threading
-
     from lightrag.components.storage import wal_checkpointer as module
 
-    gate = threading.Event()
-    gate.set()
-    real_connect = sqlite3.connect
-
-    class GatedConnection:  # the thread's connection: its checkpoint waits for the gate
-        def __init__(self, *args, **kwargs):
-            self._conn = real_connect(*args, **kwargs)
-
-        def execute(self, sql, *args):
-            gate.wait(10)
-            return self._conn.execute(sql, *args)
-
-        def close(self):
-            self._conn.close()
-
-    path = str(tmp_path / "db.sqlite3")
-    conn = _writer(path)
-    monkeypatch.setattr(module.sqlite3, "connect", GatedConnection)
-    checkpointer = WalCheckpointer(path, every=1000)
-
-    def wait_runs(n):
-        deadline = time.monotonic() + 10
-        while checkpointer.runs < n and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert checkpointer.runs == n
+    gate, conn, checkpointer, wait_runs = _gated(tmp_path, monkeypatch)
 
     _commit_rows(conn, module.RESTART_PAGES // 2 + 10)  # 8,000-byte rows: two pages each
     gate.clear()
