@@ -55,13 +55,12 @@ class JsonKVStorage(BaseKVStorage):
     file_prefix = "kv_store_"
     _to_dict_exclude = ("_data", "_dirty")
 
-    def _after_from_dict(self) -> None:
-        """A rebuilt store reads its file again (the records are not in the saved dict)."""
-        object.__setattr__(self, "_data", load_json_store(self.file_path))
-        object.__setattr__(self, "_dirty", False)
-
     def __init__(self, namespace: str, workspace: str = "", working_dir: str = "./lightrag_storage") -> None:
         super().__init__(namespace, workspace, working_dir)
+        self._after_from_dict()
+
+    def _after_from_dict(self) -> None:
+        """Read the file (a rebuilt store too: the records are not in the saved dict)."""
         self._data: Dict[str, Dict[str, Any]] = load_json_store(self.file_path)
         self._dirty = False
         log.debug("%s %s: loaded %d records", type(self).__name__, self.file_path, len(self._data))

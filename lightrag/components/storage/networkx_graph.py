@@ -48,14 +48,12 @@ class NetworkXGraphStorage(BaseGraphStorage):
 
     _to_dict_exclude = ("_graph", "_dirty", "version")
 
-    def _after_from_dict(self) -> None:
-        """A rebuilt store reads its file again (the graph is not in the saved dict)."""
-        for name, value in (("_graph", nx.Graph()), ("_dirty", False), ("version", 0)):
-            object.__setattr__(self, name, value)
-        self._load()
-
     def __init__(self, namespace: str, workspace: str = "", working_dir: str = "./lightrag_storage") -> None:
         super().__init__(namespace, workspace, working_dir)
+        self._after_from_dict()
+
+    def _after_from_dict(self) -> None:
+        """Read the file (a rebuilt store too: the graph is not in the saved dict)."""
         self._graph = nx.Graph()
         self._dirty = False
         self.version = 0

@@ -56,15 +56,18 @@ class NumpyVectorStorage(BaseVectorStorage):
     _to_dict_exclude = ("_matrix", "_ids", "_rows", "_meta", "_size", "_dirty", "version")
 
     def _after_from_dict(self) -> None:
-        """A rebuilt store reads its file again (the vectors are not in the saved dict)."""
-        object.__setattr__(self, "version", 0)
-        self.drop_in_memory()
+        """Read the file (a rebuilt store too: the vectors are not in the saved dict)."""
+        self.version = 0
+        self._forget_vectors()
         self._load()
 
-    def drop_in_memory(self) -> None:
-        """Forget the vectors held in memory (the file stays)."""
+    def _forget_vectors(self) -> None:
+        """No vectors in memory (the file stays)."""
         self._matrix = np.zeros((0, self.embedding_dim or 0), dtype=np.float32)
-        self._size, self._ids, self._rows, self._meta = 0, [], {}, []
+        self._size = 0
+        self._ids: List[str] = []
+        self._rows: Dict[str, int] = {}
+        self._meta: List[Dict[str, Any]] = []
         self._dirty = False
 
     def __init__(
@@ -80,14 +83,7 @@ class NumpyVectorStorage(BaseVectorStorage):
     ) -> None:
         super().__init__(namespace, embedder, cosine_threshold, meta_fields, embedding_batch_size,
                          workspace, working_dir, embedding_dim)
-        self._matrix = np.zeros((0, embedding_dim or 0), dtype=np.float32)
-        self._size = 0
-        self._ids: List[str] = []
-        self._rows: Dict[str, int] = {}
-        self._meta: List[Dict[str, Any]] = []
-        self._dirty = False
-        self.version = 0
-        self._load()
+        self._after_from_dict()
 
     @property
     def file_path(self) -> Path:
@@ -149,7 +145,7 @@ class NumpyVectorStorage(BaseVectorStorage):
         self._dirty = False
 
     def drop(self) -> None:
-        self.drop_in_memory()
+        self._forget_vectors()
         self.file_path.unlink(missing_ok=True)
 
     # ----------------------------------------------------------------- writes

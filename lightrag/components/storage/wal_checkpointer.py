@@ -116,8 +116,8 @@ class WalCheckpointer:
 
     def committed(self, rows: int = 0) -> None:
         """Count a commit of the writer that changed ``rows`` rows; every ``every`` of them
-        wakes the thread, and every one while the log is long (so the tail the writer copies
-        before its next transaction is what at most one commit wrote), or of
+        wakes the thread, and every one while the log is long (so a pass follows each commit,
+        and the writer's next transaction after it restarts the log for free), or of
         :data:`BIG_COMMIT_ROWS` rows or more (copied at once, beside the writer's next work)."""
         self._commits += 1
         with self._lock:
@@ -161,7 +161,6 @@ class WalCheckpointer:
                     count = self._commit_count  # the commits this pass's copy includes, at least
                 if asked:
                     ran = long = whole = False
-                    frames = 0
                     try:
                         busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                         ran, long = True, not busy and frames >= RESTART_PAGES
@@ -170,7 +169,7 @@ class WalCheckpointer:
                         log.debug("background checkpoint of %s: %s", self.path, e)
                     with self._lock:
                         self._long = self._long or long
-                        if ran:
+                        if ran and frames >= 0:  # -1 when busy
                             self._frames = frames
                         if whole:
                             self._covered = count

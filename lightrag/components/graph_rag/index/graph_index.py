@@ -126,7 +126,7 @@ class GraphIndex(Component):
 
     def _open(self, embedder: Any, database: Optional[SQLDatabase] = None) -> None:
         if database is None:
-            database = open_database(self.storage or "sqlite", self.working_dir, self.workspace,
+            database = open_database(self.storage, self.working_dir, self.workspace,
                                      self.lock_timeout, **self.storage_kwargs)
         stores = open_stores(database, embedder, working_dir=self.working_dir,
                              workspace=self.workspace, vector_storage=self.vector_storage,
