@@ -38,7 +38,8 @@ def closed_within(sock: socket.socket, seconds: float) -> bool:
 @pytest.fixture
 def server(tmp_path):
     port = free_port()
-    proc, client = start_server(tmp_path, port, tmp_path / "store", "--header-timeout", "1")
+    proc, client = start_server(tmp_path, port, tmp_path / "store", "--header-timeout", "1",
+                                "--body-timeout", "1")
     yield port, client
     kill(proc)
 
@@ -64,7 +65,8 @@ def test_a_kept_alive_connection_gets_the_same_limit_for_its_next_request(server
 
 
 def test_a_slow_body_after_timely_headers_is_answered(server):
-    """The limit is the headers': an upload whose body takes longer is not cut."""
+    """An upload that keeps coming is not cut, however long it takes in all: the body's limit is
+    on its pauses."""
     port, _ = server
     body = b'{"texts": "Alice met Bob in Paris.", "ids": "slow"}'
     sock = socket.create_connection(("127.0.0.1", port))
@@ -77,17 +79,93 @@ def test_a_slow_body_after_timely_headers_is_answered(server):
     assert sock.recv(65536).startswith(b"HTTP/1.1 202")
 
 
-@pytest.mark.parametrize("implementation", ["h11", "httptools"])
-def test_the_header_timeout_works_with_either_http_implementation(implementation):
-    """``lightrag serve`` wraps what ``http="auto"`` picks: httptools when installed, else h11."""
-    import importlib
+def test_a_body_that_stalls_gets_408_and_its_connection_closed(server):
+    """Red team 5: a body that stopped after timely headers held its connection for ever."""
+    port, client = server
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(b"POST /documents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 100\r\n\r\n" + b'{"texts": "Alice')
+    sock.settimeout(5)
+    assert sock.recv(65536).startswith(b"HTTP/1.1 408")
+    assert closed_within(sock, 5)
+    assert client.get("/health").status_code == 200
 
-    from lightrag.server.runner import BackgroundServer
-    from lightrag.server.slow_clients import header_timeout_protocol
+
+def _protocol_base(implementation: str) -> type:
+    import importlib
 
     pytest.importorskip(implementation)
     module = importlib.import_module(f"uvicorn.protocols.http.{implementation}_impl")
-    base = getattr(module, "H11Protocol" if implementation == "h11" else "HttpToolsProtocol")
+    return getattr(module, "H11Protocol" if implementation == "h11" else "HttpToolsProtocol")
+
+
+def _reads_body_after(seconds: float):
+    """An ASGI app that waits ``seconds``, reads the whole body and answers its size."""
+    import asyncio
+
+    async def app(scope, receive, send) -> None:
+        await asyncio.sleep(seconds)
+        size, more = 0, True
+        while more:
+            message = await receive()
+            size += len(message.get("body", b""))
+            more = message.get("more_body", False)
+        answer = str(size).encode()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", str(len(answer)).encode())]})
+        await send({"type": "http.response.body", "body": answer})
+
+    return app
+
+
+@pytest.mark.parametrize("implementation", ["h11", "httptools"])
+def test_a_body_the_server_stopped_reading_is_not_cut(implementation):
+    """A body over uvicorn's buffer, sent at once to an app that reads it only 2 s later: the
+    server paused reading, so the client's silence is not a stall."""
+    from lightrag.server.runner import BackgroundServer
+    from lightrag.server.slow_clients import header_timeout_protocol
+
+    body = b"x" * 400_000
+    protocol = header_timeout_protocol(5, _protocol_base(implementation), body_seconds=0.5)
+    with BackgroundServer(_reads_body_after(2.0), http=protocol,
+                          lifespan="off") as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        sock.settimeout(10)
+        answer = b""
+        while not answer.endswith(b"400000"):
+            more = sock.recv(65536)
+            if not more:
+                break
+            answer += more
+        assert answer.startswith(b"HTTP/1.1 200"), answer
+        assert answer.endswith(b"400000"), answer
+
+
+@pytest.mark.parametrize("implementation", ["h11", "httptools"])
+def test_the_body_timeout_works_with_either_http_implementation(implementation):
+    from lightrag.server.runner import BackgroundServer
+    from lightrag.server.slow_clients import header_timeout_protocol
+
+    protocol = header_timeout_protocol(5, _protocol_base(implementation), body_seconds=0.5)
+    with BackgroundServer(_reads_body_after(0.0), http=protocol,
+                          lifespan="off") as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+        sock.settimeout(5)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 408")
+        assert closed_within(sock, 5)
+
+
+@pytest.mark.parametrize("implementation", ["h11", "httptools"])
+def test_the_header_timeout_works_with_either_http_implementation(implementation):
+    """``lightrag serve`` wraps what ``http="auto"`` picks: httptools when installed, else h11."""
+    from lightrag.server.runner import BackgroundServer
+    from lightrag.server.slow_clients import header_timeout_protocol
+
+    base = _protocol_base(implementation)
 
     async def app(scope, receive, send):
         await send({"type": "http.response.start", "status": 200, "headers": []})

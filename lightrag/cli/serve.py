@@ -35,7 +35,12 @@ from typing import Any, Callable, Dict, Optional, Sequence
 
 from lightrag.cli.common import graph_config
 from lightrag.server.intake import DEFAULT_MAX_PENDING  # none of these imports FastAPI
-from lightrag.server.slow_clients import HEADER_TIMEOUT, header_timeout_protocol, raise_open_file_limit
+from lightrag.server.slow_clients import (
+    BODY_TIMEOUT,
+    HEADER_TIMEOUT,
+    header_timeout_protocol,
+    raise_open_file_limit,
+)
 from lightrag.server.workspaces import DEFAULT_MAX_WORKSPACES
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -75,6 +80,9 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--header-timeout", type=float, default=HEADER_TIMEOUT,
                         help="seconds a request's headers may take to arrive; slower connections "
                              f"are closed (default {HEADER_TIMEOUT:g})")
+    parser.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT,
+                        help="seconds a request's body may send nothing; a stalled one gets 408 "
+                             f"and its connection is closed (default {BODY_TIMEOUT:g})")
     parser.add_argument("--max-pending", type=int, default=DEFAULT_MAX_PENDING,
                         help="most unfinished documents queued; more get 429 with Retry-After "
                              f"(default {DEFAULT_MAX_PENDING})")
@@ -107,8 +115,9 @@ def _check_limits(args: argparse.Namespace) -> None:
         raise ValueError("--max-pending must be at least 1")
     if getattr(args, "max_workspaces", DEFAULT_MAX_WORKSPACES) < 1:
         raise ValueError("--max-workspaces must be at least 1")
-    if not getattr(args, "header_timeout", HEADER_TIMEOUT) > 0:
-        raise ValueError("--header-timeout must be positive")
+    for flag in ("header_timeout", "body_timeout"):
+        if not getattr(args, flag, 1.0) > 0:
+            raise ValueError(f"--{flag.replace('_', '-')} must be positive")
 
 
 def workspace_factory(config: Dict[str, Any]) -> Callable[[str], Any]:
@@ -153,7 +162,9 @@ def build_server(args: argparse.Namespace, api_keys: Optional[Sequence[str]] = N
                      max_workspaces=getattr(args, "max_workspaces", DEFAULT_MAX_WORKSPACES))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_config=None, access_log=False,
                             timeout_graceful_shutdown=args.graceful_timeout, lifespan="on",
-                            http=header_timeout_protocol(getattr(args, "header_timeout", HEADER_TIMEOUT)))
+                            http=header_timeout_protocol(getattr(args, "header_timeout", HEADER_TIMEOUT),
+                                                         body_seconds=getattr(args, "body_timeout",
+                                                                              BODY_TIMEOUT)))
     logging.getLogger(__name__).info(
         "serving %s on http://%s:%d (auth: %s)", type(rag).__name__, args.host, args.port,
         "API keys" if keys else "none, loopback only")

@@ -1,4 +1,4 @@
-"""Connections that never finish their request's headers are closed; file descriptors are raised.
+"""Connections whose headers never finish, or whose body stalls, are closed; file limits raised.
 
 uvicorn has no limit on the time a request's headers take: a client that opens a connection and
 sends ``GET / HTTP/1.1`` and a header now and then (or nothing at all after a first byte) holds
@@ -8,8 +8,11 @@ a file descriptor for as long as it likes. 1,100 such connections, under the com
 
 :func:`header_timeout_protocol` wraps uvicorn's HTTP protocol: a connection whose next request's
 headers are not complete ``seconds`` after the connection opened, or after the previous answer,
-is closed (a request being answered, its body being read or its answer being streamed is never
-cut). :func:`raise_open_file_limit` raises the soft limit of open files to the hard one.
+is closed. Its body then has ``body_seconds`` between two reads (nginx's
+``client_body_timeout``): a body that stalls longer is answered ``408`` and the connection
+closed, however slowly the body came before (an upload that keeps coming is never cut, nor an
+answer being streamed, nor a body the server itself stopped reading while the app was busy).
+:func:`raise_open_file_limit` raises the soft limit of open files to the hard one.
 
 Example:
     >>> protocol = header_timeout_protocol(20.0)  # doctest: +SKIP
@@ -19,23 +22,31 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any, Optional
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HEADER_TIMEOUT", "HeaderTimeoutMixin", "header_timeout_protocol", "raise_open_file_limit"]
+__all__ = ["BODY_TIMEOUT", "HEADER_TIMEOUT", "HeaderTimeoutMixin", "header_timeout_protocol",
+           "raise_open_file_limit"]
 
 HEADER_TIMEOUT = 20.0  #: seconds a request's headers may take to arrive
+BODY_TIMEOUT = 60.0  #: seconds a request's body may go without sending a byte
+_BODY_STALLED = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                 b"connection: close\r\ncontent-length: %d\r\n\r\n%s")
 
 
 class HeaderTimeoutMixin:
     """Mixed into a uvicorn HTTP protocol by :func:`header_timeout_protocol`: the timer of the
-    next request's headers (``_header_seconds``)."""
+    next request's headers (``_header_seconds``) and of its body's pauses (``_body_seconds``)."""
 
     _header_seconds: float = HEADER_TIMEOUT
     _header_timer: Optional[asyncio.TimerHandle] = None
     _header_cycle: Any = None
+    _body_seconds: float = BODY_TIMEOUT
+    _body_timer: Optional[asyncio.TimerHandle] = None
+    _last_data: float = 0.0
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)  # type: ignore[misc]
@@ -45,12 +56,47 @@ class HeaderTimeoutMixin:
         if self._header_timer is None and self._between_requests():
             self._arm_header_timer()
         super().data_received(data)  # type: ignore[misc]
+        self._last_data = self._loop().time()
+        if self._body_timer is None and self._reading_body():
+            self._body_timer = self._loop().call_later(self._body_seconds, self._body_check)
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
-        if self._header_timer is not None:
-            self._header_timer.cancel()
-            self._header_timer = None
+        for name in ("_header_timer", "_body_timer"):
+            timer = getattr(self, name)
+            if timer is not None:
+                timer.cancel()
+                setattr(self, name, None)
         super().connection_lost(exc)  # type: ignore[misc]
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        return getattr(self, "loop", None) or asyncio.get_event_loop()
+
+    def _reading_body(self) -> bool:
+        cycle = getattr(self, "cycle", None)
+        return (cycle is not None and bool(getattr(cycle, "more_body", False))
+                and not getattr(cycle, "response_complete", False))
+
+    def _body_check(self) -> None:
+        self._body_timer = None
+        if not self._reading_body():
+            return  # the body ended; the next one arms its own timer
+        now = self._loop().time()
+        flow = getattr(self, "flow", None)
+        if flow is not None and getattr(flow, "read_paused", False):
+            self._last_data = now  # the server is not reading: the client is not stalling
+        idle = now - self._last_data
+        if idle < self._body_seconds:
+            self._body_timer = self._loop().call_later(self._body_seconds - idle, self._body_check)
+            return
+        transport = getattr(self, "transport", None)
+        if transport is None or transport.is_closing():
+            return
+        log.info("closing a connection whose request body sent nothing for %g s", self._body_seconds)
+        if not getattr(self.cycle, "response_started", False):  # type: ignore[attr-defined]
+            detail = json.dumps({"detail": f"the request body sent nothing for "
+                                           f"{self._body_seconds:g} s"}).encode()
+            transport.write(_BODY_STALLED % (len(detail), detail))
+        transport.close()
 
     def _between_requests(self) -> bool:
         cycle = getattr(self, "cycle", None)
@@ -58,8 +104,7 @@ class HeaderTimeoutMixin:
 
     def _arm_header_timer(self) -> None:
         self._header_cycle = getattr(self, "cycle", None)
-        loop = getattr(self, "loop", None) or asyncio.get_event_loop()
-        self._header_timer = loop.call_later(self._header_seconds, self._header_timed_out)
+        self._header_timer = self._loop().call_later(self._header_seconds, self._header_timed_out)
 
     def _header_timed_out(self) -> None:
         self._header_timer = None
@@ -75,15 +120,17 @@ class HeaderTimeoutMixin:
             transport.close()
 
 
-def header_timeout_protocol(seconds: float = HEADER_TIMEOUT, base: Optional[type] = None) -> type:
+def header_timeout_protocol(seconds: float = HEADER_TIMEOUT, base: Optional[type] = None,
+                            body_seconds: float = BODY_TIMEOUT) -> type:
     """uvicorn's HTTP protocol class (``base``: the one ``http="auto"`` picks) closing a
-    connection whose request headers take over ``seconds`` (see the module doc)."""
+    connection whose request headers take over ``seconds``, or whose body sends nothing for
+    ``body_seconds`` (see the module doc)."""
     if base is None:
         from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
         base = AutoHTTPProtocol
     return type(f"HeaderTimeout{base.__name__}", (HeaderTimeoutMixin, base),
-                {"_header_seconds": float(seconds)})
+                {"_header_seconds": float(seconds), "_body_seconds": float(body_seconds)})
 
 
 def raise_open_file_limit() -> Optional[int]:
