@@ -289,3 +289,17 @@ def test_a_key_limited_to_the_servers_own_workspace_name_uses_it(tmp_path):
                               ).status_code == 403, headers
         listed = client.get("/workspaces", headers={"X-API-Key": "acme-key"}).json()["workspaces"]
         assert [w["name"] for w in listed] == ["default"]
+
+
+def test_a_workspace_differing_only_in_case_from_a_stored_one_is_409(app_for, tmp_path):
+    """Red team 5: on a case-insensitive file system ``Acme`` and ``acme`` were one store, so two
+    keys each limited to one name reached the same data; now the second name is refused."""
+    app = app_for(api_keys=["a-key:Acme", "b-key:acme"])
+    with TestClient(app) as client:
+        _insert_into_a(client, headers={"LIGHTRAG-WORKSPACE": "Acme", "X-API-Key": "a-key"})
+        twin = client.get("/documents", headers={"LIGHTRAG-WORKSPACE": "acme", "X-API-Key": "b-key"})
+        assert twin.status_code == 409, twin.text
+        assert "'acme' differs only in case from 'Acme'" in twin.json()["detail"]
+        own = client.get("/documents", headers={"LIGHTRAG-WORKSPACE": "Acme", "X-API-Key": "a-key"})
+        assert own.json()["counts"]["processed"] == 2
+    assert not (tmp_path / "acme").exists() or (tmp_path / "acme").samefile(tmp_path / "Acme")

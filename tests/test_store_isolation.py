@@ -89,3 +89,17 @@ def test_opening_a_store_reads_nothing_of_it(tmp_path):
     assert vectors._map is None  # the vector file is mapped on the first search, not read
     assert reopened.graph.has_node("Cassini")
     assert reopened.query("Cassini Saturn", mode="naive", only_need_context=True).raw_data["chunks"]
+
+
+def test_a_workspace_differing_only_in_case_from_a_stored_one_is_refused(tmp_path):
+    """``Acme`` beside ``acme`` would be one folder on a case-insensitive file system (red team
+    5): the second name is refused on every file system, before anything is created."""
+    import pytest
+
+    from lightrag.components.storage.databases import WorkspaceCaseConflict, open_database
+
+    open_database("sqlite", str(tmp_path), "Acme").close()
+    with pytest.raises(WorkspaceCaseConflict, match="'acme' differs only in case from 'Acme'"):
+        open_database("sqlite", str(tmp_path), "acme")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Acme"]
+    open_database("sqlite", str(tmp_path), "Acme").close()

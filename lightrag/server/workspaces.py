@@ -31,6 +31,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Set
 
+from lightrag.components.storage.databases import WorkspaceCaseConflict
 from lightrag.server.auth import DEFAULT_WORKSPACE, WORKSPACE_NAME, check_workspace_name
 from lightrag.server.middleware import Receive, Scope, Send, send_json
 from lightrag.utils.secrets import redact_text
@@ -148,6 +149,8 @@ class WorkspacePool:
     async def _open(self, name: str) -> Any:
         try:
             state = await asyncio.to_thread(self.open_state, name)
+        except WorkspaceCaseConflict as e:
+            raise WorkspaceError(409, str(e)) from None
         except Exception as e:
             log.exception("opening workspace %s failed", name)
             raise WorkspaceError(500, redact_text(f"cannot open workspace {name!r}: "
