@@ -52,3 +52,20 @@ def test_a_chroma_client_refuses_a_redacted_header(tmp_path):
     with pytest.raises(RedactedValueError, match=r"headers\['Authorization'\]"):
         ChromaVectorStorage(namespace="v", working_dir=str(tmp_path), mode="http",
                             host="127.0.0.1", port=9, headers={"Authorization": REDACTED})
+
+
+def test_a_config_dump_keeps_a_redacted_header_so_the_reranker_refuses_it(rerank_api):
+    """Red team 6's open item: a YAML dump loaded back dropped ``<redacted>`` entries, so the
+    rebuilt reranker sent its requests without the header. Keys and passwords are still dropped
+    (the environment supplies them); a header, query or body entry is kept, and refused."""
+    from lightrag.utils.config import build, to_yaml
+
+    reranker = HTTPReranker(base_url=rerank_api.url, model="r", api_key="sk-" + "a" * 40,
+                            headers={"X-Custom-Auth": SECRET, "X-Trace": "t1"})
+    dumped = to_yaml(reranker)
+    assert SECRET not in dumped and "a" * 40 not in dumped
+    rebuilt = build(dumped)
+    assert rebuilt.headers == {"X-Custom-Auth": REDACTED, "X-Trace": "t1"}
+    with pytest.raises(RedactedValueError, match=r"headers\['X-Custom-Auth'\]"):
+        rebuilt.call("q", ["a"])
+    assert rerank_api.requests == []

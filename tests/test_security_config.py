@@ -16,6 +16,7 @@ from lightrag.cli import main
 from lightrag.components.model_client.scripted_client import ScriptedClient
 from lightrag.core.generator import Generator
 from lightrag.utils.config import ConfigError, build, load_config, to_yaml
+from lightrag.utils.secrets import RedactedValueError
 
 # The new helper modules (lightrag.utils.secrets, lightrag.utils.safe_yaml) are imported inside
 # the tests that need them, so that the defect tests also run (and fail) against the old code.
@@ -97,9 +98,12 @@ def test_to_config_and_yaml_dump_redact_secrets_at_any_depth():
     assert kwargs["extra_headers"] == {"Authorization": REDACTED, "Accept": "json"}
     assert kwargs["api_key"] == REDACTED and kwargs["model"] == "m"
     assert kwargs["base_url"] == "https://api.example.com/v1?region=eu"
-    rebuilt = build(dumped)  # the redacted dump loads back; the marked entries are dropped
+    rebuilt = build(dumped)  # the redacted dump loads back; the key is dropped (the environment)
     assert "api_key" not in rebuilt.model_kwargs
-    assert rebuilt.model_kwargs["extra_headers"] == {"Accept": "json"}
+    # a redacted header is kept, and refused: dropped, requests went out without it
+    assert rebuilt.model_kwargs["extra_headers"] == {"Authorization": REDACTED, "Accept": "json"}
+    with pytest.raises(RedactedValueError, match=r"\['extra_headers'\]\['Authorization'\]"):
+        rebuilt(prompt_kwargs={"input_str": "hi"})
 
 
 def test_print_config_refuses_a_config_with_a_secret(tmp_path, capsys):

@@ -42,7 +42,14 @@ import yaml
 
 from lightrag.utils.registry import EntityMapping
 from lightrag.utils.safe_yaml import MAX_BYTES, YamlLimitError, safe_load
-from lightrag.utils.secrets import REDACTED, find_secrets, is_secret_key, redact, strip_redacted
+from lightrag.utils.secrets import (
+    REDACTED,
+    find_secrets,
+    is_secret_key,
+    redact,
+    redacted_paths,
+    strip_redacted,
+)
 
 log = logging.getLogger(__name__)
 
@@ -199,10 +206,18 @@ a password in the URL: secrets are not read from configs; set them in the enviro
 
 
 def _drop_redacted(raw_kwargs: Dict[str, Any], path: str) -> Dict[str, Any]:
+    """A redacted dump loaded back: its keys and passwords are dropped (the clients and stores
+    read them from the environment); a redacted header, query or body entry is kept, and the
+    component refuses to send it until it is set again (:func:`~lightrag.utils.secrets.
+    strip_redacted`)."""
     cleaned = strip_redacted(raw_kwargs)
     if cleaned != raw_kwargs:
         log.info("%s: dropped %s values of a redacted dump; the clients read keys from the "
                  "environment", path or "<root>", REDACTED)
+    kept = redacted_paths(cleaned)
+    if kept:
+        log.warning("%s: %s read %s (secrets are not saved); set them again before calling",
+                    path or "<root>", ", ".join(kept), REDACTED)
     return cleaned
 
 

@@ -315,18 +315,30 @@ def redact(obj: Any, in_headers: Union[bool, str] = False) -> Any:
     return obj
 
 
-def strip_redacted(obj: Any) -> Any:
+#: names of request settings sent as they are (``extra_headers``, ``extra_query``, ``params``,
+#: ``extra_body``): nothing supplies a redacted entry of theirs again, unlike a key or password
+#: (the clients read ``*_API_KEY``, libpq ``PGPASSWORD``)
+_SENT_AS_IS = re.compile(r"(headers|query|params|body)$", re.IGNORECASE)
+
+
+def strip_redacted(obj: Any, _sent_as_is: bool = False) -> Any:
     """A copy of ``obj`` without the entries whose value is :data:`REDACTED` (a redacted dump
-    loaded back: the clients then read their keys from the environment).
+    loaded back: the clients then read their keys from the environment), except inside a request
+    setting sent as it is (headers, query, params, body): a redacted header dropped would send
+    requests without it, so it is kept and the component refuses to send it
+    (:func:`check_not_redacted`) until it is set again.
 
     Example:
         >>> strip_redacted({"api_key": "<redacted>", "model_kwargs": {"model": "m"}})
         {'model_kwargs': {'model': 'm'}}
+        >>> strip_redacted({"extra_headers": {"X-Auth": "<redacted>"}})
+        {'extra_headers': {'X-Auth': '<redacted>'}}
     """
     if isinstance(obj, dict):
-        return {k: strip_redacted(v) for k, v in obj.items() if v != REDACTED}
+        return {k: strip_redacted(v, _sent_as_is or bool(_SENT_AS_IS.search(str(k))))
+                for k, v in obj.items() if _sent_as_is or v != REDACTED}
     if isinstance(obj, list):
-        return [strip_redacted(v) for v in obj if v != REDACTED]
+        return [strip_redacted(v, _sent_as_is) for v in obj if _sent_as_is or v != REDACTED]
     return obj
 
 
