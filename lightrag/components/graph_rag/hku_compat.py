@@ -27,6 +27,7 @@ from importlib import resources
 from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 from lightrag.components.graph_rag.hku_edits import HKUGraphEdits
+from lightrag.components.graph_rag.hku_options import HKUOptions, read_hku_options
 from lightrag.components.graph_rag.hku_results import (
     HKU_EXPORT_FORMATS,
     HKUDeletionResult,
@@ -76,25 +77,42 @@ async def _achecked(stream: Any) -> AsyncIterator[str]:
 
 
 def _model_parts(llm_model_func: Optional[Callable[..., Any]], embedding_func: Optional[Callable[..., Any]],
-                 llm_model_name: str, max_gleaning: int, config: Dict[str, Any]) -> None:
-    """Replace the packaged config's model parts by components calling the user's functions."""
+                 llm_model_name: str, max_gleaning: int, config: Dict[str, Any],
+                 hku: Optional[HKUOptions] = None) -> None:
+    """Replace the packaged config's model parts by components calling the user's functions
+    (``hku``: HKU's fields read by :func:`read_hku_options`: ``llm_model_kwargs`` go with every
+    call, the extractor and the merger's summaries take ``addon_params`` and the summary sizes).
+    With an ``llm_model_func`` the merger summarizes an entity's or relation's descriptions
+    with it, as HKU does."""
     from lightrag.components.graph_rag.entity_extractor import EntityExtractor
     from lightrag.components.graph_rag.keyword_extractor import KeywordExtractor
+    from lightrag.components.graph_rag.merger import GraphMerger
+    from lightrag.components.graph_rag.prompts import SUMMARIZE_DESCRIPTIONS_PROMPT
     from lightrag.components.model_client.function_client import FunctionClient
     from lightrag.core.embedder import Embedder
     from lightrag.core.generator import Generator
+
+    hku = hku or HKUOptions()
 
     if embedding_func is not None:
         config["embedder"] = Embedder(model_client=FunctionClient(
             embedding_func=embedding_func, model_name=getattr(embedding_func, "__name__", "embedding")))
     if llm_model_func is not None:
-        def generator(template: Optional[str] = None) -> Generator:
+        def generator(template: Optional[str] = None, **prompt_kwargs: Any) -> Generator:
             return Generator(model_client=FunctionClient(llm_func=llm_model_func, model_name=llm_model_name),
-                             template=template)
+                             template=template, model_kwargs=dict(hku.llm_kwargs),
+                             prompt_kwargs=prompt_kwargs or None, **hku.generator_kwargs)
 
-        config["extractor"] = EntityExtractor(generator=generator(), max_gleaning=max_gleaning)
+        config["extractor"] = EntityExtractor(generator=generator(), max_gleaning=max_gleaning,
+                                              **hku.extractor_kwargs)
         config["keyword_extractor"] = KeywordExtractor(generator=generator())
         config["answer_generator"] = generator(ANSWER_TEMPLATE)
+        language = hku.extractor_kwargs.get("language")
+        summarizer = generator(SUMMARIZE_DESCRIPTIONS_PROMPT, **hku.summary_prompt_kwargs,
+                               **({"language": language} if language else {}))
+        config["merger"] = GraphMerger(summarizer=summarizer, **hku.merger_kwargs)
+    elif hku.merger_kwargs:
+        config["merger"] = GraphMerger(**hku.merger_kwargs)
 
 
 class LightRAG(HKUGraphEdits):
@@ -111,7 +129,9 @@ class LightRAG(HKUGraphEdits):
         entity_extract_max_gleaning: extra extraction rounds per chunk (1).
         llm_model_max_async: concurrent extraction calls (4).
         cosine_better_than_threshold: vector matches below it are dropped (0.2).
-        **graph_rag_options: other :class:`GraphRAG` arguments, as they are.
+        **graph_rag_options: HKU's other fields (``llm_model_kwargs``, ``addon_params``,
+            ``enable_llm_cache``, the storage names, ...: what each becomes is in
+            :mod:`~lightrag.components.graph_rag.hku_options`) and :class:`GraphRAG` arguments.
     """
 
     def __init__(self, working_dir: str = "./rag_storage", workspace: str = "",
@@ -132,14 +152,15 @@ class LightRAG(HKUGraphEdits):
                  if name not in ("embedder", "extractor", "keyword_extractor", "answer_generator")
                  or (name == "embedder" and embedding_func is None)
                  or (name != "embedder" and llm_model_func is None)}
-        _model_parts(llm_model_func, embedding_func, llm_model_name, entity_extract_max_gleaning, built)
+        hku = read_hku_options(graph_rag_options, has_llm=llm_model_func is not None)
+        _model_parts(llm_model_func, embedding_func, llm_model_name, entity_extract_max_gleaning, built, hku)
         built.update(chunker=Chunker(chunk_token_size=chunk_token_size,
                                      chunk_overlap_token_size=chunk_overlap_token_size),
                      working_dir=working_dir, cosine_threshold=cosine_better_than_threshold,
                      llm_max_async=llm_model_max_async)
         if workspace:
             built["workspace"] = workspace
-        built.update(graph_rag_options)
+        built.update(hku.graph_rag_options)
         self.working_dir, self.workspace = working_dir, workspace
         self._parts = built
         self._loop: Optional[asyncio.AbstractEventLoop] = None
