@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from lightrag.components.graph_rag.answer_candidates import Candidate
+from lightrag.components.graph_rag.answer_candidates import Candidate, name_stems
 from lightrag.components.graph_rag.answer_choices import claim_decision
 from lightrag.components.graph_rag.answer_hops import TYPED_KINDS
 from lightrag.components.graph_rag.answer_namesakes import namesake_quotes, numbered
 from lightrag.components.graph_rag.answer_verdicts import choice_decision, yes_no_verdict
 from lightrag.components.graph_rag.answer_words import question_names, stem, stems
-from lightrag.components.graph_rag.question_types import asks_place, clause_event, role_event
+from lightrag.components.graph_rag.question_types import asks_place, clause_event, direct_subject, role_event
 from lightrag.components.graph_rag.quote_order import opens_with_pronoun, with_antecedents
 
 __all__ = ["ChoiceDecision", "answer_text", "choice_chain", "choice_of", "shown", "stated"]
@@ -22,6 +22,14 @@ __all__ = ["ChoiceDecision", "answer_text", "choice_chain", "choice_of", "shown"
 def shown(c: Candidate) -> str:
     """A quote as the answer shows it: a command line of a code block in backticks."""
     return f"`{c.sentence.text}`" if c.sentence.code else c.sentence.text
+
+
+def _about(c: Candidate, query: str) -> bool:
+    """Whether a quote is about the one name the question asks a fact of directly (its
+    sentence, heading or passage opening names it), or the question asks through another
+    thing ("Where was the architect of X born?": the answer is about the architect)."""
+    needed = name_stems(direct_subject(query))
+    return not needed or needed <= c.in_context
 
 
 def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candidate], missing: str,
@@ -43,10 +51,11 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
         # over passages that give her job, not her pay): say so, and show what is closest
         # (an answer may still be there in other words: "What award ...?" and "the Medal")
         return f"The retrieved context does not mention {missing}; the closest evidence: {quoted}", None
-    if kind in TYPED_KINDS and not any(c.typed for c in chain):
+    if kind in TYPED_KINDS and not any(c.typed for c in chain if _about(c, query)):
         # "Who designed Oskerby station?" answered by "Its first chief engineer designed its
         # largest structure": the quotes hold no name (date, number) at all, so they are
-        # evidence, not the answer
+        # evidence, not the answer; nor when only a quote about another thing holds one ("How
+        # many rooms does Ashgrove House have?" and Castlebrook Hall's "Rooms: 42")
         asked = "place" if asks_place(query) else kind
         return f"The quoted sentences do not give the {asked} asked for; the closest evidence: {quoted}", None
     if kind == "yes_no":

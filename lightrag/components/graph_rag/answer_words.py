@@ -107,7 +107,10 @@ _SAME_MEANING = {
     **dict.fromkeys(("spouse", "wife", "wive", "husband", "marriage", "wed", "wedd"), "marry"),
     **dict.fromkeys(("died", "dies", "dying", "death", "dead"), "die"),
     **dict.fromkeys(("birth", "birthplace"), "born"),
-    **dict.fromkeys(("establish", "establishment"), "found"),
+    # "Who started the Trust?" and "It was founded in 1951 by ..."
+    **dict.fromkeys(("establish", "establishment", "start", "starter", "cofound"), "found"),
+    # "Who designed the house?" and "The architect was Jonas Pellew."
+    "architect": "design",
     "ceo": "executive",
     **dict.fromkeys(("sank", "sunk"), "sink"),
     # "the author of X" and "X was written by Y" ("writes"/"writer" strip to "writ")

@@ -130,7 +130,7 @@ from lightrag.components.graph_rag.question_types import (
     question_type,
     words,
 )
-from lightrag.components.graph_rag.quote_order import reading_order, with_antecedents
+from lightrag.components.graph_rag.quote_order import reading_order, with_antecedents, with_explanations
 from lightrag.components.graph_rag.sentence_prefilter import Lexical, keep_best
 from lightrag.core.component import Component
 
@@ -456,7 +456,9 @@ class ExtractiveAnswerer(Component):
         favour_descriptions(candidates, query)  # "Who is X?": "X joined the team as ..."
         sink_namesakes(candidates, query, every)  # "Voyager 2 ..." for "... Voyager 1 ...?"
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
-        chain = reading_order(with_antecedents(with_reason(query, chain, every), every), chain[0])
+        lead = chain[0]
+        chain = with_explanations(with_antecedents(with_reason(query, chain, every), every), every)
+        chain = reading_order(chain, lead)
         q_names = question_names(query)
         if q_names and not any(q_names & (c.words | c.heading_words) for c in chain):
             # quotes about none of the names the question asks about answer another question

@@ -1,5 +1,6 @@
 """How an extractive answer's quotes are arranged: the sentence that says who a quote's opening
-"It" is comes before it, and the quotes read in their sources' order.
+"It" is comes before it, the sentence that says how comes after a bare "Yes.", and the quotes
+read in their sources' order.
 
 Quoted alone, next to a sentence about something else, "Its close look at Titan ..." would read
 as a claim about that; the sentence before it in its passage ("Voyager 1 flew past Saturn in
@@ -19,7 +20,7 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Protocol, Sequence, Tuple
+from typing import Dict, List, Optional, Protocol, Sequence, Tuple
 
 from lightrag.components.graph_rag.question_types import words
 
@@ -83,22 +84,57 @@ def with_antecedents(chain: Sequence[Placed], candidates: Sequence[Placed]) -> L
     of its passage (one of ``candidates``, at most :data:`ANTECEDENT_REACH` back) that says who
     is meant: over sentences that only say the same pronoun again, or open with one ("Priya
     Lindqvist is the engineer. Her lab is in the cellar. She designed the sensor." quotes the
-    first before the third)."""
+    first before the third). When every sentence within reach opens with a pronoun (a
+    biography's "She ... She ... She died in 1899."), the passage's opening sentence, which
+    names its subject: quoted bare after a sentence about another person, "She died in 1899."
+    read as that person's death."""
     by_place: Dict[Tuple[int, int], Placed] = {(c.chunk_index, c.position): c for c in candidates}
     out: List[Placed] = []
     for c in chain:
         first_word = leading_pronoun(c.sentence.text)
         if first_word:
-            same = SAME_REFERENT.get(first_word, frozenset())
-            for back in range(1, ANTECEDENT_REACH + 1):
-                before = by_place.get((c.chunk_index, c.position - back))
-                if before is None or before in chain or before in out:
-                    break
-                # one opening with a pronoun ("Her best-known work ...") does not say who either
-                if not (same & words(before.sentence.text)) and not opens_with_pronoun(before.sentence.text):
-                    out.append(before)
-                    break
+            before = _antecedent(c, first_word, by_place, [*chain, *out])
+            if before is not None:
+                out.append(before)
         out.append(c)
+    return out
+
+
+def _antecedent(quote: Placed, pronoun: str, by_place: Dict[Tuple[int, int], Placed],
+                taken: Sequence[Placed]) -> Optional[Placed]:
+    """The sentence that says who ``quote``'s opening ``pronoun`` means (see
+    :func:`with_antecedents`), or None when one is quoted already or none is found."""
+    same = SAME_REFERENT.get(pronoun, frozenset())
+    for back in range(1, ANTECEDENT_REACH + 1):
+        before = by_place.get((quote.chunk_index, quote.position - back))
+        if before is None or before in taken:
+            return None
+        # one opening with a pronoun ("Her best-known work ...") does not say who either
+        if not (same & words(before.sentence.text)) and not opens_with_pronoun(before.sentence.text):
+            return before
+    opening = by_place.get((quote.chunk_index, 0))
+    if opening is None or opening in taken or opens_with_pronoun(opening.sentence.text):
+        return None
+    return opening
+
+
+#: a sentence that only answers yes or no, after an FAQ's run-in question ("Can I get a refund
+#: — Yes.", "No, sorry.")
+_BARE_REPLY = re.compile(r"^(?:[^—]{1,160} — )?(?:Yes|No)(?:,\s[^.;]{0,30})?[.!]?$")
+
+
+def with_explanations(chain: Sequence[Placed], candidates: Sequence[Placed]) -> List[Placed]:
+    """``chain`` with, after each quote that only says yes or no ("Can I get a refund —
+    Yes."), the next sentence of its passage, which says how or why ("To cancel a booking,
+    email the bookings office at least 48 hours before your visit ...")."""
+    by_place: Dict[Tuple[int, int], Placed] = {(c.chunk_index, c.position): c for c in candidates}
+    out: List[Placed] = []
+    for c in chain:
+        out.append(c)
+        if _BARE_REPLY.match(c.sentence.text.strip()):
+            after = by_place.get((c.chunk_index, c.position + 1))
+            if after is not None and after not in chain and after not in out:
+                out.append(after)
     return out
 
 
@@ -113,10 +149,14 @@ def reading_order(chain: Sequence[Placed], lead: Placed) -> List[Placed]:
     for i, c in enumerate(chain):
         first_seen.setdefault(c.chunk_index, i)
     opening = {lead.position}
-    at = next((i for i, c in enumerate(chain) if c is lead), 0)
     if leans_back(lead.sentence.text):
         opening.add(lead.position - 1)
-        if at and chain[at - 1].chunk_index == lead.chunk_index and chain[at - 1].position < lead.position:
-            opening.add(chain[at - 1].position)  # its antecedent (with_antecedents), however far back
+        # its antecedent, however far back: the nearest earlier quote of its passage that names
+        # what it is about (brought by with_antecedents, or quoted for itself)
+        earlier = sorted((c for c in chain if c.chunk_index == lead.chunk_index
+                          and c.position < lead.position), key=lambda c: -c.position)
+        naming = [c for c in earlier if not opens_with_pronoun(c.sentence.text)]
+        if naming or earlier:
+            opening.add((naming or earlier)[0].position)
     return sorted(chain, key=lambda c: (first_seen[c.chunk_index], c.chunk_index != lead.chunk_index
                                         or c.position not in opening, c.position))

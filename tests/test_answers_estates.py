@@ -1,0 +1,56 @@
+"""Answers on passages shaped like the estates corpus (benchmarks/data/estates): country houses,
+their architects and owners, biographies whose sentences open with "She", an FAQ whose answers
+open with a bare "Yes.", and facts asked of one house that only another house's passage gives.
+Each test failed before the change it guards."""
+
+from lightrag.components.graph_rag import ExtractiveAnswerer
+
+CASTLEBROOK = ("Castlebrook Hall\nCastlebrook Hall stands on a low rise above the River Sallow. It "
+               "was built between 1796 and 1801 for Sir Ambrose Thorncastle. The architect was "
+               "Jonas Pellew.\n\nRooms: 42, including a library of about 6,000 volumes")
+ASHGROVE = ("Ashgrove House\nAshgrove House stands at the end of a lime avenue near Kelby. It is a "
+            "small villa famous for its water garden.")
+TRUST = ("Harrowmere Heritage Trust\nThe Harrowmere Heritage Trust is a charity that cares for "
+         "historic buildings. It was founded in 1951 by Margaret Ellery, a retired headmistress.")
+AMBERLEY = ("Ruth Amberley\nRuth Amberley was born in Dunmoor in 1881, the daughter of a builder. "
+            "She trained as an architect in London.")
+GARROW = ("Clara Garrow\nClara Garrow was born in Dunmoor on 2 April 1820. She opened a school for "
+          "girls in 1851. She was also active in the town. She campaigned for a public library. "
+          "She never married. She died in Dunmoor in 1899.")
+FAQ = ("Visitor questions\nCan I get a refund — Yes. To cancel a booking, email the bookings "
+       "office at least 48 hours before your visit. The money is paid back within 10 working days.")
+
+
+def answer(question, *contents):
+    chunks = [{"content": c, "reference_id": str(i)} for i, c in enumerate(contents, 1)]
+    return ExtractiveAnswerer()(question, chunks).text
+
+
+def test_started_asks_what_founded_says():
+    text = answer("Who started the Harrowmere Heritage Trust?", TRUST, ASHGROVE)
+    assert "Margaret Ellery" in text and "does not mention" not in text
+
+
+def test_designed_asks_what_the_architect_says():
+    assert "Jonas Pellew" in answer("Who designed Castlebrook Hall?", CASTLEBROOK, ASHGROVE)
+
+
+def test_a_she_sentence_is_quoted_with_the_sentence_naming_her():
+    """Every sentence before "She died in Dunmoor in 1899." opens with "She": quoted bare after
+    Ruth Amberley's birth, it read as her death."""
+    text = answer("When did Ruth Amberley die?", AMBERLEY, GARROW)
+    if "She died in Dunmoor" in text:
+        assert text.index("Clara Garrow was born") < text.index("She died in Dunmoor")
+
+
+def test_a_bare_yes_is_followed_by_how():
+    text = answer("How do I get a refund for my tickets?", FAQ, ASHGROVE)
+    assert "48 hours" in text
+
+
+def test_a_number_of_another_house_does_not_answer_for_this_one():
+    text = answer("How many rooms does Ashgrove House have?", ASHGROVE, CASTLEBROOK)
+    assert text.startswith("The quoted sentences do not give the number asked for")
+    own = "Castlebrook Hall\nCastlebrook Hall has 42 rooms, including a library."
+    assert answer("How many rooms does Castlebrook Hall have?", ASHGROVE, own).startswith(
+        "Castlebrook Hall has 42 rooms")
