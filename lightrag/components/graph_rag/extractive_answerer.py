@@ -37,7 +37,8 @@ How sentences are chosen (every piece is plain arithmetic over one batch of sent
    **Y**"); the next sentence is the best one that mentions a bridge name and covers the words
    of the question left uncovered ("**Y** was born in 1950"). Up to ``max_sentences`` hops;
 5. the answer opens with the first quote (after the sentence that says who its "it" is), the
-   other quotes grouped by source in the source's order
+   other quotes grouped by source in the source's order, each "She ..." quote after the
+   sentence that names her and a bare "Yes." of an FAQ before the sentence that says how
    (:mod:`~lightrag.components.graph_rag.quote_order`);
 6. a context none of whose sentences (nor their headings) shares a word with the question is
    about something else, however close in meaning its best sentence: the answer says the
