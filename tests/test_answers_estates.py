@@ -54,3 +54,15 @@ def test_a_number_of_another_house_does_not_answer_for_this_one():
     own = "Castlebrook Hall\nCastlebrook Hall has 42 rooms, including a library."
     assert answer("How many rooms does Castlebrook Hall have?", ASHGROVE, own).startswith(
         "Castlebrook Hall has 42 rooms")
+
+
+def test_filler_words_are_not_the_thing_asked_for():
+    """"How many rooms are there ...?" said the context does not mention "there", and "When did
+    ... catch fire?" that it does not mention "catch", before quoting the answer."""
+    own = "Castlebrook Hall\nCastlebrook Hall has 42 rooms, including a library."
+    fire = ("The Castlebrook fire of 1917\nOn the night of 3 February 1917 a fire broke out in the "
+            "kitchens of Castlebrook Hall.")
+    rooms = answer("How many rooms are there in Castlebrook Hall?", own, ASHGROVE)
+    assert "42 rooms" in rooms and "does not mention" not in rooms
+    when = answer("When did Castlebrook Hall catch fire?", fire, ASHGROVE)
+    assert "1917" in when and "does not mention" not in when

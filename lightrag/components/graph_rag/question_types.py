@@ -201,10 +201,10 @@ def asked_nouns(question: str) -> List[str]:
 
 #: words between a subject and its verb ("When was the festival first held?")
 _ADVERBS = frozenset("first last finally actually also ever officially originally initially "
-                     "eventually still really".split())
+                     "eventually still really there here".split())
 #: verbs that say little by themselves ("When did she become director?": "became", "was
-#: appointed", "had been" all answer it)
-_LIGHT_VERBS = frozenset("become get come make take have give put".split())
+#: appointed", "had been" all answer it; "When did the hall catch fire?": "a fire in 1917")
+_LIGHT_VERBS = frozenset("become get come make take have give put catch".split())
 _EVENT_Q = re.compile(r"^(?:when|(?:in|on) (?:what|which) (?:year|date|month|day)) "
                       r"(?:did|does|do|was|were|is|are|has|have|had) ", re.I)
 #: "Where was X born?", "In which town did X die?": a place asked of a life event, which every
