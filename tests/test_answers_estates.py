@@ -66,3 +66,15 @@ def test_filler_words_are_not_the_thing_asked_for():
     assert "42 rooms" in rooms and "does not mention" not in rooms
     when = answer("When did Castlebrook Hall catch fire?", fire, ASHGROVE)
     assert "1917" in when and "does not mention" not in when
+
+
+LARKHILL = ("Larkhill House\nLarkhill House lies a mile south of Oxley. It has been a hotel since "
+            "1988. The house is privately owned and is not cared for by the Heritage Trust, but "
+            "the hotel lets non-residents see the great hall by appointment.")
+
+
+def test_a_negation_in_another_clause_does_not_answer_no():
+    """"Is Larkhill House a hotel?" answered "No:" because the sentence that names the hotel
+    says the house "is not cared for by the Heritage Trust"."""
+    assert answer("Is Larkhill House a hotel?", LARKHILL).startswith("Yes: It has been a hotel since 1988.")
+    assert answer("Is Larkhill House cared for by the Heritage Trust?", LARKHILL).startswith("No:")

@@ -5,7 +5,7 @@ context does not mention ...; the closest evidence: ...").
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate, name_stems
 from lightrag.components.graph_rag.answer_choices import claim_decision
@@ -30,6 +30,20 @@ def _about(c: Candidate, query: str) -> bool:
     thing ("Where was the architect of X born?": the answer is about the architect)."""
     needed = name_stems(direct_subject(query))
     return not needed or needed <= c.in_context
+
+
+def _stating(query: str, chain: List[Candidate], every: List[Candidate], namesakes: Sequence[Candidate],
+             weights: Dict[str, float]) -> Optional[Candidate]:
+    """A sentence of a quoted passage, not quoted, that states a yes/no question's whole claim
+    without a negation (:func:`~.answer_verdicts.yes_no_verdict` says "Yes" of it alone): "Is
+    Larkhill House a hotel?" quoted "..., but the hotel lets non-residents in" and left "It has
+    been a hotel since 1988." of the same passage."""
+    passages = {c.chunk_index for c in chain}
+    for c in every:
+        if c.chunk_index in passages and c not in chain and c not in namesakes and \
+                yes_no_verdict(query, [(c.sentence.text, stated(c, query))], weights) == "Yes":
+            return c
+    return None
 
 
 def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candidate], missing: str,
@@ -62,6 +76,11 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
         namesakes = namesake_quotes(chain, numbered(query), every)  # "Voyager 2 ..." for Voyager 1
         verdict = yes_no_verdict(query, [(c.sentence.text, stated(c, query)) for c in chain
                                          if c not in namesakes], weights)
+        if verdict is None:  # a sentence of a quoted passage may state it ("It has been a hotel")
+            found = _stating(query, chain, every, namesakes, weights)
+            if found is not None:
+                cited = f" [{found.reference_id}]" if found.reference_id else ""
+                verdict, quoted = "Yes", f"{shown(found)}{cited} {quoted}"
         return (f"{verdict}: {quoted}" if verdict else
                 f"The sources do not say yes or no directly; the closest evidence: {quoted}"), \
             verdict is not None

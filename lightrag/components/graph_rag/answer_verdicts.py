@@ -240,7 +240,24 @@ def yes_no_verdict(query: str, quoted: Sequence[Tuple[str, Set[str]]],
 
     if any(share(stated) >= 0.9 and not words(text) & NEGATIONS for text, stated in quoted):
         return "Yes"
+    names = {stem(w) for name in names_in(query) for w in words(name)}
     if not words(query) & NEGATIONS and any(
-            share(stated) >= 0.9 and words(text) & NEGATIONS for text, stated in quoted):
+            share(stated) >= 0.9 and _negated_clause(text, stated, claim, names) for text, stated in quoted):
         return "No"
     return None
+
+
+#: where a sentence's clauses part ("..., but the hotel lets ...", "; although ...")
+_CLAUSES = re.compile(r"[;:]|,?\s+(?:but|although|though|while|whereas|yet)\s+"
+                      r"|,\s+and\s+(?=\w+\s+(?:is|was|are|were|has|had)\b)")
+
+
+def _negated_clause(text: str, stated: Set[str], claim: Set[str], names: Set[str]) -> bool:
+    """Whether the negation of ``text`` stands in a clause that says what the claim says of its
+    subject (a claim word besides the names and the heading's words): "The house is privately
+    owned and is not cared for by the Trust, but the hotel lets visitors in" does not deny that
+    the house is a hotel; "The archive was flooded in 2020, but no cores were lost" denies that
+    cores were lost."""
+    around = stated - stems(text)  # the heading's and passage opening's words
+    key = claim - around - names or claim
+    return any(words(clause) & NEGATIONS and stems(clause) & key for clause in _CLAUSES.split(text))
