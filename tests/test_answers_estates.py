@@ -78,3 +78,16 @@ def test_a_negation_in_another_clause_does_not_answer_no():
     says the house "is not cared for by the Heritage Trust"."""
     assert answer("Is Larkhill House a hotel?", LARKHILL).startswith("Yes: It has been a hotel since 1988.")
     assert answer("Is Larkhill House cared for by the Heritage Trust?", LARKHILL).startswith("No:")
+
+
+def test_over_the_next_years_he_is_quoted_with_who_he_is():
+    """"Over the next twenty years he designed ..." was quoted bare (only "In", "After", ...
+    were read as an opening phrase before a pronoun)."""
+    from lightrag.components.graph_rag.quote_order import leading_pronoun
+
+    assert leading_pronoun("Over the next twenty years he designed several houses.") == "he"
+    pellew = ("Jonas Pellew\nJonas Pellew was born in 1741 in Tregarrow. He trained as a carpenter. "
+              "In 1770 he moved to Dunmoor. His first building was the Assembly Rooms. It made his "
+              "name. Over the next twenty years he designed several country houses in the county.")
+    text = answer("Who designed several country houses in the county?", pellew)
+    assert "Jonas Pellew" in text and text.index("Jonas Pellew") < text.index("he designed")

@@ -33,6 +33,7 @@ class Candidate:
     lexical: float = 0.0  # the question's words (idf-weighted) and phrases it holds
     score: float = 0.0
     typed: bool = False  # holds the kind of answer the question asks for
+    heading_answers: bool = False  # only its heading holds it ("Version 4.1, released 23 May 2023")
     passage_words: set = field(default_factory=set)  # its passage's opening sentence's words
     passage_opening: str = ""  # its passage's opening sentence
     other_names: tuple = ()  # the other names (former, nickname) of what its heading names
@@ -183,6 +184,10 @@ def name_stems(name: str) -> set:
     return {stem(w) for w in bridge_words(" ".join(long or words))}
 
 
+#: verbs a price answers without saying them ("How much does the Studio plan cost?")
+PRICE_VERBS = frozenset({"cost", "pric", "price", "pay", "charg"})
+
+
 def unmentioned_event(event: Optional[Tuple[str, str]], candidates: List[Candidate]) -> str:
     """For a "When did X <verb>?" question (``event``: :func:`~.question_types.asked_event`),
     ``'"<verb>" for X'`` when no candidate that names X (its sentence, heading or passage
@@ -196,6 +201,9 @@ def unmentioned_event(event: Optional[Tuple[str, str]], candidates: List[Candida
         return ""
     if any(said in c.words and needed <= c.in_context for c in candidates):
         return ""
+    if said in PRICE_VERBS and any(needed <= c.in_context and _MONEY.search(
+            f"{c.sentence.text} {c.sentence.heading}") for c in candidates):
+        return ""  # "How much does Studio cost?" and "Studio — €18 per user per month"
     return f'"{verb}" for {subject}'
 
 
@@ -272,3 +280,36 @@ def favour_descriptions(candidates: Sequence[Candidate], query: str) -> None:
         text = fold(c.sentence.text)
         if text.startswith(folded) or (re.match(r"(?:he|she) ", text) and folded in fold(c.sentence.heading)):
             c.score += DESCRIPTION_BONUS
+
+
+#: a version number ("4.1", "3.2.1", "v2.0")
+_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b")
+#: "Which release fixed ...?", "In which version ...?": a version is asked for
+_ASKS_VERSION = re.compile(r"^(?:in )?(?:which|what) (?:version|release|build|update|patch)\b", re.I)
+#: an amount of money ("€6", "$1,200", "18 euros")
+_MONEY = re.compile(r"[€$£¥]\s?\d|\b\d[\d,.]*\s?(?:EUR|USD|GBP|euros?|dollars?|pounds?)\b")
+
+
+def heading_holds(heading: str, text: str, kind: str, query: str, q_all: set) -> bool:
+    """Whether a section's heading holds the answer asked for that its sentence lacks: a date or
+    number ("Version 4.1, released 23 May 2023" over "New Canvas view: ...", "Plus — €6 a month"
+    over "50 GB of storage" for "How much ...?") of what the question names (a heading naming
+    another plan or version answers nothing: "5.1 — August 20, 2024" for "When did 5.0 come
+    out?"), or a version a "Which release ...?" question asks for ("3.2.1 (2021-10-02)" over "It
+    fixes a crash when importing EPUB files"). Names are left out: every heading has
+    capitalised words."""
+    from lightrag.components.graph_rag.question_types import has_candidate, names_in, words
+
+    if not heading:
+        return False
+    asked_versions, versions = set(_VERSION.findall(query)), set(_VERSION.findall(heading))
+    if _ASKS_VERSION.match(query.strip()):
+        return bool(versions - asked_versions) and not set(_VERSION.findall(text)) - asked_versions
+    if kind not in ("date", "number") or asked_versions and versions and not asked_versions & versions:
+        return False
+    named = {w for name in names_in(query) for w in words(name)} | asked_versions
+    if named and not named & (words(heading) | versions):
+        return False  # about another thing
+    if kind == "number" and re.match(r"how much\b", query.strip(), re.I):
+        return bool(_MONEY.search(heading)) and not _MONEY.search(text)
+    return has_candidate(heading, kind, q_all) and not has_candidate(text, kind, q_all)

@@ -24,6 +24,22 @@ def shown(c: Candidate) -> str:
     return f"`{c.sentence.text}`" if c.sentence.code else c.sentence.text
 
 
+def with_headings(chain: List[Candidate]) -> str:
+    """The quotes with their ``[n]``; a quote whose heading alone holds the answer asked for
+    (``Candidate.heading_answers``) after that heading, quoted once: "Version 4.1, released 23
+    May 2023 [1] New Canvas view: arrange notes as cards ... [1]"."""
+    parts: List[str] = []
+    shown_headings = set()
+    for c in chain:
+        cited = f" [{c.reference_id}]" if c.reference_id else ""
+        heading = c.sentence.heading if c.heading_answers else ""
+        if heading and (c.reference_id, heading) not in shown_headings:
+            shown_headings.add((c.reference_id, heading))
+            parts.append(f"{heading}{cited}")
+        parts.append(f"{shown(c)}{cited}")
+    return " ".join(parts)
+
+
 def _about(c: Candidate, query: str) -> bool:
     """Whether a quote is about the one name the question asks a fact of directly (its
     sentence, heading or passage opening names it), or the question asks through another
@@ -52,7 +68,7 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
     """``(text, decided)``: the quotes of ``chain``, opened by the verdict of a yes/no or "A or
     B" question (``decided``: whether one was reached; ``choice``: :func:`choice_of`, read here
     when not given) or by what the context does not say."""
-    quoted = " ".join(f"{shown(c)} [{c.reference_id}]" if c.reference_id else shown(c) for c in chain)
+    quoted = with_headings(chain)
     missing = missing or unsaid_event(query, chain)
     if kind == "choice":
         pick, _, by_dates = choice or choice_of(query, every)

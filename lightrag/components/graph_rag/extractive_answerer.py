@@ -85,6 +85,7 @@ from lightrag.components.graph_rag.answer_candidates import (
     answer_candidates,
     embedded_text,
     favour_descriptions,
+    heading_holds,
     unmentioned,
     unmentioned_event,
     unnamed_subject,
@@ -259,6 +260,9 @@ class ExtractiveAnswerer(Component):
             score = (0.5 * cosine + 0.5 * c.lexical) if cosines is not None else c.lexical
             c.typed = kind in TYPED_KINDS and (names_kind(c.sentence.text, "place", q_all) if place
                                                else has_candidate(c.sentence.text, kind, q_all))
+            c.heading_answers = not place and heading_holds(c.sentence.heading, c.sentence.text,
+                                                            kind, query, q_all)
+            c.typed = c.typed or c.heading_answers
             if c.typed:
                 score += self.type_bonus
             text = c.sentence.text.lower()

@@ -47,8 +47,9 @@ class Placed(Protocol):
 
 
 #: a short opening phrase of time or place before a sentence's subject ("In 1966 he directed",
-#: "After the war, she moved")
-_INTRO = re.compile(r"^(?:In|On|By|After|Before|During|From|At|Since|Until|Later|Then|Soon)\b"
+#: "After the war, she moved", "Over the next twenty years he designed")
+_INTRO = re.compile(r"^(?:In|On|By|After|Before|During|From|At|Since|Until|Later|Then|Soon|Over|For|"
+                    r"Within|Throughout|Around|When|Once)\b"
                     r"[^,.;:]{0,30}?,?\s+(it|its|he|his|she|her|they|their|this|these|them)\b")
 
 

@@ -1,0 +1,43 @@
+"""Answers on passages shaped like a product's documentation (benchmarks/data/product_kb): release
+notes whose version and date stand only in the section heading ("## Version 4.1, released 23 May
+2023"), a pricing page whose prices are headings over bullet lists. Each test failed before:
+no heading was ever quoted, so these facts were never given (or another section's were)."""
+
+from lightrag.components.graph_rag import ExtractiveAnswerer
+
+RELEASES = ("Quillmate release notes\n\n## Version 4.0, released 17 January 2023\n\nQuillmate 4.0 is "
+            "a major release. It replaces Auto-Sort with Smart Folders.\n\n## 5.0 — March 5, 2024\n\n"
+            "With version 5 Quillmate becomes a collaborative editor.\n\n## 5.1 — August 20, 2024\n\n"
+            "Quillmate 5.1 adds single sign-on through SAML 2.0.\n\n## 3.2.1 (2021-10-02)\n\nA patch "
+            "release. It fixes a crash when importing EPUB files larger than 200 MB.")
+PRICING = ("Plans and pricing\n\n## Plus — €6 a month\n\n- 50 GB of storage\n- Smart Folders\n\n"
+           "## Pro — €11 a month\n\n- 200 GB of storage\n- Précis summaries\n\n"
+           "## Studio — €18 per user per month\n\n- Everything in Pro, plus an admin console")
+
+
+def answer(question, *contents):
+    chunks = [{"content": c, "reference_id": str(i)} for i, c in enumerate(contents, 1)]
+    return ExtractiveAnswerer()(question, chunks).text
+
+
+def test_a_release_date_in_the_heading_is_quoted():
+    assert "17 January 2023" in answer("When was Quillmate 4.0 released?", RELEASES)
+
+
+def test_another_versions_heading_does_not_answer():
+    text = answer("When did Quillmate 5.0 come out?", RELEASES)
+    assert "March 5, 2024" in text and "August 20, 2024" not in text
+
+
+def test_which_release_is_answered_by_the_heading_over_the_fix():
+    assert "3.2.1" in answer("Which release fixed the crash when importing large EPUB files?", RELEASES)
+
+
+def test_a_price_in_the_heading_answers_for_its_plan_only():
+    text = answer("How much is the Plus plan per month?", PRICING)
+    assert "€6" in text and "€11" not in text
+
+
+def test_a_price_answers_how_much_something_costs():
+    text = answer("How much does the Studio plan cost?", PRICING)
+    assert "€18" in text and "does not mention" not in text
