@@ -41,3 +41,18 @@ def test_a_price_in_the_heading_answers_for_its_plan_only():
 def test_a_price_answers_how_much_something_costs():
     text = answer("How much does the Studio plan cost?", PRICING)
     assert "€18" in text and "does not mention" not in text
+
+
+GUIDE = ("Troubleshooting\n\n## Search finds nothing\n\nThe search index has probably fallen out of "
+         "date. Quit Quillmate and rebuild it from a terminal:\n\n```\nquillmate --reindex\n```\n\n"
+         "## Migrating\n\nInstall Quillmate 5 and run:\n\n```\nquillmate migrate --from 4\n```\n\n"
+         "The tool converts the vault in place. It takes about ten minutes per 10,000 notes.")
+
+
+def test_a_line_ending_with_a_colon_is_quoted_with_the_command_after_it():
+    assert "`quillmate --reindex`" in answer("How do I rebuild the search index?", GUIDE)
+
+
+def test_a_quote_going_on_from_a_command_brings_the_command():
+    text = answer("How do I convert my vault from Quillmate 4 to Quillmate 5?", GUIDE)
+    assert "quillmate migrate --from 4" in text

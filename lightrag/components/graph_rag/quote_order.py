@@ -1,6 +1,6 @@
 """How an extractive answer's quotes are arranged: the sentence that says who a quote's opening
-"It" is comes before it, the sentence that says how comes after a bare "Yes.", and the quotes
-read in their sources' order.
+"It" is comes before it, the sentence that says how comes after a bare "Yes." or a line ending
+with a colon, and the quotes read in their sources' order.
 
 Quoted alone, next to a sentence about something else, "Its close look at Titan ..." would read
 as a claim about that; the sentence before it in its passage ("Voyager 1 flew past Saturn in
@@ -126,13 +126,22 @@ _BARE_REPLY = re.compile(r"^(?:[^—]{1,160} — )?(?:Yes|No)(?:,\s[^.;]{0,30})?
 
 def with_explanations(chain: Sequence[Placed], candidates: Sequence[Placed]) -> List[Placed]:
     """``chain`` with, after each quote that only says yes or no ("Can I get a refund —
-    Yes."), the next sentence of its passage, which says how or why ("To cancel a booking,
-    email the bookings office at least 48 hours before your visit ...")."""
+    Yes.") or that announces what follows ("Quit Quillmate and rebuild it from a terminal:"),
+    the next sentence of its passage, which says how ("To cancel a booking, email the bookings
+    office at least 48 hours before your visit ...", the command line ``quillmate --reindex``;
+    a command is among the candidates of a how-to question), and before a quote that goes on
+    from a command line the command ("quillmate migrate --from 4" before "The tool converts the
+    vault in place.")."""
     by_place: Dict[Tuple[int, int], Placed] = {(c.chunk_index, c.position): c for c in candidates}
     out: List[Placed] = []
     for c in chain:
+        before = by_place.get((c.chunk_index, c.position - 1))
+        if before is not None and getattr(before.sentence, "code", False) and before not in chain \
+                and before not in out:
+            out.append(before)  # the command a quote goes on from ("The tool converts the vault")
         out.append(c)
-        if _BARE_REPLY.match(c.sentence.text.strip()):
+        text = c.sentence.text.strip()
+        if _BARE_REPLY.match(text) or text.endswith(":"):
             after = by_place.get((c.chunk_index, c.position + 1))
             if after is not None and after not in chain and after not in out:
                 out.append(after)
