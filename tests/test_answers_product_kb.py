@@ -56,3 +56,16 @@ def test_a_line_ending_with_a_colon_is_quoted_with_the_command_after_it():
 def test_a_quote_going_on_from_a_command_brings_the_command():
     text = answer("How do I convert my vault from Quillmate 4 to Quillmate 5?", GUIDE)
     assert "quillmate migrate --from 4" in text
+
+
+TEAM = ("About Marrowfield Software\n\nMarrowfield Software was founded in 2016 by Ilse Vandermolen "
+        "and Tomas Okonkwo-Reyes.\n\n## Team\n\n- Ilse Vandermolen, chief executive officer\n"
+        "- Tomas Okonkwo-Reyes, chief technology officer")
+
+
+def test_another_officer_does_not_answer_for_the_one_asked():
+    """"Who is the chief financial officer ...?" offered the chief executive officer."""
+    text = answer("Who is the chief financial officer of Marrowfield Software?", TEAM)
+    assert text.startswith('The retrieved context does not mention "chief financial officer"')
+    cto = answer("Who is the chief technology officer of Marrowfield Software?", TEAM)
+    assert "Tomas Okonkwo-Reyes" in cto

@@ -207,6 +207,21 @@ def unmentioned_event(event: Optional[Tuple[str, str]], candidates: List[Candida
     return f'"{verb}" for {subject}'
 
 
+def unmentioned_role(role: Optional[Tuple[str, str]], candidates: List[Candidate]) -> str:
+    """For a "Who is the chief financial officer of X?" question (``role``:
+    :func:`~.question_types.role_phrase`), ``'"chief financial officer" for X'`` when no
+    candidate that names X says every word of the role, else ``""``: "Ilse Vandermolen, chief
+    executive officer" does not answer it."""
+    if not role:
+        return ""
+    subject, phrase = role
+    needed, said = name_stems(subject), stems(phrase)
+    if not needed or any(said <= (c.words | c.heading_words) and needed <= c.in_context
+                         for c in candidates):
+        return ""
+    return f'"{phrase}" for {subject}'
+
+
 def unnamed_subject(candidates: List[Candidate], query: str) -> str:
     """The one name a question asks about when no candidate's sentence, heading or passage
     opening says all its words (in any order: "the Lantern Festival of Lunde Cove" is in "Lunde

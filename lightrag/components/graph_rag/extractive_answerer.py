@@ -88,6 +88,7 @@ from lightrag.components.graph_rag.answer_candidates import (
     heading_holds,
     unmentioned,
     unmentioned_event,
+    unmentioned_role,
     unnamed_subject,
 )
 from lightrag.components.graph_rag.answer_comparisons import compared_answer
@@ -130,6 +131,7 @@ from lightrag.components.graph_rag.question_types import (
     kind_word,
     names_kind,
     question_type,
+    role_phrase,
     words,
 )
 from lightrag.components.graph_rag.quote_order import reading_order, with_antecedents, with_explanations
@@ -444,7 +446,8 @@ class ExtractiveAnswerer(Component):
                                     milliseconds=(time.perf_counter() - started) * 1000)
         missing = (unmentioned(asked_nouns(query), candidates)
                    or unmentioned_event(asked_event(query) or asked_role(query)
-                                        or asked_count_event(query), candidates))
+                                        or asked_count_event(query), candidates)
+                   or unmentioned_role(role_phrase(query), candidates))
         every, candidates = candidates, self._prefilter(candidates)
         texts = [embedded_text(c.sentence, self.embed_chars) for c in candidates]
         vectors = await self._sentence_vectors(texts, embed)

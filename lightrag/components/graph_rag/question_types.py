@@ -304,6 +304,27 @@ def asked_role(question: str) -> Optional[Tuple[str, str]]:
     return names[0], role
 
 
+_ROLE_PHRASE = re.compile(r"^who (?:is|was|are|were|has been|had been) (?:the |an? )?((?:[a-z-]+ ){0,2}?"
+                          r"[a-z]+) (?:of|at|for) ")
+#: words before a role that say when, not which role ("the first captain", "the current head")
+_ROLE_TIMES = frozenset("first second third last current former new old present previous next "
+                        "founding acting interim".split())
+
+
+def role_phrase(question: str) -> Optional[Tuple[str, str]]:
+    """``(subject, role with its modifiers)`` of a "Who is the <modifiers> <role> of X?" question
+    whose role has modifiers that say which role ("Who is the chief financial officer of X?" ->
+    ``("X", "chief financial officer")``: a chief executive officer does not answer it), else
+    ``None``; words of time ("first", "current") are left out."""
+    found = asked_role(question)
+    text = question.strip()
+    match = _ROLE_PHRASE.match(text[:1].lower() + text[1:])
+    if not found or not match:
+        return None
+    kept = [w for w in match.group(1).split() if w not in _ROLE_TIMES and w not in _ADVERBS]
+    return (found[0], " ".join(kept)) if len(kept) > 1 else None
+
+
 _KIND_NOUN = re.compile(r"^(?:(?:in|at|from|to|on|for|by) )?(?:what|which) ([a-z]+)\b", re.I)
 
 
