@@ -69,3 +69,9 @@ def test_another_officer_does_not_answer_for_the_one_asked():
     assert text.startswith('The retrieved context does not mention "chief financial officer"')
     cto = answer("Who is the chief technology officer of Marrowfield Software?", TEAM)
     assert "Tomas Okonkwo-Reyes" in cto
+
+
+def test_a_numbered_sections_number_counts_nothing():
+    guide = ("Migration guide\n\n## 4. Run the migration\n\nRun the tool from a terminal. The tool "
+             "converts the vault in place.")
+    assert "4. Run the migration" not in answer("How many steps does the migration have?", guide)

@@ -301,6 +301,8 @@ def favour_descriptions(candidates: Sequence[Candidate], query: str) -> None:
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b")
 #: "Which release fixed ...?", "In which version ...?": a version is asked for
 _ASKS_VERSION = re.compile(r"^(?:in )?(?:which|what) (?:version|release|build|update|patch)\b", re.I)
+#: the number of a numbered section ("4. Run the migration", "Step 2:", "Chapter 3 ")
+_ENUMERATION = re.compile(r"^(?:(?:step|chapter|part|section|phase|stage|appendix)\s+)?\d+[.):]?\s+", re.I)
 #: an amount of money ("€6", "$1,200", "18 euros")
 _MONEY = re.compile(r"[€$£¥]\s?\d|\b\d[\d,.]*\s?(?:EUR|USD|GBP|euros?|dollars?|pounds?)\b")
 
@@ -327,4 +329,5 @@ def heading_holds(heading: str, text: str, kind: str, query: str, q_all: set) ->
         return False  # about another thing
     if kind == "number" and re.match(r"how much\b", query.strip(), re.I):
         return bool(_MONEY.search(heading)) and not _MONEY.search(text)
+    heading = _ENUMERATION.sub("", heading)  # "4. Run the migration" counts nothing
     return has_candidate(heading, kind, q_all) and not has_candidate(text, kind, q_all)
