@@ -75,3 +75,15 @@ def test_a_numbered_sections_number_counts_nothing():
     guide = ("Migration guide\n\n## 4. Run the migration\n\nRun the tool from a terminal. The tool "
              "converts the vault in place.")
     assert "4. Run the migration" not in answer("How many steps does the migration have?", guide)
+
+
+SYNC = ("Sync\n\nTidepool was the sync engine before 4.0. Clients older than 4.0 could keep using it "
+        "for a while, but its servers were shut down on 31 December 2024.\n\n## Settings\n\n"
+        "Setting: sync.port; Default: 47120; Description: TCP port used to reach a Relay Sync server.")
+
+
+def test_another_things_setting_does_not_answer_for_this_one():
+    """"What was the default port of the old Tidepool sync?" quoted Relay Sync's port row."""
+    text = answer("What was the default port of the old Tidepool sync?", SYNC)
+    assert text.startswith('The retrieved context does not mention "port" for Tidepool')
+    assert answer("What is the default port of Relay Sync?", SYNC).startswith("Setting: sync.port")

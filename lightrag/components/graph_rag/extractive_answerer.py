@@ -120,6 +120,7 @@ from lightrag.components.graph_rag.answer_words import (
 from lightrag.components.graph_rag.question_types import (
     asked_count_event,
     asked_event,
+    asked_fact_of,
     asked_nouns,
     asked_role,
     asks_how_to,
@@ -447,7 +448,8 @@ class ExtractiveAnswerer(Component):
         missing = (unmentioned(asked_nouns(query), candidates)
                    or unmentioned_event(asked_event(query) or asked_role(query)
                                         or asked_count_event(query), candidates)
-                   or unmentioned_role(role_phrase(query), candidates))
+                   or unmentioned_role(role_phrase(query), candidates)
+                   or unmentioned_event(asked_fact_of(query), candidates))
         every, candidates = candidates, self._prefilter(candidates)
         texts = [embedded_text(c.sentence, self.embed_chars) for c in candidates]
         vectors = await self._sentence_vectors(texts, embed)

@@ -304,6 +304,23 @@ def asked_role(question: str) -> Optional[Tuple[str, str]]:
     return names[0], role
 
 
+#: "What was the default port of the old Tidepool sync?": the noun asked of one name
+_FACT_OF = re.compile(r"^(?i:what|which) (?i:is|was|are|were) the (?:[a-z-]+ ){0,2}?([a-z]+) of "
+                      r"(?:the )?(?:[a-z]+ )?([A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*)(?: [a-z]+)?\?$")
+
+
+def asked_fact_of(question: str) -> Optional[Tuple[str, str]]:
+    """``(name, noun)`` of a "What is the <noun> of X?" question asked of one name ("What was
+    the default port of the old Tidepool sync?" -> ``("Tidepool", "port")``), else ``None``:
+    another thing's port does not answer it. Nouns that say little ("name", "kind") and
+    questions through a second "of" are left out."""
+    text = question.strip()
+    match = _FACT_OF.match(text)
+    if not match or text.lower().count(" of ") != 1 or match.group(1) in _GENERIC:
+        return None
+    return match.group(2), match.group(1)
+
+
 _ROLE_PHRASE = re.compile(r"^who (?:is|was|are|were|has been|had been) (?:the |an? )?((?:[a-z-]+ ){0,2}?"
                           r"[a-z]+) (?:of|at|for) ")
 #: words before a role that say when, not which role ("the first captain", "the current head")
