@@ -77,13 +77,17 @@ def test_a_numbered_sections_number_counts_nothing():
     assert "4. Run the migration" not in answer("How many steps does the migration have?", guide)
 
 
-SYNC = ("Sync\n\nTidepool was the sync engine before 4.0. Clients older than 4.0 could keep using it "
-        "for a while, but its servers were shut down on 31 December 2024.\n\n## Settings\n\n"
-        "Setting: sync.port; Default: 47120; Description: TCP port used to reach a Relay Sync server.")
+TIDEPOOL = ("Tidepool deprecation\n\nTidepool, the sync engine of Quillmate 1.0 to 3.x, was "
+            "deprecated in 4.0. Clients older than 4.0 could keep using it for a while, but its "
+            "servers were shut down on 31 December 2024.")
+SETTINGS = ("Configuration reference\n\nSetting: sync.port; Default: 47120; Description: TCP port "
+            "used to reach a self-hosted Relay Sync server.\nSetting: sync.retry_limit; Default: 5 "
+            "attempts; Description: How many times a failed sync is retried.")
 
 
 def test_another_things_setting_does_not_answer_for_this_one():
     """"What was the default port of the old Tidepool sync?" quoted Relay Sync's port row."""
-    text = answer("What was the default port of the old Tidepool sync?", SYNC)
+    text = answer("What was the default port of the old Tidepool sync?", TIDEPOOL, SETTINGS)
     assert text.startswith('The retrieved context does not mention "port" for Tidepool')
-    assert answer("What is the default port of Relay Sync?", SYNC).startswith("Setting: sync.port")
+    relay = answer("What is the default port of Relay Sync?", TIDEPOOL, SETTINGS)
+    assert relay.startswith("Setting: sync.port")
