@@ -91,3 +91,14 @@ def test_over_the_next_years_he_is_quoted_with_who_he_is():
               "name. Over the next twenty years he designed several country houses in the county.")
     text = answer("Who designed several country houses in the county?", pellew)
     assert "Jonas Pellew" in text and text.index("Jonas Pellew") < text.index("he designed")
+
+
+def test_a_date_in_the_passage_that_names_the_subject_answers():
+    """"In which year did Oldbrack and Fennick Vale become one town?" said the quotes "do not give
+    the date asked for" before quoting "On 1 January 1971 the two were merged" (its sentence
+    names neither place; the sentence before it, also quoted, names both)."""
+    town = ("Brackenfold\nUntil 1971 there was no place called Brackenfold. The market town of "
+            "Oldbrack lay on the north bank of the River Fold, and the village of Fennick Vale on "
+            "the hills to the south. On 1 January 1971 the two became one town.")
+    text = answer("In which year did Oldbrack and Fennick Vale become one town?", town)
+    assert "1971" in text and "do not give" not in text

@@ -81,11 +81,13 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
         # over passages that give her job, not her pay): say so, and show what is closest
         # (an answer may still be there in other words: "What award ...?" and "the Medal")
         return f"The retrieved context does not mention {missing}; the closest evidence: {quoted}", None
-    if kind in TYPED_KINDS and not any(c.typed for c in chain if _about(c, query)):
+    about = {c.chunk_index for c in chain if _about(c, query)}  # passages a quote names it in
+    if kind in TYPED_KINDS and not any(c.typed for c in chain if c.chunk_index in about):
         # "Who designed Oskerby station?" answered by "Its first chief engineer designed its
         # largest structure": the quotes hold no name (date, number) at all, so they are
-        # evidence, not the answer; nor when only a quote about another thing holds one ("How
-        # many rooms does Ashgrove House have?" and Castlebrook Hall's "Rooms: 42")
+        # evidence, not the answer; nor when only a quote from a passage about another thing
+        # holds one ("How many rooms does Ashgrove House have?" and Castlebrook Hall's "Rooms:
+        # 42"), where no quote names what the question asks about
         asked = "place" if asks_place(query) else kind
         return f"The quoted sentences do not give the {asked} asked for; the closest evidence: {quoted}", None
     if kind == "yes_no":
