@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.answer_words import STOPWORDS, bridge_words, phrases, stem, stems
-from lightrag.components.graph_rag.question_types import described_name, fold, names_in, question_type
+from lightrag.components.graph_rag.question_types import (
+    described_name,
+    fold,
+    has_candidate,
+    names_in,
+    question_type,
+    words,
+)
 from lightrag.components.graph_rag.sentences import Sentence, sentences_by_chunk
 
 #: a label line of notes or a form: "Present: ...", "Date of accident: ..."
@@ -315,8 +322,6 @@ def heading_holds(heading: str, text: str, kind: str, query: str, q_all: set) ->
     out?"), or a version a "Which release ...?" question asks for ("3.2.1 (2021-10-02)" over "It
     fixes a crash when importing EPUB files"). Names are left out: every heading has
     capitalised words."""
-    from lightrag.components.graph_rag.question_types import has_candidate, names_in, words
-
     if not heading:
         return False
     asked_versions, versions = set(_VERSION.findall(query)), set(_VERSION.findall(heading))

@@ -40,12 +40,14 @@ def with_headings(chain: List[Candidate]) -> str:
     return " ".join(parts)
 
 
-def _about(c: Candidate, query: str) -> bool:
-    """Whether a quote is about the one name the question asks a fact of directly (its
-    sentence, heading or passage opening names it), or the question asks through another
-    thing ("Where was the architect of X born?": the answer is about the architect)."""
+def _gives_kind(chain: List[Candidate], query: str) -> bool:
+    """Whether a quote holds the kind of answer asked for (``typed``) in a passage about the
+    one name the question asks a fact of directly: one of the passage's quotes (its sentence,
+    heading or passage opening) names it. Any passage counts when the question asks through
+    another thing ("Where was the architect of X born?": the answer is about the architect)."""
     needed = name_stems(direct_subject(query))
-    return not needed or needed <= c.in_context
+    about = {c.chunk_index for c in chain if not needed or needed <= c.in_context}
+    return any(c.typed and c.chunk_index in about for c in chain)
 
 
 def _stating(query: str, chain: List[Candidate], every: List[Candidate], namesakes: Sequence[Candidate],
@@ -81,8 +83,7 @@ def answer_text(query: str, kind: str, chain: List[Candidate], every: List[Candi
         # over passages that give her job, not her pay): say so, and show what is closest
         # (an answer may still be there in other words: "What award ...?" and "the Medal")
         return f"The retrieved context does not mention {missing}; the closest evidence: {quoted}", None
-    about = {c.chunk_index for c in chain if _about(c, query)}  # passages a quote names it in
-    if kind in TYPED_KINDS and not any(c.typed for c in chain if c.chunk_index in about):
+    if kind in TYPED_KINDS and not _gives_kind(chain, query):
         # "Who designed Oskerby station?" answered by "Its first chief engineer designed its
         # largest structure": the quotes hold no name (date, number) at all, so they are
         # evidence, not the answer; nor when only a quote from a passage about another thing

@@ -78,7 +78,7 @@ async def _achecked(stream: Any) -> AsyncIterator[str]:
 
 def _model_parts(llm_model_func: Optional[Callable[..., Any]], embedding_func: Optional[Callable[..., Any]],
                  llm_model_name: str, max_gleaning: int, config: Dict[str, Any],
-                 hku: Optional[HKUOptions] = None) -> None:
+                 hku: HKUOptions) -> None:
     """Replace the packaged config's model parts by components calling the user's functions
     (``hku``: HKU's fields read by :func:`read_hku_options`: ``llm_model_kwargs`` go with every
     call, the extractor and the merger's summaries take ``addon_params`` and the summary sizes).
@@ -91,8 +91,6 @@ def _model_parts(llm_model_func: Optional[Callable[..., Any]], embedding_func: O
     from lightrag.components.model_client.function_client import FunctionClient
     from lightrag.core.embedder import Embedder
     from lightrag.core.generator import Generator
-
-    hku = hku or HKUOptions()
 
     if embedding_func is not None:
         config["embedder"] = Embedder(model_client=FunctionClient(
