@@ -156,22 +156,35 @@ def test_synonym_pairs_are_found_at_index_time_and_follow_deletes(tmp_path):
 def test_synonym_pairs_of_removed_entities_go_and_the_others_stay(tmp_path):
     from test_graph_rag_system import make_rag as make_system
 
-    from lightrag.components.graph_rag.index.synonym_index import BUILT_META, add_pairs
-
     rag = make_system(tmp_path, synonym_threshold=0.99)
     rag.insert("Acme met Acme Corp and ACME Inc in Lyon.", ids="acme")
     stores = rag.index.stores
     with rag.index.writing_sync():
-        add_pairs(stores, {("Acme", "Acme Corp"): 0.95, ("ACME Inc", "Acme"): 0.93,
-                           ("ACME Inc", "Acme Corp"): 0.92})
-    rag.delete_entity("Acme Corp")  # its two pairs go; the third stays, indexed by both names
-    assert [key.split("\x1f") for key in stores.synonyms.keys()] == [["ACME Inc", "Acme"]]
-    assert stores.synonym_names.get_by_id("Acme") == {"with": ["ACME Inc"]}
-    assert stores.synonym_names.get_by_id("Acme Corp") is None and rag.index.verify() == []
-    with rag.index.writing_sync():  # a store written before the index: built when opened
-        stores.synonym_names.drop()
-        stores.db.delete_meta(BUILT_META)
+        stores.synonyms.add({("Acme", "Acme Corp"): 0.95, ("ACME Inc", "Acme"): 0.93,
+                             ("ACME Inc", "Acme Corp"): 0.92})
+    rag.delete_entity("Acme Corp")  # its two pairs go (found by either name); the third stays
+    assert stores.synonyms.pairs() == [("ACME Inc", "Acme", 0.93)] and rag.index.verify() == []
+    rag.delete_entity("ACME Inc")
+    assert stores.synonyms.pairs() == [] and rag.index.verify() == []
+
+
+def test_synonym_pairs_of_a_store_written_before_the_pairs_table_move_to_rows(tmp_path):
+    from test_graph_rag_system import make_rag as make_system
+
+    rag = make_system(tmp_path, synonym_threshold=0.99)
+    rag.insert("Acme met Acme Corp and ACME Inc in Lyon.", ids="acme")
+    db = rag.index.stores.db
+    with rag.index.writing_sync():  # the layout of an older store: JSON records in kv
+        rag.index.stores.synonyms.drop()
+        db.executemany("INSERT INTO kv (ns, id, value) VALUES (?, ?, ?)", [
+            ("entity_synonyms", "ACME Inc\x1fAcme", '{"score": 0.93}'),
+            ("entity_synonyms", "Acme\x1fAcme Corp", '{"score": 0.95}'),
+            ("entity_synonyms_by_name", "Acme", '{"with": ["ACME Inc", "Acme Corp"]}')])
+        db.set_meta("synonym_index", "1")
+    rag.close()
     reopened = make_system(tmp_path, synonym_threshold=0.99)
-    assert reopened.index.stores.synonym_names.get_by_id("ACME Inc") == {"with": ["Acme"]}
-    reopened.delete_entity("ACME Inc")
-    assert not reopened.index.stores.synonyms.keys() and reopened.index.verify() == []
+    assert reopened.index.stores.synonyms.pairs() == [("ACME Inc", "Acme", 0.93),
+                                                      ("Acme", "Acme Corp", 0.95)]
+    assert not reopened.index.db.query("SELECT 1 FROM kv WHERE ns LIKE 'entity_synonyms%'")
+    reopened.delete_entity("Acme")
+    assert reopened.index.stores.synonyms.pairs() == [] and reopened.index.verify() == []

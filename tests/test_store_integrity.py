@@ -94,7 +94,7 @@ def test_delete_leaves_none_of_the_documents_content(tmp_path):
     rag = make_rag(tmp_path, synonym_threshold=0.3)
     rag.chunker = Chunker(chunk_token_size=6, chunk_overlap_token_size=0)
     rag.insert([DOC_A, DOC_B], ids=["a", "b"])
-    assert rag.index.stores.synonyms.keys() and len(rag.index.stores.extractions.results) >= 3
+    assert rag.index.stores.synonyms.pairs() and len(rag.index.stores.extractions.results) >= 3
     rag.delete_by_doc_id("a")
     assert rag.index.verify() == []
     texts = _all_text(tmp_path / "lightrag.sqlite3")
@@ -106,20 +106,20 @@ def test_delete_leaves_none_of_the_documents_content(tmp_path):
     rag.delete_by_doc_id("b")
     assert rag.index.verify() == []
     assert len(rag.index.stores.extractions.results) == 0 and len(rag.index.entity_names) == 0
-    assert rag.index.stores.synonyms.keys() == []
+    assert rag.index.stores.synonyms.pairs() == []
 
 
 def test_verify_flags_leftovers_of_deleted_documents(tmp_path):
     rag = make_rag(tmp_path, synonym_threshold=0.3)
     rag.insert([DOC_A], ids=["a"])
     leftovers = {"extractions": dict(rag.index.stores.extractions.results.items()),
-                 "synonyms": dict(rag.index.stores.synonyms.items())}
+                 "synonyms": {(a, b): s for a, b, s in rag.index.stores.synonyms.pairs()}}
     ids, matrix = rag.index.entity_names.rows()
     names = {i: matrix[r].copy() for r, i in enumerate(ids)}
     rag.delete_by_doc_id("a")
     with rag.index.db.transaction():  # what the old delete left behind
         rag.index.stores.extractions.results.replace(leftovers["extractions"])
-        rag.index.stores.synonyms.replace(leftovers["synonyms"])
+        rag.index.stores.synonyms.add(leftovers["synonyms"])
         rag.index.entity_names.upsert({n: {"content": n} for n in names},
                                       vectors=np.stack(list(names.values())))
         rag.index.stores.pending_vectors.replace({"e\x1fZorblax Prime": {}})

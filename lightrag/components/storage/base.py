@@ -146,6 +146,14 @@ def unit_rows(matrix: Any) -> np.ndarray:
     return matrix / norms
 
 
+def at_least(results: List[List[Dict[str, Any]]],
+             min_score: Optional[float]) -> List[List[Dict[str, Any]]]:
+    """The hits of each result list scoring at least ``min_score`` (all when it is None)."""
+    if min_score is None:
+        return results
+    return [[h for h in hits if h["score"] >= min_score] for hits in results]
+
+
 class BaseVectorStorage(StorageNameSpace):
     """Vectors with metadata, searched by cosine similarity (results under the threshold dropped).
 
@@ -233,12 +241,13 @@ class BaseVectorStorage(StorageNameSpace):
               ids_filter: Optional[Set[str]] = None) -> List[Dict[str, Any]]:
         """Best matches of a text or vector, best first: ``{"id", "score", "content", **meta}``."""
 
-    def query_batch(self, matrix: np.ndarray, top_k: int,
-                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+    def query_batch(self, matrix: np.ndarray, top_k: int, nprobe: Optional[int] = None,
+                    min_score: Optional[float] = None) -> List[List[Dict[str, Any]]]:
         """:meth:`query` for each row of ``matrix``. ``nprobe``: inverted lists scored per
         query by a store with an approximate index (a near-duplicate search needs few);
-        stores that search exactly ignore it."""
-        return [self.query(row, top_k) for row in np.asarray(matrix)]
+        stores that search exactly ignore it. ``min_score``: only hits at or above it (besides
+        ``cosine_threshold``; a near-duplicate search wants few)."""
+        return at_least([self.query(row, top_k) for row in np.asarray(matrix)], min_score)
 
     @abstractmethod
     def delete(self, ids: Iterable[str]) -> None:

@@ -40,7 +40,7 @@ from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Set
 
 import numpy as np
 
-from lightrag.components.storage.base import BaseVectorStorage
+from lightrag.components.storage.base import BaseVectorStorage, at_least
 from lightrag.utils.secrets import check_not_redacted
 
 log = logging.getLogger(__name__)
@@ -245,12 +245,12 @@ class ChromaVectorStorage(BaseVectorStorage):
         vector = self._as_vector(query)
         return self._query(vector[None, :], top_k, sorted(ids_filter) if ids_filter else None)[0]
 
-    def query_batch(self, matrix: np.ndarray, top_k: int,
-                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+    def query_batch(self, matrix: np.ndarray, top_k: int, nprobe: Optional[int] = None,
+                    min_score: Optional[float] = None) -> List[List[Dict[str, Any]]]:
         matrix = np.asarray(matrix)
         if top_k <= 0 or len(matrix) == 0:
             return [[] for _ in range(len(matrix))]
-        return self._query(self._normalize(matrix), top_k, None)
+        return at_least(self._query(self._normalize(matrix), top_k, None), min_score)
 
     def get_by_id(self, id: str) -> Optional[Dict[str, Any]]:
         return self.get_by_ids([id])[0]

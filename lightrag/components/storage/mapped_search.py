@@ -62,10 +62,12 @@ class RowSearch:
         return self._hits_of_rows(block_scores(matrix, queries), top_k)
 
     def _best(self, scores: np.ndarray, want: int) -> np.ndarray:
-        """Positions of the ``want`` best ``scores`` at or above the threshold, best first."""
-        n = scores.shape[0]
-        top = np.argpartition(-scores, want - 1)[:want] if want < n else np.arange(n)
-        top = top[scores[top] >= self.cosine_threshold]
+        """Positions of the ``want`` best ``scores`` at or above the threshold, best first
+        (those at or above it found first: a near-duplicate search's high threshold leaves a
+        few to rank, not every row)."""
+        top = np.flatnonzero(scores >= self.cosine_threshold)
+        if top.shape[0] > want:
+            top = top[np.argpartition(-scores[top], want - 1)[:want]]
         return top[np.argsort(-scores[top], kind="stable")]
 
     def _hits(self, scores: np.ndarray, top_k: int, rows: Optional[np.ndarray] = None) -> List[Hit]:

@@ -335,15 +335,18 @@ class MappedVectorStorage(VectorGenerations, MappedVectorReads, BaseVectorStorag
         return vector / norm if norm else vector
 
     def _search(self, matrix: np.ndarray, ann: Any, queries: np.ndarray, top_k: int,
-                nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+                nprobe: Optional[int] = None,
+                min_score: Optional[float] = None) -> List[List[Dict[str, Any]]]:
         """Hits of each row of ``queries``: by the index of the mapped generation if it has one
         (``ann``: its meta, read with the file's; ``nprobe`` lists per query, default
-        ``ann_nprobe``), else exactly. When a compaction committed a new generation meanwhile
-        (its rows are numbered anew), the search is run again on it."""
+        ``ann_nprobe``), else exactly; none under ``min_score`` nor ``cosine_threshold``. When
+        a compaction committed a new generation meanwhile (its rows are numbered anew), the
+        search is run again on it."""
+        threshold = max(self.cosine_threshold, min_score if min_score is not None else -1.0)
         for _ in range(3):
             generation = self._map[0] if self._map is not None else 0
             found = self._index(generation, matrix.shape[1], ann)
-            search = RowSearch(self._records_at, self.cosine_threshold, self.ann_nprobe)
+            search = RowSearch(self._records_at, threshold, self.ann_nprobe)
             hits = (search.exact(matrix, queries, top_k) if found is None
                     else search.ann(matrix, found, queries, top_k, nprobe))
             meta, ann = self._metas()
@@ -388,11 +391,12 @@ class MappedVectorStorage(VectorGenerations, MappedVectorReads, BaseVectorStorag
             return [{**(records[i] or {"id": i}), "score": s} for s, i in picked]
         return self._search(matrix, ann, vector[None, :], top_k)[0]
 
-    def query_batch(self, matrix: np.ndarray, top_k: int,
-                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+    def query_batch(self, matrix: np.ndarray, top_k: int, nprobe: Optional[int] = None,
+                    min_score: Optional[float] = None) -> List[List[Dict[str, Any]]]:
         """:meth:`query` for each row of ``matrix`` (one pass over the file, or over each probed
         list of the index). ``nprobe``: lists scored per query by the index (default
-        ``ann_nprobe``); a search for near duplicates only needs the few nearest lists."""
+        ``ann_nprobe``); a search for near duplicates only needs the few nearest lists, and its
+        ``min_score`` leaves few rows to rank and read."""
         queries = self._normalize(matrix)
         meta, ann = self._metas()
         mapped = self._matrix(meta)
@@ -400,7 +404,7 @@ class MappedVectorStorage(VectorGenerations, MappedVectorReads, BaseVectorStorag
             return [[] for _ in range(len(queries))]
         if queries.shape[1] != mapped.shape[1]:
             raise self._dim_error(queries.shape[1], mapped.shape[1])
-        return self._search(mapped, ann, queries, top_k, nprobe)
+        return self._search(mapped, ann, queries, top_k, nprobe, min_score)
 
     def _dim_error(self, got: int, dim: int) -> ValueError:
         return ValueError(f"vector store {self.namespace!r} holds {dim}-d vectors; the query has "

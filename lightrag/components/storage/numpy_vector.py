@@ -29,7 +29,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Union
 
 import numpy as np
 
-from lightrag.components.storage.base import BaseVectorStorage
+from lightrag.components.storage.base import BaseVectorStorage, at_least
 from lightrag.utils.file_io import atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -254,8 +254,8 @@ class NumpyVectorStorage(BaseVectorStorage):
         scores = live[rows] @ vector if rows.size * 4 < self._size else (live @ vector)[rows]
         return self._top(scores, top_k, rows)
 
-    def query_batch(self, matrix: np.ndarray, top_k: int,
-                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+    def query_batch(self, matrix: np.ndarray, top_k: int, nprobe: Optional[int] = None,
+                    min_score: Optional[float] = None) -> List[List[Dict[str, Any]]]:
         """:meth:`query` for each row of ``matrix``, as one matrix-matrix product."""
         queries = self._normalize(matrix)
         if self._size == 0 or top_k <= 0:
@@ -263,7 +263,7 @@ class NumpyVectorStorage(BaseVectorStorage):
         if queries.shape[1] != self._matrix.shape[1]:
             raise self._dim_error(queries.shape[1], "the queries have")
         scores = queries @ self._matrix[: self._size].T
-        return [self._top(row, top_k) for row in scores]
+        return at_least([self._top(row, top_k) for row in scores], min_score)
 
     def rows(self) -> tuple:
         """``(ids, matrix)``: every id in row order and the live rows (a view: do not modify)."""

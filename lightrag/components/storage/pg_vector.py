@@ -39,7 +39,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Un
 
 import numpy as np
 
-from lightrag.components.storage.base import BaseVectorStorage
+from lightrag.components.storage.base import BaseVectorStorage, at_least
 from lightrag.components.storage.sql_db import SQLDatabase
 
 log = logging.getLogger(__name__)
@@ -320,11 +320,11 @@ class PgVectorStorage(BaseVectorStorage):
         ef = min(MAX_EF_SEARCH, max(self.ef_search, 2 * top_k))
         return self.db.query_with_settings({"hnsw.ef_search": str(ef)}, sql, params)
 
-    def query_batch(self, matrix: np.ndarray, top_k: int,
-                    nprobe: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+    def query_batch(self, matrix: np.ndarray, top_k: int, nprobe: Optional[int] = None,
+                    min_score: Optional[float] = None) -> List[List[Dict[str, Any]]]:
         """:meth:`query` for each row of ``matrix``."""
         queries = self._normalize(matrix)
-        return [self.query(row, top_k) for row in queries]
+        return at_least([self.query(row, top_k) for row in queries], min_score)
 
     def get_by_id(self, id: str) -> Optional[Dict[str, Any]]:
         return self.get_by_ids([id])[0]

@@ -192,16 +192,10 @@ def _leftovers(stores: IndexStores, chunks: Set[str], nodes: Dict[str, None],
     name_ids = _vector_ids(stores.entity_names)
     if name_ids is not None:
         problems += [f"entity name vector {n!r}: no such entity" for n in sorted(name_ids - nodes.keys())]
-    indexed = dict(stores.synonym_names.items())
-    for pair in stores.synonyms.keys():
-        names = pair.split(SEP, 1)
-        gone = [n for n in names if n not in nodes]
+    for a, b, _ in stores.synonyms.pairs():
+        gone = [n for n in (a, b) if n not in nodes]
         if gone:
-            problems.append(f"synonym pair {names}: {gone[0]!r} is no entity")
-        unindexed = [n for n, other in (names, names[::-1])
-                     if other not in (indexed.get(n) or {}).get("with", ())]
-        if len(names) == 2 and unindexed:
-            problems.append(f"synonym pair {names}: not in the index of {unindexed[0]!r}'s pairs")
+            problems.append(f"synonym pair {[a, b]}: {gone[0]!r} is no entity")
     for key in sorted(pending):
         kind, *parts = key.split(SEP)
         if (kind == "e" and parts[0] not in nodes) or (

@@ -21,7 +21,7 @@ Example:
     >>> target = SQLiteDatabase(os.path.join(folder, "b.sqlite3"))
     >>> copy_store(source, target)  # doctest: +NORMALIZE_WHITESPACE
     {'kv': 1, 'doc_status': 1, 'nodes': 0, 'edges': 0, 'node_chunks': 0, 'node_windows': 0,
-     'vectors': 0, 'doc_items': 0}
+     'vectors': 0, 'doc_items': 0, 'synonym_pairs': 0}
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import logging
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from lightrag.components.graph_rag.index.stores import STORE_TABLES, open_stores
-from lightrag.components.graph_rag.index.synonym_index import rebuild as rebuild_synonym_index
 from lightrag.components.storage.node_degrees import count_from_edges
 from lightrag.components.storage.sql_db import SQLDatabase
 
@@ -78,7 +77,7 @@ def copy_store(source: SQLDatabase, target: SQLDatabase, batch_size: int = 2000)
                 copied[table] += len(rows)
         if source.has_table("nodes") and "degree" not in source.columns("nodes"):
             count_from_edges(target)  # a source that kept degrees apart: counted again
-        rebuild_synonym_index(target, stores.synonyms, stores.synonym_names)  # the source's may lack it
+        stores.synonyms.move_legacy()  # a source older than the pairs table: its kv rows moved
     log.info("copied %s from %s to %s", copied, source.describe(), target.describe())
     return copied
 

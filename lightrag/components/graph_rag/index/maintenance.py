@@ -18,7 +18,6 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from lightrag.components.graph_rag.index.item_documents import rename_in_documents
 from lightrag.components.graph_rag.index.renames import read_through_renames, record_rename
 from lightrag.components.graph_rag.index.stores import IndexStores
-from lightrag.components.graph_rag.index.synonym_index import forget_names
 from lightrag.components.graph_rag.index.vectors import pending_key, queue_vectors
 from lightrag.components.graph_rag.merger import (
     GraphMerger,
@@ -74,7 +73,7 @@ def _drop_vectors(stores: IndexStores, entities: Sequence[str] = (),
                                  + [pending_key("r", *relation_key(s, t)) for s, t in relations])
     if entities:
         stores.entity_names.delete(list(dict.fromkeys(entities)))
-        forget_names(stores, entities)  # their synonym pairs, found by name
+        stores.synonyms.forget(entities)  # their synonym pairs, found by name
 
 
 #: an entity cited by more chunks than this (after the delete) is rebuilt from the first this

@@ -10,7 +10,7 @@ Example:
     >>> from lightrag.components.storage.sql_db import SQLiteDatabase
     >>> stores = open_stores(SQLiteDatabase(":memory:"), embedder=None)
     >>> sorted(stores.kv_stores())[:3]
-    ['doc_status', 'entity_renames', 'entity_synonyms']
+    ['doc_status', 'entity_renames', 'extraction_chunks']
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from dataclasses import dataclass, fields
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.entity_extractor import ExtractionResult
-from lightrag.components.graph_rag.index.synonym_index import SEP, ensure_built
 from lightrag.components.graph_rag.schemas import (
     EntityRecord,
     RelationRecord,
@@ -32,7 +31,12 @@ from lightrag.components.storage.sql_db import SQLDatabase
 from lightrag.components.storage.sql_graph import SQLGraphStorage
 from lightrag.components.storage.sql_kv import SQLDocStatusStorage, SQLKVStorage
 from lightrag.components.storage.sql_vector import SQLVectorStorage
+from lightrag.components.storage.synonym_pairs import SynonymPairs
 from lightrag.utils.registry import EntityMapping
+
+#: the separator inside the stores' composite keys (an extraction's extractor and content, a
+#: queued vector's kind and names): a control character no name or text holds
+SEP = "\x1f"
 
 ENTITY_META = ["entity_name", "entity_type", "source_id", "file_path"]
 RELATION_META = ["src_id", "tgt_id", "keywords", "source_id", "file_path"]
@@ -48,6 +52,7 @@ STORE_TABLES: Dict[str, Tuple[str, ...]] = {
     "node_windows": ("ns", "id"),
     "vectors": ("ns", "id"),
     "doc_items": ("ns", "doc", "item"),
+    "synonym_pairs": ("ns", "a", "b"),
 }
 
 
@@ -191,8 +196,7 @@ class IndexStores:
     doc_status: SQLDocStatusStorage
     doc_graph_items: DocItemsStorage
     pending_vectors: SQLKVStorage
-    synonyms: SQLKVStorage
-    synonym_names: SQLKVStorage  # the pairs of each name (index/synonym_index.py)
+    synonyms: SynonymPairs
     entity_renames: SQLKVStorage
     graph: SQLGraphStorage
     chunks_vdb: Any
@@ -204,7 +208,7 @@ class IndexStores:
     def kv_stores(self) -> Dict[str, SQLKVStorage]:
         """The key-value stores by namespace."""
         stores = [self.full_docs, self.text_chunks, self.doc_status, self.pending_vectors,
-                  self.synonyms, self.synonym_names, self.entity_renames, self.extractions.results,
+                  self.entity_renames, self.extractions.results,
                   self.extractions.users]
         return {s.namespace: s for s in stores}
 
@@ -255,18 +259,15 @@ def open_stores(
         if make is None:
             raise ValueError(f"unknown vector storage {vector_storage!r}: register it or use a "
                              "built-in one")
-    synonyms = SQLKVStorage(namespace="entity_synonyms", **kv)
-    synonym_names = SQLKVStorage(namespace="entity_synonyms_by_name", **kv)
-    ensure_built(db, synonyms, synonym_names)
+    full_docs = SQLKVStorage(namespace="full_docs", **kv)  # creates the kv table first
     return IndexStores(
         db=db,
-        full_docs=SQLKVStorage(namespace="full_docs", **kv),
+        full_docs=full_docs,
         text_chunks=SQLKVStorage(namespace="text_chunks", **kv),
         doc_status=SQLDocStatusStorage(namespace="doc_status", **kv),
         doc_graph_items=_doc_items(db, SQLKVStorage(namespace="doc_graph_items", **kv)),
         pending_vectors=SQLKVStorage(namespace="pending_vectors", **kv),
-        synonyms=synonyms,
-        synonym_names=synonym_names,
+        synonyms=SynonymPairs(db),  # after the kv table: an older store's pairs move from it
         entity_renames=SQLKVStorage(namespace="entity_renames", **kv),
         graph=SQLGraphStorage(namespace="chunk_entity_relation", **kv),
         chunks_vdb=make(namespace="chunks", meta_fields=CHUNK_META, **vec_kwargs),

@@ -14,7 +14,6 @@ from typing import Any, Awaitable, Callable, Dict, List, Sequence, Tuple
 import numpy as np
 
 from lightrag.components.graph_rag.index.stores import SEP, IndexStores
-from lightrag.components.graph_rag.index.synonym_index import add_pairs
 from lightrag.components.graph_rag.merger import (
     GRAPH_FIELD_SEP,
     entity_vector_id,
@@ -242,8 +241,7 @@ def upgrade_relation_ids(stores: IndexStores, where: str) -> None:
 def stored_synonym_pairs(stores: IndexStores) -> List[Tuple[str, str, float]]:
     """Every stored synonym pair whose two names are still nodes (one batched look-up: a look-up
     per name took 2.4 s of a 50k-chunk store's first ``ppr``/``mix`` query)."""
-    stored = [(*pair.split(SEP, 1), float(value.get("score", 0.0)))
-              for pair, value in stores.synonyms.items()]
+    stored = stores.synonyms.pairs()
     present = stores.graph.has_nodes_batch(list({n for a, b, _ in stored for n in (a, b)}))
     return [(a, b, score) for a, b, score in stored if a in present and b in present]
 
@@ -270,7 +268,7 @@ def add_synonyms(stores: IndexStores, names: Sequence[str], vectors: np.ndarray,
     new_vectors = np.asarray(vectors[present], dtype=np.float32)
     found: Dict[Tuple[str, str], float] = {}
     for name, hits in zip(new_names, stores.entity_names.query_batch(
-            new_vectors, top_k=SYNONYM_TOP_K + 1, nprobe=SYNONYM_NPROBE)):
+            new_vectors, top_k=SYNONYM_TOP_K + 1, nprobe=SYNONYM_NPROBE, min_score=threshold)):
         for hit in hits:
             if hit["id"] != name and hit["score"] >= threshold:
                 a, b = sorted((name, hit["id"]))
@@ -278,7 +276,7 @@ def add_synonyms(stores: IndexStores, names: Sequence[str], vectors: np.ndarray,
     for a, b, score in synonym_pairs(new_names, new_vectors, threshold=threshold):
         found[(a, b)] = max(found.get((a, b), 0.0), score)
     stores.entity_names.upsert({n: {"content": n} for n in new_names}, vectors=new_vectors)
-    add_pairs(stores, found)
+    stores.synonyms.add(found)
 
 
 def relation_ids_current(stores: IndexStores) -> bool:
