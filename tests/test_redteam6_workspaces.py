@@ -120,3 +120,33 @@ def test_every_open_workspace_in_use_gets_503_with_retry_after(tmp_path):
         pool.states["team-b"].users -= 1
         assert client.get("/documents", headers=A).status_code == 200
         assert list(pool.states) == ["team_a"]
+
+
+def test_a_long_run_in_a_workspace_closed_to_make_room_stops_after_its_write_in_progress(tmp_path):
+    """A run of many documents used to go on to its end before its workspace closed (100
+    documents at 0.5 s an LLM call: every other workspace at 503 for their whole run). The run is now
+    cancelled after a short grace, once its write in progress is done; the documents it had not
+    finished stay in the store and are processed when the workspace opens again."""
+    app = _one_slot_app(tmp_path)
+    with TestClient(app) as client:
+        pool = app.state.lightrag.workspaces
+        pool.open_wait = 5.0
+        ids = [f"m{n}" for n in range(100)]
+        answer = client.post("/documents", headers=A, json={
+            "texts": [f"Moon {n} orbits planet {n}." for n in range(100)], "ids": ids})
+        assert answer.status_code == 202
+        for _ in range(300):  # until team_a is processing its run
+            if "team_a" in pool.states and pool.states["team_a"].intake.busy:
+                break
+            time.sleep(0.01)
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert client.get("/documents", headers=B).status_code == 200
+        assert time.monotonic() - started < 3.0
+        for _ in range(1200):  # team_a reopens and finishes every document it took
+            counts = client.get("/documents", headers=A).json()["counts"]
+            if counts["processed"] == len(ids):
+                break
+            time.sleep(0.05)
+        assert counts["processed"] == len(ids) and counts["failed"] == 0, counts
+        assert pool.states["team_a"].rag.index.verify() == []

@@ -9,9 +9,11 @@ Each other workspace gets its own GraphRAG, built on first use by the app's ``wo
 (the server's config with ``workspace`` replaced: its own documents, graph, vectors and status in
 ``working_dir/<name>/``), with its own intake queue and background runner; the app keeps at most
 ``max_workspaces`` of them open. To open another it closes the least recently used one that no
-request is using: an idle one first, else one still processing inserts (it stops taking them,
-its run going finishes, the documents queued after it stay PENDING and resume when it opens
-again), so a workspace with a steady stream of inserts cannot keep the others out. A request
+request is using: an idle one first, else one still processing inserts (it stops taking them;
+its run going gets :data:`EVICT_GRACE_S` to end, then is cancelled once its write in progress
+has committed; the documents it had not finished and those queued after it stay in the store
+and are processed when it opens again), so neither a steady stream of inserts nor one long run
+can keep the others out. A request
 waits up to ``open_wait`` seconds for that; past it (or when every open workspace is in use by
 a request) it gets 503 with ``Retry-After``, and its retry finds the close under way.
 
@@ -43,6 +45,9 @@ PATH_PREFIX = "/w/"
 DEFAULT_MAX_WORKSPACES = 32
 #: seconds a request waits for a workspace to be closed to make room for its own
 DEFAULT_OPEN_WAIT = 10.0
+#: seconds a run of inserts in a workspace closed to make room may go on before it is cancelled
+#: (after its write in progress; the documents it had not finished are processed at reopening)
+EVICT_GRACE_S = 1.0
 #: ``Retry-After`` of a 503 when no workspace could be closed in time
 RETRY_AFTER_S = 5
 STORE_FILE = "lightrag.sqlite3"
@@ -189,16 +194,17 @@ class WorkspacePool:
             state = self.states.pop(name)
             if state.intake.busy:
                 log.info("workspace %s is closed to make room while it processes inserts; its "
-                         "queued documents resume when it opens again", name)
+                         "unfinished documents resume when it opens again", name)
                 state.intake.stop()
             task = asyncio.get_running_loop().create_task(self._shut(name, state))
             self.closing[name] = task
             task.add_done_callback(lambda _, n=name: self.closing.pop(n, None))
 
     async def _shut(self, name: str, state: Any) -> None:
-        """Close a workspace evicted to make room (its run going ends first)."""
+        """Close a workspace evicted to make room (its run going is cancelled past
+        :data:`EVICT_GRACE_S`, once its write in progress has committed)."""
         try:
-            await self._close(name, state, timeout=None)
+            await self._close(name, state, timeout=EVICT_GRACE_S)
         except Exception:
             log.exception("closing workspace %s failed", name)
 
