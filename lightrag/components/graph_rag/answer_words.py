@@ -85,11 +85,19 @@ def _final_e(word: str) -> str:
 _SOFT_E = ("se", "ve", "ze", "ce", "ge")
 
 
+#: four-letter words whose final "s" is no plural or third person ("this", "plus", "news")
+_NOT_PLURAL = ("ss", "us", "is", "os")
+_KEEP_S = frozenset({"news", "lens", "does", "goes"})
+
+
 def _stripped(word: str) -> str:
     if word in IRREGULAR:
         return IRREGULAR[word]
     if len(word) == 5 and word.endswith("ed") and word[2] not in "aeiouy":
         return word[:3]  # a three-letter verb: "ended", "owned", "added" ("speed" stays)
+    if len(word) == 4 and word.endswith("s") and not word.endswith(_NOT_PLURAL) \
+            and word not in _KEEP_S:
+        return word[:-1]  # "runs", "owns", "fees", "bins" meet "run", "own", "fee", "bin"
     if len(word) <= 4:
         return word
     for suffix in ("ing", "ed", "es", "s"):

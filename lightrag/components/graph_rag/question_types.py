@@ -119,15 +119,40 @@ _NOT_COUNTS = re.compile(
     + _YEAR_RANGE)
 
 
+#: the units a "how long / old / far / tall / high" question's number comes with
+_UNITS = {
+    "long": r"(?:second|minute|hour|day|week|fortnight|month|year|decade|centur(?:y|ie)|"
+            r"met(?:re|er)|kilomet(?:re|er)|km|mile|f(?:oo|ee)t|ft|yard|inch(?:e)?|cm|mm|m)",
+    "old": r"(?:year|month|week|day|yr)",
+    "far": r"(?:met(?:re|er)|kilomet(?:re|er)|km|mile|f(?:oo|ee)t|ft|yard|m|minute|hour|min)",
+    "tall": r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)",
+    "high": r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)",
+}
+_MEASURED = {measure: re.compile(r"(?:" + _NUMBER.pattern + r")(?:\s|-)?(?:a |an )?" + unit + r"s?\b"
+                                 + (r"|\bage(?:d| of)? (?:" + _NUMBER.pattern + ")" if measure == "old" else ""),
+                                 re.I) for measure, unit in _UNITS.items()}
+
+
+def _measure(question_words: Set[str]) -> Optional[str]:
+    """The measure a "how long / old / far / tall / high" question asks for, if it is one."""
+    if "how" not in question_words:
+        return None
+    return next((m for m in _UNITS if m in question_words), None)
+
+
 def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
     """Whether ``sentence`` names a ``kind`` of answer the question does not already contain:
     a year or month for a date; a number that counts (not a day, a year after "in", "No. 4" or
-    "4-4-0") for a number; a capitalised name that is not a function word ("It", "Its") for a
-    name."""
+    "4-4-0") for a number, with a unit of the measure a "how long / old / far / tall / high"
+    question asks for ("three weeks" for "How long may I keep a book?", not "20 items"); a
+    capitalised name that is not a function word ("It", "Its") for a name."""
     if kind == "date":
         found = _YEAR.findall(sentence) + _MONTH.findall(sentence)
     elif kind == "number":
-        found = _NUMBER.findall(_NOT_COUNTS.sub(" ", sentence))
+        counts = _NOT_COUNTS.sub(" ", sentence)
+        measure = _measure(question_words)
+        found = ([m.group(0) for m in _MEASURED[measure].finditer(counts)] if measure
+                 else _NUMBER.findall(counts))
     elif kind == "name":
         found = [m.group(0) for m in _NAME.finditer(sentence)
                  if not set(m.group(0).lower().split()) <= _NOT_NAMES]

@@ -1,0 +1,41 @@
+"""Answers on passages shaped like the town-services corpus (benchmarks/data/town_services): a
+public library's page whose opening sentence says where it is, a pool's prices. Each test
+failed before the change it guards."""
+
+from lightrag.components.graph_rag import ExtractiveAnswerer
+from lightrag.components.graph_rag.question_types import has_candidate, words
+
+LIBRARY = ("# Millbrook Public Library\n\nThe library is at Kiln Street 4, in the Harbour district. "
+           "It moved into the old customs house in 1991.\n\n## Loans\n\nYou can borrow up to 15 "
+           "items at a time. The loan period is four weeks, and a loan can be renewed once.\n\n"
+           "## Our team\n\nThe library is run by head librarian Tomas Grell. He came to Millbrook "
+           "in 2012.")
+CITIZENS = ("# Citizens' Office\n\nThe Citizens' Office is on the ground floor of the Town Hall. "
+            "Please book an appointment online.")
+
+
+def answer(question, *contents):
+    chunks = [{"content": c, "reference_id": str(i)} for i, c in enumerate(contents, 1)]
+    return ExtractiveAnswerer()(question, chunks).text
+
+
+def test_runs_asks_what_run_by_says():
+    """"runs" (four letters) was not stemmed, so "is run by" shared no verb with "Who runs the
+    library?" and the passage's opening sentence was quoted."""
+    text = answer("Who runs the public library?", LIBRARY, CITIZENS)
+    assert text.startswith("The library is run by head librarian Tomas Grell")
+
+
+def test_how_long_wants_a_number_with_a_unit_of_time_or_length():
+    """"How long ..." took any number as its answer: "up to 15 items" passed for a duration."""
+    question = words("How long may I keep a borrowed book?")
+    assert has_candidate("The loan period is four weeks.", "number", question)
+    assert not has_candidate("You can borrow up to 15 items at a time.", "number", question)
+    assert has_candidate("The bridge is 1,200 m long.", "number", words("How long is the bridge?"))
+    assert has_candidate("It has a 25-metre pool.", "number", words("How long is the pool?"))
+    old = words("How old was Tomas Grell when he came to Millbrook?")
+    assert has_candidate("He came aged 41.", "number", old)
+    assert has_candidate("He was 41 years old.", "number", old)
+    assert not has_candidate("He came with 3 children.", "number", old)
+    assert has_candidate("It has 3 floors.", "number", words("How many floors does it have?"))
+
