@@ -128,9 +128,10 @@ _UNITS = {
     "tall": r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)",
     "high": r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)",
 }
-_MEASURED = {measure: re.compile(r"(?:" + _NUMBER.pattern + r")(?:\s|-)?(?:a |an )?" + unit + r"s?\b"
-                                 + (r"|\bage(?:d| of)? (?:" + _NUMBER.pattern + ")" if measure == "old" else ""),
-                                 re.I) for measure, unit in _UNITS.items()}
+_AGED = r"|\bage(?:d| of)? (?:" + _NUMBER.pattern + ")"  # "aged 41", "at the age of 41"
+_MEASURED = {measure: re.compile(r"(?:" + _NUMBER.pattern + r")(?:\s|-)?(?:a |an )?" + unit
+                                 + r"s?\b" + (_AGED if measure == "old" else ""), re.I)
+             for measure, unit in _UNITS.items()}
 
 
 def _measure(question_words: Set[str]) -> Optional[str]:
