@@ -129,7 +129,10 @@ _UNITS = {
     "high": r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)",
 }
 _AGED = r"|\bage(?:d| of)? (?:" + _NUMBER.pattern + ")"  # "aged 41", "at the age of 41"
-_MEASURED = {measure: re.compile(r"(?:" + _NUMBER.pattern + r")(?:\s|-)?(?:a |an )?" + unit
+#: a number of units: "four weeks", "six and a half miles", "half an hour", "1.5 km"
+_AMOUNT = (r"(?:(?:" + _NUMBER.pattern + r")(?: and (?:a )?(?:half|quarter|third))?|half|quarter)"
+           r"(?:\s|-)?(?:a |an |of an? )?")
+_MEASURED = {measure: re.compile(_AMOUNT + unit
                                  + r"s?\b" + (_AGED if measure == "old" else ""), re.I)
              for measure, unit in _UNITS.items()}
 
