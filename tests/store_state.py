@@ -25,4 +25,5 @@ def store_state(rag: Any) -> Dict[str, Any]:
         "graph_items": dict(index.stores.doc_graph_items.items()),
         "vectors": vectors,
         "pending": index.stores.pending_vectors.keys(),
+        "synonyms": index.stores.synonyms.pairs(),
     }

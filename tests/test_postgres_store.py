@@ -447,6 +447,24 @@ def test_copy_a_sqlite_store_into_postgres_and_back(tmp_path, workspace):
 
 
 @needs_server
+def test_synonym_pairs_of_an_older_postgres_store_move_to_rows(tmp_path, workspace):
+    rag = make_rag(tmp_path, workspace, synonym_threshold=0.99)
+    rag.insert(list(DOCS.values()), file_paths=list(DOCS))
+    a, b = sorted(n["id"] for n in rag.graph.get_all_nodes())[:2]
+    db = rag.index.db
+    with rag.index.writing_sync():  # the layout of an older store: a JSON record per pair in kv
+        rag.index.stores.synonyms.drop()
+        db.executemany("INSERT INTO kv (ns, id, value) VALUES (?, ?, ?)",
+                       [("entity_synonyms", f"{a}\x1f{b}", '{"score": 0.97}'),
+                        ("entity_synonyms_by_name", a, '{"with": ["%s"]}' % b)])
+    rag.close()
+    reopened = make_rag(tmp_path, workspace, synonym_threshold=0.99)
+    assert reopened.index.stores.synonyms.pairs() == [(a, b, 0.97)]
+    assert not reopened.index.db.query("SELECT 1 FROM kv WHERE ns LIKE 'entity_synonyms%'")
+    assert reopened.index.verify() == []
+
+
+@needs_server
 def test_vectors_in_memory_without_pgvector_and_pgvector_true_refused(tmp_path, workspace):
     """This module's server is Debian's: without its pgvector package the vector stores load
     into memory (today's behaviour); ``pgvector=True`` names what is missing."""
