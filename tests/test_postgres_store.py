@@ -5,6 +5,7 @@ only); the tests skip, saying why, only where those binaries (or psycopg) are mi
 uses its own workspace, i.e. its own schema, on the one server of this module.
 """
 
+import json
 import multiprocessing
 import os
 import signal
@@ -456,7 +457,7 @@ def test_synonym_pairs_of_an_older_postgres_store_move_to_rows(tmp_path, workspa
         rag.index.stores.synonyms.drop()
         db.executemany("INSERT INTO kv (ns, id, value) VALUES (?, ?, ?)",
                        [("entity_synonyms", f"{a}\x1f{b}", '{"score": 0.97}'),
-                        ("entity_synonyms_by_name", a, '{"with": ["%s"]}' % b)])
+                        ("entity_synonyms_by_name", a, json.dumps({"with": [b]}))])
     rag.close()
     reopened = make_rag(tmp_path, workspace, synonym_threshold=0.99)
     assert reopened.index.stores.synonyms.pairs() == [(a, b, 0.97)]
