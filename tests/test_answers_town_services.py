@@ -42,3 +42,16 @@ def test_how_long_wants_a_number_with_a_unit_of_time_or_length():
     assert not has_candidate("He came with 3 children.", "number", old)
     assert has_candidate("It has 3 floors.", "number", words("How many floors does it have?"))
 
+
+
+MINUTES = ("# Council meeting, 3 April 2025\n\n## 1. Harbour lights\n\nCllr. Oduya proposed new "
+           "lamps on the quay.\n\nVote: 8 in favour, 1 against. Carried.\n\n## 2. Dog park on the "
+           "common\n\nCllr. Marek proposed a fenced dog park on the common, at a cost of €20,000.\n\n"
+           "Vote: 3 in favour, 6 against. Rejected.")
+
+
+def test_voted_asks_what_a_vote_line_says():
+    """"voted" was stemmed to "vot" and "Vote" kept whole: the vote line shared no word with the
+    question and only the proposal was quoted."""
+    text = answer("How many councillors voted for the dog park?", MINUTES, CITIZENS)
+    assert "Vote: 3 in favour" in text and "Vote: 8" not in text

@@ -77,8 +77,12 @@ IRREGULAR = {past: verb for verb, forms in {
 def _final_e(word: str) -> str:
     """``word`` without the final "e" of "-se", "-ve", "-ze", "-ce" or "-ge" (five letters or
     more), which the suffix stripper takes from its other forms: "close", "closed" and "closes"
-    meet as "clos", "drive" and "driver" as "driv", "manage" and "manager" as "manag". Other
-    final "e"s stay: "state" must not meet "States" ("United States")."""
+    meet as "clos", "drive" and "driver" as "driv", "manage" and "manager" as "manag"; and of a
+    four-letter "-te" word, whose "-ed" form loses "ed" ("vote", "voted" and "votes" meet as
+    "vot", "date" and "dated" as "dat"). Other final "e"s stay: "state" must not meet "States"
+    ("United States")."""
+    if len(word) == 4 and word.endswith("te"):
+        return word[:-1]
     return word[:-1] if len(word) >= 5 and word.endswith(_SOFT_E) else word
 
 
