@@ -55,3 +55,14 @@ def test_voted_asks_what_a_vote_line_says():
     question and only the proposal was quoted."""
     text = answer("How many councillors voted for the dog park?", MINUTES, CITIZENS)
     assert "Vote: 3 in favour" in text and "Vote: 8" not in text
+
+
+def test_a_house_number_is_no_count():
+    """"How many books does the library have?" took the "4" of "Kiln Street 4" for a count and
+    quoted the address as the answer; the page gives no number of books."""
+    question = words("How many books does the public library have?")
+    assert not has_candidate("The library is at Kiln Street 4, in the Harbour district.", "number", question)
+    assert not has_candidate("It lives at 221b Baker Street.", "number", question)
+    assert has_candidate("It holds 40,000 books.", "number", question)
+    text = answer("How many books does the public library have?", LIBRARY, CITIZENS)
+    assert text.startswith("The quoted sentences do not give the number asked for")

@@ -106,14 +106,18 @@ _NOT_NAMES = frozenset(
     "april may june july august september october november december monday tuesday wednesday "
     "thursday friday saturday sunday".split())
 #: digits that count nothing: dates ("14 May 1868", "May 14", "1952-1979", "between 1890 and
-#: 1896", ISO dates, a table row's "Built: 1893"), numbered things ("No. 4"), versions ("Ray
-#: 2.60", "1.4.2") and digit groups joined by hyphens ("a 4-4-0 locomotive")
+#: 1896", ISO dates, a table row's "Built: 1893"), addresses ("Carden Street 12", "12 Carden
+#: Street"), numbered things ("No. 4"), versions ("Ray 2.60", "1.4.2") and digit groups joined
+#: by hyphens ("a 4-4-0 locomotive")
 _YEAR_RANGE = r"(?:1[0-9]{3}|20[0-9]{2})s?(?:\s?[-–]\s?\d{2,4})?\b"
+_STREET = r"(?:Street|St|Road|Rd|Lane|Avenue|Ave|Square|Row|Way|Place|Drive|Court|Quay)"
 _NOT_COUNTS = re.compile(
     r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH.pattern + r"(?:,? \d{4})?"
     r"|" + _MONTH.pattern + r" \d{1,4}\b(?:, \d{4})?"
     r"|\b(?:No|no|Nos|nos|Number|number)\.?:? ?\d+|\b\d+(?:\s?[-–/]\s?\d+)+\b"
     r"|\b(?:[A-Z][\w-]*|[Vv]ersion|v)\s?\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b"  # "Ray 2.60", "1.4.2"
+    r"|\b[A-Z][\w'’-]* " + _STREET + r"\.? \d+[a-z]?\b"  # an address: "Carden Street 12"
+    r"|\b\d+[a-z]? [A-Z][\w'’-]* " + _STREET + r"\b"  # "12 Carden Street"
     r"|(?:^|; )[\w .]+: " + _YEAR_RANGE +  # a table row's year cell: "Built: 1893"
     r"|\b(?:in|since|until|by|from|to|during|of|after|before|around|circa|c\.|between|and) "
     + _YEAR_RANGE)
