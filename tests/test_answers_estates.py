@@ -3,7 +3,7 @@ their architects and owners, biographies whose sentences open with "She", an FAQ
 open with a bare "Yes.", and facts asked of one house that only another house's passage gives.
 Each test failed before the change it guards."""
 
-from lightrag.components.graph_rag import ExtractiveAnswerer
+from quoted_answers import answer
 
 CASTLEBROOK = ("Castlebrook Hall\nCastlebrook Hall stands on a low rise above the River Sallow. It "
                "was built between 1796 and 1801 for Sir Ambrose Thorncastle. The architect was "
@@ -19,11 +19,6 @@ GARROW = ("Clara Garrow\nClara Garrow was born in Dunmoor on 2 April 1820. She o
           "She never married. She died in Dunmoor in 1899.")
 FAQ = ("Visitor questions\nCan I get a refund — Yes. To cancel a booking, email the bookings "
        "office at least 48 hours before your visit. The money is paid back within 10 working days.")
-
-
-def answer(question, *contents):
-    chunks = [{"content": c, "reference_id": str(i)} for i, c in enumerate(contents, 1)]
-    return ExtractiveAnswerer()(question, chunks).text
 
 
 def test_started_asks_what_founded_says():
