@@ -123,14 +123,15 @@ _NOT_COUNTS = re.compile(
     + _YEAR_RANGE)
 
 
+_HEIGHT = r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)"
 #: the units a "how long / old / far / tall / high" question's number comes with
 _UNITS = {
     "long": r"(?:second|minute|hour|day|week|fortnight|month|year|decade|centur(?:y|ie)|"
             r"met(?:re|er)|kilomet(?:re|er)|km|mile|f(?:oo|ee)t|ft|yard|inch(?:e)?|cm|mm|m)",
     "old": r"(?:year|month|week|day|yr)",
     "far": r"(?:met(?:re|er)|kilomet(?:re|er)|km|mile|f(?:oo|ee)t|ft|yard|m|minute|hour|min)",
-    "tall": r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)",
-    "high": r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)",
+    "tall": _HEIGHT,
+    "high": _HEIGHT,
 }
 _AGED = r"|\bage(?:d| of)? (?:" + _NUMBER.pattern + ")"  # "aged 41", "at the age of 41"
 #: a number of units: "four weeks", "six and a half miles", "half an hour", "1.5 km"
