@@ -2,8 +2,12 @@
 public library's page whose opening sentence says where it is, council minutes with a vote line
 per item. Each test failed before the change it guards."""
 
+import asyncio
+
+import numpy as np
 from quoted_answers import answer
 
+from lightrag.components.graph_rag import ExtractiveAnswerer
 from lightrag.components.graph_rag.question_types import has_candidate, words
 
 LIBRARY = ("# Millbrook Public Library\n\nThe library is at Kiln Street 4, in the Harbour district. "
@@ -39,7 +43,6 @@ def test_how_long_wants_a_number_with_a_unit_of_time_or_length():
     assert has_candidate("It has 3 floors.", "number", words("How many floors does it have?"))
 
 
-
 MINUTES = ("# Council meeting, 3 April 2025\n\n## 1. Harbour lights\n\nCllr. Oduya proposed new "
            "lamps on the quay.\n\nVote: 8 in favour, 1 against. Carried.\n\n## 2. Dog park on the "
            "common\n\nCllr. Marek proposed a fenced dog park on the common, at a cost of €20,000.\n\n"
@@ -62,3 +65,70 @@ def test_a_house_number_is_no_count():
     assert has_candidate("It holds 40,000 books.", "number", question)
     text = answer("How many books does the public library have?", LIBRARY, CITIZENS)
     assert text.startswith("The quoted sentences do not give the number asked for")
+
+
+POOL = ("# Vale Lido\n\nThe Vale Lido is the town's indoor pool.\n\n## Timetable\n\n"
+        "| Day | Public swimming | Notes |\n|---|---|---|\n"
+        "| Tuesday | 6:30 – 21:00 | Early bird lanes 6:30 – 8:00 |\n"
+        "| Wednesday | 6:30 – 21:00 | Aqua-fit in the learner pool at 7 p.m. |")
+
+
+def test_a_time_of_day_is_no_count():
+    """The pool's opening hours ("6:30 – 21:00", "7 p.m.") passed for counts: "How many books
+    does the library have?" quoted timetable rows as if they gave the number of books."""
+    question = words("How many books does the public library have?")
+    for sentence in ("Tuesday: 6:30 – 21:00", "Aqua-fit at 7 p.m.", "Open from 9 am",
+                     "Doors open at 8.15 pm", "Bells ring at 5 o'clock"):
+        assert not has_candidate(sentence, "number", question), sentence
+    assert has_candidate("The library holds 42,000 books.", "number", question)
+    assert has_candidate("A ticket costs 2.50 euros.", "number", words("How much is a ticket?"))
+    text = answer("How many books does the public library have?", LIBRARY, POOL)
+    assert text.startswith("The quoted sentences do not give the number asked for")
+    assert "21:00" not in text
+
+
+WASTE = ("# Bulky waste\n\nFurniture is collected separately. Book the pickup online at least ten "
+         "days ahead. Every household gets two free pickups per year; each further pickup costs €25.")
+
+
+def test_a_span_of_time_a_price_or_a_room_number_is_no_count_of_things():
+    """"How many books ...?" took "ten days ahead" (then "Room 204") for a count and quoted the
+    waste page's booking rule as its answer; a span of time or a price counts only what it
+    names, a number after "Room" or "bus" names one."""
+    books = words("How many books does the public library have?")
+    assert not has_candidate("Book the pickup at least ten days ahead.", "number", books)
+    assert not has_candidate("Each further pickup costs €25.", "number", books)
+    assert not has_candidate("A card costs 5 euros.", "number", books)
+    assert has_candidate("Every household gets two free pickups per year.", "number",
+                         words("How many free pickups does a household get?"))
+    assert has_candidate("Book at least ten days ahead.", "number",
+                         words("How many days ahead must I book a pickup?"))
+    assert has_candidate("He reigned for 12 years.", "number", words("How many years did he reign?"))
+    assert has_candidate("Each further pickup costs €25.", "number",
+                         words("How many euros does a further pickup cost?"))
+    assert not has_candidate("Book a meeting at the Planning Office (Room 204).", "number", books)
+    assert not has_candidate("Take bus 42 to the library.", "number", books)
+    assert has_candidate("The library holds 40,000 books on level 2.", "number", books)
+    text = answer("How many books does the public library have?", LIBRARY, WASTE)
+    assert text.startswith("The quoted sentences do not give the number asked for")
+
+
+BUS = "# Town buses\n\nBrackenfold has two town bus lines. A single ticket costs €1.90."
+
+
+async def _bus_alike(texts):
+    """An embedder that finds the bus page's count nearest to the question, as MiniLM did."""
+    return np.array([[1.0, 0.0] if "bus lines" in t or "How many" in t else [0.0, 1.0] for t in texts])
+
+
+def test_a_number_in_a_quote_that_shares_no_word_with_the_question_answers_nothing():
+    """"How many books does the public library have?" was answered "Brackenfold has two town bus
+    lines.": a count of something else, in a quote sharing no word with the question. The
+    answer now says no number is given; the same quote answers the bus question."""
+    chunks = [{"content": c, "reference_id": str(i)} for i, c in enumerate([LIBRARY, BUS], 1)]
+    books = asyncio.run(ExtractiveAnswerer().acall("How many books does the public library have?",
+                                                   chunks, embed=_bus_alike)).text
+    assert books.startswith("The quoted sentences do not give the number asked for"), books
+    lines = asyncio.run(ExtractiveAnswerer().acall("How many bus lines does Brackenfold have?",
+                                                   chunks, embed=_bus_alike)).text
+    assert lines.startswith("Brackenfold has two town bus lines."), lines

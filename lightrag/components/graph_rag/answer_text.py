@@ -44,10 +44,16 @@ def _gives_kind(chain: List[Candidate], query: str) -> bool:
     """Whether a quote holds the kind of answer asked for (``typed``) in a passage about the
     one name the question asks a fact of directly: one of the passage's quotes (its sentence,
     heading or passage opening) names it. Any passage counts when the question asks through
-    another thing ("Where was the architect of X born?": the answer is about the architect)."""
+    another thing ("Where was the architect of X born?": the answer is about the architect).
+    A passage none of whose quotes shares a word with the question (with its heading and
+    opening) was quoted as a bridge, not an answer: "Brackenfold has two town bus lines." gives
+    no number of the library's books; "Priya Lindqvist is the Institute's electronics
+    engineer." says who "She designed the Bogwatch sensor", which does share words."""
     needed = name_stems(direct_subject(query))
+    asked = stems(query)
     about = {c.chunk_index for c in chain if not needed or needed <= c.in_context}
-    return any(c.typed and c.chunk_index in about for c in chain)
+    relevant = {c.chunk_index for c in chain if c.in_context & asked}
+    return any(c.typed and c.chunk_index in about & relevant for c in chain)
 
 
 def _stating(query: str, chain: List[Candidate], every: List[Candidate], namesakes: Sequence[Candidate],

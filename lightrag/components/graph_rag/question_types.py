@@ -105,16 +105,23 @@ _NOT_NAMES = frozenset(
     "both each every all some many most no not we our you your i my one january february march "
     "april may june july august september october november december monday tuesday wednesday "
     "thursday friday saturday sunday".split())
-#: digits that count nothing: dates ("14 May 1868", "May 14", "1952-1979", "between 1890 and
-#: 1896", ISO dates, a table row's "Built: 1893"), addresses ("Carden Street 12", "12 Carden
-#: Street"), numbered things ("No. 4"), versions ("Ray 2.60", "1.4.2") and digit groups joined
-#: by hyphens ("a 4-4-0 locomotive")
+#: digits that count nothing: times of day ("6:30 – 21:00", "9 am", "8.15 p.m."), dates ("14
+#: May 1868", "May 14", "1952-1979", "between 1890 and 1896", ISO dates, a table row's "Built:
+#: 1893"), addresses ("Carden Street 12", "12 Carden Street"), numbered things ("No. 4", "Room
+#: 204", "bus 42"), versions ("Ray 2.60", "1.4.2") and digit groups joined by hyphens ("a 4-4-0
+#: locomotive")
 _YEAR_RANGE = r"(?:1[0-9]{3}|20[0-9]{2})s?(?:\s?[-–]\s?\d{2,4})?\b"
 _STREET = r"(?:Street|St|Road|Rd|Lane|Avenue|Ave|Square|Row|Way|Place|Drive|Court|Quay)"
+_LABEL = (r"(?i:room|platform|gate|floor|level|building|block|bay|berth|pier|unit|suite|door|"
+          r"counter|desk|window|exit|junction|terminal|route|line|bus|track|chapter|section|"
+          r"article|clause|item|page|table|figure|step|stage|phase|box|locker|ward|court)")
+_CLOCK = r"\s?(?:[aApP]\.?[mM]\.?(?!\w)|o'clock\b)"  # "9 am", "8 p.m.", "5 o'clock"
 _NOT_COUNTS = re.compile(
-    r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH.pattern + r"(?:,? \d{4})?"
+    r"\b\d{1,2}:\d{2}(?:" + _CLOCK + r")?|\b\d{1,2}(?:\.\d{2})?" + _CLOCK +
+    r"|\b\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH.pattern + r"(?:,? \d{4})?"
     r"|" + _MONTH.pattern + r" \d{1,4}\b(?:, \d{4})?"
     r"|\b(?:No|no|Nos|nos|Number|number)\.?:? ?\d+|\b\d+(?:\s?[-–/]\s?\d+)+\b"
+    r"|\b" + _LABEL + r" \d+[A-Za-z]?\b"  # a numbered place or part: "Room 204", "Platform 3"
     r"|\b(?:[A-Z][\w-]*|[Vv]ersion|v)\s?\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b"  # "Ray 2.60", "1.4.2"
     r"|\b[A-Z][\w'’-]* " + _STREET + r"\.? \d+[a-z]?\b"  # an address: "Carden Street 12"
     r"|\b\d+[a-z]? [A-Z][\w'’-]* " + _STREET + r"\b"  # "12 Carden Street"
@@ -124,10 +131,11 @@ _NOT_COUNTS = re.compile(
 
 
 _HEIGHT = r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)"
+_TIME = r"(?:second|minute|hour|day|week|fortnight|month|year|decade|centur(?:y|ie))"
 #: the units a "how long / old / far / tall / high" question's number comes with
 _UNITS = {
-    "long": r"(?:second|minute|hour|day|week|fortnight|month|year|decade|centur(?:y|ie)|"
-            r"met(?:re|er)|kilomet(?:re|er)|km|mile|f(?:oo|ee)t|ft|yard|inch(?:e)?|cm|mm|m)",
+    "long": r"(?:" + _TIME + r"|met(?:re|er)|kilomet(?:re|er)|km|mile|f(?:oo|ee)t|ft|yard|"
+            r"inch(?:e)?|cm|mm|m)",
     "old": r"(?:year|month|week|day|yr)",
     "far": r"(?:met(?:re|er)|kilomet(?:re|er)|km|mile|f(?:oo|ee)t|ft|yard|m|minute|hour|min)",
     "tall": _HEIGHT,
@@ -142,6 +150,23 @@ _MEASURED = {measure: re.compile(_AMOUNT + unit
              for measure, unit in _UNITS.items()}
 
 
+#: what a "how many" question counts only when it names the unit: a span of time ("ten days
+#: ahead" is no number of books) or a price ("€25", "25 euros")
+_SPAN = re.compile(_AMOUNT + _TIME + r"s?\b", re.I)
+_PRICE = re.compile(r"[€$£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:euros?|dollars?|pounds?|EUR|USD|GBP)\b")
+_TIME_WORD = re.compile(_TIME + r"s?")
+_MONEY_WORDS = frozenset("euro euros dollar dollars pound pounds cost costs price fee fees".split())
+
+
+def _uncounted(counts: str, question_words: Set[str]) -> str:
+    """``counts`` without the spans of time and prices a "how many" question does not ask for."""
+    if not any(_TIME_WORD.fullmatch(w) for w in question_words):
+        counts = _SPAN.sub(" ", counts)
+    if not question_words & _MONEY_WORDS:
+        counts = _PRICE.sub(" ", counts)
+    return counts
+
+
 def _measure(question_words: Set[str]) -> Optional[str]:
     """The measure a "how long / old / far / tall / high" question asks for, if it is one."""
     if "how" not in question_words:
@@ -152,13 +177,16 @@ def _measure(question_words: Set[str]) -> Optional[str]:
 def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
     """Whether ``sentence`` names a ``kind`` of answer the question does not already contain:
     a year or month for a date; a number that counts (not a day, a year after "in", "No. 4" or
-    "4-4-0") for a number, with a unit of the measure a "how long / old / far / tall / high"
-    question asks for ("three weeks" for "How long may I keep a book?", not "20 items"); a
-    capitalised name that is not a function word ("It", "Its") for a name."""
+    "4-4-0", nor a span of time or a price a "how many" question does not ask for) for a
+    number, with a unit of the measure a "how long / old / far / tall / high" question asks for
+    ("three weeks" for "How long may I keep a book?", not "20 items"); a capitalised name that
+    is not a function word ("It", "Its") for a name."""
     if kind == "date":
         found = _YEAR.findall(sentence) + _MONTH.findall(sentence)
     elif kind == "number":
         counts = _NOT_COUNTS.sub(" ", sentence)
+        if "many" in question_words:
+            counts = _uncounted(counts, question_words)
         measure = _measure(question_words)
         found = ([m.group(0) for m in _MEASURED[measure].finditer(counts)] if measure
                  else _NUMBER.findall(counts))
