@@ -132,3 +132,22 @@ def test_a_number_in_a_quote_that_shares_no_word_with_the_question_answers_nothi
     lines = asyncio.run(ExtractiveAnswerer().acall("How many bus lines does Brackenfold have?",
                                                    chunks, embed=_bus_alike)).text
     assert lines.startswith("Brackenfold has two town bus lines."), lines
+
+
+LOANS = ("# Brackenfold Public Library\n\nThe library is at Carden Street 12.\n\n## Library cards\n\n"
+         "You can borrow up to 20 items at a time. The loan period is three weeks, and a loan can be "
+         "renewed twice. Items returned late cost 25 cents per item per day.")
+
+
+def test_the_sentence_after_a_quote_gives_the_number_it_does_not():
+    """"The loan period is three weeks." shares no word with "How long may I keep a borrowed
+    library book?" and was never quoted: the answer was "You can borrow up to 20 items at a
+    time." alone. The next sentence of that quote now follows it when it holds the number
+    asked, even beside a quote that holds one but shares fewer of the question's words."""
+    text = answer("How long may I keep a borrowed library book?", LOANS, WASTE)
+    assert "The loan period is three weeks" in text and not text.startswith("The quoted"), text
+    text = answer("How long may I keep a borrowed library book?", LOANS)
+    assert "The loan period is three weeks" in text, text
+    # a quote that already holds the number asked needs no follower
+    text = answer("How many items can I borrow from the library at a time?", LOANS)
+    assert text.startswith("You can borrow up to 20 items at a time.") and "loan period" not in text

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate
-from lightrag.components.graph_rag.answer_words import bridge_words, stem
-from lightrag.components.graph_rag.question_types import names_in, names_kind
+from lightrag.components.graph_rag.answer_words import bridge_words, stem, stems
+from lightrag.components.graph_rag.question_types import has_candidate, names_in, names_kind, words
 from lightrag.components.graph_rag.quote_order import opens_with_pronoun
 
 TYPED_KINDS = ("date", "number", "name")  # question types whose answers a sentence can hold
@@ -110,3 +110,28 @@ def with_reason(query: str, chain: List[Candidate], every: List[Candidate]) -> L
     if after is None or after in chain:
         return chain
     return [lead, after, *chain[1:]]
+
+
+def with_continuation(query: str, kind: str, chain: List[Candidate], every: List[Candidate]
+                      ) -> List[Candidate]:
+    """``chain`` with the sentence right after a quote that says the question's words, when
+    that sentence holds the date or number asked and no quote that holds one is as much about
+    the question (shares as many of its words, with its heading and passage opening): it goes
+    on with the quote's topic in other words ("You can borrow up to 20 items at a time. The
+    loan period is three weeks." for "How long may I keep a borrowed library book?", where
+    "loan period" shares no word with the question and was never scored). A quote whose
+    passage shares one word of several is about something else: the bulky-waste page's "Book
+    the pickup online." is not followed for "How many books does the public library have?"."""
+    if kind not in ("date", "number"):
+        return chain
+    asked, q_all = stems(query), words(query)
+    answered = max((len(c.in_context & asked) for c in chain if c.typed), default=0)
+    about = max(answered + 1, min(2, len(asked)))
+    by_place = {(c.chunk_index, c.position): c for c in every}
+    for i, quote in enumerate(chain):
+        after = by_place.get((quote.chunk_index, quote.position + 1))
+        if quote.words & asked and len(quote.in_context & asked) >= about and after is not None \
+                and after not in chain and has_candidate(after.sentence.text, kind, q_all):
+            after.typed = True
+            return [*chain[: i + 1], after, *chain[i + 1:]]
+    return chain
