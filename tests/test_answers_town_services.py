@@ -151,3 +151,20 @@ def test_the_sentence_after_a_quote_gives_the_number_it_does_not():
     # a quote that already holds the number asked needs no follower
     text = answer("How many items can I borrow from the library at a time?", LOANS)
     assert text.startswith("You can borrow up to 20 items at a time.") and "loan period" not in text
+
+
+TIMETABLE = ("Vale Lido — indoor swimming pool\n\nThe Vale Lido is the town's indoor pool, on Lido Road."
+             "\n\nTimetable\n\nDay: Monday; Public swimming: —; Notes: Closed all day for cleaning\n"
+             "Day: Tuesday; Public swimming: 6:30 – 21:00; Notes: Early bird lanes 6:30 – 8:00\n")
+
+
+def test_a_table_row_that_says_closed_answers_whether_it_is_open():
+    """A timetable row is about its passage's subject (the pool), and "Closed all day" denies
+    "open": "Is the swimming pool open on Mondays?" was left undecided. A row that gives hours
+    decides nothing: "open" is not said, and no verdict is guessed."""
+    assert answer("Is the swimming pool open on Mondays?", TIMETABLE).startswith("No: Day: Monday")
+    assert answer("Is the pool closed on Mondays?", TIMETABLE).startswith("Yes: Day: Monday")
+    assert answer("Is the swimming pool open on Tuesdays?", TIMETABLE).startswith(
+        "The sources do not say yes or no directly")
+    assert answer("Was the pool never closed on Mondays?", TIMETABLE).startswith(
+        "The sources do not say yes or no directly")

@@ -5,6 +5,7 @@ context does not mention ...; the closest evidence: ...").
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate, name_stems
@@ -116,7 +117,8 @@ def stated(c: Candidate, query: str) -> set:
     """What a quote states, for a yes/no verdict: its words and its heading's, the years of its
     passage's opening that the question asks about (when the passage's event was: "the collision
     at Pellow Junction in 1894") and, for a sentence opening with a pronoun, the question's
-    names its passage's opening says (who "it" is). The opening's other words are another
+    names its passage's opening says (who "it" is), for a table row the question's words its
+    passage's opening says (what the row is about). The opening's other words are another
     sentence's claim: "Was Hubble launched aboard the Space Shuttle Endeavour?" is not stated by
     "astronauts on the Space Shuttle Endeavour installed corrective optics" under an opening that
     says Hubble "was launched ... aboard the Space Shuttle Discovery", nor "Did NASA build the
@@ -125,7 +127,13 @@ def stated(c: Candidate, query: str) -> set:
     said = {w for w in stems(query) if w.isdigit()}
     if opens_with_pronoun(c.sentence.text):
         said |= question_names(query)
+    if _TABLE_ROW.match(c.sentence.text):
+        said |= stems(query)  # a row's subject is its passage's: "Day: Monday; ..." of the pool
     return c.words | c.heading_words | (c.passage_words & said)
+
+
+#: a table row as the chunker writes it: "Day: Monday; Public swimming: —; Notes: Closed"
+_TABLE_ROW = re.compile(r"^[^:;]{1,40}: [^;]*(?:; [^:;]{1,40}: [^;]*)+$")
 
 
 def _context_rows(every: List[Candidate]) -> List[Tuple[str, str, str]]:

@@ -225,7 +225,8 @@ def yes_no_verdict(query: str, quoted: Sequence[Tuple[str, Set[str]]],
     say nothing together: "Margery Quaile", "designed" and "the Anvil Viaduct" in three of them
     do not say she designed it); "No" when one quoted sentence states it
     with a negation and the question has none ("Was any core lost when the archive flooded in
-    2020?" against "The archive was flooded in 2020, but no cores were lost."); otherwise
+    2020?" against "The archive was flooded in 2020, but no cores were lost."), or with the
+    opposite of a claim word ("Closed all day" for "Is the pool open on Mondays?"); otherwise
     ``None`` (undecided).
 
     ``quoted``: ``(text, stemmed words of the sentence, its heading and its passage's opening)``
@@ -240,11 +241,30 @@ def yes_no_verdict(query: str, quoted: Sequence[Tuple[str, Set[str]]],
 
     if any(share(stated) >= 0.9 and not words(text) & NEGATIONS for text, stated in quoted):
         return "Yes"
+    if not words(query) & NEGATIONS and any(share(stated | opposed) >= 0.9 for stated, opposed in (
+            (stated, _opposed(text, claim)) for text, stated in quoted) if opposed):
+        return "No"
     names = {stem(w) for name in names_in(query) for w in words(name)}
     if not words(query) & NEGATIONS and any(
             share(stated) >= 0.9 and _negated_clause(text, stated, claim, names) for text, stated in quoted):
         return "No"
     return None
+
+
+#: claim words and the words that deny them without a negation: "Closed all day" answers "Is
+#: the pool open on Mondays?"
+_OPPOSITES = {stem(word): frozenset(opposites.split()) for word, opposites in (
+    ("open", "closed shut"), ("allowed", "forbidden prohibited banned"),
+    ("permitted", "forbidden prohibited banned"), ("alive", "dead"))}
+
+
+def _opposed(text: str, claim: Set[str]) -> Set[str]:
+    """The claim words ``text`` denies by an opposite ("closed" for "open"), unless it negates
+    that opposite too ("never closed")."""
+    said = words(text)
+    if said & NEGATIONS:
+        return set()
+    return {w for w in claim if _OPPOSITES.get(w, frozenset()) & said}
 
 
 #: where a sentence's clauses part ("..., but the hotel lets ...", "; although ...")
