@@ -168,3 +168,28 @@ def test_a_table_row_that_says_closed_answers_whether_it_is_open():
         "The sources do not say yes or no directly")
     assert answer("Was the pool never closed on Mondays?", TIMETABLE).startswith(
         "The sources do not say yes or no directly")
+
+
+SKATE = ("Town Council — minutes of 14 March 2024\n\nPresent: the Mayor (chair) and eight councillors."
+         "\n\nSkate park on the Riverside meadow\n\nCllr. Anna Petrić proposed building a skate park on "
+         "the meadow, at a cost of €84,000. Cllr. Brandt objected that the meadow floods most winters."
+         "\n\nVote: 4 in favour, 5 against. Rejected.\n\nKessel Bridge\n\nThe engineer reported two "
+         "new cracks. Vote: 9 in favour, 0 against.")
+MAY = ("Town Council meeting of 16 May 2024\n\nAll nine councillors were present.\n\nNew bus shelters"
+       "\n\nCarried, 9 votes to 0.")
+
+
+def test_a_section_gives_the_count_its_first_quote_does_not():
+    """Over many passages the vote line of the skate park's section was never scored (not among
+    the sentences the prefilter keeps): the answer quoted the proposal, or another meeting's
+    "Carried, 9 votes to 0.". The vote two sentences on in the same section ("Vote: 4 in
+    favour") now follows the quote; not past the next title line (the bridge's vote)."""
+    chunks = [{"content": c, "reference_id": str(i)} for i, c in enumerate([SKATE, MAY], 1)]
+    text = ExtractiveAnswerer(max_embedded=1)("How many councillors voted for the skate park?",
+                                              chunks).text
+    assert "Vote: 4 in favour, 5 against." in text, text
+    deferred = SKATE.replace("Vote: 4 in favour, 5 against. Rejected.", "The item was deferred.")
+    chunks[0] = {"content": deferred, "reference_id": "1"}
+    text = ExtractiveAnswerer(max_embedded=1)("How many councillors voted for the skate park?",
+                                              chunks).text
+    assert "Vote: 9 in favour" not in text, text  # the next section's vote

@@ -6,7 +6,8 @@ picks the hops; these are the plain rules it applies).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+import re
+from typing import Any, Dict, List, Optional, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate
 from lightrag.components.graph_rag.answer_words import bridge_words, stem, stems
@@ -114,10 +115,11 @@ def with_reason(query: str, chain: List[Candidate], every: List[Candidate]) -> L
 
 def with_continuation(query: str, kind: str, chain: List[Candidate], every: List[Candidate]
                       ) -> List[Candidate]:
-    """``chain`` with the sentence right after a quote that says the question's words, when
-    that sentence holds the date or number asked and no quote that holds one is as much about
-    the question (shares as many of its words, with its heading and passage opening): it goes
-    on with the quote's topic in other words ("You can borrow up to 20 items at a time. The
+    """``chain`` with the sentence after a quote that says the question's words (the next one,
+    or a later one of its section: :func:`_section_answer`), when that sentence holds the date
+    or number asked and no quote that holds one is as much about the question (shares as many
+    of its words, with its heading and passage opening): it goes on with the quote's topic in
+    other words ("You can borrow up to 20 items at a time. The
     loan period is three weeks." for "How long may I keep a borrowed library book?", where
     "loan period" shares no word with the question and was never scored). A quote whose
     passage shares one word of several is about something else: the bulky-waste page's "Book
@@ -129,9 +131,38 @@ def with_continuation(query: str, kind: str, chain: List[Candidate], every: List
     about = max(answered + 1, min(2, len(asked)))
     by_place = {(c.chunk_index, c.position): c for c in every}
     for i, quote in enumerate(chain):
-        after = by_place.get((quote.chunk_index, quote.position + 1))
-        if quote.words & asked and len(quote.in_context & asked) >= about and after is not None \
-                and after not in chain and has_candidate(after.sentence.text, kind, q_all):
+        if not quote.words & asked or len(quote.in_context & asked) < about:
+            continue
+        after = _section_answer(quote, by_place, kind, asked, q_all)
+        if after is not None and after not in chain:
             after.typed = True
             return [*chain[: i + 1], after, *chain[i + 1:]]
     return chain
+
+
+#: how many sentences after a quote its section may give the answer in
+SECTION_REACH = 4
+_SENTENCE_END = re.compile(r"[.!?:;…)\]\"'”’]\s*$")
+
+
+def _section_answer(quote: Candidate, by_place: Dict[Tuple[int, int], Candidate], kind: str,
+                    asked: set, q_all: set) -> Optional[Candidate]:
+    """The sentence after ``quote`` in its section (under the same heading, before the next
+    title line) that holds the ``kind`` of answer: the next one, or a later one up to
+    :data:`SECTION_REACH` on that says a question word the quote does not ("Skate park on the
+    Riverside meadow", a proposal, an objection, then "Vote: 4 in favour, 5 against." for "How
+    many councillors voted for the skate park?")."""
+    unsaid = asked - quote.words
+    for step in range(1, SECTION_REACH + 1):
+        c = by_place.get((quote.chunk_index, quote.position + step))
+        if c is None or c.sentence.heading != quote.sentence.heading or _title_line(c.sentence.text):
+            return None
+        if (step == 1 or c.words & unsaid) and has_candidate(c.sentence.text, kind, q_all):
+            return c
+    return None
+
+
+def _title_line(text: str) -> bool:
+    """A heading left as a line of its own: a few words without a sentence's end ("Kessel
+    Bridge")."""
+    return len(text.split()) <= 8 and not _SENTENCE_END.search(text)
