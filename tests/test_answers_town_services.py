@@ -193,3 +193,19 @@ def test_a_section_gives_the_count_its_first_quote_does_not():
     text = ExtractiveAnswerer(max_embedded=1)("How many councillors voted for the skate park?",
                                               chunks).text
     assert "Vote: 9 in favour" not in text, text  # the next section's vote
+
+
+ROUNDS = ("# Household waste collection\n\nWaste Services empties the grey bins once a week.\n\n"
+          "## Wednesday — Riverside\n\nRiverside: Meadow Lane, Towpath Row.\n\n"
+          "## Thursday — Fennick\n\nFennick covers the streets of the former village: Lido Road, "
+          "Vale Green.")
+
+
+def test_a_weekday_answers_what_day():
+    """"On what day ...?" took only years and months for dates: the heading "Thursday —
+    Fennick" above Fennick's streets was no answer, and the reply said no date is given."""
+    text = answer("On what day do they empty the grey bins in Fennick?", ROUNDS)
+    assert text.startswith("Thursday — Fennick"), text
+    assert has_candidate("Bins are emptied on Thursdays.", "date", words("On what day are bins emptied?"))
+    first_year = words("In what year were bins first emptied?")
+    assert not has_candidate("Bins are emptied on Thursdays.", "date", first_year)

@@ -31,6 +31,7 @@ _CHOICE = re.compile(r"\b(?:which|who|what)\b.*?,?\s*(.+?)\s+or\s+(.+?)\s*\?*$",
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
 _MONTH = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|"
                     r"November|December)\b")
+_WEEKDAY = re.compile(r"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b")
 _NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|"
                      r"billion)\b", re.I)
@@ -176,13 +177,16 @@ def _measure(question_words: Set[str]) -> Optional[str]:
 
 def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
     """Whether ``sentence`` names a ``kind`` of answer the question does not already contain:
-    a year or month for a date; a number that counts (not a day, a year after "in", "No. 4" or
-    "4-4-0", nor a span of time or a price a "how many" question does not ask for) for a
-    number, with a unit of the measure a "how long / old / far / tall / high" question asks for
-    ("three weeks" for "How long may I keep a book?", not "20 items"); a capitalised name that
-    is not a function word ("It", "Its") for a name."""
+    a year or month for a date (a weekday too when it asks "what day"); a number that counts
+    (not a day, a year after "in", "No. 4" or "4-4-0", nor a span of time or a price a "how
+    many" question does not ask for) for a number, with a unit of the measure a "how long /
+    old / far / tall / high" question asks for ("three weeks" for "How long may I keep a
+    book?", not "20 items"); a capitalised name that is not a function word ("It", "Its") for
+    a name."""
     if kind == "date":
         found = _YEAR.findall(sentence) + _MONTH.findall(sentence)
+        if "day" in question_words:  # "On what day ...?": a weekday answers it
+            found += _WEEKDAY.findall(sentence)
     elif kind == "number":
         counts = _NOT_COUNTS.sub(" ", sentence)
         if "many" in question_words:
