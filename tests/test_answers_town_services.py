@@ -209,3 +209,27 @@ def test_a_weekday_answers_what_day():
     assert has_candidate("Bins are emptied on Thursdays.", "date", words("On what day are bins emptied?"))
     first_year = words("In what year were bins first emptied?")
     assert not has_candidate("Bins are emptied on Thursdays.", "date", first_year)
+
+
+PERMIT = ("# How to apply for a building permit\n\nYou need a building permit for new houses, extensions "
+          "and garages. Garden sheds under 10 m² need none.\n\n## Step by step\n\n"
+          "1. Book a free meeting with the Planning Office. Bring a sketch.\n"
+          "2. Fill in form BP-1. Attach a site plan.\n"
+          "3. Submit the form at the Planning Office.\n"
+          "4. Pay the fee: €150.\n"
+          "5. You get a written decision within eight weeks.\n")
+
+
+def test_a_how_to_answer_quotes_the_steps_of_its_passage():
+    """"How do I apply for a building permit?" quoted "You need a building permit for ..." alone
+    (it says every word of the question) and stopped: the steps below were never quoted. The
+    first four list items after it now are, in order; a question that is no how-to is as before."""
+    text = answer("How do I apply for a building permit?", PERMIT, CITIZENS)
+    assert text.startswith("You need a building permit"), text
+    for step in ("Book a free meeting", "Fill in form BP-1.", "Submit the form", "Pay the fee"):
+        assert step in text, (step, text)
+    assert text.index("Book a free") < text.index("Fill in form") < text.index("Pay the fee")
+    assert "written decision" not in text and "Citizens' Office" not in text
+    plain = answer("Which form is needed for a building permit?", PERMIT)
+    assert "Submit the form" not in plain or "Fill in form BP-1" in plain
+    assert "Pay the fee" not in plain, plain

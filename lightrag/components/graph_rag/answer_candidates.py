@@ -7,7 +7,7 @@ choice among them of the sentences about what a question names
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from lightrag.components.graph_rag.answer_words import STOPWORDS, bridge_words, phrases, stem, stems
@@ -118,7 +118,7 @@ def answer_candidates(chunks: Sequence[Dict[str, Any]], code: bool = False) -> L
                 continue
             seen.add(sentence.text)
             if not sentence.heading and subject:
-                sentence = Sentence(text=sentence.text, heading=subject, code=sentence.code)
+                sentence = replace(sentence, heading=subject)
             found.append(Candidate(
                 sentence=sentence, chunk_index=index, chunk_id=str(chunk.get("chunk_id", "")),
                 reference_id=str(chunk.get("reference_id", "")), position=position,

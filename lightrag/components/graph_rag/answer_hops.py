@@ -11,7 +11,13 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from lightrag.components.graph_rag.answer_candidates import Candidate
 from lightrag.components.graph_rag.answer_words import bridge_words, stem, stems
-from lightrag.components.graph_rag.question_types import has_candidate, names_in, names_kind, words
+from lightrag.components.graph_rag.question_types import (
+    asks_how_to,
+    has_candidate,
+    names_in,
+    names_kind,
+    words,
+)
 from lightrag.components.graph_rag.quote_order import opens_with_pronoun
 
 TYPED_KINDS = ("date", "number", "name")  # question types whose answers a sentence can hold
@@ -166,3 +172,27 @@ def _title_line(text: str) -> bool:
     """A heading left as a line of its own: a few words without a sentence's end ("Kessel
     Bridge")."""
     return len(text.split()) <= 8 and not _SENTENCE_END.search(text)
+
+
+#: list items quoted as the steps of a how-to answer
+STEPS_QUOTED = 4
+
+
+def with_steps(query: str, chain: List[Candidate], every: List[Candidate]) -> List[Candidate]:
+    """For a how-to question ("How do I apply for a building permit?"), ``chain`` with the first
+    :data:`STEPS_QUOTED` list items of its first quote's passage after that quote, when that
+    passage is about the question (shares two of its words, with its heading and opening) and
+    lists at least two items after the quote: "1. Book a pre-application meeting ... 2. Fill in
+    form BP-1 ..." are the answer, "You need a building permit for new houses ..." only says
+    when one is needed. Other quotes of that passage stay; quotes of other passages give way."""
+    if not chain or not asks_how_to(query):
+        return chain
+    lead, asked = chain[0], stems(query)
+    if len(lead.in_context & asked) < min(2, len(asked)):
+        return chain
+    steps = sorted((c for c in every if c.chunk_index == lead.chunk_index and c.sentence.item
+                    and c.position > lead.position and c not in chain), key=lambda c: c.position)
+    if len(steps) < 2:
+        return chain
+    same = [c for c in chain[1:] if c.chunk_index == lead.chunk_index]
+    return [lead, *steps[:STEPS_QUOTED], *same]

@@ -102,6 +102,7 @@ from lightrag.components.graph_rag.answer_hops import (
     through_holder,
     with_continuation,
     with_reason,
+    with_steps,
 )
 from lightrag.components.graph_rag.answer_namesakes import sink_namesakes, unsaid_numbered
 from lightrag.components.graph_rag.answer_periods import fit_periods
@@ -469,6 +470,7 @@ class ExtractiveAnswerer(Component):
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
         lead = chain[0]
         chain = with_continuation(query, kind, with_reason(query, chain, every), every)
+        chain = with_steps(query, chain, every)
         chain = with_explanations(with_antecedents(chain, every), every)
         chain = reading_order(chain, lead)
         q_names = question_names(query)

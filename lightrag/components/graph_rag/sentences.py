@@ -49,6 +49,7 @@ class Sentence:
     text: str
     heading: str = ""
     code: bool = False  # a line of a code block (quoted only for how-to questions)
+    item: bool = False  # the first sentence of a list item ("- Fill in form BP-1. Attach ...")
 
 
 def _is_abbreviation(text: str, end: int) -> bool:
@@ -222,10 +223,12 @@ def split_sentences(chunk_text: str, code: bool = False) -> List[Sentence]:
         if question:  # the answer below is read under its question (and the page's title)
             heading = f"{outer}: {question}" if outer else question
             continue
+        first = bool(_LIST_MARKER.match(line))
         for sentence in _split_line(_MARKUP_PREFIX.sub("", line)):
             for piece in _within_limit(sentence):
                 if len(piece) >= MIN_SENTENCE_CHARS and piece[0] not in _FRAGMENT_START:
-                    sentences.append(Sentence(text=piece, heading=heading))
+                    sentences.append(Sentence(text=piece, heading=heading, item=first))
+                    first = False
     return sentences
 
 
