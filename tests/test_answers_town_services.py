@@ -233,3 +233,21 @@ def test_a_how_to_answer_quotes_the_steps_of_its_passage():
     plain = answer("Which form is needed for a building permit?", PERMIT)
     assert "Submit the form" not in plain or "Fill in form BP-1" in plain
     assert "Pay the fee" not in plain, plain
+
+
+OFFICE = ("# Citizens' Office\n\nThe Citizens' Office is on the ground floor of the Town Hall. This is "
+          "where you register an address, apply for passports and get resident parking permits.\n\n"
+          "## Opening hours\n\nMonday: 8:00 – 12:30\nThursday: 8:00 – 18:00\n")
+PARKING = ("# Parking in Brackenfold\n\n## Blue zone\n\nYou may park for up to two hours with a disc."
+           "\n\n## Resident parking permits\n\nResidents of the Old Town can park without a disc if "
+           "they hold a resident permit. It costs €60 a year. Apply in person at the Citizens' "
+           "Office and bring your vehicle registration document.")
+
+
+def test_a_how_to_answer_gives_the_instruction_its_quotes_lack():
+    """"How do I get a resident parking permit?" quoted the Citizens' Office page, which names
+    the permit but says nothing of how to get one: the instruction under "Resident parking
+    permits" ("Apply in person ... bring your vehicle registration document") is quoted now."""
+    text = answer("How do I get a resident parking permit?", OFFICE, PARKING)
+    assert "Apply in person at the Citizens' Office and bring your vehicle registration document" in text
+    assert "Apply" not in answer("Where is the Citizens' Office?", OFFICE, PARKING)

@@ -196,3 +196,33 @@ def with_steps(query: str, chain: List[Candidate], every: List[Candidate]) -> Li
         return chain
     same = [c for c in chain[1:] if c.chunk_index == lead.chunk_index]
     return [lead, *steps[:STEPS_QUOTED], *same]
+
+
+#: verbs that open an instruction ("Apply in person at ...", "Bring your ID card ...")
+INSTRUCTION_VERBS = frozenset(
+    "add apply ask attach book bring call check choose click complete contact copy download "
+    "email enter fill follow go install log open pay phone press print register remove return "
+    "run select send set show sign submit take upload use visit write".split())
+
+
+def with_instruction(query: str, chain: List[Candidate], every: List[Candidate]) -> List[Candidate]:
+    """For a how-to question whose quotes give no instruction, ``chain`` with, after its first
+    quote, the instruction (a sentence opening with a verb of :data:`INSTRUCTION_VERBS`) whose
+    section says the most of the question's words, two at least: "How do I get a resident
+    parking permit?" quoted the Citizens' Office page ("This is where you ... get resident
+    parking permits") and its hours; "Apply in person at the Citizens' Office and bring your
+    vehicle registration document" under "Resident parking permits" says how."""
+    if not chain or not asks_how_to(query) or any(_instruction(c) for c in chain):
+        return chain
+    asked = stems(query)
+    best, said = None, 1
+    for c in every:
+        shared = len(c.in_context & asked)
+        if shared > said and _instruction(c):
+            best, said = c, shared
+    return chain if best is None else [chain[0], best, *chain[1:]]
+
+
+def _instruction(c: Candidate) -> bool:
+    first = c.sentence.text.split(maxsplit=1)[0].lower() if c.sentence.text.strip() else ""
+    return first in INSTRUCTION_VERBS

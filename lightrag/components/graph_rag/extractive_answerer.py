@@ -101,6 +101,7 @@ from lightrag.components.graph_rag.answer_hops import (
     own_answers,
     through_holder,
     with_continuation,
+    with_instruction,
     with_reason,
     with_steps,
 )
@@ -470,7 +471,7 @@ class ExtractiveAnswerer(Component):
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
         lead = chain[0]
         chain = with_continuation(query, kind, with_reason(query, chain, every), every)
-        chain = with_steps(query, chain, every)
+        chain = with_instruction(query, with_steps(query, chain, every), every)
         chain = with_explanations(with_antecedents(chain, every), every)
         chain = reading_order(chain, lead)
         q_names = question_names(query)
