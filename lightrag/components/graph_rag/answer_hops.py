@@ -1,5 +1,7 @@
 """How the quoting answerer's chain of quotes goes on: the names a quote brings (its bridges),
-how strongly a sentence continues from them, and when the chain already answers
+how strongly a sentence continues from them, when the chain already answers, and the sentences
+added to a chain after it is picked (a reason, the sentence after a quote that holds the number
+asked, a how-to answer's steps or instruction)
 (:class:`~lightrag.components.graph_rag.extractive_answerer.ExtractiveAnswerer` scores and
 picks the hops; these are the plain rules it applies).
 """
@@ -125,9 +127,9 @@ def with_continuation(query: str, kind: str, chain: List[Candidate], every: List
     or a later one of its section: :func:`_section_answer`), when that sentence holds the date
     or number asked and no quote that holds one is as much about the question (shares as many
     of its words, with its heading and passage opening): it goes on with the quote's topic in
-    other words ("You can borrow up to 20 items at a time. The
-    loan period is three weeks." for "How long may I keep a borrowed library book?", where
-    "loan period" shares no word with the question and was never scored). A quote whose
+    other words ("You can borrow up to 20 items at a time. The loan period is three weeks." for
+    "How long may I keep a borrowed library book?", where "loan period" shares no word with the
+    question and was never scored). A quote whose
     passage shares one word of several is about something else: the bulky-waste page's "Book
     the pickup online." is not followed for "How many books does the public library have?"."""
     if kind not in ("date", "number"):
@@ -224,5 +226,6 @@ def with_instruction(query: str, chain: List[Candidate], every: List[Candidate])
 
 
 def _instruction(c: Candidate) -> bool:
+    """Whether the sentence opens with an instruction's verb ("Apply in person ...")."""
     first = c.sentence.text.split(maxsplit=1)[0].lower() if c.sentence.text.strip() else ""
     return first in INSTRUCTION_VERBS
