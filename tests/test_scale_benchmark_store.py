@@ -66,19 +66,3 @@ def test_the_same_documents_go_into_every_store(built: str, tmp_path: Path) -> N
     sized = [row | {"n_chunks": n, "entities": 1, "relations": 1} for row, n in ((small, 200), (large, 400))]
     assert "the same documents (the 200-chunk corpus's)" in scale.table(sized)
 
-
-def test_wal_pages_maps_each_batch_page_to_its_btree(built: str) -> None:
-    """benchmarks/wal_pages.py: every page a batch's commits write, by table or index."""
-    import json
-    import subprocess
-
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "wal_pages.py"
-    run = subprocess.run([sys.executable, str(script), str(Path(built) / "n200"), "--batches", "2"],
-                         capture_output=True, text=True, timeout=300, check=True)
-    lines = run.stdout.splitlines()
-    summary = json.loads(lines[0])
-    by_tree = {line.split()[1]: float(line.split()[0]) for line in lines[1:]}
-    assert summary["pages_per_batch"] > 0 and all(n > 0 for n in summary["commits_per_batch"])
-    assert {"nodes", "edges", "sqlite_autoindex_node_chunks_1"} <= set(by_tree)
-    assert abs(sum(by_tree.values()) - summary["pages_per_batch"]) <= len(by_tree)
-    assert not (Path(built) / "n200-wal-pages").exists()  # the copy is removed
