@@ -213,7 +213,8 @@ def with_instruction(query: str, chain: List[Candidate], every: List[Candidate])
     section says the most of the question's words, two at least: "How do I get a resident
     parking permit?" quoted the Citizens' Office page ("This is where you ... get resident
     parking permits") and its hours; "Apply in person at the Citizens' Office and bring your
-    vehicle registration document" under "Resident parking permits" says how."""
+    vehicle registration document" under "Resident parking permits" says how. The quotes after
+    the first that share no word with the question (the office's hours) give way to it."""
     if not chain or not asks_how_to(query) or any(_instruction(c) for c in chain):
         return chain
     asked = stems(query)
@@ -222,7 +223,9 @@ def with_instruction(query: str, chain: List[Candidate], every: List[Candidate])
         shared = len(c.in_context & asked)
         if shared > said and _instruction(c):
             best, said = c, shared
-    return chain if best is None else [chain[0], best, *chain[1:]]
+    if best is None:
+        return chain
+    return [chain[0], best, *(c for c in chain[1:] if c.words & asked)]
 
 
 def _instruction(c: Candidate) -> bool:
