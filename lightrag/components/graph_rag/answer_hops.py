@@ -232,3 +232,13 @@ def _instruction(c: Candidate) -> bool:
     """Whether the sentence opens with an instruction's verb ("Apply in person ...")."""
     first = c.sentence.text.split(maxsplit=1)[0].lower() if c.sentence.text.strip() else ""
     return first in INSTRUCTION_VERBS
+
+
+def with_additions(query: str, kind: str, chain: List[Candidate], every: List[Candidate]
+                   ) -> List[Candidate]:
+    """``chain`` with the sentences a picked chain may still need, in turn: a "Why" question's
+    reason (:func:`with_reason`), the number or date a quote's next sentences give
+    (:func:`with_continuation`), a how-to question's steps (:func:`with_steps`) and instruction
+    (:func:`with_instruction`)."""
+    chain = with_continuation(query, kind, with_reason(query, chain, every), every)
+    return with_instruction(query, with_steps(query, chain, every), every)

@@ -100,10 +100,7 @@ from lightrag.components.graph_rag.answer_hops import (
     link,
     own_answers,
     through_holder,
-    with_continuation,
-    with_instruction,
-    with_reason,
-    with_steps,
+    with_additions,
 )
 from lightrag.components.graph_rag.answer_namesakes import sink_namesakes, unsaid_numbered
 from lightrag.components.graph_rag.answer_periods import fit_periods
@@ -470,9 +467,7 @@ class ExtractiveAnswerer(Component):
         sink_namesakes(candidates, query, every)  # "Voyager 2 ..." for "... Voyager 1 ...?"
         chain = await self._chain(candidates, vectors, query, kind, weights, embed)
         lead = chain[0]
-        chain = with_continuation(query, kind, with_reason(query, chain, every), every)
-        chain = with_instruction(query, with_steps(query, chain, every), every)
-        chain = with_explanations(with_antecedents(chain, every), every)
+        chain = with_explanations(with_antecedents(with_additions(query, kind, chain, every), every), every)
         chain = reading_order(chain, lead)
         q_names = question_names(query)
         if q_names and not any(q_names & (c.words | c.heading_words) for c in chain):

@@ -18,6 +18,9 @@ import re
 import unicodedata
 from typing import List, Optional, Set, Tuple
 
+from lightrag.components.graph_rag.number_answers import MONTH as _MONTH
+from lightrag.components.graph_rag.number_answers import numbers_in
+
 _DATE_Q = re.compile(r"^(?:when\b|(?:in |on |by )?(?:what|which) (?:year|date|month|day|decade|"
                      r"century)\b|what time\b)", re.I)
 _NUMBER_Q = re.compile(r"^(?:how (?:many|much|long|old|far|big|large|tall|high)\b|"
@@ -29,12 +32,7 @@ _YES_NO_Q = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|
                        r"should)\b", re.I)
 _CHOICE = re.compile(r"\b(?:which|who|what)\b.*?,?\s*(.+?)\s+or\s+(.+?)\s*\?*$", re.I)
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
-_MONTH = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|"
-                    r"November|December)\b")
 _WEEKDAY = re.compile(r"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b")
-_NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
-                     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|"
-                     r"billion)\b", re.I)
 _NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|de|la|von|van|the|and|du)?\s*[A-Z][\w'’-]*)*")
 
 WORD = re.compile(r"\w+", re.UNICODE)
@@ -106,75 +104,6 @@ _NOT_NAMES = frozenset(
     "both each every all some many most no not we our you your i my one january february march "
     "april may june july august september october november december monday tuesday wednesday "
     "thursday friday saturday sunday".split())
-#: digits that count nothing: times of day ("6:30 – 21:00", "9 am", "8.15 p.m."), dates ("14
-#: May 1868", "May 14", "1952-1979", "between 1890 and 1896", ISO dates, a table row's "Built:
-#: 1893"), addresses ("Carden Street 12", "12 Carden Street"), numbered things ("No. 4", "Room
-#: 204", "bus 42"), versions ("Ray 2.60", "1.4.2") and digit groups joined by hyphens ("a 4-4-0
-#: locomotive")
-_YEAR_RANGE = r"(?:1[0-9]{3}|20[0-9]{2})s?(?:\s?[-–]\s?\d{2,4})?\b"
-_STREET = r"(?:Street|St|Road|Rd|Lane|Avenue|Ave|Square|Row|Way|Place|Drive|Court|Quay)"
-_LABEL = (r"(?i:room|platform|gate|floor|level|building|block|bay|berth|pier|unit|suite|door|"
-          r"counter|desk|window|exit|junction|terminal|route|line|bus|track|chapter|section|"
-          r"article|clause|item|page|table|figure|step|stage|phase|box|locker|ward|court)")
-_CLOCK = r"\s?(?:[aApP]\.?[mM]\.?(?!\w)|o'clock\b)"  # "9 am", "8 p.m.", "5 o'clock"
-_NOT_COUNTS = re.compile(
-    r"\b\d{1,2}:\d{2}(?:" + _CLOCK + r")?|\b\d{1,2}(?:\.\d{2})?" + _CLOCK +
-    r"|\b\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH.pattern + r"(?:,? \d{4})?"
-    r"|" + _MONTH.pattern + r" \d{1,4}\b(?:, \d{4})?"
-    r"|\b(?:No|no|Nos|nos|Number|number)\.?:? ?\d+|\b\d+(?:\s?[-–/]\s?\d+)+\b"
-    r"|\b" + _LABEL + r" \d+[A-Za-z]?\b"  # a numbered place or part: "Room 204", "Platform 3"
-    r"|\b(?:[A-Z][\w-]*|[Vv]ersion|v)\s?\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b"  # "Ray 2.60", "1.4.2"
-    r"|\b[A-Z][\w'’-]* " + _STREET + r"\.? \d+[a-z]?\b"  # an address: "Carden Street 12"
-    r"|\b\d+[a-z]? [A-Z][\w'’-]* " + _STREET + r"\b"  # "12 Carden Street"
-    r"|(?:^|; )[\w .]+: " + _YEAR_RANGE +  # a table row's year cell: "Built: 1893"
-    r"|\b(?:in|since|until|by|from|to|during|of|after|before|around|circa|c\.|between|and) "
-    + _YEAR_RANGE)
-
-
-_HEIGHT = r"(?:met(?:re|er)|f(?:oo|ee)t|ft|inch(?:e)?|cm|m|stor(?:ey|y|ie)|floor)"
-_TIME = r"(?:second|minute|hour|day|week|fortnight|month|year|decade|centur(?:y|ie))"
-#: the units a "how long / old / far / tall / high" question's number comes with
-_UNITS = {
-    "long": r"(?:" + _TIME + r"|met(?:re|er)|kilomet(?:re|er)|km|mile|f(?:oo|ee)t|ft|yard|"
-            r"inch(?:e)?|cm|mm|m)",
-    "old": r"(?:year|month|week|day|yr)",
-    "far": r"(?:met(?:re|er)|kilomet(?:re|er)|km|mile|f(?:oo|ee)t|ft|yard|m|minute|hour|min)",
-    "tall": _HEIGHT,
-    "high": _HEIGHT,
-}
-_AGED = r"|\bage(?:d| of)? (?:" + _NUMBER.pattern + ")"  # "aged 41", "at the age of 41"
-#: a number of units: "four weeks", "six and a half miles", "half an hour", "1.5 km"
-_AMOUNT = (r"(?:(?:" + _NUMBER.pattern + r")(?: and (?:a )?(?:half|quarter|third))?|half|quarter)"
-           r"(?:\s|-)?(?:a |an |of an? )?")
-_MEASURED = {measure: re.compile(_AMOUNT + unit
-                                 + r"s?\b" + (_AGED if measure == "old" else ""), re.I)
-             for measure, unit in _UNITS.items()}
-
-
-#: what a "how many" question counts only when it names the unit: a span of time ("ten days
-#: ahead" is no number of books) or a price ("€25", "25 euros")
-_SPAN = re.compile(_AMOUNT + _TIME + r"s?\b", re.I)
-_PRICE = re.compile(r"[€$£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:euros?|dollars?|pounds?|EUR|USD|GBP)\b")
-_TIME_WORD = re.compile(_TIME + r"s?")
-_MONEY_WORDS = frozenset("euro euros dollar dollars pound pounds cost costs price fee fees".split())
-
-
-def _uncounted(counts: str, question_words: Set[str]) -> str:
-    """``counts`` without the spans of time and prices a "how many" question does not ask for."""
-    if not any(_TIME_WORD.fullmatch(w) for w in question_words):
-        counts = _SPAN.sub(" ", counts)
-    if not question_words & _MONEY_WORDS:
-        counts = _PRICE.sub(" ", counts)
-    return counts
-
-
-def _measure(question_words: Set[str]) -> Optional[str]:
-    """The measure a "how long / old / far / tall / high" question asks for, if it is one."""
-    if "how" not in question_words:
-        return None
-    return next((m for m in _UNITS if m in question_words), None)
-
-
 def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
     """Whether ``sentence`` names a ``kind`` of answer the question does not already contain:
     a year or month for a date (a weekday too when it asks "what day"); a number that counts
@@ -188,12 +117,7 @@ def has_candidate(sentence: str, kind: str, question_words: Set[str]) -> bool:
         if "day" in question_words:  # "On what day ...?": a weekday answers it
             found += _WEEKDAY.findall(sentence)
     elif kind == "number":
-        counts = _NOT_COUNTS.sub(" ", sentence)
-        if "many" in question_words:
-            counts = _uncounted(counts, question_words)
-        measure = _measure(question_words)
-        found = ([m.group(0) for m in _MEASURED[measure].finditer(counts)] if measure
-                 else _NUMBER.findall(counts))
+        found = numbers_in(sentence, question_words)
     elif kind == "name":
         found = [m.group(0) for m in _NAME.finditer(sentence)
                  if not set(m.group(0).lower().split()) <= _NOT_NAMES]
